@@ -1,0 +1,87 @@
+/* cs_profile_table: the layout of the security-profile tables pnetc
+ * generates from a .pol file (gen/) and sbx (runtime/) enforces. One
+ * struct cs_profile per profile; see docs/table-format.md. */
+#ifndef CS_RUNTIME_PROFILE_TABLE_H
+#define CS_RUNTIME_PROFILE_TABLE_H
+
+#include <linux/filter.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define CS_PROFILE_TABLE_VERSION 1
+
+enum cs_shell_policy {
+  CS_SHELL_NONE = 0,      /* no shell may be executed, not even inside the sandbox */
+  CS_SHELL_SANDBOXED = 1, /* a shell runs, confined like everything else */
+  CS_SHELL_FULL = 2,
+};
+
+/* Access bits of a path rule; they map onto Landlock access rights. */
+enum cs_path_access {
+  CS_PATH_READ = 1u << 0,
+  CS_PATH_WRITE = 1u << 1,
+  CS_PATH_EXEC = 1u << 2,
+};
+
+struct cs_path_rule {
+  const char *path;   /* may start with ${WORKSPACE} or ~, expanded by sbx */
+  uint32_t access;    /* enum cs_path_access bits */
+  const char *origin; /* "profiles.pol:57:5", for messages */
+};
+
+/* Operations the approval workflow guards (docs/approvals.md). */
+enum cs_approval_op {
+  CS_APPROVE_FILE_DELETE = 1u << 0,
+  CS_APPROVE_EXTERNAL_NETWORK = 1u << 1,
+  CS_APPROVE_SUDO = 1u << 2,
+  CS_APPROVE_GIT_CONFIG = 1u << 3,
+};
+
+/* Which rule of which profile decides a system call; sbx uses it to name
+ * the rule when the kernel refuses or kills a call. */
+struct cs_syscall_note {
+  int nr;
+  const char *name;
+  const char *action; /* "allow", "errno(EPERM)", "kill-process", ... */
+  const char *origin;
+};
+
+struct cs_limits {
+  uint64_t max_execution_ms; /* wall clock; 0 never (not produced: every profile has one) */
+  uint64_t max_memory_bytes; /* RLIMIT_AS */
+  uint64_t max_cpu_seconds;  /* RLIMIT_CPU */
+  uint64_t max_processes;    /* RLIMIT_NPROC */
+  uint64_t max_open_files;   /* RLIMIT_NOFILE */
+  uint64_t max_file_size;    /* RLIMIT_FSIZE */
+};
+
+struct cs_profile {
+  const char *name;   /* strict */
+  const char *alias;  /* READ_ONLY */
+  const char *extends; /* parent profile's name, NULL for a root */
+  const char *summary; /* one line in plain words */
+  const char *origin;
+
+  enum cs_shell_policy shell;
+  bool allow_network;
+  bool allow_file_write;
+  bool allow_file_delete;
+
+  const struct cs_path_rule *allowed_paths;
+  uint32_t n_allowed_paths;
+  const struct cs_path_rule *denied_paths; /* win over allowed ones */
+  uint32_t n_denied_paths;
+
+  struct cs_limits limits;
+  uint32_t approval_ops; /* enum cs_approval_op bits */
+  const char *default_tier;
+
+  /* The compiled x86_64 seccomp filter and the rule behind each call. */
+  const struct sock_filter *filter;
+  uint32_t filter_len;
+  const struct cs_syscall_note *syscall_notes;
+  uint32_t n_syscall_notes;
+  const char *default_action; /* text of the profile's default action */
+};
+
+#endif
