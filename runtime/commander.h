@@ -1,0 +1,199 @@
+/* commander.h: the public API of the Commander Sandbox runtime (libcs_runtime).
+ *
+ * Sections (each owned by one module; later modules ADD sections, never
+ * change earlier ones):
+ *   1. Errors                        (all sections)
+ *   2. In-process admission          cs_sched_*, cs_admit*, cs_complete   runtime/cs_sched.c
+ *   3. Cross-process admission       cs_shared_*                          runtime/cs_shared_sched.c
+ *
+ * The scheduler never searches: pnetc already computed the safe set S of
+ * the model and, for every marking of S and every transition, the marking
+ * it leads to (struct cs_model_table, runtime/cs_model_table.h). Admitting
+ * work is one table lookup on the current marking. See docs/runtime.md. */
+#ifndef CS_RUNTIME_COMMANDER_H
+#define CS_RUNTIME_COMMANDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "cs_model_table.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ===== 1. Errors ========================================================
+ * Every int-returning function returns 0 (or a non-negative value where
+ * stated) on success and a negative errno from this list on failure:
+ *   -EINVAL     bad argument: NULL, index out of range, not an admission,
+ *               a ticket this scheduler never issued (forged or corrupted)
+ *   -EAGAIN     refused now: the admission would leave S (cs_try_admit),
+ *               or the step is not enabled in the current marking
+ *   -ETIMEDOUT  the deadline passed before the admission was granted
+ *   -EALREADY   the ticket was already completed (double completion)
+ *   -EPERM      cs_fire_progress on an admission or on a completion step
+ *               (completions are fired by cs_complete only, so tokens and
+ *               tickets can never disagree)
+ *   -ENOENT     no transition of that name
+ *   -ENOSPC     no free ticket / holder / waiter record (see the opts)
+ *   -ENOMEM     out of memory
+ *   -EPROTO     the model table is malformed or inconsistent (its version,
+ *               a next_state entry out of range, a successor whose marking
+ *               is not the firing of the transition, a capacity exceeded)
+ *   -EBUSY      cs_sched_destroy while waiters are queued or tickets are
+ *               outstanding (nothing is freed)
+ *   -ESTALE     cs_shared_open: the shared file holds another model
+ *   other       cs_shared_open passes through open/mmap/ftruncate errors
+ * cs_strerror() names each of them. */
+const char *cs_strerror(int err);
+
+/* ===== 2. In-process admission ==========================================
+ *
+ * The whole marking is one atomic 32-bit state index into S. Admission and
+ * progress steps are lock-free (load, look up next_state, compare-and-swap);
+ * only a refused admission, or one whose admission already has queued
+ * waiters, takes the mutex and waits in that admission's FIFO queue. */
+
+struct cs_sched;
+
+/* A ticket proves one granted admission. It is a value: copy it freely,
+ * but complete it exactly once; cs_complete detects a second completion
+ * (-EALREADY) and a ticket it never issued (-EINVAL). */
+struct cs_ticket {
+  uint32_t slot;        /* index in the scheduler's ticket registry */
+  uint32_t admission;   /* the admission transition it was granted for */
+  uint64_t generation;  /* registry slot generation at grant time */
+  uint32_t from_state;  /* state of S the admission fired in */
+  uint32_t to_state;    /* state of S it led to */
+};
+
+struct cs_sched_opts {
+  /* Ticket registry size: how many tickets may be outstanding at once.
+   * 0: CS_SCHED_DEFAULT_TICKETS. More outstanding tickets: -ENOSPC. */
+  uint32_t max_tickets;
+  /* 1: skip the O(states x transitions x places) cross-check of the table
+   * at creation (the structural range checks always run). Only for tables
+   * too large to check at start-up, and for the test that shows the stress
+   * checker catches a corrupted table. */
+  int skip_table_check;
+};
+
+#define CS_SCHED_DEFAULT_TICKETS 4096u
+#define CS_SCHED_MAX_TRANSITIONS 32767u
+
+/* opts may be NULL. The table must outlive the scheduler. */
+int cs_sched_create(const struct cs_model_table *table, const struct cs_sched_opts *opts,
+                    struct cs_sched **out);
+/* 0, or -EBUSY (waiters queued or tickets outstanding: nothing freed).
+ * NULL is accepted. */
+int cs_sched_destroy(struct cs_sched *sched);
+
+/* Transition index by name (>= 0) or -ENOENT / -EINVAL. */
+int cs_sched_lookup(const struct cs_sched *sched, const char *name);
+/* Like cs_sched_lookup, but -EINVAL unless the transition is an admission. */
+int cs_sched_lookup_admission(const struct cs_sched *sched, const char *name);
+const struct cs_model_table *cs_sched_table(const struct cs_sched *sched);
+
+/* Blocking admission: FIFO per admission (a later caller of the same
+ * admission is never granted before an earlier one that is still waiting;
+ * different admissions do not wait for each other). */
+int cs_admit(struct cs_sched *sched, uint32_t admission, struct cs_ticket *ticket);
+/* Non-blocking: -EAGAIN when refused now, or when earlier callers of the
+ * same admission are waiting (it never overtakes them). */
+int cs_try_admit(struct cs_sched *sched, uint32_t admission, struct cs_ticket *ticket);
+/* deadline: absolute CLOCK_MONOTONIC time; NULL waits forever. -ETIMEDOUT
+ * when it passes first (the caller leaves the queue, nothing is held). */
+int cs_admit_timed(struct cs_sched *sched, uint32_t admission, const struct timespec *deadline,
+                   struct cs_ticket *ticket);
+/* Fires the admission's completion step (transition_completion) and
+ * releases the ticket. -EAGAIN (ticket kept) when the completion is not
+ * enabled yet (its work still has progress steps to fire). For an
+ * admission without a completion step it only releases the ticket. */
+int cs_complete(struct cs_sched *sched, const struct cs_ticket *ticket);
+/* Fires a progress step that is not a completion. -EAGAIN when disabled. */
+int cs_fire_progress(struct cs_sched *sched, uint32_t transition);
+
+/* Introspection (snapshots: they may be stale as soon as they return). */
+uint32_t cs_sched_state(const struct cs_sched *sched);
+/* Token counts of every place (n_places entries; environment places 0) in
+ * the current marking; returns the state index it read (>= 0). */
+int cs_sched_marking(const struct cs_sched *sched, int64_t *tokens, size_t ntokens);
+/* Callers queued for an admission (>= 0), or -EINVAL. */
+int cs_sched_waiting(const struct cs_sched *sched, uint32_t admission);
+/* Tickets granted and not yet completed. */
+uint32_t cs_sched_outstanding(const struct cs_sched *sched);
+
+/* ===== 3. Cross-process admission (sbx) =================================
+ *
+ * One admission state shared by every process that opens the same file
+ * (normally under /dev/shm or /run). All state lives in that mapping:
+ *   - the state index in S;
+ *   - a holder record per granted admission: pid + start time (field 22 of
+ *     /proc/PID/stat, so a recycled pid is not mistaken for the holder),
+ *     admission, generation;
+ *   - a waiter record per blocked caller, with its arrival number (FIFO per
+ *     admission across processes) and a futex word it sleeps on.
+ * Updates happen under a robust process-shared mutex with a redo journal:
+ * a process killed inside the critical section leaves a journal the next
+ * locker replays (EOWNERDEAD), so the state is never half-updated.
+ * A holder that died (SIGKILL included) is found by cs_shared_reclaim,
+ * which every refused or waiting admission runs (waiters re-check at least
+ * every CS_SHARED_POLL_MS): its completion is fired and its slot returns.
+ * Holders must share the pid namespace of the file's other users. */
+
+struct cs_shared_sched;
+
+struct cs_shared_ticket {
+  uint32_t holder;     /* holder record index */
+  uint32_t admission;
+  uint64_t generation; /* holder record generation at grant time */
+};
+
+struct cs_shared_opts {
+  uint32_t max_holders; /* 0: CS_SHARED_DEFAULT_RECORDS; fixed at file creation */
+  uint32_t max_waiters; /* 0: CS_SHARED_DEFAULT_RECORDS; fixed at file creation */
+  mode_t mode;          /* 0: 0600; permissions of a newly created file */
+};
+
+#define CS_SHARED_DEFAULT_RECORDS 256u
+#define CS_SHARED_POLL_MS 50
+
+/* Opens (creating and initialising it when absent or empty) the shared
+ * admission state for `table` at `path`. An existing file made for a
+ * different model (name, places, transitions or table contents) is
+ * -ESTALE: the caller must not admit against someone else's state. */
+int cs_shared_open(const char *path, const struct cs_model_table *table,
+                   const struct cs_shared_opts *opts, struct cs_shared_sched **out);
+/* Unmaps; held tickets stay held (a live holder keeps its slot; a dead one
+ * is reclaimed by others). NULL is accepted. */
+void cs_shared_close(struct cs_shared_sched *sh);
+
+/* Blocking FIFO admission on behalf of the calling process; deadline is
+ * absolute CLOCK_MONOTONIC, NULL waits forever. */
+int cs_shared_admit(struct cs_shared_sched *sh, uint32_t admission, const struct timespec *deadline,
+                    struct cs_shared_ticket *ticket);
+/* -EAGAIN when refused now or when others wait for the same admission. */
+int cs_shared_try_admit(struct cs_shared_sched *sh, uint32_t admission,
+                        struct cs_shared_ticket *ticket);
+/* Fires the completion (after any enabled non-completion progress steps
+ * its work still needs) and frees the holder record. -EALREADY / -EINVAL
+ * as for cs_complete. Any process may complete a ticket it was given. */
+int cs_shared_complete(struct cs_shared_sched *sh, const struct cs_shared_ticket *ticket);
+/* Returns the slots of dead holders and drops dead waiters; returns how
+ * many holders were reclaimed (>= 0). */
+int cs_shared_reclaim(struct cs_shared_sched *sh);
+
+int cs_shared_lookup_admission(const struct cs_shared_sched *sh, const char *name);
+uint32_t cs_shared_state(const struct cs_shared_sched *sh);
+/* Live and dead holder records currently in the file (>= 0). */
+int cs_shared_holders(const struct cs_shared_sched *sh);
+/* Waiter records currently queued (>= 0). */
+int cs_shared_waiters(const struct cs_shared_sched *sh);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

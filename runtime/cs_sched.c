@@ -1,0 +1,512 @@
+/* cs_sched: in-process admission by table lookup (docs/runtime.md).
+ *
+ * The marking is one atomic state index into S. Every step (admission,
+ * progress, completion) is: load the state, look up next_state, CAS. A
+ * state index only ever comes from the table, and the table only maps
+ * states of S to states of S, so no interleaving can leave S or over-commit
+ * a place: a CAS that lost a race just retries from the newer state.
+ *
+ * Waiting. A refused admission takes `lock`, queues a waiter node in its
+ * admission's FIFO and sleeps on the node's own condition variable. A
+ * waiter is only ever granted by a dispatcher (someone holding `lock`) that
+ * performs the CAS on its behalf, so the FIFO order is exact.
+ *
+ * No lost wake-up (Dekker, all operations seq_cst): a waiter increments
+ * n_waiters BEFORE it reads the state it finds refused; every successful
+ * state change reads n_waiters AFTER its CAS. In the single total order
+ * either the changer's CAS precedes the waiter's read (the waiter sees the
+ * new state) or the waiter's increment precedes the changer's read (the
+ * changer sees a waiter, takes the lock, which the waiter holds until it is
+ * asleep, and dispatches).
+ *
+ * No overtaking: waiting[a] counts callers of admission a inside the slow
+ * path; the fast path is only taken while it is 0. A caller that saw 0
+ * arrived before the waiter incremented it. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commander.h"
+#include "cs_table_check.h"
+
+/* Ticket registry slot word: status (2 bits), admission (15 bits),
+ * generation (47 bits). One word, so claim/release are single atomics. */
+enum { SLOT_FREE = 0, SLOT_BUSY = 1, SLOT_COMPLETING = 2 };
+#define SLOT_STATUS(w) ((uint32_t)((w) & 3u))
+#define SLOT_ADMISSION(w) ((uint32_t)(((w) >> 2) & 0x7fffu))
+#define SLOT_GEN(w) ((w) >> 17)
+#define SLOT_WORD(gen, adm, st) (((uint64_t)(gen) << 17) | ((uint64_t)(adm) << 2) | (uint64_t)(st))
+#define SLOT_GEN_MASK ((UINT64_C(1) << 47) - 1)
+
+struct waiter {
+  struct waiter *next, *prev;
+  pthread_cond_t cond;
+  uint64_t arrival; /* global arrival order, to grant the oldest eligible head first */
+  bool granted;
+  uint32_t from, to; /* filled by the dispatcher with the grant */
+};
+
+struct queue {
+  struct waiter *head, *tail;
+};
+
+struct cs_sched {
+  _Atomic uint32_t state;
+  char pad0[64 - sizeof(uint32_t)]; /* keep the hot word off the registry's line */
+  _Atomic uint32_t n_waiters;       /* callers inside the slow path, all admissions */
+  _Atomic uint32_t *waiting;        /* per transition: callers of it inside the slow path */
+  const struct cs_model_table *table;
+  const int32_t *next;
+  uint32_t nt;
+  _Atomic uint64_t *slots;
+  uint32_t nslots;
+  pthread_mutex_t lock;
+  struct queue *queues; /* per transition, admissions only */
+  uint64_t arrivals;    /* under lock */
+  pthread_condattr_t condattr;
+};
+
+/* Per-thread starting point of the registry scan: each thread tends to
+ * reuse the slot it released last, so claims do not contend. */
+static _Thread_local uint32_t slot_hint = UINT32_MAX;
+static _Atomic uint32_t slot_hint_seed;
+
+const char *cs_strerror(int err)
+{
+  switch (err) {
+  case 0: return "success";
+  case -EINVAL: return "invalid argument, or a ticket this scheduler never issued";
+  case -EAGAIN: return "refused now: the step would leave the safe set, or is not enabled";
+  case -ETIMEDOUT: return "deadline passed before the admission was granted";
+  case -EALREADY: return "ticket already completed";
+  case -EPERM: return "completion steps are fired by completing their ticket";
+  case -ENOENT: return "no transition of that name";
+  case -ENOSPC: return "no free ticket, holder or waiter record";
+  case -ENOMEM: return "out of memory";
+  case -EPROTO: return "model table is malformed or inconsistent";
+  case -EBUSY: return "waiters queued or tickets outstanding";
+  case -ESTALE: return "shared admission file holds another model";
+  default: return err < 0 ? strerror(-err) : "unknown error";
+  }
+}
+
+static bool is_admission(const struct cs_sched *s, uint32_t t)
+{
+  return t < s->nt && s->table->transition_kinds[t] == CS_TRANSITION_ADMISSION;
+}
+
+/* The only way the state changes. 0 with from/to, or -EAGAIN when t is
+ * disabled or refused in the state this attempt observed. */
+static int fire(struct cs_sched *s, uint32_t t, uint32_t *from, uint32_t *to)
+{
+  uint32_t cur = atomic_load(&s->state);
+  for (;;) {
+    int32_t nx = s->next[(size_t)cur * s->nt + t];
+    if (nx < 0)
+      return -EAGAIN;
+    if (atomic_compare_exchange_weak(&s->state, &cur, (uint32_t)nx)) {
+      *from = cur;
+      *to = (uint32_t)nx;
+      return 0;
+    }
+  }
+}
+
+static void unlink_waiter(struct queue *q, struct waiter *w)
+{
+  if (w->prev)
+    w->prev->next = w->next;
+  else
+    q->head = w->next;
+  if (w->next)
+    w->next->prev = w->prev;
+  else
+    q->tail = w->prev;
+  w->next = w->prev = NULL;
+}
+
+/* Grants queue heads while some head's admission is allowed, oldest
+ * eligible arrival first. Called with lock held after the state changed. */
+static void dispatch(struct cs_sched *s)
+{
+  for (;;) {
+    uint32_t cur = atomic_load(&s->state);
+    struct waiter *best = NULL;
+    uint32_t best_t = 0;
+    for (uint32_t t = 0; t < s->nt; t++) {
+      struct waiter *h = s->queues[t].head;
+      if (h && s->next[(size_t)cur * s->nt + t] >= 0 && (!best || h->arrival < best->arrival)) {
+        best = h;
+        best_t = t;
+      }
+    }
+    if (!best)
+      return;
+    if (fire(s, best_t, &best->from, &best->to) != 0)
+      continue; /* the state moved under us; look again */
+    unlink_waiter(&s->queues[best_t], best);
+    best->granted = true;
+    atomic_fetch_sub(&s->waiting[best_t], 1);
+    atomic_fetch_sub(&s->n_waiters, 1);
+    pthread_cond_signal(&best->cond);
+  }
+}
+
+/* After any successful state change: hand the new state to waiters. */
+static void after_change(struct cs_sched *s)
+{
+  if (atomic_load(&s->n_waiters) == 0)
+    return;
+  pthread_mutex_lock(&s->lock);
+  dispatch(s);
+  pthread_mutex_unlock(&s->lock);
+}
+
+static int slot_claim(struct cs_sched *s, uint32_t admission, uint32_t *slot, uint64_t *gen)
+{
+  uint32_t start = slot_hint;
+  if (start == UINT32_MAX)
+    start = slot_hint = atomic_fetch_add_explicit(&slot_hint_seed, 61, memory_order_relaxed);
+  for (uint32_t i = 0; i < s->nslots; i++) {
+    uint32_t k = (start + i) % s->nslots;
+    uint64_t w = atomic_load_explicit(&s->slots[k], memory_order_relaxed);
+    if (SLOT_STATUS(w) != SLOT_FREE)
+      continue;
+    if (atomic_compare_exchange_strong_explicit(&s->slots[k], &w, SLOT_WORD(SLOT_GEN(w), admission, SLOT_BUSY),
+                                                memory_order_acquire, memory_order_relaxed)) {
+      slot_hint = k;
+      *slot = k;
+      *gen = SLOT_GEN(w);
+      return 0;
+    }
+  }
+  return -ENOSPC;
+}
+
+static void slot_release(struct cs_sched *s, uint32_t slot, uint64_t gen)
+{
+  atomic_store_explicit(&s->slots[slot], SLOT_WORD((gen + 1) & SLOT_GEN_MASK, 0, SLOT_FREE),
+                        memory_order_release);
+}
+
+/* A claimed slot that was never handed out goes back unchanged: no ticket
+ * carries its generation, so nothing can be confused by reusing it. */
+static void slot_unclaim(struct cs_sched *s, uint32_t slot, uint64_t gen)
+{
+  atomic_store_explicit(&s->slots[slot], SLOT_WORD(gen, 0, SLOT_FREE), memory_order_release);
+}
+
+static void fill_ticket(struct cs_ticket *tk, uint32_t slot, uint32_t adm, uint64_t gen, uint32_t from,
+                        uint32_t to)
+{
+  tk->slot = slot;
+  tk->admission = adm;
+  tk->generation = gen;
+  tk->from_state = from;
+  tk->to_state = to;
+}
+
+int cs_sched_create(const struct cs_model_table *table, const struct cs_sched_opts *opts,
+                    struct cs_sched **out)
+{
+  struct cs_sched *s = NULL;
+  char why[256];
+  int rc;
+  bool lock_ok = false, attr_ok = false;
+
+  if (!table || !out)
+    return -EINVAL;
+  *out = NULL;
+  rc = cs_table_check(table, !(opts && opts->skip_table_check), why, sizeof why);
+  if (rc) {
+    fprintf(stderr, "cs_runtime: model table %s rejected: %s\n",
+            table->model_name ? table->model_name : "?", why);
+    return rc;
+  }
+  if (table->n_transitions > CS_SCHED_MAX_TRANSITIONS)
+    return -EPROTO;
+  s = calloc(1, sizeof *s);
+  if (!s)
+    return -ENOMEM;
+  s->table = table;
+  s->next = table->next_state;
+  s->nt = table->n_transitions;
+  s->nslots = opts && opts->max_tickets ? opts->max_tickets : CS_SCHED_DEFAULT_TICKETS;
+  atomic_init(&s->state, table->initial_state);
+  atomic_init(&s->n_waiters, 0);
+  s->waiting = calloc(s->nt, sizeof *s->waiting);
+  s->queues = calloc(s->nt, sizeof *s->queues);
+  s->slots = calloc(s->nslots, sizeof *s->slots);
+  if (!s->waiting || !s->queues || !s->slots) {
+    rc = -ENOMEM;
+    goto fail;
+  }
+  if (pthread_mutex_init(&s->lock, NULL)) {
+    rc = -ENOMEM;
+    goto fail;
+  }
+  lock_ok = true;
+  /* Deadlines are CLOCK_MONOTONIC: a wall-clock jump must not release or
+   * starve a waiter. */
+  if (pthread_condattr_init(&s->condattr) || pthread_condattr_setclock(&s->condattr, CLOCK_MONOTONIC)) {
+    rc = -ENOMEM;
+    goto fail;
+  }
+  attr_ok = true;
+  *out = s;
+  return 0;
+
+fail:
+  if (attr_ok)
+    pthread_condattr_destroy(&s->condattr);
+  if (lock_ok)
+    pthread_mutex_destroy(&s->lock);
+  free(s->waiting);
+  free(s->queues);
+  free(s->slots);
+  free(s);
+  return rc;
+}
+
+int cs_sched_destroy(struct cs_sched *s)
+{
+  if (!s)
+    return 0;
+  if (atomic_load(&s->n_waiters) || cs_sched_outstanding(s))
+    return -EBUSY;
+  pthread_condattr_destroy(&s->condattr);
+  pthread_mutex_destroy(&s->lock);
+  free(s->waiting);
+  free(s->queues);
+  free(s->slots);
+  free(s);
+  return 0;
+}
+
+int cs_sched_lookup(const struct cs_sched *s, const char *name)
+{
+  if (!s || !name)
+    return -EINVAL;
+  for (uint32_t t = 0; t < s->nt; t++)
+    if (strcmp(s->table->transition_names[t], name) == 0)
+      return (int)t;
+  return -ENOENT;
+}
+
+int cs_sched_lookup_admission(const struct cs_sched *s, const char *name)
+{
+  int t = cs_sched_lookup(s, name);
+  if (t >= 0 && !is_admission(s, (uint32_t)t))
+    return -EINVAL;
+  return t;
+}
+
+const struct cs_model_table *cs_sched_table(const struct cs_sched *s)
+{
+  return s ? s->table : NULL;
+}
+
+/* The lock-free path: only when nobody of this admission is waiting. */
+static int admit_fast(struct cs_sched *s, uint32_t a, struct cs_ticket *tk, uint32_t slot, uint64_t gen)
+{
+  uint32_t from, to;
+  if (atomic_load(&s->waiting[a]) != 0 || fire(s, a, &from, &to) != 0)
+    return -EAGAIN;
+  fill_ticket(tk, slot, a, gen, from, to);
+  after_change(s);
+  return 0;
+}
+
+int cs_try_admit(struct cs_sched *s, uint32_t a, struct cs_ticket *tk)
+{
+  uint32_t slot;
+  uint64_t gen;
+  int rc;
+  if (!s || !tk || !is_admission(s, a))
+    return -EINVAL;
+  rc = slot_claim(s, a, &slot, &gen);
+  if (rc)
+    return rc;
+  rc = admit_fast(s, a, tk, slot, gen);
+  if (rc)
+    slot_unclaim(s, slot, gen);
+  return rc;
+}
+
+static bool deadline_passed(const struct timespec *dl)
+{
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return now.tv_sec > dl->tv_sec || (now.tv_sec == dl->tv_sec && now.tv_nsec >= dl->tv_nsec);
+}
+
+static int admit_slow(struct cs_sched *s, uint32_t a, const struct timespec *deadline, struct cs_ticket *tk,
+                      uint32_t slot, uint64_t gen)
+{
+  struct waiter w = {0};
+  struct queue *q = &s->queues[a];
+  uint32_t from, to;
+  int rc = 0;
+
+  pthread_mutex_lock(&s->lock);
+  /* Announce before looking at the state: see the Dekker argument above. */
+  atomic_fetch_add(&s->waiting[a], 1);
+  atomic_fetch_add(&s->n_waiters, 1);
+  if (!q->head && fire(s, a, &from, &to) == 0) {
+    atomic_fetch_sub(&s->waiting[a], 1);
+    atomic_fetch_sub(&s->n_waiters, 1);
+    fill_ticket(tk, slot, a, gen, from, to);
+    dispatch(s); /* our admission may have enabled someone else's */
+    goto out;
+  }
+  if (deadline && deadline_passed(deadline)) {
+    rc = -ETIMEDOUT;
+    goto leave;
+  }
+  if (pthread_cond_init(&w.cond, &s->condattr)) {
+    rc = -ENOMEM;
+    goto leave;
+  }
+  w.arrival = s->arrivals++;
+  w.prev = q->tail;
+  if (q->tail)
+    q->tail->next = &w;
+  else
+    q->head = &w;
+  q->tail = &w;
+  while (!w.granted) {
+    int e = deadline ? pthread_cond_timedwait(&w.cond, &s->lock, deadline)
+                     : pthread_cond_wait(&w.cond, &s->lock);
+    if (e == ETIMEDOUT && !w.granted) {
+      bool was_head = q->head == &w;
+      unlink_waiter(q, &w);
+      pthread_cond_destroy(&w.cond);
+      rc = -ETIMEDOUT;
+      if (was_head)
+        dispatch(s); /* others may now be the oldest eligible head */
+      goto leave;
+    }
+  }
+  pthread_cond_destroy(&w.cond);
+  fill_ticket(tk, slot, a, gen, w.from, w.to); /* the dispatcher already uncounted us */
+  goto out;
+
+leave:
+  atomic_fetch_sub(&s->waiting[a], 1);
+  atomic_fetch_sub(&s->n_waiters, 1);
+out:
+  pthread_mutex_unlock(&s->lock);
+  return rc;
+}
+
+int cs_admit_timed(struct cs_sched *s, uint32_t a, const struct timespec *deadline, struct cs_ticket *tk)
+{
+  uint32_t slot;
+  uint64_t gen;
+  int rc;
+  if (!s || !tk || !is_admission(s, a) ||
+      (deadline && (deadline->tv_nsec < 0 || deadline->tv_nsec >= 1000000000L)))
+    return -EINVAL;
+  rc = slot_claim(s, a, &slot, &gen);
+  if (rc)
+    return rc;
+  if (admit_fast(s, a, tk, slot, gen) == 0)
+    return 0;
+  rc = admit_slow(s, a, deadline, tk, slot, gen);
+  if (rc)
+    slot_unclaim(s, slot, gen);
+  return rc;
+}
+
+int cs_admit(struct cs_sched *s, uint32_t a, struct cs_ticket *tk)
+{
+  return cs_admit_timed(s, a, NULL, tk);
+}
+
+int cs_complete(struct cs_sched *s, const struct cs_ticket *tk)
+{
+  uint64_t w, busy;
+  uint32_t from, to;
+  int32_t c;
+  if (!s || !tk || tk->slot >= s->nslots || !is_admission(s, tk->admission) ||
+      tk->generation > SLOT_GEN_MASK)
+    return -EINVAL;
+  busy = SLOT_WORD(tk->generation, tk->admission, SLOT_BUSY);
+  w = busy;
+  /* Claim the ticket first, so two racing completions of one ticket fire
+   * the completion step once, not twice. */
+  if (!atomic_compare_exchange_strong(&s->slots[tk->slot], &w,
+                                      SLOT_WORD(tk->generation, tk->admission, SLOT_COMPLETING))) {
+    uint64_t g = SLOT_GEN(w);
+    /* Generations only grow: an older one was completed already. */
+    if (tk->generation < g || (tk->generation == g && SLOT_STATUS(w) == SLOT_COMPLETING))
+      return -EALREADY;
+    return -EINVAL;
+  }
+  c = s->table->transition_completion[tk->admission];
+  if (c >= 0) {
+    if (fire(s, (uint32_t)c, &from, &to) != 0) {
+      atomic_store(&s->slots[tk->slot], busy); /* not done yet: the ticket stays valid */
+      return -EAGAIN;
+    }
+  }
+  slot_release(s, tk->slot, tk->generation);
+  if (c >= 0)
+    after_change(s);
+  return 0;
+}
+
+int cs_fire_progress(struct cs_sched *s, uint32_t t)
+{
+  uint32_t from, to;
+  if (!s || t >= s->nt)
+    return -EINVAL;
+  /* Completions move tokens a ticket accounts for; firing one without its
+   * ticket would leave a ticket whose work no longer exists. */
+  if (s->table->transition_kinds[t] != CS_TRANSITION_PROGRESS || cs_table_is_completion(s->table, t))
+    return -EPERM;
+  if (fire(s, t, &from, &to) != 0)
+    return -EAGAIN;
+  after_change(s);
+  return 0;
+}
+
+uint32_t cs_sched_state(const struct cs_sched *s)
+{
+  return atomic_load(&((struct cs_sched *)s)->state);
+}
+
+int cs_sched_marking(const struct cs_sched *s, int64_t *tokens, size_t ntokens)
+{
+  const struct cs_model_table *t;
+  uint32_t st;
+  if (!s || !tokens || ntokens < s->table->n_places)
+    return -EINVAL;
+  t = s->table;
+  st = cs_sched_state(s);
+  for (uint32_t p = 0; p < t->n_places; p++)
+    tokens[p] = 0;
+  for (uint32_t c = 0; c < t->n_tracked; c++)
+    tokens[t->tracked_places[c]] = t->markings[(size_t)st * t->n_tracked + c];
+  return (int)st;
+}
+
+int cs_sched_waiting(const struct cs_sched *s, uint32_t a)
+{
+  if (!s || !is_admission(s, a))
+    return -EINVAL;
+  return (int)atomic_load(&((struct cs_sched *)s)->waiting[a]);
+}
+
+uint32_t cs_sched_outstanding(const struct cs_sched *s)
+{
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < s->nslots; i++)
+    if (SLOT_STATUS(atomic_load(&((struct cs_sched *)s)->slots[i])) != SLOT_FREE)
+      n++;
+  return n;
+}
