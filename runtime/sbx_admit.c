@@ -1,0 +1,185 @@
+/* sbx_admit: cross-process admission for `sbx run` (see sbx_admit.h). */
+#include "sbx_admit.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int sbx_admit_state_dir(char *buf, size_t size)
+{
+  const char *env = getenv(SBX_STATE_DIR_ENV);
+  const char *xdg = getenv("XDG_RUNTIME_DIR");
+  int n;
+
+  if (env && *env)
+    n = snprintf(buf, size, "%s", env);
+  else if (geteuid() == 0)
+    n = snprintf(buf, size, "%s", SBX_STATE_DIR_ROOT);
+  else if (xdg && *xdg)
+    n = snprintf(buf, size, "%s/commander-sandbox", xdg);
+  else
+    /* No world-writable fallback such as /tmp: another user could plant a
+     * state file there and decide our admissions. */
+    return -ENOENT;
+  if (n < 0 || (size_t)n >= size)
+    return -ENAMETOOLONG;
+  return 0;
+}
+
+static uint64_t sbx_now_ms(void)
+{
+  struct timespec ts;
+
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+int sbx_admit_open(struct sbx_admit *a, const struct cs_model_table *table, FILE *err)
+{
+  char dir[4096];
+  struct stat st;
+  int r;
+
+  memset(a, 0, sizeof(*a));
+  a->table = table;
+  r = sbx_admit_state_dir(dir, sizeof(dir));
+  if (r != 0) {
+    fprintf(err, "sbx: error: admission: no place for the shared admission state: set %s "
+                 "(or XDG_RUNTIME_DIR)\n", SBX_STATE_DIR_ENV);
+    return r;
+  }
+  if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+    r = -errno;
+    fprintf(err, "sbx: error: admission: cannot create %s: %s\n", dir, strerror(-r));
+    return r;
+  }
+  /* The state decides who runs: a directory others may write into would
+   * let them replace it. */
+  if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    fprintf(err, "sbx: error: admission: %s is not a directory\n", dir);
+    return -ENOTDIR;
+  }
+  if ((st.st_mode & 0022) && !(st.st_mode & S_ISVTX)) {
+    fprintf(err, "sbx: error: admission: %s is writable by others; refusing to share "
+                 "admission state through it\n", dir);
+    return -EPERM;
+  }
+  if ((size_t)snprintf(a->path, sizeof(a->path), "%s/%s.state", dir, table->model_name) >=
+      sizeof(a->path)) {
+    fprintf(err, "sbx: error: admission: state path too long\n");
+    return -ENAMETOOLONG;
+  }
+  r = cs_shared_open(a->path, table, NULL, &a->sh);
+  if (r != 0) {
+    fprintf(err, "sbx: error: admission: %s: %s%s\n", a->path, cs_strerror(r),
+            r == -ESTALE ? " (the file belongs to another model or table version; remove it "
+                           "when no sbx is running)" : "");
+    a->sh = NULL;
+    return r;
+  }
+  return 0;
+}
+
+/* "v8_slots=0 v8_running=10": the tracked marking of a state of S. */
+static void sbx_admit_marking(FILE *out, const struct cs_model_table *t, uint32_t state)
+{
+  if (state >= t->n_states) {
+    fprintf(out, "(state %" PRIu32 " out of range)", state);
+    return;
+  }
+  for (uint32_t c = 0; c < t->n_tracked; c++)
+    fprintf(out, "%s%s=%" PRIu32, c ? " " : "", t->place_names[t->tracked_places[c]],
+            t->markings[(size_t)state * t->n_tracked + c]);
+}
+
+static void sbx_admit_list_tiers(FILE *err, const struct cs_model_table *t)
+{
+  const char *sep = "";
+
+  fprintf(err, "sbx: note: tiers of model '%s':", t->model_name);
+  for (uint32_t i = 0; i < t->n_transitions; i++) {
+    if (t->transition_kinds[i] != CS_TRANSITION_ADMISSION ||
+        strncmp(t->transition_names[i], "admit_", 6) != 0)
+      continue;
+    fprintf(err, "%s %s", sep, t->transition_names[i] + 6);
+    sep = ",";
+  }
+  fprintf(err, "\n");
+}
+
+int sbx_admit_acquire(struct sbx_admit *a, const char *tier, bool no_wait, FILE *err)
+{
+  const struct cs_model_table *t = a->table;
+  char name[256];
+  uint64_t t0;
+  int adm, r;
+
+  if (!tier || !*tier ||
+      (size_t)snprintf(name, sizeof(name), "admit_%s", tier) >= sizeof(name)) {
+    fprintf(err, "sbx: error: admission: empty or too long tier name\n");
+    return -EINVAL;
+  }
+  adm = cs_shared_lookup_admission(a->sh, name);
+  if (adm < 0) {
+    fprintf(err, "sbx: error: admission: model '%s' has no tier '%s' (no admission %s)\n",
+            t->model_name, tier, name);
+    sbx_admit_list_tiers(err, t);
+    return -ENOENT;
+  }
+  t0 = sbx_now_ms();
+  if (no_wait) {
+    r = cs_shared_try_admit(a->sh, (uint32_t)adm, &a->ticket);
+    if (r == -EAGAIN) {
+      /* A slot held by a dead sbx must not refuse a --no-wait caller:
+       * reclaim once and ask again. */
+      if (cs_shared_reclaim(a->sh) > 0)
+        r = cs_shared_try_admit(a->sh, (uint32_t)adm, &a->ticket);
+    }
+  } else {
+    r = cs_shared_admit(a->sh, (uint32_t)adm, NULL, &a->ticket);
+  }
+  a->wait_ms = sbx_now_ms() - t0;
+  if (r == -EAGAIN) {
+    uint32_t s = cs_shared_state(a->sh);
+    fprintf(err, "sbx: error: admission refused (--no-wait): model '%s' (%s), transition %s, "
+                 "state %" PRIu32 " [", t->model_name, t->source_path ? t->source_path : "?",
+            name, s);
+    sbx_admit_marking(err, t, s);
+    fprintf(err, "]: %s\n",
+            cs_shared_waiters(a->sh) > 0 ? "earlier runs are waiting for this tier"
+                                         : "firing it would leave the safe set");
+    return r;
+  }
+  if (r != 0) {
+    fprintf(err, "sbx: error: admission: %s on %s: %s\n", name, a->path, cs_strerror(r));
+    return r;
+  }
+  a->held = true;
+  return 0;
+}
+
+int sbx_admit_release(struct sbx_admit *a, FILE *err)
+{
+  int r;
+
+  if (!a->held)
+    return 0;
+  r = cs_shared_complete(a->sh, &a->ticket);
+  if (r != 0) {
+    fprintf(err, "sbx: error: admission: completing the ticket in %s: %s\n", a->path,
+            cs_strerror(r));
+    return r;
+  }
+  a->held = false;
+  return 0;
+}
+
+void sbx_admit_close(struct sbx_admit *a)
+{
+  cs_shared_close(a->sh);
+  a->sh = NULL;
+}

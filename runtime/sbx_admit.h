@@ -1,0 +1,50 @@
+/* sbx_admit: admission of one `sbx run` through the compiled scheduler.
+ *
+ * Every sbx on the machine (or sharing SBX_STATE_DIR) opens the same
+ * cross-process admission state for the compiled default model
+ * (cs_shared_*, runtime/commander.h): <dir>/<model>.state. A run asks for
+ * the admission transition "admit_<tier>"; when the table refuses it (the
+ * firing would leave the safe set), the run waits in FIFO order, or with
+ * --no-wait fails at once naming the model, the admission and the marking.
+ * The ticket is completed when the command is gone; if sbx dies first
+ * (even by SIGKILL) its holder record is found dead by the next admission
+ * and the slot returns (commander.h, section 3).
+ *
+ * Returns: 0, or a negative errno from commander.h's list (-EAGAIN
+ * refused with no_wait, -ENOENT unknown tier, -ESTALE state file of another
+ * model, ...) or from mkdir(2)/open(2), after a message on `err`. */
+#ifndef CS_RUNTIME_SBX_ADMIT_H
+#define CS_RUNTIME_SBX_ADMIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "commander.h"
+
+#define SBX_STATE_DIR_ENV "SBX_STATE_DIR"
+#define SBX_STATE_DIR_ROOT "/run/commander-sandbox"
+
+struct sbx_admit {
+  const struct cs_model_table *table;
+  struct cs_shared_sched *sh;
+  struct cs_shared_ticket ticket;
+  bool held;
+  uint64_t wait_ms; /* how long the admission waited */
+  char path[4096];  /* the shared state file */
+};
+
+/* Opens (creating) the shared state for `table`. */
+int sbx_admit_open(struct sbx_admit *a, const struct cs_model_table *table, FILE *err);
+/* Admits tier (admit_<tier>); waits in FIFO order unless no_wait. */
+int sbx_admit_acquire(struct sbx_admit *a, const char *tier, bool no_wait, FILE *err);
+/* Completes the ticket if one is held. */
+int sbx_admit_release(struct sbx_admit *a, FILE *err);
+void sbx_admit_close(struct sbx_admit *a);
+
+/* The directory of the shared state: $SBX_STATE_DIR, else
+ * /run/commander-sandbox for root, else $XDG_RUNTIME_DIR/commander-sandbox.
+ * 0 or -ENOENT (no usable location) / -ENAMETOOLONG. */
+int sbx_admit_state_dir(char *buf, size_t size);
+
+#endif

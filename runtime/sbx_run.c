@@ -1,0 +1,229 @@
+/* sbx_run: one confined, admitted, audited run (see sbx_run.h).
+ *
+ * Order matters and is the security argument of the command:
+ *   1. everything that can refuse without side effects (profile, workspace,
+ *      --timeout, audit log) is checked first, so a refusal costs nothing
+ *      and never leaves a command without its record;
+ *   2. admission, so at most what the model allows runs at once;
+ *   3. confinement and the command (sbx_confine_run fails closed);
+ *   4. the ticket is completed, the record appended, the status returned. */
+#include "sbx_run.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sbx_admit.h"
+#include "sbx_audit.h"
+#include "sbx_confine.h"
+#include "sbx_profile.h"
+
+static int sbx_run_workspace(const char *given, char *out, size_t size)
+{
+  char cwd[PATH_MAX];
+  char *real = NULL;
+  struct stat st;
+  int r = 0;
+
+  if (!given) {
+    if (!getcwd(cwd, sizeof(cwd))) {
+      r = -errno;
+      fprintf(stderr, "sbx: error: workspace: cannot read the current directory: %s\n",
+              strerror(-r));
+      return r;
+    }
+    given = cwd;
+  }
+  /* Resolved once here, so the audit record names the directory the
+   * sandbox really gets, not a symlink that may change afterwards. */
+  real = realpath(given, NULL);
+  if (!real) {
+    r = -errno;
+    fprintf(stderr, "sbx: error: workspace %s: %s\n", given, strerror(-r));
+    goto cleanup;
+  }
+  if (stat(real, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    fprintf(stderr, "sbx: error: workspace %s: not a directory\n", given);
+    r = -ENOTDIR;
+    goto cleanup;
+  }
+  if ((size_t)snprintf(out, size, "%s", real) >= size) {
+    fprintf(stderr, "sbx: error: workspace %s: path too long\n", given);
+    r = -ENAMETOOLONG;
+  }
+cleanup:
+  free(real);
+  return r;
+}
+
+/* The audit view of the confinement result. */
+static void sbx_run_record_result(struct sbx_audit_record *rec, const struct cs_profile *p,
+                                  const struct sbx_run_result *res,
+                                  struct sbx_audit_denial *den, size_t *n_den,
+                                  char *what, size_t what_size)
+{
+  rec->duration_ms = res->elapsed_ms;
+  rec->timeout_ms = res->timeout_ms ? res->timeout_ms : rec->timeout_ms;
+  switch (res->outcome) {
+  case SBX_OUTCOME_EXITED:
+    rec->outcome = SBX_AUDIT_EXITED;
+    rec->status = res->status;
+    break;
+  case SBX_OUTCOME_SIGNALED:
+    rec->outcome = SBX_AUDIT_SIGNALED;
+    rec->signal = res->status;
+    break;
+  case SBX_OUTCOME_TIMED_OUT:
+    rec->outcome = SBX_AUDIT_TIMED_OUT;
+    break;
+  case SBX_OUTCOME_EXEC_FAILED:
+    rec->outcome = SBX_AUDIT_EXITED;
+    rec->status = res->exit_code;
+    rec->error = res->message[0] ? res->message : NULL;
+    break;
+  case SBX_OUTCOME_FAILED:
+  default:
+    rec->outcome = SBX_AUDIT_NOT_RUN;
+    rec->error = res->message[0] ? res->message : "confinement failed";
+    break;
+  }
+  /* A refusal by a layer (not by the command) is a denial with its rule. */
+  if (res->outcome == SBX_OUTCOME_FAILED || res->outcome == SBX_OUTCOME_EXEC_FAILED) {
+    den[*n_den].layer = sbx_layer_name(res->layer);
+    den[*n_den].rule = res->message[0] ? res->message : NULL;
+    den[*n_den].what = NULL;
+    den[*n_den].action = "not run";
+    (*n_den)++;
+  }
+  if (res->denied_syscall >= 0) {
+    snprintf(what, what_size, "%s (nr %d)%s",
+             res->denied_syscall_name[0] ? res->denied_syscall_name : "?", res->denied_syscall,
+             res->denied_count > 1 ? ", and further refusals" : "");
+    den[*n_den].layer = sbx_layer_name(SBX_LAYER_SECCOMP);
+    /* A call without a note of its own was decided by the default action. */
+    if (res->denied_note) {
+      den[*n_den].rule = res->denied_note->origin;
+      den[*n_den].action = res->denied_note->action;
+    } else {
+      den[*n_den].rule = "default action";
+      den[*n_den].action = p->default_action;
+    }
+    den[*n_den].what = what;
+    (*n_den)++;
+  }
+}
+
+
+int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
+{
+  const struct cs_profile *p = NULL;
+  enum sbx_profile_source src;
+  struct sbx_audit audit = {.fd = -1};
+  struct sbx_admit adm;
+  struct sbx_audit_record rec;
+  struct sbx_run_request req;
+  struct sbx_run_result res;
+  struct sbx_audit_denial den[2];
+  size_t n_den = 0;
+  char workspace[PATH_MAX];
+  char what[128];
+  const char *audit_path = o->audit_path ? o->audit_path : getenv(SBX_AUDIT_ENV);
+  bool admit_open = false;
+  int code = SBX_EXIT_FAILURE;
+  int r;
+
+  memset(&rec, 0, sizeof(rec));
+  memset(&res, 0, sizeof(res));
+  memset(&adm, 0, sizeof(adm));
+  clock_gettime(CLOCK_REALTIME, &rec.start);
+  rec.argv = o->cmd_argv;
+  rec.argc = o->cmd_argc;
+  rec.model = t->model->model_name;
+  rec.sbx_exit = SBX_EXIT_FAILURE;
+
+  if (sbx_profile_select(t->profiles, t->n_profiles, o->profile, getenv(SBX_PROFILE_ENV), &p,
+                         &src, stderr) != 0)
+    return SBX_EXIT_FAILURE; /* no profile: nothing to record against */
+  rec.profile = p->name;
+  rec.profile_alias = p->alias;
+  rec.profile_source = sbx_profile_source_name(src);
+  rec.limits = &p->limits;
+  rec.tier = o->tier ? o->tier : p->default_tier;
+
+  /* The log first: every later refusal is recorded in it. */
+  if (sbx_audit_open(&audit, audit_path, stderr) != 0)
+    return SBX_EXIT_FAILURE;
+
+  if (sbx_run_workspace(o->workspace, workspace, sizeof(workspace)) != 0) {
+    rec.error = "workspace unusable";
+    goto record;
+  }
+  rec.workspace = workspace;
+  if (sbx_profile_timeout(p, o->has_timeout, o->timeout_ms, &rec.timeout_ms, stderr) != 0) {
+    rec.error = "--timeout above the profile's maxExecutionTime";
+    goto record;
+  }
+  if (!rec.tier) {
+    fprintf(stderr, "sbx: error: profile '%s' has no default tier; pass --tier\n", p->name);
+    rec.error = "no tier";
+    goto record;
+  }
+
+  r = sbx_admit_open(&adm, t->model, stderr);
+  if (r != 0) {
+    rec.error = "admission state unavailable";
+    goto record;
+  }
+  admit_open = true;
+  r = sbx_admit_acquire(&adm, rec.tier, o->no_wait, stderr);
+  rec.admission_wait_ms = adm.wait_ms;
+  if (r != 0) {
+    rec.error = r == -EAGAIN ? "admission refused (--no-wait)" : "admission failed";
+    den[n_den].layer = "admission";
+    den[n_den].rule = t->model->source_path ? t->model->source_path : t->model->model_name;
+    den[n_den].what = rec.tier;
+    den[n_den].action = r == -EAGAIN ? "refused" : "failed";
+    n_den++;
+    goto record;
+  }
+  rec.admitted = true;
+
+  memset(&req, 0, sizeof(req));
+  req.profile = p;
+  req.workspace = workspace;
+  req.argv = o->cmd_argv;
+  req.timeout_ms = rec.timeout_ms;
+  r = sbx_confine_run(&req, &res);
+  if (r != 0 || res.outcome == SBX_OUTCOME_FAILED)
+    fprintf(stderr, "sbx: error: %s\n", res.message[0] ? res.message : strerror(-r));
+  else if (res.outcome == SBX_OUTCOME_EXEC_FAILED && res.message[0])
+    fprintf(stderr, "sbx: %s\n", res.message);
+  else if (res.outcome == SBX_OUTCOME_TIMED_OUT)
+    fprintf(stderr, "sbx: %s: time limit of %llu ms reached; the command was killed\n",
+            o->cmd_argv[0], (unsigned long long)res.timeout_ms);
+  code = r != 0 ? SBX_EXIT_FAILURE : res.exit_code;
+  sbx_run_record_result(&rec, p, &res, den, &n_den, what, sizeof(what));
+  if (res.denied_syscall >= 0)
+    fprintf(stderr, "sbx: seccomp refused %s: rule %s (%s)\n", what, den[n_den - 1].rule,
+            den[n_den - 1].action ? den[n_den - 1].action : "?");
+
+  /* A ticket that cannot be completed leaves its slot to reclamation; the
+   * run itself happened, so its record is still written. */
+  if (sbx_admit_release(&adm, stderr) != 0)
+    code = SBX_EXIT_FAILURE;
+
+record:
+  rec.sbx_exit = code;
+  rec.denials = den;
+  rec.n_denials = n_den;
+  if (sbx_audit_append(&audit, &rec, stderr) != 0)
+    code = SBX_EXIT_FAILURE;
+  if (admit_open)
+    sbx_admit_close(&adm);
+  sbx_audit_close(&audit);
+  return code;
+}

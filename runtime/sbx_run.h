@@ -1,0 +1,24 @@
+/* sbx_run: `sbx run`, `sbx check` and `sbx explain` over the linked tables.
+ * Each returns the process exit status (docs/sbx.1). */
+#ifndef CS_RUNTIME_SBX_RUN_H
+#define CS_RUNTIME_SBX_RUN_H
+
+#include <stddef.h>
+
+#include "cs_model_table.h"
+#include "cs_profile_table.h"
+#include "sbx_cli.h"
+
+/* The tables sbx is linked with: the profiles compiled from
+ * models/profiles.pol and the scheduler compiled from models/default.pnet. */
+struct sbx_tables {
+  const struct cs_profile *profiles;
+  size_t n_profiles;
+  const struct cs_model_table *model;
+};
+
+int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o);
+int sbx_check(const struct sbx_tables *t);
+int sbx_explain_cmd(const struct sbx_tables *t, const struct sbx_opts *o);
+
+#endif

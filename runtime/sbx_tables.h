@@ -1,0 +1,26 @@
+/* sbx_tables: the generated tables the sbx executable is linked with.
+ * cs_model_default comes from models/default.pnet (pnetc's C emitter,
+ * static lib cs_model_default); the profiles from models/profiles.pol
+ * (static lib cs_profiles). Only sbx_main.c includes this: every other
+ * module takes the tables as parameters, so the tests can give their own. */
+#ifndef CS_RUNTIME_SBX_TABLES_H
+#define CS_RUNTIME_SBX_TABLES_H
+
+#include <stdint.h>
+
+#include "cs_model_table.h"
+#include "cs_profile_table.h"
+
+extern const struct cs_model_table cs_model_default;
+extern const struct cs_profile cs_profiles[];
+extern const uint32_t cs_profiles_count;
+
+#define SBX_PROFILES cs_profiles
+#define SBX_N_PROFILES cs_profiles_count
+#define SBX_MODEL cs_model_default
+
+#ifndef SBX_VERSION
+#define SBX_VERSION "0.1.0"
+#endif
+
+#endif

@@ -1,0 +1,522 @@
+/* Unit tests of sbx's table-independent modules: the command line, profile
+ * selection, the --timeout rule, `explain` (golden), the audit log. */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fixture_profiles.h"
+#include "sbx_audit.h"
+#include "sbx_cli.h"
+#include "sbx_explain.h"
+#include "sbx_profile.h"
+
+static const char *golden_dir;
+
+/* A parse with the messages captured. */
+static int parse(struct sbx_opts *o, char *msg, size_t msgsize, int argc, char **argv)
+{
+  FILE *err = fmemopen(msg, msgsize, "w");
+  int r;
+
+  ck_assert_ptr_nonnull(err);
+  r = sbx_cli_parse(argc, argv, o, err);
+  fclose(err);
+  return r;
+}
+
+START_TEST(cli_run_options)
+{
+  char *argv[] = {"sbx", "run", "--profile", "standard", "--workspace", "/tmp", "--tier", "v8",
+                  "--timeout", "1.5", "--no-wait", "--audit", "/tmp/a.log", "--", "ls", "-l",
+                  NULL};
+  struct sbx_opts o;
+  char msg[256] = "";
+
+  ck_assert_int_eq(parse(&o, msg, sizeof(msg), 16, argv), 0);
+  ck_assert_int_eq(o.cmd, SBX_CMD_RUN);
+  ck_assert_str_eq(o.profile, "standard");
+  ck_assert_str_eq(o.workspace, "/tmp");
+  ck_assert_str_eq(o.tier, "v8");
+  ck_assert(o.has_timeout);
+  ck_assert_uint_eq(o.timeout_ms, 1500);
+  ck_assert(o.no_wait);
+  ck_assert_str_eq(o.audit_path, "/tmp/a.log");
+  ck_assert_int_eq(o.cmd_argc, 2);
+  ck_assert_str_eq(o.cmd_argv[0], "ls");
+  ck_assert_str_eq(o.cmd_argv[1], "-l");
+}
+END_TEST
+
+START_TEST(cli_command_options_are_not_ours)
+{
+  /* Without "--", parsing stops at CMD: its --profile belongs to it. */
+  char *argv[] = {"sbx", "run", "env", "--profile", "x", NULL};
+  char *argv2[] = {"sbx", "run", "--", "--profile", NULL};
+  struct sbx_opts o;
+  char msg[256] = "";
+
+  ck_assert_int_eq(parse(&o, msg, sizeof(msg), 5, argv), 0);
+  ck_assert_ptr_null(o.profile);
+  ck_assert_int_eq(o.cmd_argc, 3);
+  ck_assert_str_eq(o.cmd_argv[1], "--profile");
+  ck_assert_int_eq(parse(&o, msg, sizeof(msg), 4, argv2), 0);
+  ck_assert_int_eq(o.cmd_argc, 1);
+  ck_assert_str_eq(o.cmd_argv[0], "--profile");
+}
+END_TEST
+
+START_TEST(cli_errors)
+{
+  struct {
+    int argc;
+    char *argv[6];
+    const char *needle;
+  } cases[] = {
+    {1, {"sbx"}, "no command given"},
+    {2, {"sbx", "frobnicate"}, "unknown command 'frobnicate'"},
+    {2, {"sbx", "run"}, "run: no command given"},
+    {3, {"sbx", "run", "--"}, "run: no command given"},
+    {4, {"sbx", "run", "--bogus", "ls"}, "unknown option '--bogus'"},
+    {3, {"sbx", "run", "--profile"}, "needs an argument"},
+    {5, {"sbx", "run", "--timeout", "0", "ls"}, "--timeout '0'"},
+    {5, {"sbx", "run", "--timeout", "1.2345", "ls"}, "at most 3 decimals"},
+    {3, {"sbx", "check", "--no-wait"}, "check: only no option is accepted"},
+    {4, {"sbx", "check", "--profile", "x"}, "check: only no option"},
+    {3, {"sbx", "explain", "extra"}, "unexpected argument 'extra'"},
+    {4, {"sbx", "explain", "--tier", "v8"}, "explain: only --profile"},
+  };
+
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    struct sbx_opts o;
+    char msg[512] = "";
+    ck_assert_msg(parse(&o, msg, sizeof(msg), cases[i].argc, cases[i].argv) == -EINVAL,
+                  "case %zu accepted", i);
+    ck_assert_msg(strstr(msg, cases[i].needle) != NULL, "case %zu: '%s' lacks '%s'", i, msg,
+                  cases[i].needle);
+    ck_assert_msg(strncmp(msg, "sbx: error: ", 12) == 0, "case %zu: '%s'", i, msg);
+  }
+}
+END_TEST
+
+START_TEST(cli_help_lists_every_exit_code)
+{
+  char buf[8192] = "";
+  FILE *f = fmemopen(buf, sizeof(buf) - 1, "w");
+
+  sbx_cli_usage(f);
+  fclose(f);
+  ck_assert_ptr_nonnull(strstr(buf, "124"));
+  ck_assert_ptr_nonnull(strstr(buf, "125"));
+  ck_assert_ptr_nonnull(strstr(buf, "126"));
+  ck_assert_ptr_nonnull(strstr(buf, "127"));
+  ck_assert_ptr_nonnull(strstr(buf, "128+N"));
+}
+END_TEST
+
+START_TEST(cli_seconds)
+{
+  static const struct {
+    const char *s;
+    int ok;
+    uint64_t ms;
+  } cases[] = {
+    {"2", 1, 2000}, {"0.5", 1, 500}, {"1.250", 1, 1250}, {".5", 1, 500}, {"0.001", 1, 1},
+    {"2592000", 1, 2592000000ull}, {"2592000.001", 0, 0}, {"0", 0, 0}, {"0.0", 0, 0},
+    {"1.2345", 0, 0}, {"", 0, 0}, {"1.", 0, 0}, {".", 0, 0}, {"abc", 0, 0}, {"-1", 0, 0},
+    {"1s", 0, 0}, {" 1", 0, 0}, {"99999999999999999999999", 0, 0},
+  };
+
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    uint64_t ms = 0;
+    int r = sbx_cli_parse_seconds(cases[i].s, &ms);
+    ck_assert_msg((r == 0) == cases[i].ok, "'%s': %d", cases[i].s, r);
+    if (cases[i].ok)
+      ck_assert_uint_eq(ms, cases[i].ms);
+  }
+}
+END_TEST
+
+static int select_profile(const char *flag, const char *env, const char **name, char *msg,
+                          size_t msgsize)
+{
+  const struct cs_profile *p = NULL;
+  enum sbx_profile_source src;
+  FILE *err = fmemopen(msg, msgsize, "w");
+  int r = sbx_profile_select(sbx_fixture_profiles, SBX_FIXTURE_N, flag, env, &p, &src, err);
+
+  fclose(err);
+  *name = p ? p->name : NULL;
+  if (r == 0)
+    ck_assert_str_eq(sbx_profile_source_name(src), flag ? "flag" : env ? "env" : "default");
+  return r;
+}
+
+START_TEST(profile_precedence)
+{
+  const char *name;
+  char msg[512] = "";
+
+  ck_assert_int_eq(select_profile(NULL, NULL, &name, msg, sizeof(msg)), 0);
+  ck_assert_str_eq(name, "strict");
+  ck_assert_int_eq(select_profile(NULL, "standard", &name, msg, sizeof(msg)), 0);
+  ck_assert_str_eq(name, "standard");
+  ck_assert_int_eq(select_profile("strict", "standard", &name, msg, sizeof(msg)), 0);
+  ck_assert_str_eq(name, "strict");
+  ck_assert_int_eq(select_profile("WORKSPACE_WRITE", NULL, &name, msg, sizeof(msg)), 0);
+  ck_assert_str_eq(name, "standard");
+  ck_assert_int_eq(select_profile(NULL, "READ_ONLY", &name, msg, sizeof(msg)), 0);
+  ck_assert_str_eq(name, "strict");
+}
+END_TEST
+
+START_TEST(profile_unknown_is_an_error)
+{
+  const char *name;
+  char msg[512] = "";
+
+  /* Even when the environment names a valid one, a bad flag is an error. */
+  ck_assert_int_eq(select_profile("stirct", "strict", &name, msg, sizeof(msg)), -ENOENT);
+  ck_assert_ptr_nonnull(strstr(msg, "unknown profile 'stirct' (from --profile)"));
+  ck_assert_ptr_nonnull(strstr(msg, "strict (READ_ONLY), standard (WORKSPACE_WRITE)"));
+  ck_assert_int_eq(select_profile(NULL, "read_only", &name, msg, sizeof(msg)), -ENOENT);
+  ck_assert_ptr_nonnull(strstr(msg, "from COMMANDER_SECURITY_PROFILE"));
+  ck_assert_int_eq(select_profile(NULL, "", &name, msg, sizeof(msg)), -ENOENT);
+  ck_assert_ptr_nonnull(strstr(msg, "COMMANDER_SECURITY_PROFILE is empty"));
+  ck_assert_int_eq(select_profile("", NULL, &name, msg, sizeof(msg)), -ENOENT);
+  /* A table without "strict" cannot supply the default. */
+  {
+    const struct cs_profile *p = NULL;
+    enum sbx_profile_source src;
+    FILE *err = fmemopen(msg, sizeof(msg), "w");
+    ck_assert_int_eq(sbx_profile_select(&sbx_fixture_profiles[1], 1, NULL, NULL, &p, &src, err),
+                     -ENOENT);
+    fclose(err);
+    ck_assert_ptr_nonnull(strstr(msg, "unknown profile 'strict' (from the default)"));
+  }
+}
+END_TEST
+
+START_TEST(profile_timeout_only_lowers)
+{
+  const struct cs_profile *p = &sbx_fixture_profiles[1]; /* 1.5 s */
+  char msg[512] = "";
+  uint64_t ms = 0;
+  FILE *err = fmemopen(msg, sizeof(msg), "w");
+
+  ck_assert_int_eq(sbx_profile_timeout(p, 0, 0, &ms, err), 0);
+  ck_assert_uint_eq(ms, 1500);
+  ck_assert_int_eq(sbx_profile_timeout(p, 1, 1000, &ms, err), 0);
+  ck_assert_uint_eq(ms, 1000);
+  ck_assert_int_eq(sbx_profile_timeout(p, 1, 1500, &ms, err), 0);
+  ck_assert_uint_eq(ms, 1500);
+  ck_assert_int_eq(sbx_profile_timeout(p, 1, 1501, &ms, err), -ERANGE);
+  ck_assert_uint_eq(ms, 1500);
+  fclose(err);
+  ck_assert_ptr_nonnull(strstr(msg, "--timeout 1.501s exceeds profile 'standard' "
+                                    "maxExecutionTime 1.500s (fixture.pol:18:1)"));
+}
+END_TEST
+
+static char *slurp(const char *path, size_t *len)
+{
+  FILE *f = fopen(path, "r");
+  char *buf;
+  long n;
+
+  if (!f)
+    return NULL;
+  fseek(f, 0, SEEK_END);
+  n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  buf = calloc(1, (size_t)n + 1);
+  if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+    free(buf);
+    buf = NULL;
+  }
+  fclose(f);
+  *len = (size_t)n;
+  return buf;
+}
+
+START_TEST(explain_golden)
+{
+  char *out = NULL, *want, path[4096];
+  size_t outlen = 0, wantlen = 0;
+  FILE *f = open_memstream(&out, &outlen);
+
+  for (int i = 0; i < SBX_FIXTURE_N; i++) {
+    sbx_explain(f, &sbx_fixture_profiles[i]);
+    fprintf(f, "----\n");
+  }
+  fclose(f);
+  snprintf(path, sizeof(path), "%s/explain_fixture.golden", golden_dir);
+  if (getenv("SBX_UPDATE_GOLDEN")) {
+    FILE *g = fopen(path, "w");
+    ck_assert_ptr_nonnull(g);
+    fwrite(out, 1, outlen, g);
+    fclose(g);
+  }
+  want = slurp(path, &wantlen);
+  ck_assert_msg(want != NULL, "cannot read %s", path);
+  ck_assert_msg(outlen == wantlen && memcmp(out, want, outlen) == 0,
+                "explain differs from %s; got:\n%s", path, out);
+  free(want);
+  free(out);
+}
+END_TEST
+
+START_TEST(explain_bytes_exact)
+{
+  char b[32];
+
+  ck_assert_str_eq(sbx_explain_bytes(b, sizeof(b), 1000), "1000 bytes");
+  ck_assert_str_eq(sbx_explain_bytes(b, sizeof(b), 1024), "1 KiB");
+  ck_assert_str_eq(sbx_explain_bytes(b, sizeof(b), 1536), "1536 bytes");
+  ck_assert_str_eq(sbx_explain_bytes(b, sizeof(b), 3ull << 30), "3 GiB");
+}
+END_TEST
+
+static struct sbx_audit_record sample_record(char **argv, int argc)
+{
+  static const struct sbx_audit_denial den[] = {
+    {"seccomp", "fixture.pol:11:5", "ptrace (nr 101)", "kill-process"},
+  };
+  struct sbx_audit_record r;
+
+  memset(&r, 0, sizeof(r));
+  r.start.tv_sec = 1795942800; /* 2026-11-29T09:00:00Z */
+  r.start.tv_nsec = 42000000;
+  r.profile = "strict";
+  r.profile_alias = "READ_ONLY";
+  r.profile_source = "env";
+  r.tier = "v8";
+  r.argv = argv;
+  r.argc = argc;
+  r.workspace = "/work";
+  r.model = "default";
+  r.admitted = true;
+  r.admission_wait_ms = 7;
+  r.limits = &sbx_fixture_profiles[0].limits;
+  r.timeout_ms = 2000;
+  r.outcome = SBX_AUDIT_SIGNALED;
+  r.signal = 9;
+  r.sbx_exit = 137;
+  r.duration_ms = 12;
+  r.denials = den;
+  r.n_denials = 1;
+  return r;
+}
+
+START_TEST(audit_format_schema)
+{
+  char *argv[] = {"ls", "-l", "caf\xc3\xa9", "\xff\x01", NULL};
+  struct sbx_audit_record r = sample_record(argv, 4);
+  json_error_t jerr;
+  json_t *o;
+  char *line;
+  int e = 0;
+
+  line = sbx_audit_format(&r, &e);
+  ck_assert_ptr_nonnull(line);
+  ck_assert(line[strlen(line) - 1] == '\n');
+  ck_assert_ptr_null(strchr(line, '\n') == line + strlen(line) - 1 ? NULL : line);
+  o = json_loads(line, 0, &jerr);
+  ck_assert_msg(o != NULL, "%s: %s", line, jerr.text);
+  ck_assert_int_eq(json_integer_value(json_object_get(o, "schema")), 1);
+  ck_assert_str_eq(json_string_value(json_object_get(o, "time")), "2026-11-29T09:00:00.042Z");
+  ck_assert_str_eq(json_string_value(json_object_get(o, "profile")), "strict");
+  ck_assert_str_eq(json_string_value(json_object_get(o, "profile_source")), "env");
+  ck_assert_str_eq(json_string_value(json_object_get(o, "tier")), "v8");
+  ck_assert_str_eq(json_string_value(json_array_get(json_object_get(o, "argv"), 2)), "caf\xc3\xa9");
+  ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(o, "argv"), 3),
+                                                     "hex")), "ff01");
+  ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(o, "admission"), "wait_ms")), 7);
+  ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(o, "limits"), "max_file_size")),
+                   1000);
+  ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(o, "limits"), "timeout_ms")),
+                   2000);
+  ck_assert_str_eq(json_string_value(json_object_get(json_object_get(o, "result"), "signal_name")),
+                   "SIGKILL");
+  ck_assert_str_eq(json_string_value(json_object_get(json_object_get(o, "result"), "outcome")),
+                   "signaled");
+  ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(o, "denials"), 0),
+                                                     "rule")), "fixture.pol:11:5");
+  ck_assert_ptr_null(json_object_get(o, "truncated"));
+  json_decref(o);
+  free(line);
+}
+END_TEST
+
+START_TEST(audit_huge_record_is_shortened)
+{
+  enum { N = 2000 };
+  char **argv = calloc(N + 1, sizeof(char *));
+  char *big = malloc(1000);
+  struct sbx_audit_record r;
+  json_t *o;
+  char *line;
+  int e = 0;
+
+  memset(big, 'a', 999);
+  big[999] = '\0';
+  for (int i = 0; i < N; i++)
+    argv[i] = big;
+  r = sample_record(argv, N);
+  line = sbx_audit_format(&r, &e);
+  ck_assert_ptr_nonnull(line);
+  ck_assert_uint_le(strlen(line), SBX_AUDIT_MAX_RECORD);
+  o = json_loads(line, 0, NULL);
+  ck_assert_ptr_nonnull(o);
+  ck_assert(json_is_true(json_object_get(o, "truncated")));
+  ck_assert_uint_eq(json_array_size(json_object_get(o, "argv")), 32);
+  json_decref(o);
+  free(line);
+  free(big);
+  free(argv);
+}
+END_TEST
+
+static int audit_open_msg(const char *path, char *msg, size_t size)
+{
+  struct sbx_audit a;
+  FILE *err = fmemopen(msg, size, "w");
+  int r = sbx_audit_open(&a, path, err);
+
+  fclose(err);
+  sbx_audit_close(&a);
+  return r;
+}
+
+START_TEST(audit_unusable_logs_refused)
+{
+  char dir[] = "/tmp/sbx-audit-XXXXXX", path[256], msg[512] = "";
+
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  ck_assert_int_eq(audit_open_msg(dir, msg, sizeof(msg)), -EISDIR);
+  ck_assert_ptr_nonnull(strstr(msg, "cannot open for appending"));
+  snprintf(path, sizeof(path), "%s/missing/a.log", dir);
+  ck_assert_int_eq(audit_open_msg(path, msg, sizeof(msg)), -ENOENT);
+  ck_assert_int_eq(audit_open_msg("", msg, sizeof(msg)), -EINVAL);
+  snprintf(path, sizeof(path), "%s/fifo", dir);
+  ck_assert_int_eq(mkfifo(path, 0600), 0);
+  /* A FIFO without a reader fails open(O_NONBLOCK) with ENXIO; either
+   * way it is refused before anything runs. */
+  ck_assert_int_ne(audit_open_msg(path, msg, sizeof(msg)), 0);
+  ck_assert_ptr_nonnull(strstr(msg, "sbx: error: audit log"));
+  unlink(path);
+  snprintf(path, sizeof(path), "%s/ok.log", dir);
+  ck_assert_int_eq(audit_open_msg(path, msg, sizeof(msg)), 0);
+  ck_assert_int_eq(audit_open_msg(NULL, msg, sizeof(msg)), 0);
+  unlink(path);
+  rmdir(dir);
+}
+END_TEST
+
+START_TEST(audit_concurrent_appends_never_interleave)
+{
+  enum { PROCS = 8, EACH = 50 };
+  char dir[] = "/tmp/sbx-audit-XXXXXX", path[256], line[1 << 16];
+  char *argv[] = {"x", NULL};
+  int lines = 0;
+  FILE *f;
+
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(path, sizeof(path), "%s/a.log", dir);
+  for (int p = 0; p < PROCS; p++) {
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+      struct sbx_audit a;
+      char *big = malloc(20000);
+      memset(big, 'a' + p, 19999);
+      big[19999] = '\0';
+      argv[0] = big; /* long lines make interleaving likely if it could happen */
+      if (sbx_audit_open(&a, path, stderr) != 0)
+        _exit(1);
+      for (int i = 0; i < EACH; i++) {
+        struct sbx_audit_record r = sample_record(argv, 1);
+        if (sbx_audit_append(&a, &r, stderr) != 0)
+          _exit(2);
+      }
+      sbx_audit_close(&a);
+      free(big);
+      _exit(0);
+    }
+  }
+  for (int p = 0; p < PROCS; p++) {
+    int st;
+    ck_assert_int_gt(wait(&st), 0);
+    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  }
+  f = fopen(path, "r");
+  ck_assert_ptr_nonnull(f);
+  while (fgets(line, sizeof(line), f)) {
+    json_t *o = json_loads(line, 0, NULL);
+    const char *a0;
+    ck_assert_msg(o != NULL, "line %d does not parse", lines + 1);
+    a0 = json_string_value(json_array_get(json_object_get(o, "argv"), 0));
+    ck_assert_uint_eq(strlen(a0), 19999);
+    ck_assert_uint_eq(strspn(a0, (char[]){a0[0], 0}), 19999);
+    json_decref(o);
+    lines++;
+  }
+  fclose(f);
+  ck_assert_int_eq(lines, PROCS * EACH);
+  unlink(path);
+  rmdir(dir);
+}
+END_TEST
+
+START_TEST(audit_rfc3339)
+{
+  struct timespec ts = {0, 999999999};
+  char buf[48];
+
+  ck_assert_int_eq(sbx_audit_rfc3339(&ts, buf, sizeof(buf)), 0);
+  ck_assert_str_eq(buf, "1970-01-01T00:00:00.999Z");
+  ts.tv_sec = 951782400; /* leap day 2000 */
+  ts.tv_nsec = 0;
+  ck_assert_int_eq(sbx_audit_rfc3339(&ts, buf, sizeof(buf)), 0);
+  ck_assert_str_eq(buf, "2000-02-29T00:00:00.000Z");
+  ck_assert_int_eq(sbx_audit_rfc3339(&ts, buf, 10), -EOVERFLOW);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+  Suite *s = suite_create("sbx_units");
+  TCase *tc = tcase_create("all");
+  SRunner *sr;
+  int failed;
+
+  golden_dir = argc > 1 ? argv[1] : ".";
+  tcase_set_timeout(tc, 30);
+  tcase_add_test(tc, cli_run_options);
+  tcase_add_test(tc, cli_command_options_are_not_ours);
+  tcase_add_test(tc, cli_errors);
+  tcase_add_test(tc, cli_help_lists_every_exit_code);
+  tcase_add_test(tc, cli_seconds);
+  tcase_add_test(tc, profile_precedence);
+  tcase_add_test(tc, profile_unknown_is_an_error);
+  tcase_add_test(tc, profile_timeout_only_lowers);
+  tcase_add_test(tc, explain_golden);
+  tcase_add_test(tc, explain_bytes_exact);
+  tcase_add_test(tc, audit_format_schema);
+  tcase_add_test(tc, audit_huge_record_is_shortened);
+  tcase_add_test(tc, audit_unusable_logs_refused);
+  tcase_add_test(tc, audit_concurrent_appends_never_interleave);
+  tcase_add_test(tc, audit_rfc3339);
+  suite_add_tcase(s, tc);
+  sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? 1 : 0;
+}
