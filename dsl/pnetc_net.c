@@ -1,0 +1,367 @@
+/* pnetc_net: the back end for nets (.pnet and PNML): parse, analyse, emit.
+ *
+ * Order of work and why:
+ *   1. parse (front end prints file:line:col diagnostics)     -> exit 2
+ *   2. Promela needs no analysis (Spin explores the model itself)
+ *   3. analyse                                                -> exit 3 on a limit
+ *   4. every violated assertion is reported on stderr with its shortest
+ *      firing sequence, whatever else was asked
+ *   5. outputs are produced into temporary files and committed together;
+ *      C tables are NOT written when an assertion fails: the runtime would
+ *      otherwise link a scheduler for a model known to be wrong.
+ * Output and depfile are committed as one group, so a build never sees a
+ * depfile that promises outputs which were not written. */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../gen/emit.h"
+#include "../gen/out_file.h"
+#include "../verify/pn_analysis.h"
+#include "diag.h"
+#include "pnet.h"
+#include "pnetc_exit.h"
+#include "pnetc_options.h"
+#include "pnml.h"
+#ifdef CS_HAVE_EMIT_PROMELA
+#include "../gen/emit_promela.h"
+#endif
+
+#ifndef CS_VERSION
+#define CS_VERSION "unknown"
+#endif
+#define PNETC_GENERATOR "pnetc " CS_VERSION
+
+/* Exit code for a negative errno from the analysis, an emitter or an output. */
+static int pnetc_net_exit_for(int err) {
+  switch (err) {
+  case -E2BIG:
+  case -ENOMEM:
+  case -EOVERFLOW:
+  case -ENOSPC:
+  case -EDQUOT:
+  case -EFBIG:
+    return PNETC_EXIT_LIMIT;
+  case -EDOM: /* no safe initial marking: the model cannot be scheduled */
+    return PNETC_EXIT_ASSERTION;
+  default:
+    return PNETC_EXIT_INPUT;
+  }
+}
+
+static void pnetc_net_trace(FILE *out, const struct pn_net *net, const uint32_t *trace, uint32_t n) {
+  if (n == 0) {
+    fputs("(the initial marking)", out);
+    return;
+  }
+  for (uint32_t i = 0; i < n; i++) fprintf(out, "%s%s", i ? ", " : "", net->transitions[trace[i]].name);
+}
+
+static void pnetc_net_marking(FILE *out, const struct pn_net *net, const int64_t *tokens) {
+  int first = 1;
+  for (uint32_t i = 0; i < net->nplaces; i++) {
+    if (net->places[i].role != PN_PLACE_TRACKED) continue;
+    fprintf(out, "%s%s=%" PRId64, first ? "" : " ", net->places[i].name, tokens[i]);
+    first = 0;
+  }
+  if (first) fputs("(no tracked place)", out);
+}
+
+static const char *pnetc_net_assert_kind(enum pn_assert_kind k) {
+  switch (k) {
+  case PN_ASSERT_NO_DEADLOCK: return "no deadlock";
+  case PN_ASSERT_CAPACITY: return "capacity";
+  case PN_ASSERT_INVARIANT: return "invariant";
+  case PN_ASSERT_REACHABLE: return "reachable";
+  case PN_ASSERT_UNREACHABLE: return "unreachable";
+  }
+  return "assertion";
+}
+
+/* The human summary (stdout): what an engineer checks after a change. */
+static void pnetc_net_summary(FILE *out, const struct pn_net *net, const struct pn_analysis *a,
+                              int64_t *tokens) {
+  uint32_t ntracked = 0, nadmit = 0;
+  for (uint32_t i = 0; i < net->nplaces; i++) ntracked += net->places[i].role == PN_PLACE_TRACKED;
+  for (uint32_t i = 0; i < net->ntransitions; i++) nadmit += net->transitions[i].kind == PN_ADMISSION;
+  fprintf(out, "model %s (%s)\n", net->name && net->name[0] ? net->name : "(unnamed)", net->source_path);
+  fprintf(out, "  places       %" PRIu32 " (%" PRIu32 " tracked)\n", net->nplaces, ntracked);
+  fprintf(out, "  transitions  %" PRIu32 " (%" PRIu32 " admissions, %" PRIu32 " progress steps)\n",
+          net->ntransitions, nadmit, net->ntransitions - nadmit);
+  fprintf(out, "  states       %" PRIu64 " reachable markings\n", pn_analysis_states(a));
+  fprintf(out, "  edges        %" PRIu64 "\n", pn_analysis_edges(a));
+  fprintf(out, "  classes      %" PRIu64 " safe, %" PRIu64 " saturated, %" PRIu64 " unsafe, %" PRIu64
+               " deadlock\n",
+          pn_analysis_class_count(a, PN_CLASS_SAFE), pn_analysis_class_count(a, PN_CLASS_SATURATED),
+          pn_analysis_class_count(a, PN_CLASS_UNSAFE), pn_analysis_class_count(a, PN_CLASS_DEAD));
+  fprintf(out, "  safe set S   %" PRIu64 " states (rows of the generated tables)\n",
+          pn_analysis_class_count(a, PN_CLASS_SAFE) + pn_analysis_class_count(a, PN_CLASS_SATURATED));
+  fprintf(out, "  deadlocks    %" PRIu64 "\n", pn_analysis_class_count(a, PN_CLASS_DEAD));
+  fputs("  bounds (largest reachable count / declared capacity):\n", out);
+  const int64_t *bounds = pn_analysis_bounds(a);
+  int width = 0;
+  for (uint32_t i = 0; i < net->nplaces; i++) {
+    int len = (int)strlen(net->places[i].name);
+    if (net->places[i].role == PN_PLACE_TRACKED && len > width) width = len;
+  }
+  for (uint32_t i = 0; i < net->nplaces; i++) {
+    const struct pn_place *p = &net->places[i];
+    if (p->role != PN_PLACE_TRACKED) continue;
+    fprintf(out, "    %-*s %" PRId64 " / ", width, p->name, bounds[i]);
+    if (p->capacity == PN_UNBOUNDED) fputs("-", out);
+    else fprintf(out, "%" PRId64, p->capacity);
+    if (p->capacity != PN_UNBOUNDED && bounds[i] > p->capacity) fputs("  EXCEEDED", out);
+    fputc('\n', out);
+  }
+  fprintf(out, "  assertions (%" PRIu32 "):\n", net->nassertions);
+  for (uint32_t i = 0; i < net->nassertions; i++) {
+    const struct pn_assertion *as = &net->assertions[i];
+    const struct pn_assert_result *r = pn_analysis_assertion(a, i);
+    fprintf(out, "    %-4s %-11s %s%s\n", r->holds ? "ok" : "FAIL", pnetc_net_assert_kind(as->kind),
+            as->text ? as->text : "", as->implicit ? " (implicit)" : "");
+    if (!r->holds && (r->trace || r->witness >= 0)) {
+      fprintf(out, "         shortest firing sequence (%" PRIu32 " step%s): ", r->ntrace,
+              r->ntrace == 1 ? "" : "s");
+      pnetc_net_trace(out, net, r->trace, r->ntrace);
+      fputc('\n', out);
+      if (r->witness >= 0) {
+        pn_analysis_marking(a, (uint64_t)r->witness, tokens);
+        fputs("         reaches: ", out);
+        pnetc_net_marking(out, net, tokens);
+        fputc('\n', out);
+      }
+    }
+  }
+}
+
+/* Compiler-style errors on stderr: the lines an IDE or a CI log points at. */
+static int pnetc_net_report_failures(const struct pn_net *net, const struct pn_analysis *a,
+                                     int64_t *tokens) {
+  int failed = 0;
+  for (uint32_t i = 0; i < net->nassertions; i++) {
+    const struct pn_assertion *as = &net->assertions[i];
+    const struct pn_assert_result *r = pn_analysis_assertion(a, i);
+    if (r->holds) continue;
+    failed = 1;
+    diag_error(&as->loc, "%s assertion does not hold: %s", pnetc_net_assert_kind(as->kind),
+               as->text ? as->text : "");
+    if (!r->trace && r->witness < 0) continue;
+    FILE *out = diag_stream();
+    fprintf(out, "pnetc: note: shortest firing sequence (%" PRIu32 " step%s): ", r->ntrace,
+            r->ntrace == 1 ? "" : "s");
+    pnetc_net_trace(out, net, r->trace, r->ntrace);
+    fputc('\n', out);
+    if (r->witness >= 0) {
+      pn_analysis_marking(a, (uint64_t)r->witness, tokens);
+      fputs("pnetc: note: reaching: ", out);
+      pnetc_net_marking(out, net, tokens);
+      fputc('\n', out);
+    }
+  }
+  return failed;
+}
+
+/* Make syntax: spaces and '#' escaped with '\', '$' doubled. */
+static void pnetc_net_dep_path(FILE *out, const char *path) {
+  for (const char *p = path; *p; p++) {
+    if (*p == ' ' || *p == '#' || *p == '\\') fputc('\\', out);
+    if (*p == '$') fputc('$', out);
+    fputc(*p, out);
+  }
+}
+
+/* Absolute paths: CMake and Ninja read the depfile from the build
+ * directory, not from pnetc's working directory. */
+static int pnetc_net_depfile(FILE *out, const struct pn_net *net, const char *target) {
+  char resolved[PATH_MAX];
+  pnetc_net_dep_path(out, target);
+  fputc(':', out);
+  for (uint32_t i = 0; i < net->nsources; i++) {
+    const char *path = net->sources[i]->path;
+    fputs(" \\\n  ", out);
+    pnetc_net_dep_path(out, realpath(path, resolved) ? resolved : path);
+  }
+  fputc('\n', out);
+  /* An empty rule per dependency, so deleting an included file makes the
+   * build rerun pnetc (which then reports it) instead of failing in make. */
+  for (uint32_t i = 0; i < net->nsources; i++) {
+    const char *path = net->sources[i]->path;
+    fputc('\n', out);
+    pnetc_net_dep_path(out, realpath(path, resolved) ? resolved : path);
+    fputs(":\n", out);
+  }
+  return ferror(out) ? -EIO : 0;
+}
+
+static char *pnetc_net_join(const char *dir, const char *name, const char *ext) {
+  size_t len = strlen(dir) + strlen(name) + strlen(ext) + 2;
+  char *r = malloc(len);
+  if (r) snprintf(r, len, "%s/%s%s", dir, name, ext);
+  return r;
+}
+
+/* An absolute spelling of an output path for the depfile target. */
+static char *pnetc_net_absolute(const char *path) {
+  if (path[0] == '/') return strdup(path);
+  char cwd[PATH_MAX];
+  if (!getcwd(cwd, sizeof cwd)) return strdup(path);
+  return pnetc_net_join(cwd, path, "");
+}
+
+static int pnetc_net_check_emit(const struct pnetc_options *o) {
+  switch (o->emit) {
+  case PNETC_EMIT_DEFAULT:
+  case PNETC_EMIT_C:
+  case PNETC_EMIT_JSON:
+  case PNETC_EMIT_DOT:
+  case PNETC_EMIT_PROMELA:
+    return 0;
+  case PNETC_EMIT_BPF:
+  case PNETC_EMIT_DISASM:
+  case PNETC_EMIT_OCI:
+    break;
+  }
+  fprintf(stderr, "pnetc: error: %s: --emit bpf, disasm and oci apply to policies (.pol, .json), "
+                  "not to nets\nTry 'pnetc --help' for more information.\n", o->input);
+  return -EINVAL;
+}
+
+int pnetc_run_net(const struct pnetc_options *o) {
+  struct pn_net *net = NULL;
+  struct pn_analysis *a = NULL;
+  struct out_file *files[3] = {NULL, NULL, NULL};
+  size_t nfiles = 0;
+  char *ident = NULL, *c_path = NULL, *h_path = NULL, *h_name = NULL, *target = NULL;
+  int64_t *tokens = NULL;
+  int rc, exit_code = PNETC_EXIT_INPUT, failed = 0;
+
+  if (pnetc_net_check_emit(o) != 0) goto cleanup;
+  net = o->input_kind == PNETC_INPUT_PNML ? pnml_parse_file(o->input) : pnet_parse_file(o->input);
+  if (!net) goto cleanup; /* the front end printed file:line:col diagnostics */
+  tokens = calloc(net->nplaces ? net->nplaces : 1, sizeof *tokens);
+  if (!tokens) {
+    rc = -ENOMEM;
+    goto fail;
+  }
+
+  int tables = o->emit == PNETC_EMIT_DEFAULT || o->emit == PNETC_EMIT_C;
+  if (o->emit != PNETC_EMIT_PROMELA) {
+    struct pn_analysis_opts aopts = {
+        .max_states = o->max_states,
+        /* Progress only on a terminal: logs and --json stdout stay clean. */
+        .show_progress = isatty(STDERR_FILENO) && !o->quiet,
+    };
+    rc = pn_analyze(net, &aopts, &a);
+    if (rc != 0) {
+      if (rc == -E2BIG)
+        fprintf(stderr, "%s: error: state limit reached (--max-states %" PRIu64 "); nothing written\n",
+                o->input, o->max_states ? o->max_states : PN_DEFAULT_MAX_STATES);
+      else if (rc == -EOVERFLOW)
+        fprintf(stderr, "%s: error: a token count exceeds what the analysis can represent\n", o->input);
+      goto fail;
+    }
+    failed = pnetc_net_report_failures(net, a, tokens);
+  }
+
+  if (o->check_only) {
+    if (o->json) {
+      rc = emit_json_write(stdout, net, a);
+      if (rc == 0 && fflush(stdout) != 0) rc = -EIO;
+      if (rc != 0) goto fail;
+    } else if (!o->quiet) {
+      pnetc_net_summary(stdout, net, a, tokens);
+    }
+    exit_code = failed ? PNETC_EXIT_ASSERTION : PNETC_EXIT_OK;
+    goto cleanup;
+  }
+
+  if (tables) {
+    if (!o->quiet) pnetc_net_summary(stdout, net, a, tokens);
+    if (failed) {
+      fprintf(stderr, "%s: error: assertions do not hold; C tables not written\n", o->input);
+      exit_code = PNETC_EXIT_ASSERTION;
+      goto cleanup;
+    }
+    ident = emit_model_ident(o->input);
+    if (!ident) {
+      rc = -ENOMEM;
+      goto fail;
+    }
+    c_path = pnetc_net_join(o->output_dir, ident, ".c");
+    h_path = pnetc_net_join(o->output_dir, ident, ".h");
+    h_name = malloc(strlen(ident) + sizeof ".h");
+    if (h_name) snprintf(h_name, strlen(ident) + sizeof ".h", "%s.h", ident);
+    if (!c_path || !h_path || !h_name) {
+      rc = -ENOMEM;
+      goto fail;
+    }
+    if ((rc = out_file_open(c_path, &files[nfiles])) != 0) goto fail;
+    nfiles++;
+    if ((rc = out_file_open(h_path, &files[nfiles])) != 0) goto fail;
+    nfiles++;
+    rc = emit_c_net_source(out_file_stream(files[0]), net, a, ident, h_name, PNETC_GENERATOR);
+    if (rc == 0) rc = emit_c_net_header(out_file_stream(files[1]), net, a, ident, PNETC_GENERATOR);
+    if (rc != 0) goto fail;
+    target = pnetc_net_absolute(c_path);
+  } else {
+    FILE *out = stdout;
+    if (o->output_file) {
+      if ((rc = out_file_open(o->output_file, &files[nfiles])) != 0) goto fail;
+      out = out_file_stream(files[nfiles++]);
+      target = pnetc_net_absolute(o->output_file);
+    } else {
+      target = pnetc_net_absolute(o->input);
+    }
+    switch (o->emit) {
+    case PNETC_EMIT_JSON: rc = emit_json_write(out, net, a); break;
+    case PNETC_EMIT_DOT: rc = emit_dot(out, net, a); break;
+    case PNETC_EMIT_PROMELA:
+#ifdef CS_HAVE_EMIT_PROMELA
+      rc = emit_promela(out, net);
+#else
+      fprintf(stderr, "pnetc: error: this pnetc was built without the Promela emitter "
+                      "(cs_emit_promela); --emit promela is not supported by this build\n");
+      rc = -ENOSYS;
+#endif
+      break;
+    default: rc = -EINVAL; break;
+    }
+    if (rc == 0 && out == stdout && fflush(stdout) != 0) rc = -EIO;
+    if (rc != 0) goto fail;
+  }
+  if (!target) {
+    rc = -ENOMEM;
+    goto fail;
+  }
+
+  if (o->depfile) {
+    if ((rc = out_file_open(o->depfile, &files[nfiles])) != 0) goto fail;
+    nfiles++;
+    if ((rc = pnetc_net_depfile(out_file_stream(files[nfiles - 1]), net, target)) != 0) goto fail;
+  }
+  rc = out_file_commit_all(files, nfiles);
+  nfiles = 0;
+  if (rc != 0) goto fail;
+  if (tables && !o->quiet) printf("wrote %s and %s\n", c_path, h_path);
+  exit_code = failed ? PNETC_EXIT_ASSERTION : PNETC_EXIT_OK;
+  goto cleanup;
+
+fail:
+  if (rc == -ENOMEM) fprintf(stderr, "pnetc: error: out of memory\n");
+  exit_code = pnetc_net_exit_for(rc);
+cleanup:
+  for (size_t i = 0; i < nfiles; i++) out_file_abort(files[i]);
+  free(ident);
+  free(c_path);
+  free(h_path);
+  free(h_name);
+  free(target);
+  free(tokens);
+  pn_analysis_free(a);
+  pn_net_free(net);
+  return exit_code;
+}
