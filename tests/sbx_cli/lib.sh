@@ -1,0 +1,59 @@
+# Shared helpers of the sbx_cli integration tests (sourced, bash).
+# ctest sets SBX, SBX_SLOTS, SBX_EXIT_HELPER, SBX_SRC, SBX_TEST_DIR.
+set -u
+: "${SBX:?run through ctest}"
+
+T=$(mktemp -d /tmp/sbx-cli-test.XXXXXX)
+# A private admission state: tests never touch the machine's own one.
+export SBX_STATE_DIR="$T/state"
+mkdir -m 0700 "$SBX_STATE_DIR"
+unset COMMANDER_SECURITY_PROFILE SBX_AUDIT_LOG
+WS="$T/ws"
+mkdir "$WS"
+cd "$WS" || exit 99
+FAILS=0
+trap 'rm -rf "$T"' EXIT
+
+fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
+pass() { echo "ok: $*"; }
+skip() { echo "SKIP: $*" >&2; exit 77; }
+finish() { if ((FAILS)); then echo "$FAILS check(s) failed" >&2; exit 1; fi; exit 0; }
+
+# run_sbx ARGS...: runs sbx, sets RC, OUT, ERR.
+run_sbx() {
+  "$SBX" "$@" >"$T/out" 2>"$T/err"
+  RC=$?
+  OUT=$(cat "$T/out")
+  ERR=$(cat "$T/err")
+}
+
+# expect_rc WANT DESCRIPTION
+expect_rc() {
+  if [[ "$RC" == "$1" ]]; then pass "$2 (exit $RC)"; else
+    fail "$2: exit $RC, want $1; stderr: $ERR"; fi
+}
+
+# expect_err REGEX DESCRIPTION
+expect_err() {
+  if grep -Eq -- "$1" <<<"$ERR"; then pass "$2"; else fail "$2: stderr lacks /$1/: $ERR"; fi
+}
+
+# jq-like field read of the last audit record: audit_field FILE PY-EXPR
+audit_field() {
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+r = json.loads(lines[-1])
+print(eval(sys.argv[2], {"r": r}))
+PY
+}
+
+# The kernel features every profile relies on; without them the sandbox
+# refuses to run and the test cannot say anything.
+require_sandbox() {
+  run_sbx run --profile strict -- true
+  if [[ $RC == 125 ]] && grep -Eqi "not supported|missing|ENOTSUP|needs ABI|kernel" <<<"$ERR"; then
+    skip "the kernel lacks a feature the strict profile needs: $ERR"
+  fi
+  [[ $RC == 0 ]] || { echo "FAIL: sbx run --profile strict -- true: exit $RC: $ERR" >&2; exit 1; }
+}

@@ -1,0 +1,116 @@
+/* sbx_slots: the test suite's independent look at sbx's admission.
+ *
+ *   sbx_slots model           the compiled model's name (the state file's stem)
+ *   sbx_slots capacity TIER   how many admit_TIER fire in a row from the
+ *                             initial marking of the compiled default model
+ *                             (walks the table, touches no shared state)
+ *   sbx_slots check FILE      opens the shared state FILE, reclaims dead
+ *                             holders, prints state/holders/waiters; exits 0
+ *                             only if every slot is free (initial state, no
+ *                             holder, no waiter), 1 otherwise, 2 on error
+ *   sbx_slots hold FILE TIER  takes one admission and sleeps until killed
+ *                             (the tests SIGKILL it to leave a dead holder) */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commander.h"
+
+extern const struct cs_model_table cs_model_default;
+
+static int admission_index(const struct cs_model_table *t, const char *tier)
+{
+  char name[256];
+
+  snprintf(name, sizeof(name), "admit_%s", tier);
+  for (uint32_t i = 0; i < t->n_transitions; i++)
+    if (strcmp(t->transition_names[i], name) == 0 &&
+        t->transition_kinds[i] == CS_TRANSITION_ADMISSION)
+      return (int)i;
+  return -ENOENT;
+}
+
+static int capacity(const char *tier)
+{
+  const struct cs_model_table *t = &cs_model_default;
+  int adm = admission_index(t, tier);
+  int32_t s = (int32_t)t->initial_state;
+  int n = 0;
+
+  if (adm < 0) {
+    fprintf(stderr, "sbx_slots: no admission admit_%s\n", tier);
+    return 2;
+  }
+  for (;;) {
+    int32_t next = t->next_state[(size_t)s * t->n_transitions + (size_t)adm];
+    if (next < 0)
+      break;
+    s = next;
+    if (++n > 1000000)
+      break;
+  }
+  printf("%d\n", n);
+  return 0;
+}
+
+static int check(const char *path)
+{
+  struct cs_shared_sched *sh = NULL;
+  int r, holders, waiters, reclaimed;
+  uint32_t state;
+
+  r = cs_shared_open(path, &cs_model_default, NULL, &sh);
+  if (r != 0) {
+    fprintf(stderr, "sbx_slots: %s: %s\n", path, cs_strerror(r));
+    return 2;
+  }
+  reclaimed = cs_shared_reclaim(sh);
+  state = cs_shared_state(sh);
+  holders = cs_shared_holders(sh);
+  waiters = cs_shared_waiters(sh);
+  printf("state=%u holders=%d waiters=%d reclaimed_now=%d\n", state, holders, waiters, reclaimed);
+  cs_shared_close(sh);
+  return state == cs_model_default.initial_state && holders == 0 && waiters == 0 ? 0 : 1;
+}
+
+static int hold(const char *path, const char *tier)
+{
+  struct cs_shared_sched *sh = NULL;
+  struct cs_shared_ticket tk;
+  int r, adm;
+
+  r = cs_shared_open(path, &cs_model_default, NULL, &sh);
+  if (r != 0) {
+    fprintf(stderr, "sbx_slots: %s: %s\n", path, cs_strerror(r));
+    return 2;
+  }
+  {
+    char name[256];
+    snprintf(name, sizeof(name), "admit_%s", tier);
+    adm = cs_shared_lookup_admission(sh, name);
+  }
+  if (adm < 0 || cs_shared_admit(sh, (uint32_t)adm, NULL, &tk) != 0) {
+    fprintf(stderr, "sbx_slots: cannot admit %s\n", tier);
+    cs_shared_close(sh);
+    return 2;
+  }
+  printf("held\n");
+  fflush(stdout);
+  for (;;)
+    pause();
+}
+
+int main(int argc, char **argv)
+{
+  if (argc == 2 && strcmp(argv[1], "model") == 0)
+    return printf("%s\n", cs_model_default.model_name) > 0 ? 0 : 2;
+  if (argc == 3 && strcmp(argv[1], "capacity") == 0)
+    return capacity(argv[2]);
+  if (argc == 3 && strcmp(argv[1], "check") == 0)
+    return check(argv[2]);
+  if (argc == 4 && strcmp(argv[1], "hold") == 0)
+    return hold(argv[2], argv[3]);
+  fprintf(stderr, "usage: sbx_slots model | capacity TIER | check FILE | hold FILE TIER\n");
+  return 2;
+}
