@@ -32,7 +32,10 @@ struct pn_analysis_opts {
 
 struct pn_assert_result {
   bool holds;
-  uint32_t *trace;  /* transition indices from the initial marking; NULL when holds */
+  /* Shortest firing sequence (transition indices) from the initial marking
+   * to the witness: the violating marking, or for PN_ASSERT_REACHABLE that
+   * holds, the marking showing it. NULL when there is no witness. */
+  uint32_t *trace;
   uint32_t ntrace;
   int64_t witness;  /* state shown by the trace, -1 when none */
 };
@@ -40,7 +43,10 @@ struct pn_assert_result {
 struct pn_analysis;
 
 /* 0 on success; -E2BIG when max_states was reached (a message was printed),
- * -ENOMEM, -EOVERFLOW when a token count exceeds what can be represented. */
+ * -ENOMEM, -EOVERFLOW when a token count exceeds what can be represented
+ * (2^32 - 1 tokens in a place); every error prints a message. The analysis
+ * keeps a pointer to net: net must outlive it. max_states is capped at
+ * 2^32 - 2 (state numbers are 32-bit). */
 int pn_analyze(const struct pn_net *net, const struct pn_analysis_opts *opts,
                struct pn_analysis **out);
 void pn_analysis_free(struct pn_analysis *a);
@@ -63,5 +69,10 @@ bool pn_analysis_in_safe_set(const struct pn_analysis *a, uint64_t s);
 const struct pn_assert_result *pn_analysis_assertion(const struct pn_analysis *a, uint32_t i);
 /* Shortest firing sequence from the initial marking to state s (caller frees). */
 int pn_analysis_path_to(const struct pn_analysis *a, uint64_t s, uint32_t **trace, uint32_t *ntrace);
+
+/* Introspection for reports, tests and benchmarks. */
+unsigned pn_analysis_state_bits(const struct pn_analysis *a); /* stored bits per marking */
+unsigned pn_analysis_reencodes(const struct pn_analysis *a);  /* times the store was widened */
+uint32_t pn_analysis_levels(const struct pn_analysis *a);     /* breadth-first depth + 1 */
 
 #endif

@@ -1,0 +1,760 @@
+/* pn_reach: breadth-first exploration of every reachable marking into a
+ * bit-packed state store indexed by an open-addressing hash table of 32-bit
+ * state numbers (docs/analysis.md, "Encoding").
+ *
+ * Why this shape: the analysis must hold millions of markings in a few bytes
+ * each, so a state is a run of bits in one big array (no per-state malloc,
+ * no pointers), the table stores only state numbers (the key is re-read from
+ * the store), and the breadth-first queue is the store itself: states are
+ * appended in discovery order, so "the next state to expand" is an index. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "pn_reach_internal.h"
+#include "pn_trace_internal.h"
+
+/* ---- big arrays ------------------------------------------------------------ */
+
+/* The store and the table are the two big arrays and are read at random:
+ * they are mapped directly (zero-filled, grown with mremap without copying)
+ * and marked for transparent huge pages, because with 4 KiB pages nearly
+ * every probe is also a TLB miss. Pages never touched never count. */
+static size_t pnr_page_round(size_t bytes) {
+  return (bytes + 4095) & ~(size_t)4095;
+}
+
+static void *pnr_map(size_t bytes) {
+  bytes = pnr_page_round(bytes);
+  void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return NULL;
+  (void)madvise(p, bytes, MADV_HUGEPAGE); /* a hint: fine if refused */
+  return p;
+}
+
+static void *pnr_remap(void *old, size_t old_bytes, size_t bytes) {
+  if (!old) return pnr_map(bytes);
+  void *p = mremap(old, pnr_page_round(old_bytes), pnr_page_round(bytes), MREMAP_MAYMOVE);
+  if (p == MAP_FAILED) return NULL;
+  (void)madvise(p, pnr_page_round(bytes), MADV_HUGEPAGE);
+  return p;
+}
+
+static void pnr_unmap(void *p, size_t bytes) {
+  if (p) munmap(p, pnr_page_round(bytes));
+}
+
+/* ---- packed store ------------------------------------------------------ */
+
+static inline uint64_t pnr_mask_bits(uint64_t n) {
+  return n >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1;
+}
+
+static inline uint64_t pnr_read_bits(const uint64_t *store, uint64_t off, uint64_t n) {
+  uint64_t w = off >> 6, sh = off & 63;
+  uint64_t v = store[w] >> sh;
+  if (sh + n > 64) v |= store[w + 1] << (64 - sh);
+  return v & pnr_mask_bits(n);
+}
+
+static inline void pnr_write_bits(uint64_t *store, uint64_t off, uint64_t n, uint64_t v) {
+  uint64_t w = off >> 6, sh = off & 63;
+  uint64_t m = pnr_mask_bits(n);
+  v &= m;
+  store[w] = (store[w] & ~(m << sh)) | (v << sh);
+  if (sh + n > 64) {
+    uint64_t hi = 64 - sh;
+    store[w + 1] = (store[w + 1] & ~(m >> hi)) | (v >> hi);
+  }
+}
+
+void pnr_load(const struct pn_analysis *a, uint64_t s, uint64_t *buf) {
+  uint64_t off = s * a->lay.bits, left = a->lay.bits;
+  for (uint32_t i = 0; i < a->lay.nwords; i++) {
+    uint64_t n = left < 64 ? left : 64;
+    buf[i] = n ? pnr_read_bits(a->store, off, n) : 0;
+    off += n;
+    left -= n;
+  }
+}
+
+static void pnr_store_state(struct pn_analysis *a, uint64_t s, const uint64_t *buf) {
+  uint64_t off = s * a->lay.bits, left = a->lay.bits;
+  for (uint32_t i = 0; i < a->lay.nwords; i++) {
+    uint64_t n = left < 64 ? left : 64;
+    if (n) pnr_write_bits(a->store, off, n, buf[i]);
+    off += n;
+    left -= n;
+  }
+}
+
+void pnr_decode(const struct pn_analysis *a, const uint64_t *buf, uint32_t *tokens) {
+  const struct pnr_layout *l = &a->lay;
+  for (uint32_t i = 0; i < a->ntracked; i++)
+    tokens[i] = (uint32_t)((buf[l->word[i]] >> l->shift[i]) & l->mask[i]);
+}
+
+void pnr_encode(const struct pn_analysis *a, const uint32_t *tokens, uint64_t *buf) {
+  const struct pnr_layout *l = &a->lay;
+  memset(buf, 0, l->nwords * sizeof *buf);
+  for (uint32_t i = 0; i < a->ntracked; i++) buf[l->word[i]] |= (uint64_t)tokens[i] << l->shift[i];
+}
+
+static bool pnr_fits(const struct pn_analysis *a, const uint32_t *tokens) {
+  for (uint32_t i = 0; i < a->ntracked; i++)
+    if (tokens[i] > a->lay.mask[i]) return false;
+  return true;
+}
+
+/* Lays the fields out greedily; a field that does not fit the current word
+ * starts the next one so decoding never joins two words. */
+static void pnr_layout_compute(struct pnr_layout *l, uint32_t n) {
+  uint32_t word = 0, used = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    if (used + l->width[i] > 64) {
+      word++;
+      used = 0;
+    }
+    l->word[i] = word;
+    l->shift[i] = used;
+    l->mask[i] = pnr_mask_bits(l->width[i]);
+    used += l->width[i];
+  }
+  l->nwords = word + 1;
+  l->bits = (uint64_t)word * 64 + used;
+}
+
+/* ---- hash table ---------------------------------------------------------- */
+
+static inline uint64_t pnr_hash(const uint64_t *buf, uint32_t n) {
+  uint64_t h = UINT64_C(0x9e3779b97f4a7c15) ^ n;
+  for (uint32_t i = 0; i < n; i++) {
+    h ^= buf[i];
+    h *= UINT64_C(0xbf58476d1ce4e5b9);
+    h ^= h >> 31;
+  }
+  h *= UINT64_C(0x94d049bb133111eb);
+  h ^= h >> 29;
+  return h;
+}
+
+static inline bool pnr_equal(const struct pn_analysis *a, uint64_t s, const uint64_t *buf) {
+  uint64_t off = s * a->lay.bits, left = a->lay.bits;
+  for (uint32_t i = 0; i < a->lay.nwords; i++) {
+    uint64_t n = left < 64 ? left : 64;
+    if (n && pnr_read_bits(a->store, off, n) != buf[i]) return false;
+    off += n;
+    left -= n;
+  }
+  return true;
+}
+
+static inline uint32_t pnr_fingerprint(const struct pn_analysis *a, uint64_t h) {
+  unsigned fbits = 32 - a->idx_bits;
+  return fbits ? (uint32_t)(h >> (64 - fbits)) : 0;
+}
+
+static inline uint32_t pnr_entry(const struct pn_analysis *a, uint64_t h, uint64_t s) {
+  return (uint32_t)((uint64_t)pnr_fingerprint(a, h) << a->idx_bits) | (uint32_t)(s + 1);
+}
+
+/* Slot holding buf (hash h), or the empty slot where it belongs; *found
+ * tells which, *index gives the state. */
+static inline uint64_t pnr_probe(const struct pn_analysis *a, const uint64_t *buf, uint64_t h,
+                                 bool *found, uint64_t *index) {
+  uint64_t i = h & a->table_mask;
+  uint32_t fp = pnr_fingerprint(a, h);
+  uint64_t imask = pnr_mask_bits(a->idx_bits);
+  for (;;) {
+    uint32_t e = a->table[i];
+    if (!e) {
+      *found = false;
+      return i;
+    }
+    if ((uint32_t)((uint64_t)e >> a->idx_bits) == fp && pnr_equal(a, (e & imask) - 1, buf)) {
+      *found = true;
+      *index = (e & imask) - 1;
+      return i;
+    }
+    i = (i + 1) & a->table_mask;
+  }
+}
+
+int64_t pnr_lookup(const struct pn_analysis *a, const uint64_t *buf) {
+  bool found;
+  uint64_t s = 0;
+  pnr_probe(a, buf, pnr_hash(buf, a->lay.nwords), &found, &s);
+  return found ? (int64_t)s : -1;
+}
+
+uint64_t pnr_state_hash(const struct pn_analysis *a, const uint64_t *buf) {
+  return pnr_hash(buf, a->lay.nwords);
+}
+
+void pnr_prefetch(const struct pn_analysis *a, uint64_t h) {
+  __builtin_prefetch(&a->table[h & a->table_mask]);
+}
+
+int64_t pnr_lookup_hashed(const struct pn_analysis *a, const uint64_t *buf, uint64_t h) {
+  bool found;
+  uint64_t s = 0;
+  pnr_probe(a, buf, h, &found, &s);
+  return found ? (int64_t)s : -1;
+}
+
+bool pnr_fits_tokens(const struct pn_analysis *a, const uint32_t *tokens) {
+  return pnr_fits(a, tokens);
+}
+
+int64_t pnr_lookup_tokens(const struct pn_analysis *a, const uint32_t *tokens, uint64_t *scratch) {
+  /* A count wider than its field was never stored. */
+  if (!pnr_fits(a, tokens)) return -1;
+  pnr_encode(a, tokens, scratch);
+  return pnr_lookup(a, scratch);
+}
+
+static void pnr_table_put(struct pn_analysis *a, const uint64_t *buf, uint32_t s) {
+  uint64_t h = pnr_hash(buf, a->lay.nwords);
+  uint64_t i = h & a->table_mask;
+  while (a->table[i]) i = (i + 1) & a->table_mask;
+  a->table[i] = pnr_entry(a, h, s);
+}
+
+static int pnr_table_rebuild(struct pn_analysis *a, uint64_t slots) {
+  uint32_t *t = pnr_map(slots * sizeof *t);
+  if (!t) return -ENOMEM;
+  if (a->table) pnr_unmap(a->table, (a->table_mask + 1) * sizeof *a->table);
+  a->table = t;
+  a->table_mask = slots - 1;
+  a->idx_bits = 0;
+  while (a->idx_bits < 32 && (UINT64_C(1) << a->idx_bits) < slots) a->idx_bits++;
+  for (uint64_t s = 0; s < a->nstates; s++) {
+    pnr_load(a, s, a->buf_b);
+    pnr_table_put(a, a->buf_b, (uint32_t)s);
+  }
+  return 0;
+}
+
+/* ---- growth -------------------------------------------------------------- */
+
+static int pnr_trans_pack(struct pn_analysis *a);
+
+static int pnr_store_reserve(struct pn_analysis *a, uint64_t states, uint64_t bits) {
+  /* +1 word: pnr_read_bits may touch the word after the last field. */
+  uint64_t need = (states * bits + 63) / 64 + 1;
+  if (need <= a->store_words) return 0;
+  uint64_t cap = a->store_words ? a->store_words : 1024;
+  while (cap < need) cap += cap / 2;
+  uint64_t *s = pnr_remap(a->store, a->store_words * sizeof *s, cap * sizeof *s);
+  if (!s) return -ENOMEM;
+  a->store = s;
+  a->store_words = cap;
+  return 0;
+}
+
+static int pnr_bits_reserve(struct pn_analysis *a, uint64_t states) {
+  size_t need = (size_t)((states + 63) / 64);
+  if (need <= a->bits_cap) return 0;
+  size_t cap = a->bits_cap ? a->bits_cap : 64;
+  while (cap < need) cap += cap / 2;
+  uint64_t *d = realloc(a->dead, cap * sizeof *d);
+  if (!d) return -ENOMEM;
+  memset(d + a->bits_cap, 0, (cap - a->bits_cap) * sizeof *d);
+  a->dead = d;
+  a->bits_cap = cap;
+  return 0;
+}
+
+/* Widens the fields of the places whose count no longer fits and re-encodes
+ * every stored state in place. New states are never narrower, so walking
+ * from the last state down never overwrites a state not yet read. */
+static int pnr_widen(struct pn_analysis *a, const uint32_t *tokens) {
+  struct pnr_layout *l = &a->lay;
+  uint32_t n = a->ntracked;
+  struct pnr_layout old = *l;
+  int rc = -ENOMEM;
+  uint32_t *width = malloc(n * sizeof *width), *word = malloc(n * sizeof *word),
+           *shift = malloc(n * sizeof *shift);
+  uint64_t *mask = malloc(n * sizeof *mask);
+  uint64_t *nbuf_a = NULL, *nbuf_b = NULL;
+  if (!width || !word || !shift || !mask) goto fail;
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t w = l->width[i];
+    while (w < PNR_MAX_WIDTH && (uint64_t)tokens[i] > pnr_mask_bits(w)) w++;
+    width[i] = w;
+  }
+  struct pnr_layout nl = {width, word, shift, mask, 0, 0};
+  pnr_layout_compute(&nl, n);
+  nbuf_a = calloc(nl.nwords, sizeof *nbuf_a);
+  nbuf_b = calloc(nl.nwords, sizeof *nbuf_b);
+  if (!nbuf_a || !nbuf_b) goto fail;
+  if (nl.nwords > old.nwords) {
+    uint64_t *sb = realloc(a->succ_buf, (size_t)(a->ntrans + 1) * nl.nwords * sizeof *sb);
+    if (!sb) goto fail;
+    a->succ_buf = sb;
+  }
+  rc = pnr_store_reserve(a, a->nstates, nl.bits);
+  if (rc) goto fail;
+
+  uint32_t *tok = a->tok_b;
+  for (uint64_t s = a->nstates; s-- > 0;) {
+    pnr_load(a, s, a->buf_b); /* old layout still in a->lay */
+    pnr_decode(a, a->buf_b, tok);
+    *l = nl;
+    pnr_encode(a, tok, nbuf_a);
+    pnr_store_state(a, s, nbuf_a);
+    *l = old;
+  }
+  *l = nl;
+  free(old.width);
+  free(old.word);
+  free(old.shift);
+  free(old.mask);
+  free(a->buf_a);
+  free(a->buf_b);
+  a->buf_a = nbuf_a;
+  a->buf_b = nbuf_b;
+  a->reencodes++;
+  rc = pnr_trans_pack(a);
+  if (rc) return rc;
+  return pnr_table_rebuild(a, a->table_mask + 1);
+
+fail:
+  free(width);
+  free(word);
+  free(shift);
+  free(mask);
+  free(nbuf_a);
+  free(nbuf_b);
+  return rc;
+}
+
+/* ---- compilation of the net ---------------------------------------------- */
+
+/* (Re)computes every transition's packed add/sub words for the layout. */
+static int pnr_trans_pack(struct pn_analysis *a) {
+  uint32_t nw = a->lay.nwords;
+  for (uint32_t i = 0; i < a->ntrans; i++) {
+    struct pnr_trans *t = &a->trans[i];
+    uint64_t *add = realloc(t->add, nw * sizeof *add);
+    if (!add) return -ENOMEM;
+    t->add = add;
+    uint64_t *sub = realloc(t->sub, nw * sizeof *sub);
+    if (!sub) return -ENOMEM;
+    t->sub = sub;
+    memset(add, 0, nw * sizeof *add);
+    memset(sub, 0, nw * sizeof *sub);
+    for (uint32_t k = 0; k < t->ndelta; k++) {
+      uint32_t slot = t->delta[k].slot;
+      int64_t d = (int32_t)t->delta[k].weight;
+      if (d > 0) add[a->lay.word[slot]] += (uint64_t)d << a->lay.shift[slot];
+      else sub[a->lay.word[slot]] += (uint64_t)(-d) << a->lay.shift[slot];
+    }
+  }
+  return 0;
+}
+
+bool pnr_fire(const struct pnr_trans *t, const uint32_t *tokens, uint32_t *next, uint32_t n) {
+  for (uint32_t i = 0; i < t->npre; i++)
+    if (tokens[t->pre[i].slot] < t->pre[i].weight) return false;
+  memcpy(next, tokens, n * sizeof *next);
+  for (uint32_t i = 0; i < t->ndelta; i++) {
+    int64_t v = (int64_t)next[t->delta[i].slot] + (int32_t)t->delta[i].weight;
+    if (v > UINT32_MAX) return false;
+    next[t->delta[i].slot] = (uint32_t)v;
+  }
+  return true;
+}
+
+bool pnr_unfire(const struct pnr_trans *t, const uint32_t *tokens, uint32_t *pred, uint32_t n) {
+  for (uint32_t i = 0; i < t->npost; i++)
+    if (tokens[t->post[i].slot] < t->post[i].weight) return false;
+  memcpy(pred, tokens, n * sizeof *pred);
+  for (uint32_t i = 0; i < t->ndelta; i++) {
+    int64_t v = (int64_t)pred[t->delta[i].slot] - (int32_t)t->delta[i].weight;
+    if (v > UINT32_MAX || v < 0) return false;
+    pred[t->delta[i].slot] = (uint32_t)v;
+  }
+  return true;
+}
+
+static int pnr_compile_arcs(const struct pn_analysis *a, const struct pn_arc *arcs, uint32_t narcs,
+                            struct pnr_arc **out, uint32_t *nout) {
+  *out = calloc(narcs ? narcs : 1, sizeof **out);
+  if (!*out) return -ENOMEM;
+  *nout = 0;
+  for (uint32_t i = 0; i < narcs; i++) {
+    int32_t slot = a->slot_of[arcs[i].place];
+    if (slot < 0) continue; /* environment place: abstracted */
+    (*out)[(*nout)++] = (struct pnr_arc){(uint32_t)slot, arcs[i].weight};
+  }
+  return 0;
+}
+
+static int pnr_compile(struct pn_analysis *a) {
+  const struct pn_net *net = a->net;
+  a->slot_of = calloc(net->nplaces ? net->nplaces : 1, sizeof *a->slot_of);
+  a->place_of = calloc(net->nplaces ? net->nplaces : 1, sizeof *a->place_of);
+  a->trans = calloc(net->ntransitions ? net->ntransitions : 1, sizeof *a->trans);
+  if (!a->slot_of || !a->place_of || !a->trans) return -ENOMEM;
+  for (uint32_t p = 0; p < net->nplaces; p++) {
+    if (net->places[p].role == PN_PLACE_TRACKED) {
+      a->slot_of[p] = (int32_t)a->ntracked;
+      a->place_of[a->ntracked++] = p;
+    } else {
+      a->slot_of[p] = -1;
+    }
+  }
+  a->ntrans = net->ntransitions;
+  for (uint32_t i = 0; i < net->ntransitions; i++) {
+    const struct pn_transition *t = &net->transitions[i];
+    struct pnr_trans *c = &a->trans[i];
+    c->admission = t->kind == PN_ADMISSION;
+    for (uint32_t k = 0; k < t->npre; k++)
+      if (t->pre[k].weight > INT32_MAX) return -EOVERFLOW;
+    for (uint32_t k = 0; k < t->npost; k++)
+      if (t->post[k].weight > INT32_MAX) return -EOVERFLOW;
+    if (pnr_compile_arcs(a, t->pre, t->npre, &c->pre, &c->npre) ||
+        pnr_compile_arcs(a, t->post, t->npost, &c->post, &c->npost))
+      return -ENOMEM;
+    c->delta = calloc(c->npre + c->npost + 1, sizeof *c->delta);
+    if (!c->delta) return -ENOMEM;
+    /* pre and post are sorted by place, so a merge gives one delta per slot. */
+    uint32_t i1 = 0, i2 = 0;
+    while (i1 < c->npre || i2 < c->npost) {
+      int64_t d;
+      uint32_t slot;
+      if (i2 == c->npost || (i1 < c->npre && c->pre[i1].slot < c->post[i2].slot)) {
+        slot = c->pre[i1].slot;
+        d = -(int64_t)c->pre[i1++].weight;
+      } else if (i1 == c->npre || c->post[i2].slot < c->pre[i1].slot) {
+        slot = c->post[i2].slot;
+        d = c->post[i2++].weight;
+      } else {
+        slot = c->pre[i1].slot;
+        d = (int64_t)c->post[i2++].weight - c->pre[i1++].weight;
+      }
+      if (d) c->delta[c->ndelta++] = (struct pnr_arc){slot, (uint32_t)(int32_t)d};
+    }
+  }
+  return 0;
+}
+
+/* ---- progress line --------------------------------------------------------- */
+
+struct pnr_progress {
+  bool on;
+  double start, last;
+};
+
+static double pnr_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static uint64_t pnr_memory(const struct pn_analysis *a) {
+  return a->store_words * 8 + (a->table_mask + 1) * 4 + a->bits_cap * 8;
+}
+
+static void pnr_progress_print(const struct pn_analysis *a, struct pnr_progress *p, bool final) {
+  double now = pnr_now();
+  if (!final && now - p->last < 0.25) return;
+  p->last = now;
+  double el = now - p->start;
+  fprintf(stderr, "\rpnetc: %" PRIu64 " markings, %.0f/s, %.1f MiB%s", a->nstates,
+          el > 0 ? (double)a->nstates / el : 0.0, (double)pnr_memory(a) / 1048576.0,
+          final ? "\n" : "\033[K");
+  fflush(stderr);
+}
+
+/* ---- exploration --------------------------------------------------------- */
+
+static int pnr_level_push(struct pn_analysis *a, uint64_t start) {
+  if (a->nlevels == a->level_cap) {
+    size_t cap = a->level_cap ? a->level_cap * 2 : 64;
+    uint64_t *l = realloc(a->level_start, cap * sizeof *l);
+    if (!l) return -ENOMEM;
+    a->level_start = l;
+    a->level_cap = cap;
+  }
+  a->level_start[a->nlevels++] = start;
+  return 0;
+}
+
+/* Makes every field wide enough for tokens (re-encoding the store). */
+static int pnr_make_fit(struct pn_analysis *a, const uint32_t *tokens) {
+  if (pnr_fits(a, tokens)) return 0;
+  for (uint32_t i = 0; i < a->ntracked; i++)
+    if (tokens[i] > pnr_mask_bits(PNR_MAX_WIDTH)) return -EOVERFLOW;
+  return pnr_widen(a, tokens);
+}
+
+/* Adds the marking packed in buf with hash h, if it is new. tokens is the
+ * same marking decoded, or NULL to decode it only when it is new (most
+ * successors are not: decoding them all would be wasted work). */
+static int pnr_insert_packed(struct pn_analysis *a, const uint32_t *tokens, const uint64_t *buf,
+                             uint64_t h) {
+  int rc;
+  bool found;
+  uint64_t s = 0;
+  uint64_t slot = pnr_probe(a, buf, h, &found, &s);
+  if (found) return 0;
+  if (a->nstates >= a->max_states) {
+    diag_error(NULL,
+               "%s: the state space has more than %" PRIu64
+               " reachable markings (the --max-states limit); bound the model or raise the limit",
+               a->net->name ? a->net->name : "net", a->max_states);
+    return -E2BIG;
+  }
+  s = a->nstates;
+  if ((rc = pnr_store_reserve(a, s + 1, a->lay.bits)) || (rc = pnr_bits_reserve(a, s + 1)))
+    return rc;
+  pnr_store_state(a, s, buf);
+  a->table[slot] = pnr_entry(a, h, s);
+  a->nstates++;
+  /* Keep the load factor under 3/4 so probe runs stay short. */
+  if (a->nstates * 4 > (a->table_mask + 1) * 3) {
+    rc = pnr_table_rebuild(a, (a->table_mask + 1) * 2);
+    if (rc) return rc;
+  }
+  if (!tokens) {
+    pnr_decode(a, buf, a->tok_b);
+    tokens = a->tok_b;
+  }
+  for (uint32_t k = 0; k < a->ntracked; k++) {
+    uint32_t p = a->place_of[k];
+    if ((int64_t)tokens[k] > a->bounds[p]) a->bounds[p] = tokens[k];
+  }
+  pnr_assert_visit(a, s, tokens);
+  return 0;
+}
+
+static int pnr_insert(struct pn_analysis *a, const uint32_t *tokens) {
+  int rc = pnr_make_fit(a, tokens);
+  if (rc) return rc;
+  pnr_encode(a, tokens, a->buf_a);
+  return pnr_insert_packed(a, tokens, a->buf_a, pnr_hash(a->buf_a, a->lay.nwords));
+}
+
+static int pnr_explore(struct pn_analysis *a, bool show_progress) {
+  int rc;
+  const struct pn_net *net = a->net;
+  uint32_t n = a->ntracked, nsucc;
+  uint32_t *tok = a->tok_a;
+  struct pnr_progress prog = {show_progress, 0, 0};
+  prog.start = prog.last = pnr_now();
+
+  for (uint32_t k = 0; k < n; k++) {
+    int64_t init = net->places[a->place_of[k]].initial;
+    if (init < 0 || init > (int64_t)UINT32_MAX) return -EOVERFLOW;
+    tok[k] = (uint32_t)init;
+  }
+  if ((rc = pnr_table_rebuild(a, 1024)) || (rc = pnr_level_push(a, 0)) || (rc = pnr_insert(a, tok)))
+    goto out;
+
+  uint64_t level_end = 1;
+  for (uint64_t cur = 0; cur < a->nstates; cur++) {
+    if (cur == level_end) {
+      if ((rc = pnr_level_push(a, cur))) goto out;
+      level_end = a->nstates;
+    }
+    pnr_load(a, cur, a->buf_b);
+    pnr_decode(a, a->buf_b, tok);
+    /* Pass 1: every successor, packed directly from the packed state;
+     * hash it and prefetch its table slot so the misses overlap. When a
+     * count outgrows its field, widen the store and start the state over. */
+    uint32_t nw;
+  restart:
+    nw = a->lay.nwords;
+    nsucc = 0;
+    for (uint32_t t = 0; t < a->ntrans; t++) {
+      const struct pnr_trans *tr = &a->trans[t];
+      bool enabled = true;
+      for (uint32_t i = 0; i < tr->npre; i++)
+        if (tok[tr->pre[i].slot] < tr->pre[i].weight) {
+          enabled = false;
+          break;
+        }
+      if (!enabled) continue;
+      uint64_t *b = a->succ_buf + (size_t)nsucc * nw;
+      if (!pnr_fire_packed(a, tr, tok, a->buf_b, b)) {
+        uint32_t *next = a->succ_tok;
+        if (!pnr_fire(tr, tok, next, n)) {
+          rc = -EOVERFLOW;
+          goto out;
+        }
+        if ((rc = pnr_make_fit(a, next))) goto out;
+        pnr_encode(a, tok, a->buf_b);
+        goto restart;
+      }
+      a->succ_hash[nsucc] = pnr_hash(b, nw);
+      __builtin_prefetch(&a->table[a->succ_hash[nsucc] & a->table_mask]);
+      nsucc++;
+    }
+    a->edges += nsucc;
+    if (!nsucc) pnr_set(a->dead, cur);
+    /* Pass 2b: prefetch the stored state each table hit points at. */
+    for (uint32_t k = 0; k < nsucc; k++) {
+      uint32_t e = a->table[a->succ_hash[k] & a->table_mask];
+      if (e) {
+        uint64_t idx = (e & pnr_mask_bits(a->idx_bits)) - 1;
+        __builtin_prefetch(&a->store[(idx * a->lay.bits) >> 6]);
+      }
+    }
+    /* Pass 3: insert. */
+    for (uint32_t k = 0; k < nsucc; k++)
+      if ((rc = pnr_insert_packed(a, NULL, a->succ_buf + (size_t)k * nw, a->succ_hash[k])))
+        goto out;
+    if (prog.on && (cur & 0xffff) == 0) pnr_progress_print(a, &prog, false);
+  }
+  if (prog.on) pnr_progress_print(a, &prog, true);
+  rc = 0;
+out:
+  if (rc && prog.on) fputc('\n', stderr);
+  return rc;
+}
+
+/* ---- public interface ------------------------------------------------------ */
+
+int pn_analyze(const struct pn_net *net, const struct pn_analysis_opts *opts,
+               struct pn_analysis **out) {
+  int rc = -ENOMEM;
+  *out = NULL;
+  struct pn_analysis *a = calloc(1, sizeof *a);
+  if (!a) return -ENOMEM;
+  a->net = net;
+  a->max_states = opts && opts->max_states ? opts->max_states : PN_DEFAULT_MAX_STATES;
+  /* State numbers are 32-bit table entries and 0 marks an empty slot. */
+  if (a->max_states > UINT32_MAX - 1) a->max_states = UINT32_MAX - 1;
+  if ((rc = pnr_compile(a))) goto fail;
+  uint32_t n = a->ntracked ? a->ntracked : 1;
+  a->lay.width = calloc(n, sizeof *a->lay.width);
+  a->lay.word = calloc(n, sizeof *a->lay.word);
+  a->lay.shift = calloc(n, sizeof *a->lay.shift);
+  a->lay.mask = calloc(n, sizeof *a->lay.mask);
+  a->tok_a = calloc(n, sizeof *a->tok_a);
+  a->tok_b = calloc(n, sizeof *a->tok_b);
+  a->bounds = calloc(net->nplaces ? net->nplaces : 1, sizeof *a->bounds);
+  rc = -ENOMEM;
+  if (!a->lay.width || !a->lay.word || !a->lay.shift || !a->lay.mask || !a->tok_a ||
+      !a->tok_b || !a->bounds)
+    goto fail;
+  for (uint32_t p = 0; p < net->nplaces; p++) a->bounds[p] = a->slot_of[p] < 0 ? -1 : 0;
+  for (uint32_t k = 0; k < a->ntracked; k++) {
+    int64_t init = net->places[a->place_of[k]].initial;
+    uint32_t w = 1;
+    while (w < PNR_MAX_WIDTH && init > (int64_t)pnr_mask_bits(w)) w++;
+    a->lay.width[k] = w;
+  }
+  pnr_layout_compute(&a->lay, a->ntracked);
+  a->buf_a = calloc(a->lay.nwords, sizeof *a->buf_a);
+  a->buf_b = calloc(a->lay.nwords, sizeof *a->buf_b);
+  a->succ_tok = calloc((size_t)(a->ntrans + 1) * n, sizeof *a->succ_tok);
+  a->succ_buf = calloc((size_t)(a->ntrans + 1) * a->lay.nwords, sizeof *a->succ_buf);
+  a->succ_hash = calloc(a->ntrans + 1, sizeof *a->succ_hash);
+  if (!a->buf_a || !a->buf_b || !a->succ_tok || !a->succ_buf || !a->succ_hash) goto fail;
+  if ((rc = pnr_trans_pack(a)) || (rc = pnr_assert_init(a))) goto fail;
+  if ((rc = pnr_explore(a, opts && opts->show_progress))) goto fail;
+  if (!a->nlevels || a->level_start[a->nlevels - 1] != a->nstates) {
+    /* Sentinel: level k spans [level_start[k], level_start[k + 1]). */
+    if ((rc = pnr_level_push(a, a->nstates))) goto fail;
+    a->nlevels--;
+  }
+  if ((rc = pnr_compute_safe(a))) goto fail;
+  if ((rc = pnr_assert_finish(a))) goto fail;
+  *out = a;
+  return 0;
+
+fail:
+  if (rc == -ENOMEM) diag_error(NULL, "out of memory during the state-space analysis");
+  else if (rc == -EOVERFLOW)
+    diag_error(NULL, "%s: a token count exceeds %" PRIu32 " (the net is unbounded?)",
+               net->name ? net->name : "net", UINT32_MAX);
+  pn_analysis_free(a);
+  return rc;
+}
+
+void pn_analysis_free(struct pn_analysis *a) {
+  if (!a) return;
+  if (a->trans) {
+    for (uint32_t i = 0; i < a->ntrans; i++) {
+      free(a->trans[i].pre);
+      free(a->trans[i].post);
+      free(a->trans[i].delta);
+      free(a->trans[i].add);
+      free(a->trans[i].sub);
+    }
+  }
+  pnr_assert_free(a);
+  free(a->trans);
+  free(a->slot_of);
+  free(a->place_of);
+  free(a->lay.width);
+  free(a->lay.word);
+  free(a->lay.shift);
+  free(a->lay.mask);
+  pnr_unmap(a->store, a->store_words * sizeof *a->store);
+  if (a->table) pnr_unmap(a->table, (a->table_mask + 1) * sizeof *a->table);
+  free(a->level_start);
+  free(a->dead);
+  free(a->safe);
+  free(a->bounds);
+  free(a->buf_a);
+  free(a->buf_b);
+  free(a->tok_a);
+  free(a->tok_b);
+  free(a->succ_tok);
+  free(a->succ_buf);
+  free(a->succ_hash);
+  free(a);
+}
+
+uint64_t pn_analysis_states(const struct pn_analysis *a) { return a->nstates; }
+uint64_t pn_analysis_edges(const struct pn_analysis *a) { return a->edges; }
+uint64_t pn_analysis_class_count(const struct pn_analysis *a, enum pn_class c) {
+  return (unsigned)c < 4 ? a->class_count[c] : 0;
+}
+const int64_t *pn_analysis_bounds(const struct pn_analysis *a) { return a->bounds; }
+unsigned pn_analysis_state_bits(const struct pn_analysis *a) { return (unsigned)a->lay.bits; }
+unsigned pn_analysis_reencodes(const struct pn_analysis *a) { return a->reencodes; }
+uint32_t pn_analysis_levels(const struct pn_analysis *a) { return a->nlevels; }
+
+void pn_analysis_marking(const struct pn_analysis *a, uint64_t s, int64_t *tokens) {
+  const struct pn_net *net = a->net;
+  uint64_t *w = calloc(a->lay.nwords, sizeof *w);
+  uint32_t *t = calloc(a->ntracked ? a->ntracked : 1, sizeof *t);
+  for (uint32_t p = 0; p < net->nplaces; p++) tokens[p] = 0;
+  if (w && t && s < a->nstates) {
+    pnr_load(a, s, w);
+    pnr_decode(a, w, t);
+    for (uint32_t k = 0; k < a->ntracked; k++) tokens[a->place_of[k]] = t[k];
+  }
+  free(w);
+  free(t);
+}
+
+int64_t pn_analysis_successor(const struct pn_analysis *a, uint64_t s, uint32_t t) {
+  if (s >= a->nstates || t >= a->ntrans) return -1;
+  int64_t r = -1;
+  uint32_t n = a->ntracked ? a->ntracked : 1;
+  uint64_t *w = calloc(a->lay.nwords, sizeof *w);
+  uint32_t *tok = calloc(n, sizeof *tok), *next = calloc(n, sizeof *next);
+  if (!w || !tok || !next) goto out;
+  pnr_load(a, s, w);
+  pnr_decode(a, w, tok);
+  if (pnr_fire(&a->trans[t], tok, next, a->ntracked)) r = pnr_lookup_tokens(a, next, w);
+out:
+  free(w);
+  free(tok);
+  free(next);
+  return r;
+}
+
+bool pn_analysis_in_safe_set(const struct pn_analysis *a, uint64_t s) {
+  return s < a->nstates && pnr_bit(a->safe, s);
+}

@@ -1,0 +1,162 @@
+/* pn_reach internals shared by the exploration (pn_reach.c), the safe-set
+ * fixpoint (pn_safe.c) and the assertion/trace module (pn_trace.c).
+ * Not installed; docs/analysis.md describes the encoding. */
+#ifndef CS_VERIFY_PN_REACH_INTERNAL_H
+#define CS_VERIFY_PN_REACH_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pn_analysis.h"
+
+/* A state is at most this many 64-bit words once unpacked: 32 bits per
+ * tracked place at worst. */
+#define PNR_MAX_WIDTH 32u
+
+/* One (tracked place, weight) pair of a compiled transition. */
+struct pnr_arc {
+  uint32_t slot;
+  uint32_t weight;
+};
+
+/* A transition restricted to the tracked places: environment arcs vanish
+ * because a source always has enough tokens and a sink is not tracked. */
+struct pnr_trans {
+  struct pnr_arc *pre;
+  uint32_t npre;
+  struct pnr_arc *post;
+  uint32_t npost;
+  struct pnr_arc *delta; /* post - pre per slot, weight read as int32 */
+  uint32_t ndelta;
+  bool admission;
+  /* The firing on the packed state, per word: next = state + add - sub.
+   * Valid because enabling guarantees no field borrows and the width check
+   * guarantees none carries. Recomputed whenever the layout changes. */
+  uint64_t *add, *sub;
+};
+
+/* Bit layout of one state: every tracked place is a field of width[slot]
+ * bits inside word[slot] at shift[slot]. Fields never straddle a word, so
+ * decoding is one shift and mask per place; the state occupies `bits` bits
+ * of the packed store (the last word's unused high bits are not stored). */
+struct pnr_layout {
+  uint32_t *width;
+  uint32_t *word;
+  uint32_t *shift;
+  uint64_t *mask;
+  uint32_t nwords;
+  uint64_t bits;
+};
+
+struct pn_analysis {
+  const struct pn_net *net; /* borrowed: must outlive the analysis */
+  uint32_t ntracked;
+  uint32_t *place_of; /* slot -> net place index */
+  int32_t *slot_of;   /* net place index -> slot, -1 for environment places */
+  struct pnr_trans *trans;
+  uint32_t ntrans;
+
+  struct pnr_layout lay;
+  unsigned reencodes;
+
+  uint64_t *store; /* nstates * lay.bits bits, plus one spare word */
+  size_t store_words;
+  uint64_t nstates;
+
+  /* Open addressing, linear probing. An entry is 0 when empty, else
+   * index + 1 in its low idx_bits bits and, above them, the top hash bits
+   * of the state as a fingerprint: the table has 2^k slots and fewer than
+   * 2^k states, so the high 32 - k bits of a 32-bit entry are free, and the
+   * fingerprint skips most mismatches without touching the store. */
+  uint32_t *table;
+  uint64_t table_mask;
+  unsigned idx_bits;
+
+  uint64_t *level_start; /* level_start[k] = first state at distance k */
+  uint32_t nlevels;
+  size_t level_cap;
+
+  uint64_t *dead;   /* bitset: nothing enabled */
+  uint64_t *safe;   /* bitset: in S */
+  size_t bits_cap;  /* words allocated for dead */
+
+  uint64_t edges;
+  uint64_t class_count[4];
+  int64_t *bounds; /* per net place */
+  struct pn_assert_result *results;
+  uint64_t max_states;
+
+  /* Scratch buffers (nwords / ntracked entries) for the single-threaded walk. */
+  uint64_t *buf_a, *buf_b;
+  uint32_t *tok_a, *tok_b;
+  /* Successors of the state being expanded: ntrans markings, packed
+   * states and hashes, so the table slots can be prefetched in a batch. */
+  uint32_t *succ_tok;
+  uint64_t *succ_buf, *succ_hash;
+};
+
+/* Unpacks state s into buf (lay.nwords words). */
+void pnr_load(const struct pn_analysis *a, uint64_t s, uint64_t *buf);
+void pnr_decode(const struct pn_analysis *a, const uint64_t *buf, uint32_t *tokens);
+void pnr_encode(const struct pn_analysis *a, const uint32_t *tokens, uint64_t *buf);
+/* Index of the packed state buf, or -1 when it was never reached. */
+int64_t pnr_lookup(const struct pn_analysis *a, const uint64_t *buf);
+/* Index of the marking tokens (which may exceed the current widths), or -1. */
+int64_t pnr_lookup_tokens(const struct pn_analysis *a, const uint32_t *tokens, uint64_t *scratch);
+
+/* Batched lookups: hash, prefetch the slot, then look up. */
+uint64_t pnr_state_hash(const struct pn_analysis *a, const uint64_t *buf);
+void pnr_prefetch(const struct pn_analysis *a, uint64_t h);
+int64_t pnr_lookup_hashed(const struct pn_analysis *a, const uint64_t *buf, uint64_t h);
+bool pnr_fits_tokens(const struct pn_analysis *a, const uint32_t *tokens);
+
+/* Packed firing (see pnr_trans.add): true when every increased field still
+ * fits its width; tokens are the decoded source state. */
+static inline bool pnr_fire_packed(const struct pn_analysis *a, const struct pnr_trans *t,
+                                   const uint32_t *tokens, const uint64_t *src, uint64_t *dst) {
+  for (uint32_t i = 0; i < t->ndelta; i++) {
+    int32_t d = (int32_t)t->delta[i].weight;
+    if (d > 0 && (uint64_t)tokens[t->delta[i].slot] + (uint64_t)d > a->lay.mask[t->delta[i].slot])
+      return false;
+  }
+  for (uint32_t w = 0; w < a->lay.nwords; w++) dst[w] = src[w] + t->add[w] - t->sub[w];
+  return true;
+}
+
+static inline bool pnr_unfire_packed(const struct pn_analysis *a, const struct pnr_trans *t,
+                                     const uint32_t *tokens, const uint64_t *src, uint64_t *dst) {
+  for (uint32_t i = 0; i < t->npost; i++)
+    if (tokens[t->post[i].slot] < t->post[i].weight) return false;
+  for (uint32_t i = 0; i < t->ndelta; i++) {
+    int32_t d = (int32_t)t->delta[i].weight;
+    /* A count wider than its field was never stored. */
+    if (d < 0 && (uint64_t)tokens[t->delta[i].slot] + (uint64_t)(-(int64_t)d) >
+                     a->lay.mask[t->delta[i].slot])
+      return false;
+  }
+  for (uint32_t w = 0; w < a->lay.nwords; w++) dst[w] = src[w] - t->add[w] + t->sub[w];
+  return true;
+}
+
+/* Reverse firing: pred = tokens - post(t) + pre(t); false when tokens < post(t). */
+bool pnr_unfire(const struct pnr_trans *t, const uint32_t *tokens, uint32_t *pred, uint32_t n);
+/* Forward firing: false when t is not enabled or a count would overflow. */
+bool pnr_fire(const struct pnr_trans *t, const uint32_t *tokens, uint32_t *next, uint32_t n);
+
+/* pn_safe.c: computes a->safe and a->class_count. */
+int pnr_compute_safe(struct pn_analysis *a);
+/* pn_trace.c */
+int pnr_level_of(const struct pn_analysis *a, uint64_t s);
+
+static inline bool pnr_bit(const uint64_t *set, uint64_t i) {
+  return (set[i >> 6] >> (i & 63)) & 1u;
+}
+static inline void pnr_set(uint64_t *set, uint64_t i) {
+  set[i >> 6] |= UINT64_C(1) << (i & 63);
+}
+static inline void pnr_clear(uint64_t *set, uint64_t i) {
+  set[i >> 6] &= ~(UINT64_C(1) << (i & 63));
+}
+
+#endif

@@ -1,0 +1,176 @@
+/* pn_safe: the safe set S and the classification of every marking.
+ *
+ * S is the greatest set of reachable markings such that from every marking
+ * in S the initial marking can be reached without leaving S, and no progress
+ * step leads out of S (docs/analysis.md, "Classes"). It is what the most
+ * permissive supervisor that may only refuse admissions can keep the net in
+ * while guaranteeing that work can always drain back to the initial marking.
+ *
+ * Computed as a greatest fixpoint, alternating two shrinking steps until
+ * neither removes anything:
+ *   1. keep only the markings that reach m0 inside X (backward search from
+ *      m0 over reverse firings);
+ *   2. remove, transitively, every marking with a progress step into a
+ *      removed marking (backward over reverse progress firings).
+ * Predecessors are recomputed by firing transitions in reverse and looking
+ * the result up in the state table, so no edge list is ever stored; each
+ * search keeps its frontier as a bitset (one bit per state) instead of a
+ * queue of 32-bit numbers. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pn_reach_internal.h"
+
+struct pnr_bitsets {
+  uint64_t *x, *v, *f, *n;
+  size_t words;
+};
+
+/* For every state in frontier f, visit the reverse-firing predecessors via
+ * the transitions selected by progress_only; a predecessor p is taken when
+ * take_if_set == pnr_bit(x, p) and not already marked in v; taken states
+ * are marked in v (v may be x itself) and in the next frontier n. */
+static bool pnr_backward_step(struct pn_analysis *a, struct pnr_bitsets *b, bool progress_only,
+                              uint64_t *v, uint32_t *tok, uint32_t *pred) {
+  (void)pred;
+  bool any = false;
+  uint32_t nw = a->lay.nwords;
+  memset(b->n, 0, b->words * sizeof *b->n);
+  for (size_t w = 0; w < b->words; w++) {
+    uint64_t bits = b->f[w];
+    while (bits) {
+      uint64_t s = w * 64 + (uint64_t)__builtin_ctzll(bits);
+      bits &= bits - 1;
+      pnr_load(a, s, a->buf_b);
+      pnr_decode(a, a->buf_b, tok);
+      /* All predecessors first, prefetching their table slots, so the
+       * cache misses overlap (as in the forward search). */
+      uint32_t np = 0;
+      for (uint32_t t = 0; t < a->ntrans; t++) {
+        if (progress_only && a->trans[t].admission) continue;
+        uint64_t *pb = a->succ_buf + (size_t)np * nw;
+        if (!pnr_unfire_packed(a, &a->trans[t], tok, a->buf_b, pb)) continue;
+        a->succ_hash[np] = pnr_state_hash(a, pb);
+        pnr_prefetch(a, a->succ_hash[np]);
+        np++;
+      }
+      for (uint32_t k = 0; k < np; k++) {
+        int64_t p = pnr_lookup_hashed(a, a->succ_buf + (size_t)k * nw, a->succ_hash[k]);
+        if (p < 0) continue;
+        if (v == b->x) {
+          /* Closure step: remove p from X. */
+          if (!pnr_bit(b->x, (uint64_t)p)) continue;
+          pnr_clear(b->x, (uint64_t)p);
+        } else {
+          /* Reachability step: p must be in X and not yet seen. */
+          if (!pnr_bit(b->x, (uint64_t)p) || pnr_bit(v, (uint64_t)p)) continue;
+          pnr_set(v, (uint64_t)p);
+        }
+        pnr_set(b->n, (uint64_t)p);
+        any = true;
+      }
+    }
+  }
+  uint64_t *tmp = b->f;
+  b->f = b->n;
+  b->n = tmp;
+  return any;
+}
+
+static uint64_t pnr_popcount(const uint64_t *set, size_t words) {
+  uint64_t c = 0;
+  for (size_t i = 0; i < words; i++) c += (uint64_t)__builtin_popcountll(set[i]);
+  return c;
+}
+
+enum pn_class pn_analysis_class(const struct pn_analysis *a, uint64_t s) {
+  if (s >= a->nstates) return PN_CLASS_DEAD;
+  if (pnr_bit(a->dead, s)) return PN_CLASS_DEAD;
+  if (!pnr_bit(a->safe, s)) return PN_CLASS_UNSAFE;
+  for (uint32_t t = 0; t < a->ntrans; t++) {
+    if (!a->trans[t].admission) continue;
+    int64_t next = pn_analysis_successor(a, s, t);
+    if (next >= 0 && pnr_bit(a->safe, (uint64_t)next)) return PN_CLASS_SAFE;
+  }
+  return PN_CLASS_SATURATED;
+}
+
+int pnr_compute_safe(struct pn_analysis *a) {
+  int rc = -ENOMEM;
+  struct pnr_bitsets b = {0};
+  uint32_t n = a->ntracked ? a->ntracked : 1;
+  uint32_t *tok = calloc(n, sizeof *tok), *pred = calloc(n, sizeof *pred),
+           *next = calloc(n, sizeof *next);
+  b.words = (size_t)((a->nstates + 63) / 64);
+  b.x = malloc(b.words * sizeof *b.x);
+  b.v = calloc(b.words, sizeof *b.v);
+  b.f = calloc(b.words, sizeof *b.f);
+  b.n = calloc(b.words, sizeof *b.n);
+  if (!tok || !pred || !next || !b.x || !b.v || !b.f || !b.n) goto out;
+
+  memset(b.x, 0xff, b.words * sizeof *b.x);
+  if (a->nstates % 64) b.x[b.words - 1] = (UINT64_C(1) << (a->nstates % 64)) - 1;
+  for (;;) {
+    /* Step 1: V = markings of X that reach m0 inside X. */
+    memset(b.v, 0, b.words * sizeof *b.v);
+    memset(b.f, 0, b.words * sizeof *b.f);
+    if (pnr_bit(b.x, 0)) {
+      pnr_set(b.v, 0);
+      pnr_set(b.f, 0);
+      while (pnr_backward_step(a, &b, false, b.v, tok, pred)) {
+      }
+    }
+    /* Removed = X \ V becomes the frontier of the closure. */
+    bool removed = false;
+    for (size_t w = 0; w < b.words; w++) {
+      b.f[w] = b.x[w] & ~b.v[w];
+      removed |= b.f[w] != 0;
+      b.x[w] = b.v[w];
+    }
+    if (!removed) break;
+    /* Step 2: a progress step cannot be refused, so a marking with one into
+     * a removed marking must go too, transitively. */
+    while (pnr_backward_step(a, &b, true, b.x, tok, pred)) {
+    }
+  }
+  a->safe = b.x;
+  b.x = NULL;
+
+  /* Classes. Dead and unsafe come from the bitsets; the rest needs one look
+   * at the admissions of each marking in S. */
+  uint64_t dead = pnr_popcount(a->dead, b.words), safe = 0, insafe = 0, dead_in_s = 0;
+  for (size_t w = 0; w < b.words; w++) {
+    dead_in_s += (uint64_t)__builtin_popcountll(a->dead[w] & a->safe[w]);
+    uint64_t bits = a->safe[w] & ~a->dead[w];
+    while (bits) {
+      uint64_t s = w * 64 + (uint64_t)__builtin_ctzll(bits);
+      bits &= bits - 1;
+      insafe++;
+      pnr_load(a, s, a->buf_b);
+      pnr_decode(a, a->buf_b, tok);
+      for (uint32_t t = 0; t < a->ntrans; t++) {
+        if (!a->trans[t].admission || !pnr_fire(&a->trans[t], tok, next, a->ntracked)) continue;
+        int64_t q = pnr_lookup_tokens(a, next, a->buf_a);
+        if (q >= 0 && pnr_bit(a->safe, (uint64_t)q)) {
+          safe++;
+          break;
+        }
+      }
+    }
+  }
+  a->class_count[PN_CLASS_DEAD] = dead;
+  a->class_count[PN_CLASS_UNSAFE] = a->nstates - dead - (pnr_popcount(a->safe, b.words) - dead_in_s);
+  a->class_count[PN_CLASS_SAFE] = safe;
+  a->class_count[PN_CLASS_SATURATED] = insafe - safe;
+  rc = 0;
+out:
+  free(tok);
+  free(pred);
+  free(next);
+  free(b.x);
+  free(b.v);
+  free(b.f);
+  free(b.n);
+  return rc;
+}
