@@ -1,0 +1,14 @@
+# cs_confine: runs one command confined by every layer of a security profile
+# (namespaces, mount view, Landlock, capabilities, rlimits/cgroup, seccomp).
+# API: runtime/sbx_confine.h; docs/confinement.md, docs/threat-model.md.
+add_library(cs_confine STATIC
+  ${CMAKE_CURRENT_LIST_DIR}/sbx_confine.c
+  ${CMAKE_CURRENT_LIST_DIR}/sbx_plan.c
+  ${CMAKE_CURRENT_LIST_DIR}/sbx_mount.c
+  ${CMAKE_CURRENT_LIST_DIR}/sbx_landlock.c
+  ${CMAKE_CURRENT_LIST_DIR}/sbx_privs.c
+  ${CMAKE_CURRENT_LIST_DIR}/sbx_cgroup.c
+  ${CMAKE_CURRENT_LIST_DIR}/sbx_kmsg.c
+  ${CMAKE_CURRENT_LIST_DIR}/sbx_features.c)
+target_include_directories(cs_confine PUBLIC ${CMAKE_CURRENT_LIST_DIR})
+target_link_libraries(cs_confine PUBLIC PkgConfig::LIBCAP PkgConfig::SECCOMP)

@@ -1,0 +1,565 @@
+/* sbx_confine: the supervisor (in sbx's process), pid 1 of the sandbox
+ * (sbx's own tiny init) and the command's last steps before execve.
+ *
+ *   supervisor --clone(new namespaces)--> init (pid 1) --fork--> command
+ *        ^                                  |                      |
+ *        +---- control socket (SEQPACKET): FAIL / READY / EXIT <---+
+ *
+ * The supervisor computes the plan, creates the cgroup, clones init into
+ * new namespaces, writes the uid/gid maps when sbx is not root, and then
+ * only waits: for a FAIL message (a layer could not be applied: nothing is
+ * executed), READY (the command is about to exec; its host pid arrives with
+ * the message as SCM_CREDENTIALS), EXIT (init's report of the command's
+ * wait status), or the deadline, at which it kills init. Killing pid 1 of a
+ * pid namespace makes the kernel kill every process in it, so nothing the
+ * command started (daemons included) outlives the run. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sbx_internal.h"
+
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+
+enum sbx_msg_kind {
+  SBX_MSG_FAIL = 1,      /* a layer failed before exec: nothing ran */
+  SBX_MSG_READY = 2,     /* every layer applied; exec follows */
+  SBX_MSG_EXEC_FAIL = 3, /* execve failed (after all layers) */
+  SBX_MSG_EXIT = 4,      /* init: the command's wait status */
+};
+
+struct sbx_msg {
+  int32_t kind;
+  int32_t layer;
+  int32_t error;
+  int32_t status;
+  char text[320];
+};
+
+static void sbx_send(int fd, enum sbx_msg_kind kind, const struct sbx_fail *f, int status)
+{
+  struct sbx_msg m;
+  memset(&m, 0, sizeof m);
+  m.kind = kind;
+  m.status = status;
+  if (f) {
+    m.layer = (int32_t)f->layer;
+    m.error = f->error;
+    memcpy(m.text, f->text, sizeof m.text);
+    m.text[sizeof m.text - 1] = '\0';
+  }
+  /* MSG_NOSIGNAL: a vanished supervisor must not kill us with SIGPIPE
+   * before we can exit on our own terms. */
+  (void)send(fd, &m, sizeof m, MSG_NOSIGNAL);
+}
+
+static uint64_t sbx_now_ms(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* Keeps 0, 1, 2 and `keep` (moved to 3); closes every other inherited
+ * descriptor, so nothing sbx's caller had open (sockets, a directory
+ * outside the view, a terminal) is reachable inside. Landlock does not
+ * apply to descriptors opened before it, which is why they must go. */
+static int sbx_close_fds(int keep)
+{
+  if (keep != 3) {
+    if (dup3(keep, 3, O_CLOEXEC) < 0)
+      return -errno;
+  }
+  if (syscall(SYS_close_range, 4u, ~0u, 0u) < 0) {
+    if (errno != ENOSYS)
+      return -errno;
+    for (int fd = 4; fd < 65536; fd++)
+      close(fd);
+  }
+  return 3;
+}
+
+/* execve without a shell: argv[0] with a '/' is used as is, otherwise each
+ * directory of the sandbox's PATH is tried like execvp does, but without
+ * execvp's fallback of running a file that is not a binary through
+ * /bin/sh. Returns the errno to report. */
+static int sbx_exec(char *const *argv, char *const *envp)
+{
+  char buf[PATH_MAX];
+  const char *dirs = SBX_SANDBOX_PATH;
+  bool denied = false;
+  if (strchr(argv[0], '/')) {
+    execve(argv[0], argv, envp);
+    return errno;
+  }
+  while (*dirs) {
+    size_t n = strcspn(dirs, ":");
+    if (snprintf(buf, sizeof buf, "%.*s/%s", (int)n, dirs, argv[0]) < (int)sizeof buf) {
+      execve(buf, argv, envp);
+      if (errno == EACCES)
+        denied = true;
+      else if (errno != ENOENT && errno != ENOTDIR)
+        return errno;
+    }
+    dirs += n + (dirs[n] == ':');
+  }
+  return denied ? EACCES : ENOENT;
+}
+
+/* The command's process: session, descriptors, limits, Landlock,
+ * capabilities, seccomp (last), execve. Never returns. */
+static _Noreturn void sbx_command(const struct sbx_plan *plan, const struct sbx_run_request *req,
+                                  int ctl)
+{
+  struct sbx_fail f = {0};
+  int err;
+
+  /* Dies with init; the pid namespace guarantees it, this makes it prompt. */
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  /* A new session without a controlling terminal: TIOCSTI (pushing input
+   * into the caller's shell) and job-control signals to the caller's
+   * process group become impossible even if fd 0 is the caller's tty. */
+  if (setsid() < 0) {
+    sbx_fail_set(&f, SBX_LAYER_SESSION, errno, "setsid: %s", strerror(errno));
+    goto fail;
+  }
+  if ((ctl = sbx_close_fds(ctl)) < 0) {
+    sbx_fail_set(&f, SBX_LAYER_SESSION, -ctl, "closing inherited descriptors: %s",
+                 strerror(-ctl));
+    ctl = 3;
+    goto fail;
+  }
+  /* Closed stdio would make the command's first open() land on 0..2. */
+  for (int fd = 0; fd < 3; fd++)
+    if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+      int n = open("/dev/null", O_RDWR);
+      if (n >= 0 && n != fd) {
+        dup2(n, fd);
+        close(n);
+      }
+    }
+  if (sbx_rlimits_apply(plan->profile, &f) < 0 || sbx_nnp_apply(&f) < 0 ||
+      sbx_landlock_apply(plan, &f) < 0 || sbx_caps_drop(&f) < 0)
+    goto fail;
+  /* The supervisor learns our host pid from this message's credentials. */
+  sbx_send(ctl, SBX_MSG_READY, NULL, 0);
+  if (sbx_seccomp_load(plan->profile, !(req->flags & SBX_RUN_NO_KMSG), &f) < 0)
+    goto fail;
+  err = sbx_exec(req->argv, plan->envp);
+  sbx_fail_set(&f, SBX_LAYER_EXEC, err, "%s: %s", req->argv[0], strerror(err));
+  sbx_send(ctl, SBX_MSG_EXEC_FAIL, &f, 0);
+  _exit(err == ENOENT ? SBX_EXIT_NOT_FOUND : SBX_EXIT_NOT_EXECUTABLE);
+fail:
+  sbx_send(ctl, SBX_MSG_FAIL, &f, 0);
+  _exit(SBX_EXIT_FAILURE);
+}
+
+/* pid 1 of the sandbox. */
+static _Noreturn void sbx_init(const struct sbx_plan *plan, const struct sbx_run_request *req,
+                               int ctl, int sync_rd)
+{
+  struct sbx_fail f = {0};
+  char go = 0;
+  pid_t cmd, pid;
+  int st;
+
+  /* If sbx dies, the sandbox dies (and with pid 1, everything in it). */
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  prctl(PR_SET_NAME, "sbx-init");
+  /* Wait until the supervisor has written the uid/gid maps and put us in
+   * the cgroup; EOF means it died first. */
+  if (read(sync_rd, &go, 1) != 1 || go != 'g')
+    _exit(SBX_EXIT_FAILURE);
+  close(sync_rd);
+  if ((ctl = sbx_close_fds(ctl)) < 0) {
+    sbx_fail_set(&f, SBX_LAYER_SESSION, -ctl, "closing inherited descriptors: %s",
+                 strerror(-ctl));
+    ctl = 3;
+    goto fail;
+  }
+  /* Not dumpable: the command (same uid) cannot ptrace pid 1 or read its
+   * memory through /proc, even if the seccomp profile allowed ptrace. */
+  prctl(PR_SET_DUMPABLE, 0);
+  if (sethostname("sbx", 3) < 0) {
+    sbx_fail_set(&f, SBX_LAYER_NAMESPACES, errno, "sethostname: %s", strerror(errno));
+    goto fail;
+  }
+  if (sbx_mount_build(plan, &f) < 0)
+    goto fail;
+  cmd = fork();
+  if (cmd < 0) {
+    sbx_fail_set(&f, SBX_LAYER_SUPERVISOR, errno, "fork: %s", strerror(errno));
+    goto fail;
+  }
+  if (cmd == 0)
+    sbx_command(plan, req, ctl);
+  /* Reap everything (orphans are re-parented to us); report when the
+   * command itself ends. Returning then tears the namespace down. */
+  for (;;) {
+    pid = waitpid(-1, &st, 0);
+    if (pid == cmd) {
+      sbx_send(ctl, SBX_MSG_EXIT, NULL, st);
+      _exit(0);
+    }
+    if (pid < 0 && errno != EINTR)
+      break;
+  }
+  sbx_fail_set(&f, SBX_LAYER_SUPERVISOR, errno, "init lost the command: %s", strerror(errno));
+fail:
+  sbx_send(ctl, SBX_MSG_FAIL, &f, 0);
+  _exit(SBX_EXIT_FAILURE);
+}
+
+static int sbx_write_proc(pid_t pid, const char *file, const char *text)
+{
+  char path[64];
+  int fd, rc = 0;
+  size_t n = strlen(text);
+  snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, file);
+  fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -errno;
+  if (write(fd, text, n) != (ssize_t)n)
+    rc = -errno;
+  close(fd);
+  return rc;
+}
+
+/* Maps our own uid and gid (only) into the user namespace: the command is
+ * the same unprivileged user inside, and "deny" for setgroups stops it from
+ * dropping supplementary groups to escape a negative group permission. */
+static int sbx_userns_map(pid_t pid, uid_t uid, gid_t gid)
+{
+  char map[64];
+  int rc;
+  snprintf(map, sizeof map, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+  if ((rc = sbx_write_proc(pid, "uid_map", map)) < 0)
+    return rc;
+  if ((rc = sbx_write_proc(pid, "setgroups", "deny")) < 0 && rc != -ENOENT)
+    return rc;
+  snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+  return sbx_write_proc(pid, "gid_map", map);
+}
+
+static void sbx_result_fail(struct sbx_run_result *res, enum sbx_layer layer, int error,
+                            const char *text)
+{
+  res->outcome = SBX_OUTCOME_FAILED;
+  res->exit_code = SBX_EXIT_FAILURE;
+  res->layer = layer;
+  res->error = error;
+  snprintf(res->message, sizeof res->message, "%s", text);
+}
+
+static int sbx_recv(int fd, struct sbx_msg *m, pid_t *sender)
+{
+  union {
+    struct cmsghdr h;
+    char buf[CMSG_SPACE(sizeof(struct ucred))];
+  } cbuf;
+  struct iovec iov = {.iov_base = m, .iov_len = sizeof *m};
+  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.buf,
+                      .msg_controllen = sizeof cbuf.buf};
+  ssize_t n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
+  if (n <= 0)
+    return n == 0 ? 0 : -errno;
+  if ((size_t)n != sizeof *m)
+    return -EIO;
+  m->text[sizeof m->text - 1] = '\0';
+  *sender = 0;
+  for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS) {
+      struct ucred uc;
+      memcpy(&uc, CMSG_DATA(c), sizeof uc);
+      *sender = uc.pid;
+    }
+  return 1;
+}
+
+static const struct cs_syscall_note *sbx_note_for(const struct cs_profile *p, int nr)
+{
+  for (uint32_t i = 0; i < p->n_syscall_notes; i++)
+    if (p->syscall_notes[i].nr == nr)
+      return &p->syscall_notes[i];
+  return NULL;
+}
+
+static void sbx_explain_denial(const struct cs_profile *p, int kmsg, pid_t cmd_pid,
+                               struct sbx_run_result *res)
+{
+  struct sbx_kmsg_hit hit;
+  char extra[256];
+  sbx_kmsg_scan(kmsg, cmd_pid, &hit);
+  res->denied_count = hit.count;
+  if (hit.syscall < 0) {
+    if (res->outcome == SBX_OUTCOME_SIGNALED && res->status == SIGSYS) {
+      snprintf(extra, sizeof extra,
+               "; seccomp: killed by SIGSYS, the call could not be named (%s)",
+               kmsg < 0 ? "kernel log not readable" : "no audit record for the command's pid");
+      strncat(res->message, extra, sizeof res->message - strlen(res->message) - 1);
+    }
+    return;
+  }
+  res->denied_syscall = hit.syscall;
+  if (hit.syscall & 0x40000000)
+    snprintf(res->denied_syscall_name, sizeof res->denied_syscall_name, "x32 call %d",
+             hit.syscall & ~0x40000000);
+  else
+    sbx_syscall_name(hit.syscall, res->denied_syscall_name, sizeof res->denied_syscall_name);
+  res->denied_note = sbx_note_for(p, hit.syscall);
+  snprintf(extra, sizeof extra, "; seccomp: %s %s (%d) by %s%s%s", hit.sig ? "killed at" : "refused",
+           res->denied_syscall_name, hit.syscall,
+           res->denied_note ? res->denied_note->action
+                            : (p->default_action ? p->default_action : "the default action"),
+           res->denied_note && res->denied_note->origin ? " at " : "",
+           res->denied_note && res->denied_note->origin ? res->denied_note->origin : "");
+  strncat(res->message, extra, sizeof res->message - strlen(res->message) - 1);
+}
+
+int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *res)
+{
+  struct sbx_features feat;
+  struct sbx_plan plan;
+  struct sbx_cgroup cg = {0};
+  struct sbx_msg m, fail_msg = {0}, exec_msg = {0};
+  char err[512];
+  int sv[2] = {-1, -1}, sync_pipe[2] = {-1, -1}, kmsg = -1, one = 1, rc, wst = 0, st;
+  bool have_plan = false, have_exit = false, have_fail = false, have_exec_fail = false,
+       timed_out = false;
+  pid_t init = -1, cmd_pid = 0;
+  uint64_t t0, deadline = 0, tmax;
+  int flags;
+
+  memset(res, 0, sizeof *res);
+  res->denied_syscall = -1;
+  if (!req || !req->profile || !req->workspace || !req->argv || !req->argv[0] ||
+      !req->argv[0][0]) {
+    sbx_result_fail(res, SBX_LAYER_REQUEST, EINVAL,
+                    "request: a profile, a workspace and a non-empty argv are required");
+    return -EINVAL;
+  }
+  /* Layers the kernel cannot provide: refuse, never run with fewer. */
+  sbx_probe_features(&feat);
+  if ((rc = sbx_profile_enforceable(req->profile, &feat, err, sizeof err)) < 0) {
+    sbx_result_fail(res, rc == -EINVAL ? SBX_LAYER_REQUEST : SBX_LAYER_KERNEL, -rc, err);
+    return rc;
+  }
+  tmax = req->profile->limits.max_execution_ms;
+  /* A request can only lower the profile's limit. */
+  if (req->timeout_ms && (tmax == 0 || req->timeout_ms < tmax))
+    tmax = req->timeout_ms;
+  res->timeout_ms = tmax;
+
+  if ((rc = sbx_plan_build(req, feat.landlock_abi, &plan, err, sizeof err)) < 0) {
+    sbx_result_fail(res, strncmp(err, "env", 3) == 0 ? SBX_LAYER_ENV
+                         : strncmp(err, "request", 7) == 0 ? SBX_LAYER_REQUEST
+                                                            : SBX_LAYER_MOUNT,
+                    -rc, err);
+    return rc;
+  }
+  have_plan = true;
+  plan.userns = !feat.root;
+  plan.timeout_ms = tmax;
+
+  if ((rc = sbx_cgroup_create(req->profile, &feat, &cg, err, sizeof err)) < 0) {
+    sbx_result_fail(res, SBX_LAYER_CGROUP, -rc, err);
+    goto cleanup;
+  }
+  snprintf(res->cgroup_info, sizeof res->cgroup_info, "%s", cg.info);
+  if (!(req->flags & SBX_RUN_NO_KMSG))
+    kmsg = sbx_kmsg_open(); /* best effort: < 0 only loses the syscall's name */
+
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0 ||
+      setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof one) < 0 ||
+      pipe2(sync_pipe, O_CLOEXEC) < 0) {
+    rc = -errno;
+    snprintf(err, sizeof err, "supervisor: control channel: %s", strerror(errno));
+    sbx_result_fail(res, SBX_LAYER_SUPERVISOR, -rc, err);
+    goto cleanup;
+  }
+
+  flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
+  if (plan.net_blocked)
+    flags |= CLONE_NEWNET; /* an empty network namespace: only a down loopback */
+  if (plan.userns)
+    flags |= CLONE_NEWUSER;
+  fflush(NULL); /* nothing buffered may be written twice */
+  t0 = sbx_now_ms();
+  init = (pid_t)syscall(SYS_clone, (unsigned long)flags | SIGCHLD, NULL, NULL, NULL, 0);
+  if (init < 0) {
+    rc = -errno;
+    snprintf(err, sizeof err, "namespaces: clone(%s%s): %s", plan.userns ? "user+" : "",
+             "mount+pid+ipc+uts+cgroup", strerror(errno));
+    sbx_result_fail(res, plan.userns ? SBX_LAYER_USERNS : SBX_LAYER_NAMESPACES, -rc, err);
+    goto cleanup;
+  }
+  if (init == 0) {
+    close(sv[0]);
+    close(sync_pipe[1]);
+    if (kmsg >= 0)
+      close(kmsg);
+    sbx_init(&plan, req, sv[1], sync_pipe[0]);
+  }
+  close(sv[1]);
+  sv[1] = -1;
+  close(sync_pipe[0]);
+  sync_pipe[0] = -1;
+
+  if (plan.userns && (rc = sbx_userns_map(init, plan.uid, plan.gid)) < 0) {
+    snprintf(err, sizeof err, "user namespace: writing uid/gid maps: %s", strerror(-rc));
+    sbx_result_fail(res, SBX_LAYER_USERNS, -rc, err);
+    goto kill_init;
+  }
+  if ((rc = sbx_cgroup_attach(&cg, init)) < 0) {
+    snprintf(err, sizeof err, "cgroup: attaching pid %d to %s: %s", (int)init, cg.pids_dir,
+             strerror(-rc));
+    sbx_result_fail(res, SBX_LAYER_CGROUP, -rc, err);
+    goto kill_init;
+  }
+  if (write(sync_pipe[1], "g", 1) != 1) {
+    rc = -errno;
+    snprintf(err, sizeof err, "supervisor: releasing init: %s", strerror(errno));
+    sbx_result_fail(res, SBX_LAYER_SUPERVISOR, -rc, err);
+    goto kill_init;
+  }
+  close(sync_pipe[1]);
+  sync_pipe[1] = -1;
+
+  if (tmax)
+    deadline = t0 + tmax;
+  for (;;) {
+    struct pollfd pfd = {.fd = sv[0], .events = POLLIN};
+    int wait_ms = -1;
+    pid_t sender = 0;
+    if (deadline) {
+      uint64_t now = sbx_now_ms();
+      if (now >= deadline) {
+        timed_out = true;
+        break;
+      }
+      wait_ms = (int)((deadline - now) > INT_MAX ? INT_MAX : (deadline - now));
+    }
+    rc = poll(&pfd, 1, wait_ms);
+    if (rc < 0 && errno == EINTR)
+      continue;
+    if (rc < 0) {
+      rc = -errno;
+      sbx_result_fail(res, SBX_LAYER_SUPERVISOR, -rc, "supervisor: poll failed");
+      goto kill_init;
+    }
+    if (rc == 0)
+      continue; /* the deadline check above decides */
+    rc = sbx_recv(sv[0], &m, &sender);
+    if (rc == -EINTR)
+      continue;
+    if (rc <= 0)
+      break; /* EOF: init is gone and the command has exec'd or died */
+    switch (m.kind) {
+    case SBX_MSG_FAIL:
+      if (!have_fail)
+        fail_msg = m;
+      have_fail = true;
+      break;
+    case SBX_MSG_READY:
+      cmd_pid = sender;
+      break;
+    case SBX_MSG_EXEC_FAIL:
+      exec_msg = m;
+      have_exec_fail = true;
+      break;
+    case SBX_MSG_EXIT:
+      wst = m.status;
+      have_exit = true;
+      break;
+    default:
+      break;
+    }
+  }
+  if (timed_out)
+    kill(init, SIGKILL); /* pid 1 dies: the kernel kills the whole sandbox */
+  while (waitpid(init, &st, 0) < 0 && errno == EINTR)
+    ;
+  init = -1;
+  res->elapsed_ms = sbx_now_ms() - t0;
+
+  if (have_fail) {
+    char text[400];
+    snprintf(text, sizeof text, "%s: %s", sbx_layer_name((enum sbx_layer)fail_msg.layer),
+             fail_msg.text);
+    sbx_result_fail(res, (enum sbx_layer)fail_msg.layer, fail_msg.error, text);
+    rc = fail_msg.error ? -fail_msg.error : -EPERM;
+    goto cleanup;
+  }
+  rc = 0;
+  if (timed_out) {
+    res->outcome = SBX_OUTCOME_TIMED_OUT;
+    res->exit_code = SBX_EXIT_TIMEOUT;
+    snprintf(res->message, sizeof res->message,
+             "timeout: killed after %llu ms (the whole process tree)",
+             (unsigned long long)tmax);
+  } else if (have_exec_fail) {
+    res->outcome = SBX_OUTCOME_EXEC_FAILED;
+    res->layer = SBX_LAYER_EXEC;
+    res->error = exec_msg.error;
+    res->exit_code =
+        exec_msg.error == ENOENT ? SBX_EXIT_NOT_FOUND : SBX_EXIT_NOT_EXECUTABLE;
+    snprintf(res->message, sizeof res->message, "exec: %s", exec_msg.text);
+  } else if (have_exit && WIFEXITED(wst)) {
+    res->outcome = SBX_OUTCOME_EXITED;
+    res->status = WEXITSTATUS(wst);
+    res->exit_code = res->status;
+    snprintf(res->message, sizeof res->message, "exited with status %d", res->status);
+  } else if (have_exit && WIFSIGNALED(wst)) {
+    res->outcome = SBX_OUTCOME_SIGNALED;
+    res->status = WTERMSIG(wst);
+    res->exit_code = SBX_EXIT_SIGNAL_BASE + res->status;
+    snprintf(res->message, sizeof res->message, "killed by signal %d (%s)", res->status,
+             strsignal(res->status));
+  } else {
+    snprintf(err, sizeof err, "supervisor: init ended without a report (%s %d)",
+             WIFSIGNALED(st) ? "signal" : "status",
+             WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+    sbx_result_fail(res, SBX_LAYER_SUPERVISOR, EIO, err);
+    rc = -EIO;
+    goto cleanup;
+  }
+  if (kmsg >= 0 || (res->outcome == SBX_OUTCOME_SIGNALED && res->status == SIGSYS))
+    sbx_explain_denial(req->profile, kmsg, cmd_pid, res);
+  goto cleanup;
+
+kill_init:
+  if (init > 0) {
+    kill(init, SIGKILL);
+    while (waitpid(init, &st, 0) < 0 && errno == EINTR)
+      ;
+  }
+cleanup:
+  if (sv[0] >= 0)
+    close(sv[0]);
+  if (sv[1] >= 0)
+    close(sv[1]);
+  if (sync_pipe[0] >= 0)
+    close(sync_pipe[0]);
+  if (sync_pipe[1] >= 0)
+    close(sync_pipe[1]);
+  if (kmsg >= 0)
+    close(kmsg);
+  sbx_cgroup_destroy(&cg);
+  if (have_plan)
+    sbx_plan_free(&plan);
+  return rc;
+}

@@ -1,0 +1,114 @@
+/* sbx_landlock: the second, independent filesystem layer (and the TCP and
+ * scoping layer). It is applied inside the finished mount view, so even a
+ * mistake in the view (a path shown that should not be) is still refused
+ * unless a rule of the profile grants it. Landlock is an allowlist: every
+ * access right the kernel knows is "handled", and only the rules below give
+ * any back. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "sbx_internal.h"
+
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#define SYS_landlock_add_rule 445
+#define SYS_landlock_restrict_self 446
+#endif
+
+/* The kernel's struct landlock_ruleset_attr as of ABI 6; the size passed
+ * tells an older kernel which fields this caller knows. */
+struct sbx_ll_ruleset_attr {
+  uint64_t handled_access_fs;
+  uint64_t handled_access_net; /* ABI 4 */
+  uint64_t scoped;             /* ABI 6 */
+};
+
+struct sbx_ll_path_beneath {
+  uint64_t allowed_access;
+  int32_t parent_fd;
+} __attribute__((packed));
+
+struct sbx_ll_net_port {
+  uint64_t allowed_access;
+  uint64_t port;
+};
+
+int sbx_landlock_apply(const struct sbx_plan *plan, struct sbx_fail *f)
+{
+  struct sbx_ll_ruleset_attr attr = {0};
+  size_t attr_size;
+  int abi = plan->landlock_abi, ruleset = -1, rc = 0;
+  uint64_t handled = sbx_ll_fs_rights(abi);
+
+  if (abi < 1) {
+    /* sbx_profile_enforceable refuses such runs; this is the last guard. */
+    sbx_fail_set(f, SBX_LAYER_LANDLOCK, ENOTSUP, "the kernel offers no Landlock: refusing");
+    return -ENOTSUP;
+  }
+  attr.handled_access_fs = handled;
+  attr_size = sizeof(uint64_t);
+  if (abi >= 4) {
+    attr_size = 2 * sizeof(uint64_t);
+    /* TCP bind/connect refused whenever the network is blocked: the empty
+     * network namespace is the first layer, this one holds even if a
+     * socket from outside were smuggled in. */
+    if (plan->net_blocked)
+      attr.handled_access_net = SBX_LL_NET_BIND_TCP | SBX_LL_NET_CONNECT_TCP;
+  }
+  if (abi >= 6) {
+    attr_size = sizeof attr;
+    /* No signals to processes outside the sandbox's Landlock domain and no
+     * connecting to abstract unix sockets created outside it (those live in
+     * the network namespace, which is shared when the network is allowed). */
+    attr.scoped = SBX_LL_SCOPE_ABSTRACT_UNIX_SOCKET | SBX_LL_SCOPE_SIGNAL;
+  }
+  ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, attr_size, 0);
+  if (ruleset < 0) {
+    rc = -errno;
+    sbx_fail_set(f, SBX_LAYER_LANDLOCK, errno, "landlock_create_ruleset (ABI %d): %s", abi,
+                 strerror(errno));
+    goto cleanup;
+  }
+  for (size_t i = 0; i < plan->n_rules; i++) {
+    const struct sbx_ll_rule *r = &plan->rules[i];
+    struct sbx_ll_path_beneath pb;
+    struct stat st;
+    int fd = open(r->path, O_PATH | O_CLOEXEC);
+    if (fd < 0) {
+      if (r->optional && (errno == ENOENT || errno == EACCES))
+        continue;
+      rc = -errno;
+      sbx_fail_set(f, SBX_LAYER_LANDLOCK, errno, "open rule path %s: %s", r->path,
+                   strerror(errno));
+      goto cleanup;
+    }
+    pb.parent_fd = fd;
+    pb.allowed_access = r->access & handled;
+    if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
+      pb.allowed_access &= SBX_LL_FS_FILE_RIGHTS;
+    if (pb.allowed_access &&
+        syscall(SYS_landlock_add_rule, ruleset, SBX_LL_RULE_PATH_BENEATH, &pb, 0) < 0) {
+      rc = -errno;
+      sbx_fail_set(f, SBX_LAYER_LANDLOCK, errno, "landlock_add_rule %s: %s", r->path,
+                   strerror(errno));
+      close(fd);
+      goto cleanup;
+    }
+    close(fd);
+  }
+  if (syscall(SYS_landlock_restrict_self, ruleset, 0) < 0) {
+    rc = -errno;
+    sbx_fail_set(f, SBX_LAYER_LANDLOCK, errno, "landlock_restrict_self: %s", strerror(errno));
+    goto cleanup;
+  }
+cleanup:
+  if (ruleset >= 0)
+    close(ruleset);
+  return rc;
+}

@@ -1,0 +1,362 @@
+/* sbx_mount: the sandbox's private root view. Runs as pid 1 of the new
+ * mount + pid namespaces, replaying the plan computed by sbx_plan.c.
+ *
+ * Layout (docs/confinement.md, "Mount layout"):
+ *   /            tmpfs, read-only once built (nothing can be created at /)
+ *   /usr, /lib*  read-only, nosuid, nodev binds (recursive); /bin etc. as
+ *                the host has them (symlinks into /usr on Debian 12)
+ *   /etc/...     a few read-only entries, never the whole of /etc
+ *   workspace    at its own absolute path, read-write only if allowed
+ *   /proc        a new procfs of the sandbox's pid namespace; /proc/sys,
+ *                /proc/sysrq-trigger, /proc/irq, /proc/bus read-only
+ *   /dev         tmpfs with null, zero, full, random, urandom, shm
+ *   /tmp         private tmpfs (read-only when the profile cannot write)
+ *   masks        empty 0000 files / empty 0000 tmpfs over denied paths and,
+ *                for CS_SHELL_NONE, over every shell binary.
+ * The host root is reached during the build as /oldroot (after a first
+ * pivot onto a scratch tmpfs), then detached, so no path leads back. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "sbx_internal.h"
+
+#ifndef SYS_mount_setattr
+#define SYS_mount_setattr 442
+#endif
+#ifndef AT_RECURSIVE
+#define AT_RECURSIVE 0x8000
+#endif
+#define SBX_MOUNT_ATTR_RDONLY 0x1ull
+#define SBX_MOUNT_ATTR_NOSUID 0x2ull
+#define SBX_MOUNT_ATTR_NODEV 0x4ull
+#define SBX_MOUNT_ATTR_NOEXEC 0x8ull
+
+struct sbx_mount_attr {
+  uint64_t attr_set;
+  uint64_t attr_clr;
+  uint64_t propagation;
+  uint64_t userns_fd;
+};
+
+#define SBX_OLD "/oldroot"
+#define SBX_NEW "/newroot"
+#define SBX_EMPTY "/empty"
+
+/* mount_setattr, so read-only applies to every submount of a recursive
+ * bind too (MS_REMOUNT|MS_RDONLY would only change the top one, leaving,
+ * e.g., a writable filesystem mounted under /usr writable). */
+static int sbx_setattr(const char *path, uint64_t set, bool recursive)
+{
+  struct sbx_mount_attr a = {.attr_set = set};
+  if (syscall(SYS_mount_setattr, AT_FDCWD, path, recursive ? AT_RECURSIVE : 0, &a, sizeof a) < 0)
+    return -errno;
+  return 0;
+}
+
+static int sbx_mkdirs(char *path, mode_t mode)
+{
+  for (char *s = path + 1; *s; s++) {
+    if (*s != '/')
+      continue;
+    *s = '\0';
+    if (mkdir(path, mode) < 0 && errno != EEXIST) {
+      *s = '/';
+      return -errno;
+    }
+    *s = '/';
+  }
+  if (mkdir(path, mode) < 0 && errno != EEXIST)
+    return -errno;
+  return 0;
+}
+
+/* Makes sure the mount point exists in the new root (a directory or an
+ * empty file, like the source). */
+static int sbx_mountpoint(const char *dst, bool is_dir)
+{
+  char tmp[PATH_MAX];
+  struct stat st;
+  int fd, rc;
+  if (lstat(dst, &st) == 0)
+    return 0;
+  if (snprintf(tmp, sizeof tmp, "%s", dst) >= (int)sizeof tmp)
+    return -ENAMETOOLONG;
+  if (is_dir)
+    return sbx_mkdirs(tmp, 0755);
+  *strrchr(tmp, '/') = '\0';
+  if ((rc = sbx_mkdirs(tmp, 0755)) < 0)
+    return rc;
+  fd = open(dst, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0444);
+  if (fd < 0)
+    return -errno;
+  close(fd);
+  return 0;
+}
+
+static int sbx_bind(const char *src, const char *dst, bool is_dir, uint64_t attrs)
+{
+  int rc = sbx_mountpoint(dst, is_dir);
+  if (rc < 0)
+    return rc;
+  if (mount(src, dst, NULL, MS_BIND | MS_REC, NULL) < 0)
+    return -errno;
+  /* nosuid and nodev always: no_new_privs already neutralises set-uid
+   * files, this is the second lock; nodev stops device nodes planted on a
+   * writable bind from reaching hardware. */
+  return sbx_setattr(dst, attrs | SBX_MOUNT_ATTR_NOSUID | SBX_MOUNT_ATTR_NODEV, true);
+}
+
+static int sbx_mask(const char *dst, bool is_dir)
+{
+  if (is_dir) {
+    /* An empty, read-only, mode-0000 tmpfs: the directory exists (programs
+     * that stat it do not break) but shows and accepts nothing. */
+    if (mount("tmpfs", dst, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+              "mode=0000,size=4k,nr_inodes=1") < 0)
+      return -errno;
+    return 0;
+  }
+  /* An empty mode-0000 file: open() fails with EACCES even for uid 0
+   * without CAP_DAC_OVERRIDE, and execve() of it too. */
+  if (mount(SBX_EMPTY, dst, NULL, MS_BIND, NULL) < 0)
+    return -errno;
+  return sbx_setattr(dst,
+                     SBX_MOUNT_ATTR_RDONLY | SBX_MOUNT_ATTR_NOSUID | SBX_MOUNT_ATTR_NODEV |
+                         SBX_MOUNT_ATTR_NOEXEC,
+                     false);
+}
+
+static int sbx_mount_proc(struct sbx_fail *f)
+{
+  /* Writable by uid 0 even without capabilities (sysctl permission checks
+   * use the file mode), or hardware-facing: bound read-only. */
+  static const char *const ro[] = {SBX_NEW "/proc/sys", SBX_NEW "/proc/sysrq-trigger",
+                                   SBX_NEW "/proc/irq", SBX_NEW "/proc/bus",
+                                   SBX_NEW "/proc/fs", NULL};
+  /* Kernel-wide information leaks with no use inside: hidden. */
+  static const char *const hide[] = {SBX_NEW "/proc/kcore", SBX_NEW "/proc/keys",
+                                     SBX_NEW "/proc/timer_list", SBX_NEW "/proc/sched_debug",
+                                     SBX_NEW "/proc/kallsyms", SBX_NEW "/proc/kmsg", NULL};
+  int rc;
+  if (mkdir(SBX_NEW "/proc", 0555) < 0 && errno != EEXIST)
+    return sbx_fail_set(f, SBX_LAYER_MOUNT, errno, "mkdir /proc: %s", strerror(errno)), -errno;
+  /* A new procfs: it shows only the sandbox's pid namespace, so nothing
+   * outside can be listed, read or signalled through /proc. */
+  if (mount("proc", SBX_NEW "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
+    rc = -errno;
+    sbx_fail_set(f, SBX_LAYER_MOUNT, -rc, "mount proc: %s", strerror(-rc));
+    return rc;
+  }
+  for (const char *const *p = ro; *p; p++) {
+    struct stat st;
+    if (lstat(*p, &st) < 0)
+      continue;
+    if (mount(*p, *p, NULL, MS_BIND | MS_REC, NULL) < 0 ||
+        (rc = sbx_setattr(*p, SBX_MOUNT_ATTR_RDONLY | SBX_MOUNT_ATTR_NOSUID | SBX_MOUNT_ATTR_NODEV,
+                          true)) < 0) {
+      rc = -errno;
+      sbx_fail_set(f, SBX_LAYER_MOUNT, -rc, "read-only %s: %s", *p + strlen(SBX_NEW),
+                   strerror(-rc));
+      return rc;
+    }
+  }
+  for (const char *const *p = hide; *p; p++) {
+    struct stat st;
+    if (lstat(*p, &st) < 0)
+      continue;
+    if ((rc = sbx_mask(*p, S_ISDIR(st.st_mode))) < 0) {
+      sbx_fail_set(f, SBX_LAYER_MOUNT, -rc, "mask %s: %s", *p + strlen(SBX_NEW), strerror(-rc));
+      return rc;
+    }
+  }
+  return 0;
+}
+
+static int sbx_mount_dev(const struct sbx_plan *plan, struct sbx_fail *f)
+{
+  static const char *const devs[] = {"null", "zero", "full", "random", "urandom", NULL};
+  static const char *const links[][2] = {{"fd", "/proc/self/fd"},
+                                         {"stdin", "/proc/self/fd/0"},
+                                         {"stdout", "/proc/self/fd/1"},
+                                         {"stderr", "/proc/self/fd/2"}};
+  char src[PATH_MAX], dst[PATH_MAX];
+  int rc;
+  const char *what = "mount /dev";
+
+  if (mkdir(SBX_NEW "/dev", 0755) < 0 && errno != EEXIST)
+    goto fail_errno;
+  /* No host /dev: only the harmless character devices are shown, so no
+   * disk, tty, kvm or kmsg node is reachable. */
+  if (mount("tmpfs", SBX_NEW "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755,size=64k") < 0)
+    goto fail_errno;
+  for (const char *const *d = devs; *d; d++) {
+    snprintf(src, sizeof src, SBX_OLD "/dev/%s", *d);
+    snprintf(dst, sizeof dst, SBX_NEW "/dev/%s", *d);
+    what = dst + strlen(SBX_NEW);
+    if ((rc = sbx_mountpoint(dst, false)) < 0 || mount(src, dst, NULL, MS_BIND, NULL) < 0 ||
+        (rc = sbx_setattr(dst, SBX_MOUNT_ATTR_NOSUID | SBX_MOUNT_ATTR_NOEXEC, false)) < 0)
+      goto fail_errno;
+  }
+  for (size_t i = 0; i < sizeof links / sizeof links[0]; i++) {
+    snprintf(dst, sizeof dst, SBX_NEW "/dev/%s", links[i][0]);
+    what = dst + strlen(SBX_NEW);
+    if (symlink(links[i][1], dst) < 0)
+      goto fail_errno;
+  }
+  what = "/dev/shm";
+  if (mkdir(SBX_NEW "/dev/shm", 01777) < 0 ||
+      mount("tmpfs", SBX_NEW "/dev/shm", "tmpfs",
+            MS_NOSUID | MS_NODEV | MS_NOEXEC | (plan->tmp_writable ? 0 : MS_RDONLY),
+            "mode=1777,size=64m") < 0)
+    goto fail_errno;
+  what = "read-only /dev";
+  if ((rc = sbx_setattr(SBX_NEW "/dev", SBX_MOUNT_ATTR_RDONLY, false)) < 0) {
+    errno = -rc;
+    goto fail_errno;
+  }
+  return 0;
+fail_errno:
+  rc = -errno;
+  sbx_fail_set(f, SBX_LAYER_MOUNT, errno, "%s: %s", what, strerror(errno));
+  return rc;
+}
+
+static int sbx_mount_tmp(const struct sbx_plan *plan, struct sbx_fail *f)
+{
+  char opts[64];
+  uint64_t size = plan->profile->limits.max_memory_bytes;
+  /* tmpfs pages are memory that RLIMIT_AS does not count: cap the size. */
+  if (size == 0 || size > (1ull << 30))
+    size = 1ull << 30;
+  snprintf(opts, sizeof opts, "mode=1777,size=%llu", (unsigned long long)size);
+  if ((mkdir(SBX_NEW "/tmp", 01777) < 0 && errno != EEXIST) ||
+      mount("tmpfs", SBX_NEW "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0 ||
+      mkdir(SBX_NEW SBX_SANDBOX_HOME, 0700) < 0)
+    goto fail;
+  return 0;
+fail:
+  sbx_fail_set(f, SBX_LAYER_MOUNT, errno, "private /tmp: %s", strerror(errno));
+  return -errno;
+}
+
+static int sbx_mount_entries(const struct sbx_plan *plan, struct sbx_fail *f)
+{
+  char src[PATH_MAX], dst[PATH_MAX];
+  const struct sbx_mount_entry *e = NULL;
+  int rc = 0;
+  for (size_t i = 0; i < plan->n_mounts; i++) {
+    e = &plan->mounts[i];
+    if (snprintf(src, sizeof src, SBX_OLD "%s", e->path) >= (int)sizeof src ||
+        snprintf(dst, sizeof dst, SBX_NEW "%s", e->path) >= (int)sizeof dst) {
+      rc = -ENAMETOOLONG;
+      goto fail;
+    }
+    switch (e->kind) {
+    case SBX_MNT_BIND_RO:
+      rc = sbx_bind(src, dst, e->is_dir, SBX_MOUNT_ATTR_RDONLY);
+      break;
+    case SBX_MNT_BIND_RW:
+      rc = sbx_bind(src, dst, e->is_dir, 0);
+      break;
+    case SBX_MNT_SYMLINK: {
+      char parent[PATH_MAX];
+      snprintf(parent, sizeof parent, "%s", dst);
+      *strrchr(parent, '/') = '\0';
+      rc = sbx_mkdirs(parent, 0755);
+      if (rc == 0 && symlink(e->target, dst) < 0 && errno != EEXIST)
+        rc = -errno;
+      break;
+    }
+    case SBX_MNT_MASK: {
+      struct stat st;
+      /* The mount point must be the very object of the plan: if the
+       * command's files changed between planning and now, refuse. */
+      if (lstat(dst, &st) < 0)
+        rc = errno == ENOENT ? 0 : -errno;
+      else if (S_ISLNK(st.st_mode) || (bool)S_ISDIR(st.st_mode) != e->is_dir)
+        rc = -ESTALE;
+      else
+        rc = sbx_mask(dst, e->is_dir);
+      break;
+    }
+    }
+    if (rc < 0)
+      goto fail;
+  }
+  return 0;
+fail:
+  sbx_fail_set(f, SBX_LAYER_MOUNT, -rc, "%s %s (%s): %s",
+               rc == -ESTALE ? "changed since planning:" : "cannot set up", e ? e->path : "?",
+               e ? e->why : "?", strerror(-rc));
+  return rc;
+}
+
+int sbx_mount_build(const struct sbx_plan *plan, struct sbx_fail *f)
+{
+  const char *what;
+  int fd, rc;
+
+  /* Nothing done below may propagate back to the host's mount table. */
+  what = "make / private";
+  if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+    goto fail_errno;
+  /* A scratch tmpfs becomes the root for the build; the host's root is
+   * then only reachable as /oldroot, which is detached at the end. */
+  what = "scratch tmpfs";
+  if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700,size=64k") < 0 ||
+      mkdir("/tmp" SBX_NEW, 0755) < 0 || mkdir("/tmp" SBX_OLD, 0700) < 0)
+    goto fail_errno;
+  fd = open("/tmp" SBX_EMPTY, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0000);
+  if (fd < 0)
+    goto fail_errno;
+  close(fd);
+  what = "pivot_root to the scratch tmpfs";
+  if (syscall(SYS_pivot_root, "/tmp", "/tmp" SBX_OLD) < 0 || chdir("/") < 0)
+    goto fail_errno;
+  what = "new root tmpfs";
+  if (mount("tmpfs", SBX_NEW, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m") < 0)
+    goto fail_errno;
+
+  /* /tmp before the plan's entries, so a workspace under /tmp is bound
+   * inside the private /tmp; made read-only after them. */
+  if ((rc = sbx_mount_tmp(plan, f)) < 0 || (rc = sbx_mount_entries(plan, f)) < 0 ||
+      (rc = sbx_mount_dev(plan, f)) < 0 || (rc = sbx_mount_proc(f)) < 0)
+    return rc;
+  what = "read-only /tmp";
+  if (!plan->tmp_writable &&
+      (rc = sbx_setattr(SBX_NEW "/tmp", SBX_MOUNT_ATTR_RDONLY, false)) < 0) {
+    errno = -rc;
+    goto fail_errno;
+  }
+
+  what = "detach the host root";
+  if (umount2(SBX_OLD, MNT_DETACH) < 0)
+    goto fail_errno;
+  what = "pivot_root to the new root";
+  if (chdir(SBX_NEW) < 0 || syscall(SYS_pivot_root, ".", ".") < 0 || umount2(".", MNT_DETACH) < 0 ||
+      chdir("/") < 0)
+    goto fail_errno;
+  /* The root tmpfs itself read-only: the command can create nothing at /
+   * (only in the workspace and /tmp when the profile allows writing). */
+  what = "read-only /";
+  if ((rc = sbx_setattr("/", SBX_MOUNT_ATTR_RDONLY | SBX_MOUNT_ATTR_NOSUID | SBX_MOUNT_ATTR_NODEV,
+                        false)) < 0) {
+    errno = -rc;
+    goto fail_errno;
+  }
+  what = "chdir to the workspace";
+  if (chdir(plan->workspace) < 0)
+    goto fail_errno;
+  return 0;
+fail_errno:
+  rc = -errno;
+  sbx_fail_set(f, SBX_LAYER_MOUNT, errno, "%s: %s", what, strerror(errno));
+  return rc;
+}

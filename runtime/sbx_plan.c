@@ -1,0 +1,690 @@
+/* sbx_plan: everything the sandbox will be, computed by the supervisor
+ * before it forks. Doing the path resolution here, on the host's view,
+ * means pid 1 and the command only replay a list (no allocation, no policy
+ * decisions after clone) and `sbx explain` could print the same list. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sbx_internal.h"
+
+extern char **environ;
+
+/* System directories bound read-only at the same place. Each is bound
+ * whole because programs expect their libraries, data and helpers there;
+ * none of them holds user secrets on a Debian system. /etc is NOT here:
+ * only the entries in sbx_etc_entries are shown (see below). */
+static const char *const sbx_system_dirs[] = {"/usr", "/bin", "/sbin", "/lib", "/lib32",
+                                              "/lib64", "/libx32", NULL};
+
+/* /etc entries programs need to start (loader cache, user and group names,
+ * alternatives symlinks behind cc/python, locale and time zone, git's and
+ * python's system config). /etc as a whole is not shown: it holds shadow
+ * password hashes, ssh host keys and service credentials readable by uid 0,
+ * and uid 0 without capabilities still passes owner permission checks. */
+static const char *const sbx_etc_entries[] = {
+    "/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
+    "/etc/passwd",       "/etc/group",       "/etc/nsswitch.conf", "/etc/localtime",
+    "/etc/timezone",     "/etc/locale.alias", "/etc/gitconfig",   "/etc/python3",
+    "/etc/python3.11",   "/etc/debian_version", "/etc/os-release", "/etc/mime.types",
+    "/etc/magic",        "/etc/inputrc",     "/etc/profile",       "/etc/perl",
+    "/etc/hosts",        NULL};
+/* Only when the profile allows the network: name resolution and TLS roots. */
+static const char *const sbx_etc_net_entries[] = {"/etc/resolv.conf", "/etc/host.conf",
+                                                  "/etc/gai.conf",    "/etc/ssl",
+                                                  "/etc/ca-certificates", "/etc/services",
+                                                  "/etc/protocols",   NULL};
+
+/* Names of shells withheld from CS_SHELL_NONE profiles. busybox is in the
+ * list because `busybox sh` is a shell; tmux because it starts one. */
+static const char *const sbx_shell_names[] = {"sh",   "bash", "dash",  "rbash", "zsh",   "ksh",
+                                              "ksh93", "mksh", "pdksh", "ash",  "yash",  "posh",
+                                              "csh",  "tcsh", "fish",  "busybox", "tmux", "screen",
+                                              NULL};
+static const char *const sbx_bin_dirs[] = {"/usr/bin", "/usr/sbin", "/usr/local/bin",
+                                           "/usr/local/sbin", NULL};
+/* Library hierarchies that must stay executable for the dynamic loader
+ * (the kernel opens the ELF interpreter with exec intent) and for helper
+ * programs (gcc's cc1, git-core). */
+static const char *const sbx_lib_dirs[] = {"/usr/lib", "/usr/lib32", "/usr/lib64", "/usr/libx32",
+                                           "/usr/libexec", NULL};
+
+const char *const sbx_env_allowlist[] = {"PATH", "HOME", "LANG", "LANGUAGE", "LC_*", "TERM",
+                                         "TZ",   "USER", "LOGNAME", "PWD", "SBX_PROFILE", NULL};
+
+uint64_t sbx_ll_fs_rights(int abi)
+{
+  uint64_t r = 0;
+  if (abi >= 1)
+    r |= (1ull << 13) - 1; /* EXECUTE .. MAKE_SYM */
+  if (abi >= 2)
+    r |= SBX_LL_FS_REFER;
+  if (abi >= 3)
+    r |= SBX_LL_FS_TRUNCATE;
+  if (abi >= 5)
+    r |= SBX_LL_FS_IOCTL_DEV;
+  return r;
+}
+
+void sbx_fail_set(struct sbx_fail *f, enum sbx_layer layer, int error, const char *fmt, ...)
+{
+  va_list ap;
+  f->layer = layer;
+  f->error = error;
+  va_start(ap, fmt);
+  vsnprintf(f->text, sizeof f->text, fmt, ap);
+  va_end(ap);
+}
+
+int sbx_expand_path(const char *in, const char *workspace, const char *home, char *out,
+                    size_t out_len)
+{
+  int n;
+  if (strncmp(in, "${WORKSPACE}", 12) == 0 && (in[12] == '\0' || in[12] == '/'))
+    n = snprintf(out, out_len, "%s%s", workspace, in + 12);
+  else if (in[0] == '~' && (in[1] == '\0' || in[1] == '/')) {
+    if (!home || home[0] != '/')
+      return -ENOENT;
+    n = snprintf(out, out_len, "%s%s", home, in + 1);
+  } else
+    n = snprintf(out, out_len, "%s", in);
+  if (n < 0 || (size_t)n >= out_len)
+    return -ENAMETOOLONG;
+  /* Relative paths in a profile would depend on sbx's cwd: refuse them. */
+  if (out[0] != '/')
+    return -EINVAL;
+  return 0;
+}
+
+static bool sbx_path_under(const char *path, const char *dir)
+{
+  size_t n = strlen(dir);
+  if (strcmp(dir, "/") == 0)
+    return true;
+  return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+static int sbx_plan_mount(struct sbx_plan *p, const char *path, enum sbx_mount_kind kind,
+                          const char *target, bool is_dir, const char *why)
+{
+  struct sbx_mount_entry *e;
+  if (p->n_mounts == p->cap_mounts) {
+    size_t cap = p->cap_mounts ? p->cap_mounts * 2 : 32;
+    void *m = realloc(p->mounts, cap * sizeof *p->mounts);
+    if (!m)
+      return -ENOMEM;
+    p->mounts = m;
+    p->cap_mounts = cap;
+  }
+  e = &p->mounts[p->n_mounts];
+  memset(e, 0, sizeof *e);
+  e->path = strdup(path);
+  e->target = target ? strdup(target) : NULL;
+  if (!e->path || (target && !e->target)) {
+    free(e->path);
+    free(e->target);
+    return -ENOMEM;
+  }
+  e->kind = kind;
+  e->is_dir = is_dir;
+  e->why = why;
+  p->n_mounts++;
+  return 0;
+}
+
+static int sbx_plan_rule(struct sbx_plan *p, const char *path, uint64_t access, bool optional)
+{
+  struct sbx_ll_rule *r;
+  if (p->n_rules == p->cap_rules) {
+    size_t cap = p->cap_rules ? p->cap_rules * 2 : 64;
+    void *m = realloc(p->rules, cap * sizeof *p->rules);
+    if (!m)
+      return -ENOMEM;
+    p->rules = m;
+    p->cap_rules = cap;
+  }
+  r = &p->rules[p->n_rules];
+  r->path = strdup(path);
+  if (!r->path)
+    return -ENOMEM;
+  r->access = access;
+  r->optional = optional;
+  p->n_rules++;
+  return 0;
+}
+
+/* Appends an owned "NAME=value" string (freed here on failure). */
+static int sbx_plan_env_take(struct sbx_plan *p, char *s)
+{
+  if (!s)
+    return -ENOMEM;
+  if (p->n_env + 1 >= p->cap_env) {
+    size_t cap = p->cap_env ? p->cap_env * 2 : 16;
+    void *m = realloc(p->envp, cap * sizeof *p->envp);
+    if (!m) {
+      free(s);
+      return -ENOMEM;
+    }
+    p->envp = m;
+    p->cap_env = cap;
+  }
+  p->envp[p->n_env++] = s;
+  p->envp[p->n_env] = NULL;
+  return 0;
+}
+
+static int sbx_plan_env(struct sbx_plan *p, const char *name, const char *value)
+{
+  char *s;
+  if (asprintf(&s, "%s=%s", name, value) < 0)
+    return -ENOMEM;
+  return sbx_plan_env_take(p, s);
+}
+
+/* Is `name` (of a "NAME=value" string, len bytes) on the allowlist or in the
+ * caller's pass list? LD_* never is: the loader would obey it inside. */
+static bool sbx_env_allowed(const char *name, size_t len, const char *const *pass)
+{
+  if (len >= 3 && strncmp(name, "LD_", 3) == 0)
+    return false;
+  for (const char *const *a = sbx_env_allowlist; *a; a++) {
+    size_t al = strlen(*a);
+    if ((*a)[al - 1] == '*' ? (len >= al - 1 && strncmp(name, *a, al - 1) == 0)
+                            : (len == al && strncmp(name, *a, len) == 0))
+      return true;
+  }
+  for (; pass && *pass; pass++)
+    if (strlen(*pass) == len && strncmp(name, *pass, len) == 0)
+      return true;
+  return false;
+}
+
+static int sbx_plan_environment(struct sbx_plan *p, const struct sbx_run_request *req)
+{
+  int rc;
+  for (const char *const *pe = req->pass_env; pe && *pe; pe++)
+    if (strncmp(*pe, "LD_", 3) == 0 || (*pe)[0] == '\0' || strchr(*pe, '='))
+      return -EINVAL;
+  /* PATH, HOME and PWD are sbx's, whatever the caller had. */
+  if ((rc = sbx_plan_env(p, "PATH", SBX_SANDBOX_PATH)) < 0 ||
+      (rc = sbx_plan_env(p, "HOME", SBX_SANDBOX_HOME)) < 0 ||
+      (rc = sbx_plan_env(p, "PWD", p->workspace)) < 0 ||
+      (rc = sbx_plan_env(p, "SBX_PROFILE", p->profile->name ? p->profile->name : "?")) < 0)
+    return rc;
+  for (char **e = environ; e && *e; e++) {
+    const char *eq = strchr(*e, '=');
+    size_t len;
+    if (!eq)
+      continue;
+    len = (size_t)(eq - *e);
+    if ((len == 4 && (strncmp(*e, "PATH", 4) == 0 || strncmp(*e, "HOME", 4) == 0)) ||
+        (len == 3 && strncmp(*e, "PWD", 3) == 0) ||
+        (len == 11 && strncmp(*e, "SBX_PROFILE", 11) == 0))
+      continue;
+    if (!sbx_env_allowed(*e, len, req->pass_env))
+      continue;
+    if ((rc = sbx_plan_env_take(p, strdup(*e))) < 0)
+      return rc;
+  }
+  return 0;
+}
+
+/* Adds a host path to the view: symlinks are recreated (their target is
+ * then resolved inside the view, so a link cannot lead out of it), other
+ * entries are bound. */
+static int sbx_plan_host_entry(struct sbx_plan *p, const char *path, bool rw, const char *why)
+{
+  struct stat st;
+  if (lstat(path, &st) < 0)
+    return 0; /* absent on this machine: nothing to show */
+  if (S_ISLNK(st.st_mode)) {
+    char target[PATH_MAX];
+    ssize_t n = readlink(path, target, sizeof target - 1);
+    if (n < 0)
+      return -errno;
+    target[n] = '\0';
+    return sbx_plan_mount(p, path, SBX_MNT_SYMLINK, target, false, why);
+  }
+  return sbx_plan_mount(p, path, rw ? SBX_MNT_BIND_RW : SBX_MNT_BIND_RO, NULL,
+                        S_ISDIR(st.st_mode), why);
+}
+
+static bool sbx_is_system_path(const char *path)
+{
+  static const char *const extra[] = {"/etc", "/proc", "/dev", "/tmp", "/sys", NULL};
+  for (const char *const *d = sbx_system_dirs; *d; d++)
+    if (sbx_path_under(path, *d))
+      return true;
+  for (const char *const *d = extra; *d; d++)
+    if (sbx_path_under(path, *d))
+      return true;
+  return false;
+}
+
+/* Landlock rights for a profile rule's access bits. Deletion is separate:
+ * allow_file_delete decides it, whatever the rule says. */
+static uint64_t sbx_rule_rights(const struct cs_profile *prof, uint32_t access)
+{
+  uint64_t r = 0;
+  if (access & CS_PATH_READ)
+    r |= SBX_LL_FS_READ;
+  if ((access & CS_PATH_WRITE) && prof->allow_file_write) {
+    r |= SBX_LL_FS_WRITE | SBX_LL_FS_READ;
+    if (prof->allow_file_delete)
+      r |= SBX_LL_FS_DELETE;
+  }
+  if (access & CS_PATH_EXEC)
+    r |= SBX_LL_FS_EXECUTE | SBX_LL_FS_READ_FILE;
+  return r;
+}
+
+static bool sbx_is_visible(const struct sbx_plan *p, const char *path)
+{
+  for (size_t i = 0; i < p->n_mounts; i++)
+    if ((p->mounts[i].kind == SBX_MNT_BIND_RO || p->mounts[i].kind == SBX_MNT_BIND_RW) &&
+        sbx_path_under(path, p->mounts[i].path))
+      return true;
+  return false;
+}
+
+/* Git: .git/config and .git/hooks decide what git runs next time, outside
+ * the sandbox (core.hooksPath, core.fsmonitor, filters, hooks), so a
+ * command that can write them escapes on the user's next `git` call. They
+ * are bound read-only over the writable workspace; objects, refs, the index
+ * and logs stay writable so `git commit` works. A linked worktree's .git is
+ * a file naming <main>/.git/worktrees/NAME; the main repository's git dir is
+ * then bound read-write too (commits write objects and refs there) with the
+ * same read-only carve-outs. */
+static int sbx_plan_git_dir(struct sbx_plan *p, const char *gitdir, bool bind_dir)
+{
+  static const char *const protect[] = {"config", "hooks", "config.worktree", "info", NULL};
+  char path[PATH_MAX];
+  int rc;
+  if (bind_dir && !sbx_is_visible(p, gitdir)) {
+    if ((rc = sbx_plan_mount(p, gitdir, SBX_MNT_BIND_RW, NULL, true, "git common dir")) < 0)
+      return rc;
+  }
+  /* git's lock-file protocol renames over files: it needs delete rights
+   * in its own directory even when the profile forbids deleting files. */
+  if ((rc = sbx_plan_rule(p, gitdir, SBX_LL_FS_READ | SBX_LL_FS_WRITE | SBX_LL_FS_DELETE,
+                          false)) < 0)
+    return rc;
+  for (const char *const *n = protect; *n; n++) {
+    struct stat st;
+    if (snprintf(path, sizeof path, "%s/%s", gitdir, *n) >= (int)sizeof path)
+      return -ENAMETOOLONG;
+    if (strcmp(*n, "hooks") == 0 && lstat(path, &st) < 0 && errno == ENOENT) {
+      /* A missing hooks dir could be created and filled inside: create it
+       * (as `git init` would) so it can be bound read-only. */
+      if (mkdir(path, 0755) < 0 && errno != EEXIST)
+        return -errno;
+    }
+    if (lstat(path, &st) < 0)
+      continue;
+    if (S_ISLNK(st.st_mode)) {
+      /* A symlinked config/hooks could point anywhere: hide it. */
+      if ((rc = sbx_plan_mount(p, path, SBX_MNT_MASK, NULL, false, "git (symlink)")) < 0)
+        return rc;
+      continue;
+    }
+    if ((rc = sbx_plan_mount(p, path, SBX_MNT_BIND_RO, NULL, S_ISDIR(st.st_mode),
+                             "git config/hooks")) < 0)
+      return rc;
+  }
+  return 0;
+}
+
+static int sbx_plan_git(struct sbx_plan *p)
+{
+  char dotgit[PATH_MAX], buf[PATH_MAX + 16], gitdir[PATH_MAX], common[PATH_MAX];
+  char tmp[PATH_MAX * 2 + 32];
+  struct stat st;
+  FILE *fp = NULL;
+  int rc = 0;
+
+  if (snprintf(dotgit, sizeof dotgit, "%s/.git", p->workspace) >= (int)sizeof dotgit)
+    return -ENAMETOOLONG;
+  if (lstat(dotgit, &st) < 0)
+    return 0;
+  if (S_ISDIR(st.st_mode))
+    return sbx_plan_git_dir(p, dotgit, false);
+  if (!S_ISREG(st.st_mode))
+    return sbx_plan_mount(p, dotgit, SBX_MNT_MASK, NULL, false, "git (odd .git)");
+
+  /* Linked worktree: "gitdir: <path>". */
+  fp = fopen(dotgit, "re");
+  if (!fp || !fgets(buf, sizeof buf, fp) || strncmp(buf, "gitdir: ", 8) != 0) {
+    rc = 0; /* not a git link we understand: leave it to the mount rules */
+    goto cleanup;
+  }
+  buf[strcspn(buf, "\n")] = '\0';
+  if (buf[8] == '/')
+    snprintf(tmp, sizeof tmp, "%s", buf + 8);
+  else
+    snprintf(tmp, sizeof tmp, "%s/%s", p->workspace, buf + 8);
+  if (!realpath(tmp, gitdir)) {
+    rc = 0;
+    goto cleanup;
+  }
+  fclose(fp);
+  fp = NULL;
+  /* The common dir (objects, refs) is named by worktrees/NAME/commondir. */
+  snprintf(tmp, sizeof tmp, "%s/commondir", gitdir);
+  fp = fopen(tmp, "re");
+  if (fp && fgets(buf, sizeof buf, fp)) {
+    buf[strcspn(buf, "\n")] = '\0';
+    if (buf[0] == '/')
+      snprintf(tmp, sizeof tmp, "%s", buf);
+    else
+      snprintf(tmp, sizeof tmp, "%s/%s", gitdir, buf);
+    if (!realpath(tmp, common))
+      snprintf(common, sizeof common, "%s", gitdir);
+  } else
+    snprintf(common, sizeof common, "%s", gitdir);
+  if ((rc = sbx_plan_git_dir(p, common, true)) < 0)
+    goto cleanup;
+  if (strcmp(common, gitdir) != 0)
+    rc = sbx_plan_git_dir(p, gitdir, true);
+cleanup:
+  if (fp)
+    fclose(fp);
+  return rc;
+}
+
+struct sbx_inode {
+  dev_t dev;
+  ino_t ino;
+};
+
+static bool sbx_inode_in(const struct sbx_inode *set, size_t n, const struct stat *st)
+{
+  for (size_t i = 0; i < n; i++)
+    if (set[i].dev == st->st_dev && set[i].ino == st->st_ino)
+      return true;
+  return false;
+}
+
+/* CS_SHELL_NONE: no shell may run, not even one the command finds itself.
+ * Two layers: (1) every shell binary (by inode, so hard links and symlinks
+ * are caught) is masked in the mount view by an empty mode-0000 file, so
+ * execve fails with EACCES and `#!/bin/sh` scripts cannot start either;
+ * (2) Landlock grants EXECUTE file by file in the bin directories, skipping
+ * the shells, because a Landlock right on /usr/bin would cover them. */
+static int sbx_plan_shells(struct sbx_plan *p)
+{
+  struct sbx_inode shells[64];
+  size_t n_shells = 0;
+  char path[PATH_MAX], real[PATH_MAX];
+  struct stat st;
+  FILE *fp;
+  int rc = 0;
+
+  for (const char *const *d = sbx_bin_dirs; *d; d++)
+    for (const char *const *n = sbx_shell_names; *n; n++) {
+      snprintf(path, sizeof path, "%s/%s", *d, *n);
+      if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && n_shells < 64 &&
+          !sbx_inode_in(shells, n_shells, &st))
+        shells[n_shells++] = (struct sbx_inode){st.st_dev, st.st_ino};
+    }
+  fp = fopen("/etc/shells", "re");
+  while (fp && fgets(path, sizeof path, fp)) {
+    path[strcspn(path, "\n")] = '\0';
+    if (path[0] == '/' && stat(path, &st) == 0 && S_ISREG(st.st_mode) && n_shells < 64 &&
+        !sbx_inode_in(shells, n_shells, &st))
+      shells[n_shells++] = (struct sbx_inode){st.st_dev, st.st_ino};
+  }
+  if (fp)
+    fclose(fp);
+
+  for (const char *const *d = sbx_bin_dirs; *d; d++) {
+    DIR *dir;
+    struct dirent *de;
+    if (!realpath(*d, real) || !(dir = opendir(real)))
+      continue;
+    while ((de = readdir(dir))) {
+      struct stat lst;
+      if (de->d_name[0] == '.')
+        continue;
+      if (snprintf(path, sizeof path, "%s/%s", real, de->d_name) >= (int)sizeof path)
+        continue;
+      if (lstat(path, &lst) < 0 || stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+        continue;
+      if (sbx_inode_in(shells, n_shells, &st)) {
+        if (S_ISREG(lst.st_mode))
+          rc = sbx_plan_mount(p, path, SBX_MNT_MASK, NULL, false, "shell (CS_SHELL_NONE)");
+      } else if (S_ISREG(lst.st_mode)) {
+        rc = sbx_plan_rule(p, path, SBX_LL_FS_EXECUTE | SBX_LL_FS_READ_FILE, true);
+      }
+      if (rc < 0)
+        break;
+    }
+    closedir(dir);
+    if (rc < 0)
+      return rc;
+  }
+  for (const char *const *d = sbx_lib_dirs; *d; d++)
+    if (lstat(*d, &st) == 0 && S_ISDIR(st.st_mode) &&
+        (rc = sbx_plan_rule(p, *d, SBX_LL_FS_EXECUTE | SBX_LL_FS_READ, true)) < 0)
+      return rc;
+  /* Symlinked binaries in /usr/bin whose target lives elsewhere in /usr
+   * (e.g. /etc/alternatives chains ending in /usr/lib) are covered by the
+   * library rules or by the target's own file rule. */
+  return 0;
+}
+
+static int sbx_cmp_mount(const void *a, const void *b)
+{
+  const struct sbx_mount_entry *x = a, *y = b;
+  /* Parents before children; masks after every bind. */
+  int kx = x->kind == SBX_MNT_MASK, ky = y->kind == SBX_MNT_MASK;
+  if (kx != ky)
+    return kx - ky;
+  return strcmp(x->path, y->path);
+}
+
+int sbx_plan_build(const struct sbx_run_request *req, int abi, struct sbx_plan *p, char *err,
+                   size_t err_len)
+{
+  const struct cs_profile *prof = req->profile;
+  char ws[PATH_MAX], path[PATH_MAX], real[PATH_MAX];
+  const char *home = getenv("HOME");
+  uint64_t ws_rights = SBX_LL_FS_READ;
+  struct stat st;
+  int rc = 0;
+
+  memset(p, 0, sizeof *p);
+  p->profile = prof;
+  p->uid = geteuid();
+  p->gid = getegid();
+  p->landlock_abi = abi;
+  p->net_blocked = !prof->allow_network;
+  p->shell_none = prof->shell == CS_SHELL_NONE;
+  p->tmp_writable = prof->allow_file_write;
+  if (!home || home[0] != '/') {
+    struct passwd *pw = getpwuid(getuid());
+    home = pw ? pw->pw_dir : NULL;
+  }
+
+  if (!realpath(req->workspace, ws) || stat(ws, &st) < 0 || !S_ISDIR(st.st_mode)) {
+    rc = -errno ? -errno : -ENOTDIR;
+    snprintf(err, err_len, "request: workspace '%s' is not a directory", req->workspace);
+    goto fail;
+  }
+  /* A workspace that is / or inside a system tree would make the system
+   * writable or replace the sandbox's own /proc, /dev. One under /tmp is
+   * fine: it is bound inside the sandbox's private /tmp at the same path. */
+  if (strcmp(ws, "/") == 0 || strcmp(ws, "/tmp") == 0 ||
+      (sbx_is_system_path(ws) && !sbx_path_under(ws, "/tmp"))) {
+    rc = -EINVAL;
+    snprintf(err, err_len, "request: workspace '%s' is a system directory", ws);
+    goto fail;
+  }
+  if (!(p->workspace = strdup(ws)))
+    goto nomem;
+
+  for (const char *const *d = sbx_system_dirs; *d; d++)
+    if ((rc = sbx_plan_host_entry(p, *d, false, "system")) < 0)
+      goto fail_errno;
+  for (const char *const *d = sbx_etc_entries; *d; d++)
+    if ((rc = sbx_plan_host_entry(p, *d, false, "system /etc")) < 0)
+      goto fail_errno;
+  if (!p->net_blocked)
+    for (const char *const *d = sbx_etc_net_entries; *d; d++)
+      if ((rc = sbx_plan_host_entry(p, *d, false, "system /etc (network)")) < 0)
+        goto fail_errno;
+
+  /* The profile's allowed paths. */
+  for (uint32_t i = 0; i < prof->n_allowed_paths; i++) {
+    const struct cs_path_rule *r = &prof->allowed_paths[i];
+    uint64_t rights = sbx_rule_rights(prof, r->access);
+    bool rw = (r->access & CS_PATH_WRITE) && prof->allow_file_write;
+    rc = sbx_expand_path(r->path, ws, home, path, sizeof path);
+    if (rc == -ENOENT)
+      continue; /* "~" without a home: nothing to allow */
+    if (rc < 0) {
+      snprintf(err, err_len, "mount: allowed path '%s' (%s): %s", r->path,
+               r->origin ? r->origin : "?", strerror(-rc));
+      goto fail;
+    }
+    if (!realpath(path, real))
+      continue; /* absent: nothing to allow (it cannot be created outside the view) */
+    if (strcmp(real, "/") == 0) {
+      rc = -EINVAL;
+      snprintf(err, err_len, "mount: allowed path '%s' (%s) resolves to /: refused", r->path,
+               r->origin ? r->origin : "?");
+      goto fail;
+    }
+    if (sbx_path_under(real, ws)) {
+      if (strcmp(real, ws) == 0) {
+        ws_rights |= rights;
+        p->workspace_writable |= rw;
+        continue;
+      }
+      if (rw && (rc = sbx_plan_mount(p, real, SBX_MNT_BIND_RW, NULL, true, "allowed path")) < 0)
+        goto fail_errno;
+    } else if (!sbx_is_system_path(real)) {
+      if ((rc = sbx_plan_host_entry(p, real, rw, "allowed path")) < 0)
+        goto fail_errno;
+    } else if (sbx_path_under(real, "/tmp") || sbx_path_under(real, "/dev") ||
+               sbx_path_under(real, "/proc") || sbx_path_under(real, "/sys")) {
+      continue; /* the sandbox has its own /tmp, /dev and /proc, and no /sys */
+    }
+    if (stat(real, &st) == 0 && !S_ISDIR(st.st_mode))
+      rights &= SBX_LL_FS_FILE_RIGHTS;
+    if ((rc = sbx_plan_rule(p, real, rights, true)) < 0)
+      goto fail_errno;
+  }
+  if ((rc = sbx_plan_mount(p, ws, p->workspace_writable ? SBX_MNT_BIND_RW : SBX_MNT_BIND_RO, NULL,
+                           true, "workspace")) < 0 ||
+      (rc = sbx_plan_rule(p, ws, ws_rights, false)) < 0)
+    goto fail_errno;
+  if (p->workspace_writable && !(req->flags & SBX_RUN_ALLOW_GIT_CONFIG) &&
+      (rc = sbx_plan_git(p)) < 0) {
+    snprintf(err, err_len, "mount: protecting %s/.git: %s", ws, strerror(-rc));
+    goto fail;
+  }
+
+  /* Landlock view of the fixed parts. */
+  if ((rc = sbx_plan_rule(p, "/etc", SBX_LL_FS_READ, true)) < 0 ||
+      (rc = sbx_plan_rule(p, "/proc", SBX_LL_FS_READ, false)) < 0 ||
+      (rc = sbx_plan_rule(p, "/dev", SBX_LL_FS_READ, false)) < 0)
+    goto fail_errno;
+  static const char *const devs[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
+                                     "/dev/urandom", NULL};
+  for (const char *const *d = devs; *d; d++)
+    if ((rc = sbx_plan_rule(p, *d,
+                            SBX_LL_FS_READ_FILE | SBX_LL_FS_WRITE_FILE | SBX_LL_FS_TRUNCATE,
+                            true)) < 0)
+      goto fail_errno;
+  {
+    uint64_t tmp = SBX_LL_FS_READ;
+    if (p->tmp_writable)
+      tmp |= SBX_LL_FS_WRITE | SBX_LL_FS_DELETE;
+    if ((rc = sbx_plan_rule(p, "/tmp", tmp, false)) < 0 ||
+        (rc = sbx_plan_rule(p, "/dev/shm", tmp, true)) < 0)
+      goto fail_errno;
+  }
+  if (p->shell_none) {
+    if ((rc = sbx_plan_rule(p, "/usr", SBX_LL_FS_READ, true)) < 0 ||
+        (rc = sbx_plan_shells(p)) < 0)
+      goto fail_errno;
+  } else if ((rc = sbx_plan_rule(p, "/usr", SBX_LL_FS_READ | SBX_LL_FS_EXECUTE, true)) < 0)
+    goto fail_errno;
+  for (const char *const *d = sbx_system_dirs + 1; *d; d++)
+    if (lstat(*d, &st) == 0 && S_ISDIR(st.st_mode) &&
+        (rc = sbx_plan_rule(p, *d, p->shell_none ? SBX_LL_FS_READ
+                                                 : SBX_LL_FS_READ | SBX_LL_FS_EXECUTE,
+                            true)) < 0)
+      goto fail_errno;
+
+  /* Denied paths win: mask the resolved target when the view shows it, so
+   * a symlink (in the rule or planted in the workspace) cannot reach it. */
+  for (uint32_t i = 0; i < prof->n_denied_paths; i++) {
+    const struct cs_path_rule *r = &prof->denied_paths[i];
+    rc = sbx_expand_path(r->path, ws, home, path, sizeof path);
+    if (rc == -ENOENT)
+      continue;
+    if (rc < 0) {
+      snprintf(err, err_len, "mount: denied path '%s' (%s): %s", r->path,
+               r->origin ? r->origin : "?", strerror(-rc));
+      goto fail;
+    }
+    if (!realpath(path, real))
+      continue; /* absent: nothing to hide */
+    if (strcmp(real, ws) == 0 || strcmp(real, "/") == 0) {
+      rc = -EINVAL;
+      snprintf(err, err_len,
+               "mount: denied path '%s' (%s) is the workspace itself: nothing could run", r->path,
+               r->origin ? r->origin : "?");
+      goto fail;
+    }
+    if (!sbx_is_visible(p, real))
+      continue; /* not in the view, and Landlock grants nothing there */
+    if (stat(real, &st) < 0)
+      continue;
+    if ((rc = sbx_plan_mount(p, real, SBX_MNT_MASK, NULL, S_ISDIR(st.st_mode),
+                             "denied path rule")) < 0)
+      goto fail_errno;
+  }
+  qsort(p->mounts, p->n_mounts, sizeof *p->mounts, sbx_cmp_mount);
+
+  if ((rc = sbx_plan_environment(p, req)) < 0) {
+    snprintf(err, err_len, "env: %s", rc == -EINVAL ? "invalid or LD_* name in pass_env"
+                                                    : strerror(-rc));
+    goto fail;
+  }
+  return 0;
+
+nomem:
+  rc = -ENOMEM;
+fail_errno:
+  snprintf(err, err_len, "mount: planning the view: %s", strerror(-rc));
+fail:
+  sbx_plan_free(p);
+  return rc;
+}
+
+void sbx_plan_free(struct sbx_plan *p)
+{
+  for (size_t i = 0; i < p->n_mounts; i++) {
+    free(p->mounts[i].path);
+    free(p->mounts[i].target);
+  }
+  for (size_t i = 0; i < p->n_rules; i++)
+    free(p->rules[i].path);
+  for (size_t i = 0; i < p->n_env; i++)
+    free(p->envp[i]);
+  free(p->mounts);
+  free(p->rules);
+  free(p->envp);
+  free(p->workspace);
+  memset(p, 0, sizeof *p);
+}
