@@ -1,0 +1,26 @@
+# Feeds every file of the .pnet fuzz seed corpus to pnet_dump --memory.
+# Files named valid_* must parse (exit 0), bad_* must be rejected with a
+# diagnostic (exit 2); anything else (a crash, a sanitizer report) fails.
+file(GLOB inputs ${CORPUS}/*)
+list(LENGTH inputs count)
+if(count EQUAL 0)
+  message(FATAL_ERROR "empty corpus ${CORPUS}")
+endif()
+foreach(input IN LISTS inputs)
+  get_filename_component(name ${input} NAME)
+  if(name MATCHES "^valid_")
+    set(expect 0)
+  elseif(name MATCHES "^bad_")
+    set(expect 2)
+  else()
+    message(FATAL_ERROR "${name}: corpus files are named valid_* or bad_*")
+  endif()
+  execute_process(COMMAND ${DUMP} --memory ${input}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc STREQUAL expect)
+    message(FATAL_ERROR "${name}: exit status ${rc}, expected ${expect}\n${err}")
+  endif()
+  if(expect EQUAL 2 AND NOT err MATCHES ": error: ")
+    message(FATAL_ERROR "${name}: rejected without a diagnostic\n${err}")
+  endif()
+endforeach()
