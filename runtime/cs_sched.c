@@ -54,16 +54,25 @@ struct queue {
   struct waiter *head, *tail;
 };
 
+/* Per transition, what the hot path needs in one place. */
+struct tinfo {
+  _Atomic uint32_t waiting; /* callers of this admission inside the slow path */
+  uint8_t admission;        /* kind == CS_TRANSITION_ADMISSION */
+  uint8_t completion_step;  /* some admission's completion */
+  int32_t completion;       /* for an admission: its completion step, -1 */
+};
+
 struct cs_sched {
-  _Atomic uint32_t state;
-  char pad0[64 - sizeof(uint32_t)]; /* keep the hot word off the registry's line */
-  _Atomic uint32_t n_waiters;       /* callers inside the slow path, all admissions */
-  _Atomic uint32_t *waiting;        /* per transition: callers of it inside the slow path */
-  const struct cs_model_table *table;
-  const int32_t *next;
+  /* One cache line: the state word, with what every step reads next to it
+   * (a step that wins the line for its CAS finds the rest there too). */
+  _Alignas(64) _Atomic uint32_t state;
+  _Atomic uint32_t n_waiters; /* callers inside the slow path, all admissions */
   uint32_t nt;
-  _Atomic uint64_t *slots;
   uint32_t nslots;
+  const int32_t *next;
+  struct tinfo *ti;
+  _Atomic uint64_t *slots;
+  const struct cs_model_table *table;
   pthread_mutex_t lock;
   struct queue *queues; /* per transition, admissions only */
   uint64_t arrivals;    /* under lock */
@@ -73,6 +82,7 @@ struct cs_sched {
 /* Per-thread starting point of the registry scan: each thread tends to
  * reuse the slot it released last, so claims do not contend. */
 static _Thread_local uint32_t slot_hint = UINT32_MAX;
+static _Thread_local uint64_t slot_hint_word = SLOT_COMPLETING; /* never a free word: forces a scan */
 static _Atomic uint32_t slot_hint_seed;
 
 const char *cs_strerror(int err)
@@ -96,24 +106,47 @@ const char *cs_strerror(int err)
 
 static bool is_admission(const struct cs_sched *s, uint32_t t)
 {
-  return t < s->nt && s->table->transition_kinds[t] == CS_TRANSITION_ADMISSION;
+  return t < s->nt && s->ti[t].admission;
 }
 
 /* The only way the state changes. 0 with from/to, or -EAGAIN when t is
  * disabled or refused in the state this attempt observed. */
-static int fire(struct cs_sched *s, uint32_t t, uint32_t *from, uint32_t *to)
+static int fire_from(struct cs_sched *s, uint32_t t, uint32_t cur, uint32_t *from, uint32_t *to)
 {
-  uint32_t cur = atomic_load(&s->state);
   for (;;) {
     int32_t nx = s->next[(size_t)cur * s->nt + t];
-    if (nx < 0)
-      return -EAGAIN;
+    if (nx < 0) {
+      /* cur may be an early snapshot: refuse only on a fresh read. */
+      uint32_t now = atomic_load(&s->state);
+      if (now == cur)
+        return -EAGAIN;
+      cur = now;
+      continue;
+    }
     if (atomic_compare_exchange_weak(&s->state, &cur, (uint32_t)nx)) {
       *from = cur;
       *to = (uint32_t)nx;
       return 0;
     }
   }
+}
+
+/* fire_from with the lookup for a guessed state done by the caller before
+ * its previous atomic operation: on the uncontended path no load then
+ * stands between that operation and this CAS. */
+static inline __attribute__((always_inline)) int fire_guess(struct cs_sched *s, uint32_t t, uint32_t cur, int32_t nx, uint32_t *from, uint32_t *to)
+{
+  if (nx >= 0 && atomic_compare_exchange_strong(&s->state, &cur, (uint32_t)nx)) {
+    *from = cur;
+    *to = (uint32_t)nx;
+    return 0;
+  }
+  return fire_from(s, t, cur, from, to);
+}
+
+static int fire(struct cs_sched *s, uint32_t t, uint32_t *from, uint32_t *to)
+{
+  return fire_from(s, t, atomic_load(&s->state), from, to);
 }
 
 static void unlink_waiter(struct queue *q, struct waiter *w)
@@ -150,7 +183,7 @@ static void dispatch(struct cs_sched *s)
       continue; /* the state moved under us; look again */
     unlink_waiter(&s->queues[best_t], best);
     best->granted = true;
-    atomic_fetch_sub(&s->waiting[best_t], 1);
+    atomic_fetch_sub(&s->ti[best_t].waiting, 1);
     atomic_fetch_sub(&s->n_waiters, 1);
     pthread_cond_signal(&best->cond);
   }
@@ -166,31 +199,43 @@ static void after_change(struct cs_sched *s)
   pthread_mutex_unlock(&s->lock);
 }
 
-static int slot_claim(struct cs_sched *s, uint32_t admission, uint32_t *slot, uint64_t *gen)
+static inline __attribute__((always_inline)) int slot_claim(struct cs_sched *s, uint32_t admission, uint32_t *slot, uint64_t *gen)
 {
-  uint32_t start = slot_hint;
-  if (start == UINT32_MAX)
-    start = slot_hint = atomic_fetch_add_explicit(&slot_hint_seed, 61, memory_order_relaxed);
-  for (uint32_t i = 0; i < s->nslots; i++) {
-    uint32_t k = (start + i) % s->nslots;
-    uint64_t w = atomic_load_explicit(&s->slots[k], memory_order_relaxed);
+  uint32_t k = slot_hint;
+  uint64_t w;
+  if (k >= s->nslots) /* first claim of this thread, or a smaller registry */
+    k = slot_hint = atomic_fetch_add_explicit(&slot_hint_seed, 61, memory_order_relaxed) % s->nslots;
+  /* Usually the slot this thread released last is still free, with the
+   * word it stored: try that without reading it first. */
+  w = slot_hint_word;
+  if (SLOT_STATUS(w) == SLOT_FREE &&
+      atomic_compare_exchange_strong_explicit(&s->slots[k], &w, SLOT_WORD(SLOT_GEN(w), admission, SLOT_BUSY),
+                                              memory_order_acquire, memory_order_relaxed))
+    goto claimed;
+  /* No division on the hot path: walk and wrap. */
+  for (uint32_t i = 0; i < s->nslots; i++, k = k + 1 == s->nslots ? 0 : k + 1) {
+    w = atomic_load_explicit(&s->slots[k], memory_order_relaxed);
     if (SLOT_STATUS(w) != SLOT_FREE)
       continue;
     if (atomic_compare_exchange_strong_explicit(&s->slots[k], &w, SLOT_WORD(SLOT_GEN(w), admission, SLOT_BUSY),
-                                                memory_order_acquire, memory_order_relaxed)) {
-      slot_hint = k;
-      *slot = k;
-      *gen = SLOT_GEN(w);
-      return 0;
-    }
+                                                memory_order_acquire, memory_order_relaxed))
+      goto claimed;
   }
   return -ENOSPC;
+
+claimed:
+  slot_hint = k;
+  *slot = k;
+  *gen = SLOT_GEN(w);
+  return 0;
 }
 
 static void slot_release(struct cs_sched *s, uint32_t slot, uint64_t gen)
 {
-  atomic_store_explicit(&s->slots[slot], SLOT_WORD((gen + 1) & SLOT_GEN_MASK, 0, SLOT_FREE),
-                        memory_order_release);
+  uint64_t w = SLOT_WORD((gen + 1) & SLOT_GEN_MASK, 0, SLOT_FREE);
+  atomic_store_explicit(&s->slots[slot], w, memory_order_release);
+  slot_hint = slot;
+  slot_hint_word = w;
 }
 
 /* A claimed slot that was never handed out goes back unchanged: no ticket
@@ -229,21 +274,28 @@ int cs_sched_create(const struct cs_model_table *table, const struct cs_sched_op
   }
   if (table->n_transitions > CS_SCHED_MAX_TRANSITIONS)
     return -EPROTO;
-  s = calloc(1, sizeof *s);
+  /* sizeof is a multiple of the 64-byte alignment, as aligned_alloc wants. */
+  s = aligned_alloc(_Alignof(struct cs_sched), sizeof *s);
   if (!s)
     return -ENOMEM;
+  memset(s, 0, sizeof *s);
   s->table = table;
   s->next = table->next_state;
   s->nt = table->n_transitions;
   s->nslots = opts && opts->max_tickets ? opts->max_tickets : CS_SCHED_DEFAULT_TICKETS;
   atomic_init(&s->state, table->initial_state);
   atomic_init(&s->n_waiters, 0);
-  s->waiting = calloc(s->nt, sizeof *s->waiting);
+  s->ti = calloc(s->nt, sizeof *s->ti);
   s->queues = calloc(s->nt, sizeof *s->queues);
   s->slots = calloc(s->nslots, sizeof *s->slots);
-  if (!s->waiting || !s->queues || !s->slots) {
+  if (!s->ti || !s->queues || !s->slots) {
     rc = -ENOMEM;
     goto fail;
+  }
+  for (uint32_t t = 0; t < s->nt; t++) {
+    s->ti[t].admission = table->transition_kinds[t] == CS_TRANSITION_ADMISSION;
+    s->ti[t].completion_step = cs_table_is_completion(table, t);
+    s->ti[t].completion = table->transition_completion[t];
   }
   if (pthread_mutex_init(&s->lock, NULL)) {
     rc = -ENOMEM;
@@ -265,7 +317,7 @@ fail:
     pthread_condattr_destroy(&s->condattr);
   if (lock_ok)
     pthread_mutex_destroy(&s->lock);
-  free(s->waiting);
+  free(s->ti);
   free(s->queues);
   free(s->slots);
   free(s);
@@ -280,7 +332,7 @@ int cs_sched_destroy(struct cs_sched *s)
     return -EBUSY;
   pthread_condattr_destroy(&s->condattr);
   pthread_mutex_destroy(&s->lock);
-  free(s->waiting);
+  free(s->ti);
   free(s->queues);
   free(s->slots);
   free(s);
@@ -310,11 +362,15 @@ const struct cs_model_table *cs_sched_table(const struct cs_sched *s)
   return s ? s->table : NULL;
 }
 
-/* The lock-free path: only when nobody of this admission is waiting. */
-static int admit_fast(struct cs_sched *s, uint32_t a, struct cs_ticket *tk, uint32_t slot, uint64_t gen)
+/* The lock-free path, only while nobody of this admission is waiting.
+ * `waiting` and `cur` were read before the ticket was claimed, so their
+ * latency overlaps the claim; the CAS validates cur, and a caller that saw
+ * no waiter arrived before any waiter announced itself. */
+static inline __attribute__((always_inline)) int admit_fast(struct cs_sched *s, uint32_t a, uint32_t waiting, uint32_t cur, int32_t nx,
+                      struct cs_ticket *tk, uint32_t slot, uint64_t gen)
 {
   uint32_t from, to;
-  if (atomic_load(&s->waiting[a]) != 0 || fire(s, a, &from, &to) != 0)
+  if (waiting != 0 || fire_guess(s, a, cur, nx, &from, &to) != 0)
     return -EAGAIN;
   fill_ticket(tk, slot, a, gen, from, to);
   after_change(s);
@@ -328,10 +384,12 @@ int cs_try_admit(struct cs_sched *s, uint32_t a, struct cs_ticket *tk)
   int rc;
   if (!s || !tk || !is_admission(s, a))
     return -EINVAL;
+  uint32_t waiting = atomic_load(&s->ti[a].waiting), cur = atomic_load(&s->state);
+  int32_t nx = s->next[(size_t)cur * s->nt + a];
   rc = slot_claim(s, a, &slot, &gen);
   if (rc)
     return rc;
-  rc = admit_fast(s, a, tk, slot, gen);
+  rc = admit_fast(s, a, waiting, cur, nx, tk, slot, gen);
   if (rc)
     slot_unclaim(s, slot, gen);
   return rc;
@@ -354,10 +412,10 @@ static int admit_slow(struct cs_sched *s, uint32_t a, const struct timespec *dea
 
   pthread_mutex_lock(&s->lock);
   /* Announce before looking at the state: see the Dekker argument above. */
-  atomic_fetch_add(&s->waiting[a], 1);
+  atomic_fetch_add(&s->ti[a].waiting, 1);
   atomic_fetch_add(&s->n_waiters, 1);
   if (!q->head && fire(s, a, &from, &to) == 0) {
-    atomic_fetch_sub(&s->waiting[a], 1);
+    atomic_fetch_sub(&s->ti[a].waiting, 1);
     atomic_fetch_sub(&s->n_waiters, 1);
     fill_ticket(tk, slot, a, gen, from, to);
     dispatch(s); /* our admission may have enabled someone else's */
@@ -396,7 +454,7 @@ static int admit_slow(struct cs_sched *s, uint32_t a, const struct timespec *dea
   goto out;
 
 leave:
-  atomic_fetch_sub(&s->waiting[a], 1);
+  atomic_fetch_sub(&s->ti[a].waiting, 1);
   atomic_fetch_sub(&s->n_waiters, 1);
 out:
   pthread_mutex_unlock(&s->lock);
@@ -411,10 +469,12 @@ int cs_admit_timed(struct cs_sched *s, uint32_t a, const struct timespec *deadli
   if (!s || !tk || !is_admission(s, a) ||
       (deadline && (deadline->tv_nsec < 0 || deadline->tv_nsec >= 1000000000L)))
     return -EINVAL;
+  uint32_t waiting = atomic_load(&s->ti[a].waiting), cur = atomic_load(&s->state);
+  int32_t nx = s->next[(size_t)cur * s->nt + a];
   rc = slot_claim(s, a, &slot, &gen);
   if (rc)
     return rc;
-  if (admit_fast(s, a, tk, slot, gen) == 0)
+  if (admit_fast(s, a, waiting, cur, nx, tk, slot, gen) == 0)
     return 0;
   rc = admit_slow(s, a, deadline, tk, slot, gen);
   if (rc)
@@ -430,13 +490,17 @@ int cs_admit(struct cs_sched *s, uint32_t a, struct cs_ticket *tk)
 int cs_complete(struct cs_sched *s, const struct cs_ticket *tk)
 {
   uint64_t w, busy;
-  uint32_t from, to;
-  int32_t c;
+  uint32_t from, to, cur;
+  int32_t c, nx;
   if (!s || !tk || tk->slot >= s->nslots || !is_admission(s, tk->admission) ||
       tk->generation > SLOT_GEN_MASK)
     return -EINVAL;
   busy = SLOT_WORD(tk->generation, tk->admission, SLOT_BUSY);
   w = busy;
+  c = s->ti[tk->admission].completion;
+  /* Guess: nothing moved since the admission. Validated by the CAS. */
+  cur = tk->to_state < s->table->n_states ? tk->to_state : 0;
+  nx = c >= 0 ? s->next[(size_t)cur * s->nt + (uint32_t)c] : CS_DISABLED;
   /* Claim the ticket first, so two racing completions of one ticket fire
    * the completion step once, not twice. */
   if (!atomic_compare_exchange_strong(&s->slots[tk->slot], &w,
@@ -447,9 +511,8 @@ int cs_complete(struct cs_sched *s, const struct cs_ticket *tk)
       return -EALREADY;
     return -EINVAL;
   }
-  c = s->table->transition_completion[tk->admission];
   if (c >= 0) {
-    if (fire(s, (uint32_t)c, &from, &to) != 0) {
+    if (fire_guess(s, (uint32_t)c, cur, nx, &from, &to) != 0) {
       atomic_store(&s->slots[tk->slot], busy); /* not done yet: the ticket stays valid */
       return -EAGAIN;
     }
@@ -467,7 +530,7 @@ int cs_fire_progress(struct cs_sched *s, uint32_t t)
     return -EINVAL;
   /* Completions move tokens a ticket accounts for; firing one without its
    * ticket would leave a ticket whose work no longer exists. */
-  if (s->table->transition_kinds[t] != CS_TRANSITION_PROGRESS || cs_table_is_completion(s->table, t))
+  if (s->ti[t].admission || s->ti[t].completion_step)
     return -EPERM;
   if (fire(s, t, &from, &to) != 0)
     return -EAGAIN;
@@ -499,7 +562,7 @@ int cs_sched_waiting(const struct cs_sched *s, uint32_t a)
 {
   if (!s || !is_admission(s, a))
     return -EINVAL;
-  return (int)atomic_load(&((struct cs_sched *)s)->waiting[a]);
+  return (int)atomic_load(&s->ti[a].waiting);
 }
 
 uint32_t cs_sched_outstanding(const struct cs_sched *s)
