@@ -4,6 +4,7 @@
 #define CS_GEN_BPF_GEN_H
 
 #include <linux/filter.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -26,5 +27,12 @@ void bpf_program_out_free(struct bpf_program_out *p);
 /* The annotated disassembly and a pseudo-code view of the decision tree. */
 void bpf_write_disasm(FILE *out, const struct bpf_program_out *p);
 void bpf_write_pseudocode(FILE *out, const struct sc_ruleset *rs);
+
+/* One instruction as text ("jge  #0x67  true 0012 false 0005"), jump
+ * targets absolute; pc is the instruction's index. */
+void bpf_format_insn(char *buf, size_t size, const struct sock_filter *f, uint32_t pc);
+/* How many runs of equal decisions the number line is cut into (the
+ * leaves of the decision tree); 0 or a negative errno like bpf_compile. */
+int bpf_plan_segments(const struct sc_ruleset *rs, uint32_t *nsegs);
 
 #endif

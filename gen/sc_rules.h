@@ -66,8 +66,38 @@ struct sc_ruleset {
   bool allow_x32;               /* accept nr >= 0x40000000 on x86_64 (x32 ABI) */
   struct sc_rule *rules;        /* grouped by nr, in declaration order */
   uint32_t nrules;
+  /* Names the rule set in messages ("profile standard", "moby.json");
+   * not owned, may be NULL. Added last so existing initializers still work. */
+  const char *name;
 };
 
 void sc_ruleset_free(struct sc_ruleset *rs);
+
+/* ---- Helpers shared by the generator, the importers and the tests. ---- */
+
+#include <stddef.h>
+
+struct seccomp_data;
+
+/* The SECCOMP_RET_* value the kernel sees for an action (the errno is kept
+ * in SECCOMP_RET_DATA; the kernel clamps it to MAX_ERRNO). */
+uint32_t sc_action_ret(struct sc_action a);
+/* Inverse of sc_action_ret for values this project produces; false for an
+ * unknown SECCOMP_RET_ACTION. */
+bool sc_action_from_ret(uint32_t ret, struct sc_action *a);
+/* "allow", "errno(EPERM)", "errno(38)", "kill-process", "trap(5)", ...:
+ * the spelling used in comments, disassembly and messages. */
+void sc_action_format(char *buf, size_t size, struct sc_action a);
+bool sc_action_equal(struct sc_action a, struct sc_action b);
+
+/* Whether one condition holds for a raw 64-bit argument (the is32 rule
+ * applied). */
+bool sc_cond_holds(const struct sc_cond *c, uint64_t arg);
+/* The rule set's meaning, evaluated directly (no BPF): the SECCOMP_RET_*
+ * value for one system call. The reference the generator is tested against. */
+uint32_t sc_ruleset_eval(const struct sc_ruleset *rs, const struct seccomp_data *sd);
+
+/* Human-readable operator ("==", "!=", "<", "<=", ">", ">=", "&"). */
+const char *sc_cmp_symbol(enum sc_cmp op);
 
 #endif

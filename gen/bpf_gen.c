@@ -1,0 +1,1305 @@
+/* bpf_gen: the optimizing seccomp-BPF code generator (docs/bpf-layout.md).
+ *
+ * Pipeline, one function per stage:
+ *   plan_rules     per system call number, the rules that can still decide
+ *                  (after the first unconditional rule nothing can) -> a leaf:
+ *                  a plain action, or a "group" (argument block) shared by
+ *                  every number whose rule list is structurally the same;
+ *   plan_segments  the number line [0, 2^32) cut into maximal runs with the
+ *                  same leaf (adjacent numbers merge into ranges);
+ *   plan_tree      an optimal alphabetic decision tree over the runs,
+ *                  weighted by how many allowed system calls each run holds
+ *                  (dynamic programming with Knuth's bound), with JEQ chains
+ *                  for isolated exceptions inside a run;
+ *   emit_*         instructions with symbolic labels and comments: prologue
+ *                  (arch), tree, argument blocks, one shared RET per action;
+ *   layout         labels -> offsets, JA trampolines for jumps > 255.
+ *
+ * Cacheability (why the tree uses so few opcodes): the kernel decides at
+ * attach time, per (arch, nr), whether a filter allows the call for any
+ * arguments by emulating it with only LD nr/arch, JEQ/JGE/JGT/JSET K, JA,
+ * AND K and RET K (kernel/seccomp.c, seccomp_is_const_allow). The prologue
+ * and the tree use only those and load no argument, so every number whose
+ * leaf is a plain allow is cached and never runs the filter again. */
+#include "bpf_gen.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/audit.h>
+#include <linux/seccomp.h>
+#include <seccomp.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NR_X32_BIT 0x40000000u
+/* Numbers below this count when weighting the tree: the x86_64 table ends
+ * near 460, every other architecture's well below 1024 (+ offsets are not
+ * used on the architectures we build for). */
+#define NR_WEIGHT_LIMIT 1024u
+/* Runs beyond this use a linear-time weight-balanced split instead of the
+ * quadratic optimal one (such a policy is near BPF_MAXINSNS anyway). */
+#define DP_MAX_SEGMENTS 1024u
+/* Exception chains (JEQ x -> leaf) are considered for this many runs. */
+#define PEEL_MAX_SEGMENTS 40u
+/* The IR may grow past BPF_MAXINSNS before trampolines are counted; this
+ * bounds the work on absurd inputs. */
+#define IR_HARD_LIMIT (BPF_MAXINSNS * 4u)
+
+/* ------------------------------------------------------------------ */
+/* Planning                                                            */
+
+enum leaf_kind { LEAF_ACTION, LEAF_GROUP };
+
+struct leaf {
+  enum leaf_kind kind;
+  struct sc_action act; /* LEAF_ACTION */
+  uint32_t group;       /* LEAF_GROUP */
+  int32_t label;        /* emission */
+};
+
+/* The rules that can decide one system call, in order; the last one is
+ * conditional (an unconditional rule ends the list as a plain leaf). */
+struct group {
+  const struct sc_rule **rules;
+  uint32_t nrules;
+  uint32_t first_nr;
+  bool ends_unconditional;  /* the list ends with an unconditional rule */
+  struct sc_action fallback; /* when no rule holds */
+};
+
+struct segment {
+  uint32_t lo, hi;
+  uint32_t leaf;
+  uint64_t weight;
+};
+
+enum tnode_kind { T_LEAF, T_SPLIT, T_PEEL };
+
+struct tnode {
+  enum tnode_kind kind;
+  uint32_t k;         /* SPLIT: nr >= k goes to hi; PEEL: nr == k goes to peel_leaf */
+  int32_t lo_child;   /* SPLIT: nr < k; PEEL: the rest */
+  int32_t hi_child;   /* SPLIT only */
+  uint32_t leaf;      /* LEAF: the leaf; PEEL: leaf of k */
+  uint32_t first_seg, last_seg; /* the runs this subtree covers */
+};
+
+struct plan {
+  const struct sc_ruleset *rs;
+  struct leaf *leaves;
+  uint32_t nleaves;
+  struct group *groups;
+  uint32_t ngroups;
+  struct segment *segs;
+  uint32_t nsegs;
+  struct tnode *nodes;
+  uint32_t nnodes;
+  int32_t root;
+  bool is64;    /* arguments are 64 bits wide */
+  bool le;      /* little endian: low word first */
+  bool x32_gate; /* x86_64 refusing x32 numbers */
+};
+
+static void plan_free(struct plan *p) {
+  for (uint32_t i = 0; i < p->ngroups; i++) free(p->groups[i].rules);
+  free(p->groups);
+  free(p->leaves);
+  free(p->segs);
+  free(p->nodes);
+  memset(p, 0, sizeof *p);
+}
+
+static bool cond_equal(const struct sc_cond *a, const struct sc_cond *b) {
+  uint64_t wm = a->is32 ? 0xffffffffu : UINT64_MAX;
+  if (a->arg != b->arg || a->op != b->op || a->is32 != b->is32) return false;
+  if ((a->value & wm) != (b->value & wm)) return false;
+  if (a->op == SC_CMP_MASKED_EQ && (a->mask & wm) != (b->mask & wm)) return false;
+  return true;
+}
+
+static bool rule_is_unconditional(const struct sc_rule *r) {
+  if (r->nclauses == 0) return true;
+  for (uint32_t c = 0; c < r->nclauses; c++)
+    if (r->clauses[c].nconds == 0) return true; /* an empty conjunction holds */
+  return false;
+}
+
+static bool rule_equal(const struct sc_rule *a, const struct sc_rule *b) {
+  if (!sc_action_equal(a->action, b->action) || a->nclauses != b->nclauses) return false;
+  for (uint32_t c = 0; c < a->nclauses; c++) {
+    if (a->clauses[c].nconds != b->clauses[c].nconds) return false;
+    for (uint32_t k = 0; k < a->clauses[c].nconds; k++)
+      if (!cond_equal(&a->clauses[c].conds[k], &b->clauses[c].conds[k])) return false;
+  }
+  return true;
+}
+
+static int leaf_for_action(struct plan *p, struct sc_action a, uint32_t *out) {
+  for (uint32_t i = 0; i < p->nleaves; i++)
+    if (p->leaves[i].kind == LEAF_ACTION && sc_action_equal(p->leaves[i].act, a)) {
+      *out = i;
+      return 0;
+    }
+  struct leaf *grown = realloc(p->leaves, (p->nleaves + 1) * sizeof *grown);
+  if (!grown) return -ENOMEM;
+  p->leaves = grown;
+  p->leaves[p->nleaves] = (struct leaf){.kind = LEAF_ACTION, .act = a, .label = -1};
+  *out = p->nleaves++;
+  return 0;
+}
+
+static int validate_rule(const struct sc_ruleset *rs, const struct sc_rule *r, bool x32_gate) {
+  if (r->nr < 0) {
+    diag_error(r->loc.file ? &r->loc : NULL, "system call '%s' has no number on this architecture",
+               r->name ? r->name : "?");
+    return -EINVAL;
+  }
+  if (x32_gate && (uint32_t)r->nr >= NR_X32_BIT) {
+    diag_error(r->loc.file ? &r->loc : NULL,
+               "rule for x32 system call %d, but the rule set refuses the x32 ABI", r->nr);
+    return -EINVAL;
+  }
+  if ((unsigned)r->action.kind > SC_ACT_TRACE) return -EINVAL;
+  for (uint32_t c = 0; c < r->nclauses; c++)
+    for (uint32_t k = 0; k < r->clauses[c].nconds; k++) {
+      const struct sc_cond *cd = &r->clauses[c].conds[k];
+      if (cd->arg > 5 || (unsigned)cd->op > SC_CMP_MASKED_EQ) {
+        diag_error(r->loc.file ? &r->loc : NULL, "malformed condition on argument %u of '%s'",
+                   (unsigned)cd->arg, r->name ? r->name : "?");
+        return -EINVAL;
+      }
+    }
+  (void)rs;
+  return 0;
+}
+
+/* Sort key: number, then declaration order (qsort is not stable). */
+struct rule_ref {
+  uint32_t nr;
+  uint32_t idx;
+};
+
+static int cmp_rule_ref(const void *a, const void *b) {
+  const struct rule_ref *x = a, *y = b;
+  if (x->nr != y->nr) return x->nr < y->nr ? -1 : 1;
+  return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Per number, the leaf deciding it. nr_leaf pairs are returned sorted. */
+struct nr_leaf {
+  uint32_t nr;
+  uint32_t leaf;
+};
+
+static int plan_rules(struct plan *p, struct nr_leaf **out, uint32_t *nout) {
+  const struct sc_ruleset *rs = p->rs;
+  struct rule_ref *refs = NULL;
+  struct nr_leaf *nl = NULL;
+  const struct sc_rule **list = NULL;
+  uint32_t nnl = 0;
+  int rc = 0;
+
+  if (rs->nrules) {
+    refs = calloc(rs->nrules, sizeof *refs);
+    nl = calloc(rs->nrules, sizeof *nl);
+    list = calloc(rs->nrules, sizeof *list);
+    if (!refs || !nl || !list) {
+      rc = -ENOMEM;
+      goto fail;
+    }
+  }
+  for (uint32_t i = 0; i < rs->nrules; i++) {
+    rc = validate_rule(rs, &rs->rules[i], p->x32_gate);
+    if (rc) goto fail;
+    refs[i] = (struct rule_ref){(uint32_t)rs->rules[i].nr, i};
+  }
+  if (rs->nrules) qsort(refs, rs->nrules, sizeof *refs, cmp_rule_ref);
+
+  for (uint32_t i = 0; i < rs->nrules;) {
+    uint32_t nr = refs[i].nr, n = 0;
+    bool unconditional_end = false;
+    for (; i < rs->nrules && refs[i].nr == nr; i++) {
+      const struct sc_rule *r = &rs->rules[refs[i].idx];
+      /* First match decides: rules after an unconditional one are dead. */
+      if (unconditional_end) continue;
+      list[n++] = r;
+      if (rule_is_unconditional(r)) unconditional_end = true;
+    }
+    struct sc_action fallback = rs->default_action;
+    if (unconditional_end) {
+      fallback = list[--n]->action;
+    }
+    /* Trailing rules that decide what the fallback decides anyway change
+     * nothing; dropping them shortens the argument block. */
+    while (n > 0 && sc_action_equal(list[n - 1]->action, fallback)) n--;
+    uint32_t leaf;
+    if (n == 0) {
+      rc = leaf_for_action(p, fallback, &leaf);
+      if (rc) goto fail;
+    } else {
+      uint32_t g;
+      for (g = 0; g < p->ngroups; g++) {
+        struct group *gr = &p->groups[g];
+        if (gr->nrules != n || !sc_action_equal(gr->fallback, fallback)) continue;
+        uint32_t k = 0;
+        while (k < n && rule_equal(gr->rules[k], list[k])) k++;
+        if (k == n) break;
+      }
+      if (g == p->ngroups) {
+        struct group *grown = realloc(p->groups, (p->ngroups + 1) * sizeof *grown);
+        if (!grown) {
+          rc = -ENOMEM;
+          goto fail;
+        }
+        p->groups = grown;
+        struct group *gr = &p->groups[p->ngroups];
+        memset(gr, 0, sizeof *gr);
+        gr->rules = malloc(n * sizeof *gr->rules);
+        if (!gr->rules) {
+          rc = -ENOMEM;
+          goto fail;
+        }
+        memcpy(gr->rules, list, n * sizeof *gr->rules);
+        gr->nrules = n;
+        gr->first_nr = nr;
+        gr->fallback = fallback;
+        gr->ends_unconditional = unconditional_end;
+        p->ngroups++; /* owned by the plan from here on */
+        /* Every action an argument block can reach needs its RET leaf. */
+        uint32_t unused;
+        for (uint32_t k = 0; k < n && rc == 0; k++) rc = leaf_for_action(p, list[k]->action, &unused);
+        if (rc == 0) rc = leaf_for_action(p, fallback, &unused);
+        if (rc) goto fail;
+        struct leaf *lg = realloc(p->leaves, (p->nleaves + 1) * sizeof *lg);
+        if (!lg) {
+          rc = -ENOMEM;
+          goto fail;
+        }
+        p->leaves = lg;
+        p->leaves[p->nleaves] = (struct leaf){.kind = LEAF_GROUP, .group = g, .label = -1};
+        leaf = p->nleaves++;
+      } else {
+        for (leaf = 0; leaf < p->nleaves; leaf++)
+          if (p->leaves[leaf].kind == LEAF_GROUP && p->leaves[leaf].group == g) break;
+      }
+    }
+    nl[nnl++] = (struct nr_leaf){nr, leaf};
+  }
+  free(refs);
+  free(list);
+  *out = nl;
+  *nout = nnl;
+  return 0;
+fail:
+  free(refs);
+  free(list);
+  free(nl);
+  return rc;
+}
+
+static bool leaf_is_hot(const struct plan *p, uint32_t leaf) {
+  const struct leaf *l = &p->leaves[leaf];
+  if (l->kind == LEAF_GROUP) return true;
+  return l->act.kind == SC_ACT_ALLOW || l->act.kind == SC_ACT_LOG;
+}
+
+static bool nr_exists(uint32_t arch, uint32_t nr) {
+  char *name = seccomp_syscall_resolve_num_arch(arch, (int)nr);
+  bool ok = name != NULL;
+  free(name);
+  return ok;
+}
+
+static int push_segment(struct plan *p, uint32_t *cap, uint32_t lo, uint32_t hi, uint32_t leaf) {
+  if (p->nsegs && p->segs[p->nsegs - 1].leaf == leaf && p->segs[p->nsegs - 1].hi + 1 == lo) {
+    p->segs[p->nsegs - 1].hi = hi;
+    return 0;
+  }
+  if (p->nsegs == *cap) {
+    uint32_t ncap = *cap ? *cap * 2 : 64;
+    struct segment *g = realloc(p->segs, ncap * sizeof *g);
+    if (!g) return -ENOMEM;
+    p->segs = g;
+    *cap = ncap;
+  }
+  p->segs[p->nsegs++] = (struct segment){.lo = lo, .hi = hi, .leaf = leaf};
+  return 0;
+}
+
+static int plan_segments(struct plan *p, const struct nr_leaf *nl, uint32_t nnl) {
+  const struct sc_ruleset *rs = p->rs;
+  uint32_t cap = 0, def, bad;
+  int rc = leaf_for_action(p, rs->default_action, &def);
+  if (rc) return rc;
+  rc = leaf_for_action(p, rs->bad_arch_action, &bad);
+  if (rc) return rc;
+  uint32_t top = p->x32_gate ? NR_X32_BIT - 1 : UINT32_MAX;
+  uint32_t next = 0;
+  for (uint32_t i = 0; i < nnl; i++) {
+    if (nl[i].nr > next && (rc = push_segment(p, &cap, next, nl[i].nr - 1, def))) return rc;
+    if ((rc = push_segment(p, &cap, nl[i].nr, nl[i].nr, nl[i].leaf))) return rc;
+    next = nl[i].nr + 1;
+    if (nl[i].nr == UINT32_MAX) break;
+  }
+  if ((nnl == 0 || nl[nnl - 1].nr < top) && next <= top &&
+      (rc = push_segment(p, &cap, next, top, def)))
+    return rc;
+  if (p->x32_gate) {
+    /* x32 numbers go where a foreign architecture goes; -1 (a tracer's
+     * "skip") is decided like an unknown native number, as libseccomp does. */
+    if ((rc = push_segment(p, &cap, NR_X32_BIT, UINT32_MAX - 1, bad))) return rc;
+    if ((rc = push_segment(p, &cap, UINT32_MAX, UINT32_MAX, def))) return rc;
+  }
+  for (uint32_t s = 0; s < p->nsegs; s++) {
+    struct segment *sg = &p->segs[s];
+    uint64_t hot = 0;
+    if (leaf_is_hot(p, sg->leaf) && sg->lo < NR_WEIGHT_LIMIT) {
+      uint32_t end = sg->hi < NR_WEIGHT_LIMIT ? sg->hi : NR_WEIGHT_LIMIT - 1;
+      for (uint32_t nr = sg->lo; nr <= end; nr++) hot += nr_exists(rs->audit_arch, nr);
+    }
+    /* Every run weighs a little so cold runs still get a balanced subtree. */
+    sg->weight = 1 + 1024 * hot;
+  }
+  return 0;
+}
+
+/* Exception chain cost for runs i..j: every run except those of leaf main
+ * must be a single number; each is tested by one JEQ, heaviest first. */
+static bool peel_cost(const struct plan *p, uint32_t i, uint32_t j, uint32_t main_leaf,
+                      uint64_t *cost) {
+  uint64_t wmain = 0, hw[PEEL_MAX_SEGMENTS];
+  uint32_t h = 0;
+  for (uint32_t s = i; s <= j; s++) {
+    const struct segment *sg = &p->segs[s];
+    if (sg->leaf == main_leaf) {
+      wmain += sg->weight;
+      continue;
+    }
+    if (sg->lo != sg->hi || h == PEEL_MAX_SEGMENTS) return false;
+    hw[h++] = sg->weight;
+  }
+  if (h == 0) return false;
+  /* Insertion sort, descending: the heaviest exception is tested first. */
+  for (uint32_t a = 1; a < h; a++)
+    for (uint32_t b = a; b > 0 && hw[b] > hw[b - 1]; b--) {
+      uint64_t t = hw[b];
+      hw[b] = hw[b - 1];
+      hw[b - 1] = t;
+    }
+  uint64_t c = wmain * h;
+  for (uint32_t a = 0; a < h; a++) c += (a + 1) * hw[a];
+  *cost = c;
+  return true;
+}
+
+static int new_node(struct plan *p, struct tnode n) {
+  p->nodes[p->nnodes] = n;
+  return (int)p->nnodes++;
+}
+
+struct dp {
+  uint32_t n;
+  uint64_t *cost;
+  int32_t *root; /* >0: split at that run; -1/-2: exception chain with leaf of run i / j */
+  uint64_t *pre;
+};
+
+#define DP_AT(d, i, j) ((size_t)(i) * (d)->n + (j))
+
+static int32_t build_chain(struct plan *p, uint32_t i, uint32_t j, uint32_t main_leaf) {
+  /* Exceptions, heaviest first (ties: lower number first, deterministic). */
+  uint32_t ex[PEEL_MAX_SEGMENTS], h = 0;
+  for (uint32_t s = i; s <= j; s++)
+    if (p->segs[s].leaf != main_leaf) ex[h++] = s;
+  for (uint32_t a = 1; a < h; a++)
+    for (uint32_t b = a; b > 0 && p->segs[ex[b]].weight > p->segs[ex[b - 1]].weight; b--) {
+      uint32_t t = ex[b];
+      ex[b] = ex[b - 1];
+      ex[b - 1] = t;
+    }
+  int32_t tail = new_node(p, (struct tnode){.kind = T_LEAF, .leaf = main_leaf, .lo_child = -1,
+                                           .hi_child = -1, .first_seg = i, .last_seg = j});
+  for (uint32_t a = h; a-- > 0;) {
+    const struct segment *sg = &p->segs[ex[a]];
+    tail = new_node(p, (struct tnode){.kind = T_PEEL, .k = sg->lo, .leaf = sg->leaf,
+                                      .lo_child = tail, .hi_child = -1, .first_seg = i,
+                                      .last_seg = j});
+  }
+  return tail;
+}
+
+static int32_t build_dp(struct plan *p, const struct dp *d, uint32_t i, uint32_t j) {
+  if (i == j)
+    return new_node(p, (struct tnode){.kind = T_LEAF, .leaf = p->segs[i].leaf, .lo_child = -1,
+                                      .hi_child = -1, .first_seg = i, .last_seg = i});
+  int32_t r = d->root[DP_AT(d, i, j)];
+  if (r < 0) return build_chain(p, i, j, r == -1 ? p->segs[i].leaf : p->segs[j].leaf);
+  int32_t lo = build_dp(p, d, i, (uint32_t)r - 1);
+  int32_t hi = build_dp(p, d, (uint32_t)r, j);
+  return new_node(p, (struct tnode){.kind = T_SPLIT, .k = p->segs[r].lo, .lo_child = lo,
+                                    .hi_child = hi, .first_seg = i, .last_seg = j});
+}
+
+/* Fallback for very many runs: split where the weights balance. */
+static int32_t build_balanced(struct plan *p, const uint64_t *pre, uint32_t i, uint32_t j) {
+  if (i == j)
+    return new_node(p, (struct tnode){.kind = T_LEAF, .leaf = p->segs[i].leaf, .lo_child = -1,
+                                      .hi_child = -1, .first_seg = i, .last_seg = i});
+  uint32_t best = i + 1;
+  uint64_t best_diff = UINT64_MAX;
+  for (uint32_t k = i + 1; k <= j; k++) {
+    uint64_t left = pre[k] - pre[i], right = pre[j + 1] - pre[k];
+    uint64_t diff = left > right ? left - right : right - left;
+    if (diff < best_diff) {
+      best_diff = diff;
+      best = k;
+    }
+  }
+  int32_t lo = build_balanced(p, pre, i, best - 1);
+  int32_t hi = build_balanced(p, pre, best, j);
+  return new_node(p, (struct tnode){.kind = T_SPLIT, .k = p->segs[best].lo, .lo_child = lo,
+                                    .hi_child = hi, .first_seg = i, .last_seg = j});
+}
+
+static int plan_tree(struct plan *p) {
+  uint32_t n = p->nsegs;
+  struct dp d = {.n = n};
+  int rc = 0;
+  /* A tree over n runs has < 2n nodes plus at most n chain nodes. */
+  p->nodes = calloc(3 * (size_t)n + 1, sizeof *p->nodes);
+  d.pre = calloc((size_t)n + 1, sizeof *d.pre);
+  if (!p->nodes || !d.pre) {
+    rc = -ENOMEM;
+    goto done;
+  }
+  for (uint32_t s = 0; s < n; s++) d.pre[s + 1] = d.pre[s] + p->segs[s].weight;
+  if (n > DP_MAX_SEGMENTS) {
+    p->root = build_balanced(p, d.pre, 0, n - 1);
+    goto done;
+  }
+  d.cost = calloc((size_t)n * n, sizeof *d.cost);
+  d.root = calloc((size_t)n * n, sizeof *d.root);
+  int32_t *kroot = calloc((size_t)n * n, sizeof *kroot); /* Knuth bounds, splits only */
+  if (!d.cost || !d.root || !kroot) {
+    free(kroot);
+    rc = -ENOMEM;
+    goto done;
+  }
+  for (uint32_t i = 0; i < n; i++) kroot[DP_AT(&d, i, i)] = (int32_t)i;
+  for (uint32_t len = 2; len <= n; len++) {
+    for (uint32_t i = 0; i + len - 1 < n; i++) {
+      uint32_t j = i + len - 1;
+      uint64_t w = d.pre[j + 1] - d.pre[i], best = UINT64_MAX;
+      /* Knuth: the optimal split of [i,j] lies between those of [i,j-1]
+       * and [i+1,j] (the weights are additive, so the quadrangle
+       * inequality holds). */
+      uint32_t from = (uint32_t)kroot[DP_AT(&d, i, j - 1)], to = (uint32_t)kroot[DP_AT(&d, i + 1, j)];
+      if (from < i + 1) from = i + 1;
+      if (to > j) to = j;
+      int32_t arg = (int32_t)from;
+      for (uint32_t k = from; k <= to; k++) {
+        uint64_t c = d.cost[DP_AT(&d, i, k - 1)] + d.cost[DP_AT(&d, k, j)];
+        if (c < best) {
+          best = c;
+          arg = (int32_t)k;
+        }
+      }
+      best += w;
+      kroot[DP_AT(&d, i, j)] = arg;
+      d.root[DP_AT(&d, i, j)] = arg;
+      if (len <= PEEL_MAX_SEGMENTS + 1) {
+        uint64_t c;
+        if (peel_cost(p, i, j, p->segs[i].leaf, &c) && c < best) {
+          best = c;
+          d.root[DP_AT(&d, i, j)] = -1;
+        }
+        if (peel_cost(p, i, j, p->segs[j].leaf, &c) && c < best) {
+          best = c;
+          d.root[DP_AT(&d, i, j)] = -2;
+        }
+      }
+      d.cost[DP_AT(&d, i, j)] = best;
+    }
+  }
+  free(kroot);
+  p->root = build_dp(p, &d, 0, n - 1);
+done:
+  free(d.cost);
+  free(d.root);
+  free(d.pre);
+  return rc;
+}
+
+static int plan_build(const struct sc_ruleset *rs, struct plan *p) {
+  struct nr_leaf *nl = NULL;
+  uint32_t nnl = 0;
+  memset(p, 0, sizeof *p);
+  p->rs = rs;
+  p->is64 = (rs->audit_arch & __AUDIT_ARCH_64BIT) != 0;
+  p->le = (rs->audit_arch & __AUDIT_ARCH_LE) != 0;
+  p->x32_gate = rs->audit_arch == AUDIT_ARCH_X86_64 && !rs->allow_x32;
+  if (rs->audit_arch == 0) {
+    diag_error(NULL, "%s: rule set names no architecture", rs->name ? rs->name : "seccomp rule set");
+    return -EINVAL;
+  }
+  int rc = plan_rules(p, &nl, &nnl);
+  if (rc) goto fail;
+  rc = plan_segments(p, nl, nnl);
+  if (rc) goto fail;
+  if (p->nsegs > BPF_MAXINSNS) {
+    diag_error(NULL,
+               "%s: the policy splits the system call numbers into %u runs; a seccomp filter "
+               "holds at most %d instructions (BPF_MAXINSNS)",
+               rs->name ? rs->name : "seccomp rule set", p->nsegs, BPF_MAXINSNS);
+    rc = -E2BIG;
+    goto fail;
+  }
+  rc = plan_tree(p);
+  if (rc) goto fail;
+  free(nl);
+  return 0;
+fail:
+  free(nl);
+  plan_free(p);
+  return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Names                                                               */
+
+static void nr_name(uint32_t arch, uint32_t nr, char *buf, size_t size) {
+  char *name = nr < NR_X32_BIT ? seccomp_syscall_resolve_num_arch(arch, (int)nr) : NULL;
+  if (name)
+    snprintf(buf, size, "%s", name);
+  else if (nr == UINT32_MAX)
+    snprintf(buf, size, "-1");
+  else
+    snprintf(buf, size, "#%" PRIu32, nr);
+  free(name);
+}
+
+static void range_text(const struct plan *p, uint32_t lo, uint32_t hi, char *buf, size_t size) {
+  char a[64], b[64];
+  nr_name(p->rs->audit_arch, lo, a, sizeof a);
+  if (lo == hi) {
+    snprintf(buf, size, "%" PRIu32 " %s", lo, a);
+  } else if (p->x32_gate && lo == NR_X32_BIT && hi == UINT32_MAX - 1) {
+    snprintf(buf, size, "[0x40000000, 0xfffffffe] x32 ABI");
+  } else {
+    nr_name(p->rs->audit_arch, hi, b, sizeof b);
+    if (hi >= NR_X32_BIT)
+      snprintf(buf, size, "[%" PRIu32 ", %#" PRIx32 "] %s..%s", lo, hi, a, b);
+    else
+      snprintf(buf, size, "[%" PRIu32 ", %" PRIu32 "] %s..%s", lo, hi, a, b);
+  }
+}
+
+static void leaf_text(const struct plan *p, uint32_t leaf, char *buf, size_t size) {
+  const struct leaf *l = &p->leaves[leaf];
+  if (l->kind == LEAF_ACTION) {
+    char act[48];
+    sc_action_format(act, sizeof act, l->act);
+    snprintf(buf, size, "%s", act);
+  } else {
+    char nm[64];
+    nr_name(p->rs->audit_arch, p->groups[l->group].first_nr, nm, sizeof nm);
+    snprintf(buf, size, "check %s's arguments", nm);
+  }
+}
+
+/* ------------------------------------------------------------------ */
+/* Emission: instructions with symbolic jump labels                    */
+
+struct ir {
+  struct sock_filter f;
+  int32_t jt, jf; /* labels; -1: none (JA uses jt) */
+  char *comment;
+};
+
+struct emitter {
+  const struct plan *p;
+  struct ir *ents;
+  uint32_t nents, cap;
+  int32_t *label_ent; /* label -> entry index */
+  uint32_t nlabels, label_cap;
+  int32_t *pending;   /* labels placed at the next entry */
+  uint32_t npending, pending_cap;
+  int32_t *ret_label; /* per leaf of kind action */
+  int rc;
+  int known; /* offset of the word in A, -1 unknown */
+};
+
+static int32_t new_label(struct emitter *e) {
+  if (e->rc) return -1;
+  if (e->nlabels == e->label_cap) {
+    uint32_t nc = e->label_cap ? e->label_cap * 2 : 256;
+    int32_t *g = realloc(e->label_ent, nc * sizeof *g);
+    if (!g) {
+      e->rc = -ENOMEM;
+      return -1;
+    }
+    e->label_ent = g;
+    e->label_cap = nc;
+  }
+  e->label_ent[e->nlabels] = -1;
+  return (int32_t)e->nlabels++;
+}
+
+static void place(struct emitter *e, int32_t label) {
+  if (e->rc || label < 0) return;
+  if (e->npending == e->pending_cap) {
+    uint32_t nc = e->pending_cap ? e->pending_cap * 2 : 16;
+    int32_t *g = realloc(e->pending, nc * sizeof *g);
+    if (!g) {
+      e->rc = -ENOMEM;
+      return;
+    }
+    e->pending = g;
+    e->pending_cap = nc;
+  }
+  e->pending[e->npending++] = label;
+}
+
+static void emit(struct emitter *e, uint16_t code, uint32_t k, int32_t jt, int32_t jf,
+                 const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+static void emit(struct emitter *e, uint16_t code, uint32_t k, int32_t jt, int32_t jf,
+                 const char *fmt, ...) {
+  if (e->rc) return;
+  if (e->nents >= IR_HARD_LIMIT) {
+    e->rc = -E2BIG;
+    return;
+  }
+  if (e->nents == e->cap) {
+    uint32_t nc = e->cap ? e->cap * 2 : 256;
+    struct ir *g = realloc(e->ents, nc * sizeof *g);
+    if (!g) {
+      e->rc = -ENOMEM;
+      return;
+    }
+    e->ents = g;
+    e->cap = nc;
+  }
+  struct ir *x = &e->ents[e->nents];
+  memset(x, 0, sizeof *x);
+  x->f.code = code;
+  x->f.k = k;
+  x->jt = jt;
+  x->jf = jf;
+  va_list ap;
+  va_start(ap, fmt);
+  if (vasprintf(&x->comment, fmt, ap) < 0) {
+    x->comment = NULL;
+    e->rc = -ENOMEM;
+  }
+  va_end(ap);
+  for (uint32_t i = 0; i < e->npending; i++) e->label_ent[e->pending[i]] = (int32_t)e->nents;
+  e->npending = 0;
+  e->nents++;
+}
+
+static int32_t leaf_label(struct emitter *e, uint32_t leaf) {
+  struct leaf *l = &e->p->leaves[leaf];
+  if (l->label < 0) l->label = new_label(e);
+  return l->label;
+}
+
+static int32_t node_label(struct emitter *e, int32_t node, int32_t *labels) {
+  const struct tnode *n = &e->p->nodes[node];
+  if (n->kind == T_LEAF) return leaf_label(e, n->leaf);
+  if (labels[node] < 0) labels[node] = new_label(e);
+  return labels[node];
+}
+
+static void emit_tree(struct emitter *e, int32_t node, int32_t *labels) {
+  const struct plan *p = e->p;
+  const struct tnode *n = &p->nodes[node];
+  char r1[160], r2[160], lt[96];
+  if (n->kind == T_LEAF || e->rc) return;
+  place(e, node_label(e, node, labels));
+  if (n->kind == T_SPLIT) {
+    const struct tnode *lo = &p->nodes[n->lo_child], *hi = &p->nodes[n->hi_child];
+    char nm[64];
+    nr_name(p->rs->audit_arch, n->k, nm, sizeof nm);
+    range_text(p, p->segs[lo->first_seg].lo, p->segs[lo->last_seg].hi, r1, sizeof r1);
+    range_text(p, p->segs[hi->first_seg].lo, p->segs[hi->last_seg].hi, r2, sizeof r2);
+    char ltxt[96] = "", htxt[96] = "";
+    if (lo->kind == T_LEAF) leaf_text(p, lo->leaf, ltxt, sizeof ltxt);
+    if (hi->kind == T_LEAF) leaf_text(p, hi->leaf, htxt, sizeof htxt);
+    emit(e, BPF_JMP | BPF_JGE | BPF_K, n->k, node_label(e, n->hi_child, labels),
+         node_label(e, n->lo_child, labels), "nr >= %" PRIu32 " (%s)? yes: %s%s%s; no: %s%s%s",
+         n->k, nm, r2, htxt[0] ? " -> " : "", htxt, r1, ltxt[0] ? " -> " : "", ltxt);
+    emit_tree(e, n->lo_child, labels);
+    emit_tree(e, n->hi_child, labels);
+  } else {
+    range_text(p, n->k, n->k, r1, sizeof r1);
+    leaf_text(p, n->leaf, lt, sizeof lt);
+    const struct tnode *rest = &p->nodes[n->lo_child];
+    char rt[96] = "";
+    if (rest->kind == T_LEAF) leaf_text(p, rest->leaf, rt, sizeof rt);
+    range_text(p, p->segs[n->first_seg].lo, p->segs[n->last_seg].hi, r2, sizeof r2);
+    emit(e, BPF_JMP | BPF_JEQ | BPF_K, n->k, leaf_label(e, n->leaf),
+         node_label(e, n->lo_child, labels), "nr == %s? -> %s; else rest of %s%s%s", r1, lt, r2,
+         rt[0] ? " -> " : "", rt);
+    emit_tree(e, n->lo_child, labels);
+  }
+}
+
+static uint32_t word_off(const struct plan *p, unsigned arg, bool high) {
+  uint32_t base = (uint32_t)offsetof(struct seccomp_data, args) + 8u * arg;
+  return base + ((high == p->le) ? 4u : 0u);
+}
+
+static void load_word(struct emitter *e, uint32_t off, unsigned arg, bool high) {
+  if (e->known == (int)off) return; /* A already holds it: every path here loaded it */
+  emit(e, BPF_LD | BPF_W | BPF_ABS, off, -1, -1, "A = args[%u] %s word", arg,
+       high ? "high" : "low");
+  e->known = (int)off;
+}
+
+/* One comparison of one word: jumps to t when `A op v` holds, else f. */
+static void cmp_word(struct emitter *e, enum sc_cmp op, uint32_t v, int32_t t, int32_t f,
+                     const char *what) {
+  switch (op) {
+  case SC_CMP_EQ:
+  case SC_CMP_MASKED_EQ: emit(e, BPF_JMP | BPF_JEQ | BPF_K, v, t, f, "%s == %#" PRIx32 "?", what, v); break;
+  case SC_CMP_NE: emit(e, BPF_JMP | BPF_JEQ | BPF_K, v, f, t, "%s != %#" PRIx32 "?", what, v); break;
+  case SC_CMP_LT: emit(e, BPF_JMP | BPF_JGE | BPF_K, v, f, t, "%s < %#" PRIx32 "?", what, v); break;
+  case SC_CMP_LE: emit(e, BPF_JMP | BPF_JGT | BPF_K, v, f, t, "%s <= %#" PRIx32 "?", what, v); break;
+  case SC_CMP_GT: emit(e, BPF_JMP | BPF_JGT | BPF_K, v, t, f, "%s > %#" PRIx32 "?", what, v); break;
+  case SC_CMP_GE: emit(e, BPF_JMP | BPF_JGE | BPF_K, v, t, f, "%s >= %#" PRIx32 "?", what, v); break;
+  }
+}
+
+/* Emits `cond` with exits t (holds) and f. The low word alone for a 32-bit
+ * argument; for 64 bits the high word decides unless it is equal, then the
+ * low word (an unsigned comparison of the pair, like the kernel's u64). */
+static void emit_cond(struct emitter *e, const struct sc_cond *c, int32_t t, int32_t f) {
+  const struct plan *p = e->p;
+  bool wide = p->is64 && !c->is32;
+  uint32_t vl = (uint32_t)c->value, vh = (uint32_t)(c->value >> 32);
+  uint32_t ml = (uint32_t)c->mask, mh = (uint32_t)(c->mask >> 32);
+  uint32_t lo_off = word_off(p, c->arg, false), hi_off = word_off(p, c->arg, true);
+  char what[48];
+  if (wide) {
+    snprintf(what, sizeof what, "args[%u] high", (unsigned)c->arg);
+    switch (c->op) {
+    case SC_CMP_EQ:
+    case SC_CMP_NE: {
+      int32_t lo_lbl = new_label(e);
+      load_word(e, hi_off, c->arg, true);
+      if (c->op == SC_CMP_EQ)
+        emit(e, BPF_JMP | BPF_JEQ | BPF_K, vh, lo_lbl, f, "%s == %#" PRIx32 "?", what, vh);
+      else
+        emit(e, BPF_JMP | BPF_JEQ | BPF_K, vh, lo_lbl, t, "%s == %#" PRIx32 "? (else differs)", what, vh);
+      place(e, lo_lbl);
+      break;
+    }
+    case SC_CMP_MASKED_EQ: {
+      if (mh != 0 || vh != 0) {
+        int32_t lo_lbl = new_label(e);
+        load_word(e, hi_off, c->arg, true);
+        if (mh != UINT32_MAX) {
+          emit(e, BPF_ALU | BPF_AND | BPF_K, mh, -1, -1, "A &= %#" PRIx32 " (mask, high word)", mh);
+          e->known = -1;
+        }
+        emit(e, BPF_JMP | BPF_JEQ | BPF_K, vh, lo_lbl, f, "%s & %#" PRIx32 " == %#" PRIx32 "?", what,
+             mh, vh);
+        place(e, lo_lbl);
+      }
+      break;
+    }
+    case SC_CMP_LT:
+    case SC_CMP_LE:
+    case SC_CMP_GT:
+    case SC_CMP_GE: {
+      int32_t lo_lbl = new_label(e), eq_lbl = new_label(e);
+      bool greater = c->op == SC_CMP_GT || c->op == SC_CMP_GE;
+      load_word(e, hi_off, c->arg, true);
+      emit(e, BPF_JMP | BPF_JGT | BPF_K, vh, greater ? t : f, eq_lbl, "%s > %#" PRIx32 "? (decides)",
+           what, vh);
+      place(e, eq_lbl);
+      emit(e, BPF_JMP | BPF_JEQ | BPF_K, vh, lo_lbl, greater ? f : t,
+           "%s == %#" PRIx32 "? (else it is below: decides)", what, vh);
+      place(e, lo_lbl);
+      break;
+    }
+    }
+  }
+  snprintf(what, sizeof what, "args[%u]%s", (unsigned)c->arg, wide ? " low" : "");
+  load_word(e, lo_off, c->arg, false);
+  if (c->op == SC_CMP_MASKED_EQ && ml != UINT32_MAX) {
+    emit(e, BPF_ALU | BPF_AND | BPF_K, ml, -1, -1, "A &= %#" PRIx32 " (mask)", ml);
+    e->known = -1;
+  }
+  cmp_word(e, c->op, vl, t, f, what);
+  /* Only the EQ-like forms leave a known word at their true exit. */
+  if (c->op == SC_CMP_MASKED_EQ && ml != UINT32_MAX) e->known = -1;
+  if (wide && c->op != SC_CMP_EQ && c->op != SC_CMP_MASKED_EQ) e->known = -1;
+  if (c->op == SC_CMP_NE) e->known = -1;
+}
+
+static void emit_group(struct emitter *e, uint32_t leaf) {
+  const struct plan *p = e->p;
+  const struct group *g = &p->groups[p->leaves[leaf].group];
+  uint32_t fb_leaf = 0;
+  char nm[64];
+  for (fb_leaf = 0; fb_leaf < p->nleaves; fb_leaf++)
+    if (p->leaves[fb_leaf].kind == LEAF_ACTION && sc_action_equal(p->leaves[fb_leaf].act, g->fallback))
+      break;
+  nr_name(p->rs->audit_arch, g->first_nr, nm, sizeof nm);
+  place(e, leaf_label(e, leaf));
+  e->known = -1;
+  for (uint32_t r = 0; r < g->nrules; r++) {
+    const struct sc_rule *rule = g->rules[r];
+    uint32_t act_leaf;
+    for (act_leaf = 0; act_leaf < p->nleaves; act_leaf++)
+      if (p->leaves[act_leaf].kind == LEAF_ACTION &&
+          sc_action_equal(p->leaves[act_leaf].act, rule->action))
+        break;
+    int32_t next_rule = r + 1 < g->nrules ? new_label(e) : leaf_label(e, fb_leaf);
+    for (uint32_t c = 0; c < rule->nclauses; c++) {
+      const struct sc_clause *cl = &rule->clauses[c];
+      int32_t next_clause = c + 1 < rule->nclauses ? new_label(e) : next_rule;
+      for (uint32_t k = 0; k < cl->nconds; k++) {
+        int32_t t = k + 1 < cl->nconds ? new_label(e) : leaf_label(e, act_leaf);
+        emit_cond(e, &cl->conds[k], t, next_clause);
+        if (k + 1 < cl->nconds) place(e, t); /* reached only from the true exits */
+      }
+      if (c + 1 < rule->nclauses) {
+        place(e, next_clause);
+        e->known = -1;
+      }
+    }
+    if (r + 1 < g->nrules) {
+      place(e, next_rule);
+      e->known = -1;
+    }
+  }
+  (void)nm;
+}
+
+/* The comment of a group's first instruction names the system call and the
+ * rule; prepend it once the block exists. */
+static void annotate_first(struct emitter *e, uint32_t ent, const char *prefix) {
+  if (e->rc || ent >= e->nents) return;
+  char *old = e->ents[ent].comment, *nw = NULL;
+  if (asprintf(&nw, "%s: %s", prefix, old ? old : "") < 0) {
+    e->rc = -ENOMEM;
+    return;
+  }
+  free(old);
+  e->ents[ent].comment = nw;
+}
+
+/* ------------------------------------------------------------------ */
+/* Layout: label offsets and trampolines                               */
+
+static int layout(struct emitter *e, struct bpf_program_out *out, const char *rs_name) {
+  uint32_t n = e->nents;
+  /* order[i] = entry index at position i; trampolines are extra entries. */
+  uint32_t *order = NULL, *pos = NULL;
+  int rc = 0;
+  for (;;) {
+    free(order);
+    free(pos);
+    order = malloc((size_t)e->nents * sizeof *order);
+    pos = malloc((size_t)e->nents * sizeof *pos);
+    if (!order || !pos) {
+      rc = -ENOMEM;
+      goto done;
+    }
+    /* Entries are kept in program order; trampolines are inserted into the
+     * entry array itself (see below), so order is the identity. */
+    for (uint32_t i = 0; i < e->nents; i++) order[i] = pos[i] = i;
+    bool changed = false;
+    for (uint32_t i = 0; i < e->nents && !changed; i++) {
+      struct ir *x = &e->ents[i];
+      if (BPF_CLASS(x->f.code) != BPF_JMP || BPF_OP(x->f.code) == BPF_JA) continue;
+      for (int side = 0; side < 2 && !changed; side++) {
+        int32_t lbl = side ? x->jf : x->jt;
+        int32_t tgt = e->label_ent[lbl];
+        if (tgt - (int32_t)i - 1 <= 255) continue;
+        /* Reuse a trampoline to the same label within reach. */
+        int32_t found = -1;
+        for (uint32_t t = i + 1; t < e->nents && t <= i + 256; t++)
+          if (BPF_CLASS(e->ents[t].f.code) == BPF_JMP && BPF_OP(e->ents[t].f.code) == BPF_JA &&
+              e->ents[t].jt == lbl) {
+            found = (int32_t)t;
+            break;
+          }
+        if (found >= 0) {
+          int32_t tl = new_label(e);
+          if (e->rc) {
+            rc = e->rc;
+            goto done;
+          }
+          e->label_ent[tl] = found;
+          if (side)
+            x->jf = tl;
+          else
+            x->jt = tl;
+          continue;
+        }
+        /* Insert `ja target` right after i: a conditional jump never falls
+         * through, so nothing else reaches the new instruction. */
+        if (e->nents + 1 > IR_HARD_LIMIT) {
+          rc = -E2BIG;
+          goto done;
+        }
+        if (e->nents == e->cap) {
+          uint32_t nc = e->cap * 2;
+          struct ir *g = realloc(e->ents, nc * sizeof *g);
+          if (!g) {
+            rc = -ENOMEM;
+            goto done;
+          }
+          e->ents = g;
+          e->cap = nc;
+          x = &e->ents[i];
+        }
+        memmove(&e->ents[i + 2], &e->ents[i + 1], (e->nents - i - 1) * sizeof *e->ents);
+        e->nents++;
+        for (uint32_t l = 0; l < e->nlabels; l++)
+          if (e->label_ent[l] > (int32_t)i) e->label_ent[l]++;
+        struct ir *tr = &e->ents[i + 1];
+        memset(tr, 0, sizeof *tr);
+        tr->f.code = BPF_JMP | BPF_JA;
+        tr->jt = lbl;
+        tr->jf = -1;
+        if (asprintf(&tr->comment, "trampoline: the jump above is longer than 255") < 0) {
+          tr->comment = NULL;
+          rc = -ENOMEM;
+          goto done;
+        }
+        int32_t tl = new_label(e);
+        if (e->rc) {
+          rc = e->rc;
+          goto done;
+        }
+        e->label_ent[tl] = (int32_t)i + 1;
+        if (side)
+          x->jf = tl;
+        else
+          x->jt = tl;
+        changed = true;
+      }
+    }
+    if (!changed) break;
+  }
+  (void)n;
+  if (e->nents > BPF_MAXINSNS) {
+    diag_error(NULL,
+               "%s: the seccomp filter needs %u instructions; the kernel accepts at most %d "
+               "(BPF_MAXINSNS): merge rules or split the policy",
+               rs_name, e->nents, BPF_MAXINSNS);
+    rc = -E2BIG;
+    goto done;
+  }
+  out->insns = calloc(e->nents, sizeof *out->insns);
+  out->comments = calloc(e->nents, sizeof *out->comments);
+  if (!out->insns || !out->comments) {
+    rc = -ENOMEM;
+    goto done;
+  }
+  for (uint32_t i = 0; i < e->nents; i++) {
+    struct ir *x = &e->ents[i];
+    out->insns[i] = x->f;
+    if (BPF_CLASS(x->f.code) == BPF_JMP) {
+      if (BPF_OP(x->f.code) == BPF_JA) {
+        out->insns[i].k = (uint32_t)(e->label_ent[x->jt] - (int32_t)i - 1);
+      } else {
+        out->insns[i].jt = (uint8_t)(e->label_ent[x->jt] - (int32_t)i - 1);
+        out->insns[i].jf = (uint8_t)(e->label_ent[x->jf] - (int32_t)i - 1);
+      }
+    }
+    out->comments[i] = x->comment;
+    x->comment = NULL;
+  }
+  out->len = e->nents;
+done:
+  free(order);
+  free(pos);
+  return rc;
+}
+
+static void emitter_free(struct emitter *e) {
+  for (uint32_t i = 0; i < e->nents; i++) free(e->ents[i].comment);
+  free(e->ents);
+  free(e->label_ent);
+  free(e->pending);
+}
+
+static const char *arch_name(uint32_t arch) {
+  switch (arch) {
+  case AUDIT_ARCH_X86_64: return "x86_64";
+  case AUDIT_ARCH_I386: return "i386";
+  case AUDIT_ARCH_AARCH64: return "aarch64";
+  default: return "this architecture";
+  }
+}
+
+int bpf_compile(const struct sc_ruleset *rs, struct bpf_program_out *out) {
+  struct plan p;
+  struct emitter e = {0};
+  int32_t *labels = NULL;
+  const char *rs_name = rs->name ? rs->name : "seccomp rule set";
+  memset(out, 0, sizeof *out);
+  int rc = plan_build(rs, &p);
+  if (rc) return rc;
+  e.p = &p;
+  e.known = -1;
+  labels = malloc(p.nnodes * sizeof *labels + 1);
+  if (!labels) {
+    rc = -ENOMEM;
+    goto fail;
+  }
+  for (uint32_t i = 0; i < p.nnodes; i++) labels[i] = -1;
+
+  /* Prologue. The architecture first: a number means a different system
+   * call under another ABI (int 0x80 is i386 even in a 64-bit process). */
+  char bad[48];
+  sc_action_format(bad, sizeof bad, rs->bad_arch_action);
+  uint32_t bad_leaf = 0;
+  for (bad_leaf = 0; bad_leaf < p.nleaves; bad_leaf++)
+    if (p.leaves[bad_leaf].kind == LEAF_ACTION &&
+        sc_action_equal(p.leaves[bad_leaf].act, rs->bad_arch_action))
+      break;
+  emit(&e, BPF_LD | BPF_W | BPF_ABS, (uint32_t)offsetof(struct seccomp_data, arch), -1, -1,
+       "A = arch");
+  const struct tnode *root = &p.nodes[p.root];
+  int32_t after_arch = root->kind == T_LEAF ? leaf_label(&e, root->leaf) : new_label(&e);
+  emit(&e, BPF_JMP | BPF_JEQ | BPF_K, rs->audit_arch, after_arch, leaf_label(&e, bad_leaf),
+       "arch == %s? no: foreign ABI -> %s", arch_name(rs->audit_arch), bad);
+  if (root->kind != T_LEAF) {
+    place(&e, after_arch);
+    emit(&e, BPF_LD | BPF_W | BPF_ABS, (uint32_t)offsetof(struct seccomp_data, nr), -1, -1,
+         "A = nr (the tree below loads nothing else)");
+    labels[p.root] = -1;
+    emit_tree(&e, p.root, labels);
+  }
+  /* Argument blocks, in order of their first system call number. */
+  for (uint32_t g = 0; g < p.ngroups; g++) {
+    uint32_t leaf;
+    for (leaf = 0; leaf < p.nleaves; leaf++)
+      if (p.leaves[leaf].kind == LEAF_GROUP && p.leaves[leaf].group == g) break;
+    if (p.leaves[leaf].label < 0) continue; /* not reachable from the tree */
+    uint32_t first = e.nents;
+    emit_group(&e, leaf);
+    char nm[64], prefix[160];
+    nr_name(rs->audit_arch, p.groups[g].first_nr, nm, sizeof nm);
+    snprintf(prefix, sizeof prefix, "%s (nr %" PRIu32 ") rules from %s", nm, p.groups[g].first_nr,
+             p.groups[g].rules[0]->origin ? p.groups[g].rules[0]->origin : "?");
+    annotate_first(&e, first, prefix);
+  }
+  /* One RET per action, shared by every path that decides it. */
+  for (uint32_t l = 0; l < p.nleaves; l++) {
+    if (p.leaves[l].kind != LEAF_ACTION || p.leaves[l].label < 0) continue;
+    char act[48];
+    sc_action_format(act, sizeof act, p.leaves[l].act);
+    place(&e, p.leaves[l].label);
+    emit(&e, BPF_RET | BPF_K, sc_action_ret(p.leaves[l].act), -1, -1, "return %s", act);
+  }
+  if (e.rc) {
+    rc = e.rc;
+    if (rc == -E2BIG)
+      diag_error(NULL,
+                 "%s: the seccomp filter needs more than %u instructions; the kernel accepts at "
+                 "most %d (BPF_MAXINSNS)",
+                 rs_name, IR_HARD_LIMIT, BPF_MAXINSNS);
+    goto fail;
+  }
+  rc = layout(&e, out, rs_name);
+  if (rc) goto fail;
+  free(labels);
+  emitter_free(&e);
+  plan_free(&p);
+  return 0;
+fail:
+  free(labels);
+  emitter_free(&e);
+  plan_free(&p);
+  bpf_program_out_free(out);
+  return rc;
+}
+
+void bpf_program_out_free(struct bpf_program_out *p) {
+  if (!p) return;
+  if (p->comments)
+    for (uint32_t i = 0; i < p->len; i++) free(p->comments[i]);
+  free(p->comments);
+  free(p->insns);
+  memset(p, 0, sizeof *p);
+}
+
+
+/* ------------------------------------------------------------------ */
+/* Readable views                                                      */
+
+static const char *field_name(uint32_t k, char *buf, size_t size) {
+  if (k == offsetof(struct seccomp_data, nr)) return "nr";
+  if (k == offsetof(struct seccomp_data, arch)) return "arch";
+  if (k == offsetof(struct seccomp_data, instruction_pointer)) return "ip (low)";
+  if (k == offsetof(struct seccomp_data, instruction_pointer) + 4) return "ip (high)";
+  if (k >= offsetof(struct seccomp_data, args) && k < sizeof(struct seccomp_data)) {
+    uint32_t rel = k - (uint32_t)offsetof(struct seccomp_data, args);
+    snprintf(buf, size, "args[%u] %s", rel / 8, rel % 8 ? "+4" : "+0");
+    return buf;
+  }
+  return "?";
+}
+
+void bpf_format_insn(char *buf, size_t size, const struct sock_filter *f, uint32_t pc) {
+  char fb[32];
+  uint16_t c = f->code;
+  const char *op = NULL;
+  switch (c) {
+  case BPF_LD | BPF_W | BPF_ABS:
+    snprintf(buf, size, "ld   [%u]  %s", f->k, field_name(f->k, fb, sizeof fb));
+    return;
+  case BPF_RET | BPF_K: {
+    struct sc_action a;
+    char act[48];
+    if (sc_action_from_ret(f->k, &a))
+      sc_action_format(act, sizeof act, a);
+    else
+      snprintf(act, sizeof act, "unknown");
+    snprintf(buf, size, "ret  #%#010x  %s", f->k, act);
+    return;
+  }
+  case BPF_RET | BPF_A: snprintf(buf, size, "ret  A"); return;
+  case BPF_JMP | BPF_JA: snprintf(buf, size, "ja   %04u", pc + 1 + f->k); return;
+  case BPF_ALU | BPF_AND | BPF_K: snprintf(buf, size, "and  #%#x", f->k); return;
+  case BPF_JMP | BPF_JEQ | BPF_K: op = "jeq "; break;
+  case BPF_JMP | BPF_JGT | BPF_K: op = "jgt "; break;
+  case BPF_JMP | BPF_JGE | BPF_K: op = "jge "; break;
+  case BPF_JMP | BPF_JSET | BPF_K: op = "jset"; break;
+  default: snprintf(buf, size, "op   %#06x k=%#x", c, f->k); return;
+  }
+  snprintf(buf, size, "%s #%#x  true %04u false %04u", op, f->k, pc + 1 + f->jt, pc + 1 + f->jf);
+}
+
+void bpf_write_disasm(FILE *out, const struct bpf_program_out *p) {
+  fprintf(out,
+          "How to read this program: one line per instruction, in the order the kernel\n"
+          "runs them. pc is the index; code, jt, jf and k are the raw fields of struct\n"
+          "sock_filter; insn decodes them with absolute jump targets (\"true 0012\": go\n"
+          "to pc 0012 when the test holds); the comment says what the instruction means\n"
+          "for the policy. Jumps only go forward and every path ends in a ret.\n"
+          "Begin BPF program (%u instructions)\n",
+          p->len);
+  fprintf(out, "%-5s %-6s %-4s %-4s %-10s  %-42s %s\n", "pc", "code", "jt", "jf", "k", "insn",
+          "comment");
+  for (uint32_t i = 0; i < p->len; i++) {
+    char txt[96];
+    const struct sock_filter *f = &p->insns[i];
+    bpf_format_insn(txt, sizeof txt, f, i);
+    fprintf(out, "%04u  0x%04x %-4u %-4u 0x%08x  %-42s %s\n", i, f->code, f->jt, f->jf, f->k, txt,
+            p->comments && p->comments[i] ? p->comments[i] : "");
+  }
+  fprintf(out, "End BPF program\n");
+}
+
+static void cond_text(const struct plan *p, const struct sc_cond *c, char *buf, size_t size) {
+  bool wide = p->is64 && !c->is32;
+  const char *w = wide ? "" : " (low 32 bits)";
+  uint64_t v = wide ? c->value : (uint32_t)c->value, m = wide ? c->mask : (uint32_t)c->mask;
+  if (c->op == SC_CMP_MASKED_EQ)
+    snprintf(buf, size, "(args[%u]%s & %#" PRIx64 ") == %#" PRIx64, (unsigned)c->arg, w, m, v);
+  else
+    snprintf(buf, size, "args[%u]%s %s %#" PRIx64, (unsigned)c->arg, w, sc_cmp_symbol(c->op), v);
+}
+
+static void indent(FILE *out, int depth) {
+  for (int i = 0; i < depth; i++) fputs("  ", out);
+}
+
+static void pseudo_tree(FILE *out, const struct plan *p, int32_t node, int depth) {
+  const struct tnode *n = &p->nodes[node];
+  char r[160], lt[96];
+  if (n->kind == T_LEAF) {
+    range_text(p, p->segs[n->first_seg].lo, p->segs[n->last_seg].hi, r, sizeof r);
+    leaf_text(p, n->leaf, lt, sizeof lt);
+    indent(out, depth);
+    fprintf(out, "%s%s;%*s# %s\n", p->leaves[n->leaf].kind == LEAF_GROUP ? "goto " : "return ", lt, 1, "", r);
+    return;
+  }
+  if (n->kind == T_PEEL) {
+    range_text(p, n->k, n->k, r, sizeof r);
+    leaf_text(p, n->leaf, lt, sizeof lt);
+    indent(out, depth);
+    fprintf(out, "if (nr == %" PRIu32 ") %s%s;  # %s\n", n->k,
+            p->leaves[n->leaf].kind == LEAF_GROUP ? "goto " : "return ", lt, r);
+    pseudo_tree(out, p, n->lo_child, depth);
+    return;
+  }
+  char nm[64];
+  nr_name(p->rs->audit_arch, n->k, nm, sizeof nm);
+  indent(out, depth);
+  fprintf(out, "if (nr >= %" PRIu32 ") {  # %s\n", n->k, nm);
+  pseudo_tree(out, p, n->hi_child, depth + 1);
+  indent(out, depth);
+  fprintf(out, "} else {\n");
+  pseudo_tree(out, p, n->lo_child, depth + 1);
+  indent(out, depth);
+  fprintf(out, "}\n");
+}
+
+void bpf_write_pseudocode(FILE *out, const struct sc_ruleset *rs) {
+  struct plan p;
+  char act[48], bad[48];
+  int rc = plan_build(rs, &p);
+  if (rc) {
+    fprintf(out, "# no pseudo-code: the rule set does not compile (%s)\n", strerror(-rc));
+    return;
+  }
+  sc_action_format(act, sizeof act, rs->default_action);
+  sc_action_format(bad, sizeof bad, rs->bad_arch_action);
+  fprintf(out,
+          "How to read this pseudo-code: it is the decision the BPF program above makes,\n"
+          "written as nested ifs over the system call number (nr) with the names of the\n"
+          "calls each range holds (\"[0, 40] read..getsockname\"). A range whose calls\n"
+          "depend on arguments jumps to a labelled block below; in a block the rules are\n"
+          "tried in order and the first that holds decides.\n"
+          "Begin pseudo-code (%s, default %s)\n",
+          arch_name(rs->audit_arch), act);
+  fprintf(out, "if (arch != %s) return %s;  # foreign ABI, e.g. i386 via int 0x80\n",
+          arch_name(rs->audit_arch), bad);
+  pseudo_tree(out, &p, p.root, 0);
+  for (uint32_t g = 0; g < p.ngroups; g++) {
+    const struct group *gr = &p.groups[g];
+    char nm[64];
+    nr_name(rs->audit_arch, gr->first_nr, nm, sizeof nm);
+    fprintf(out, "check %s's arguments:\n", nm);
+    for (uint32_t r = 0; r < gr->nrules; r++) {
+      const struct sc_rule *rule = gr->rules[r];
+      sc_action_format(act, sizeof act, rule->action);
+      for (uint32_t c = 0; c < rule->nclauses; c++) {
+        fprintf(out, "  if (");
+        for (uint32_t k = 0; k < rule->clauses[c].nconds; k++) {
+          char ct[128];
+          cond_text(&p, &rule->clauses[c].conds[k], ct, sizeof ct);
+          fprintf(out, "%s%s", k ? " && " : "", ct);
+        }
+        fprintf(out, ") return %s;  # %s\n", act, rule->origin ? rule->origin : "");
+      }
+    }
+    sc_action_format(act, sizeof act, gr->fallback);
+    fprintf(out, "  return %s;  # %s\n", act,
+            gr->ends_unconditional ? "unconditional rule" : "no rule holds: default");
+  }
+  fprintf(out, "End pseudo-code\n");
+  plan_free(&p);
+}
+
+/* Tree statistics for benchmarks and tests: how many runs the number line
+ * was cut into. */
+int bpf_plan_segments(const struct sc_ruleset *rs, uint32_t *nsegs) {
+  struct plan p;
+  int rc = plan_build(rs, &p);
+  if (rc) return rc;
+  *nsegs = p.nsegs;
+  plan_free(&p);
+  return 0;
+}

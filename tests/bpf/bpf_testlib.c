@@ -1,0 +1,316 @@
+/* bpf_testlib: see bpf_testlib.h. */
+#include "bpf_testlib.h"
+
+#include <errno.h>
+#include <linux/audit.h>
+#include <seccomp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "bpf_interp.h"
+
+static void *xrealloc(void *p, size_t n) {
+  void *q = realloc(p, n);
+  if (!q) {
+    fprintf(stderr, "out of memory\n");
+    abort();
+  }
+  return q;
+}
+
+void tl_init(struct sc_ruleset *rs, struct sc_action def) {
+  memset(rs, 0, sizeof *rs);
+  rs->audit_arch = AUDIT_ARCH_X86_64;
+  rs->default_action = def;
+  rs->bad_arch_action = A_KILLP;
+  rs->name = "test rule set";
+}
+
+uint32_t tl_rule_nr(struct sc_ruleset *rs, int nr, struct sc_action act) {
+  rs->rules = xrealloc(rs->rules, (rs->nrules + 1) * sizeof *rs->rules);
+  struct sc_rule *r = &rs->rules[rs->nrules];
+  memset(r, 0, sizeof *r);
+  r->nr = nr;
+  char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_X86_64, nr & 0x3fffffff);
+  if (!name && asprintf(&name, "#%d", nr) < 0) abort();
+  r->name = name;
+  if (asprintf(&r->origin, "test rule %u", rs->nrules) < 0) abort();
+  r->action = act;
+  return rs->nrules++;
+}
+
+uint32_t tl_rule(struct sc_ruleset *rs, const char *name, struct sc_action act) {
+  int nr = seccomp_syscall_resolve_name_arch(SCMP_ARCH_X86_64, name);
+  if (nr < 0) {
+    fprintf(stderr, "unknown system call %s in a test table\n", name);
+    abort();
+  }
+  return tl_rule_nr(rs, nr, act);
+}
+
+void tl_clause(struct sc_ruleset *rs, uint32_t idx, const struct sc_cond *conds, uint32_t n) {
+  struct sc_rule *r = &rs->rules[idx];
+  r->clauses = xrealloc(r->clauses, (r->nclauses + 1) * sizeof *r->clauses);
+  struct sc_clause *c = &r->clauses[r->nclauses++];
+  c->conds = xrealloc(NULL, (n ? n : 1) * sizeof *c->conds);
+  memcpy(c->conds, conds, n * sizeof *conds);
+  c->nconds = n;
+}
+
+static enum scmp_compare scmp_op(enum sc_cmp op) {
+  switch (op) {
+  case SC_CMP_EQ: return SCMP_CMP_EQ;
+  case SC_CMP_NE: return SCMP_CMP_NE;
+  case SC_CMP_LT: return SCMP_CMP_LT;
+  case SC_CMP_LE: return SCMP_CMP_LE;
+  case SC_CMP_GT: return SCMP_CMP_GT;
+  case SC_CMP_GE: return SCMP_CMP_GE;
+  case SC_CMP_MASKED_EQ: return SCMP_CMP_MASKED_EQ;
+  }
+  return _SCMP_CMP_MIN;
+}
+
+int tl_libseccomp_filter(const struct sc_ruleset *rs, int optimize, struct sock_filter **insns,
+                         uint32_t *len) {
+  scmp_filter_ctx ctx = seccomp_init(sc_action_ret(rs->default_action));
+  int rc = 0, fd = -1;
+  *insns = NULL;
+  *len = 0;
+  if (!ctx) return -ENOMEM;
+  rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, sc_action_ret(rs->bad_arch_action));
+  if (!rc && optimize) rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, (uint32_t)optimize);
+  if (rc) goto done;
+  for (uint32_t i = 0; i < rs->nrules && !rc; i++) {
+    const struct sc_rule *r = &rs->rules[i];
+    if (sc_action_equal(r->action, rs->default_action)) continue;
+    /* An unconditional rule after conditional ones of another action has
+     * no libseccomp equivalent (libseccomp lets it win outright). */
+    for (uint32_t j = 0; j < i; j++)
+      if (rs->rules[j].nr == r->nr && r->nclauses == 0 && rs->rules[j].nclauses > 0 &&
+          !sc_action_equal(rs->rules[j].action, r->action)) {
+        rc = -ENOTSUP;
+        goto done;
+      }
+    if (r->nclauses == 0) {
+      rc = seccomp_rule_add_exact(ctx, sc_action_ret(r->action), r->nr, 0);
+      continue;
+    }
+    for (uint32_t c = 0; c < r->nclauses && !rc; c++) {
+      struct scmp_arg_cmp cmp[8];
+      uint32_t n = r->clauses[c].nconds;
+      if (n > 8) {
+        rc = -ENOTSUP;
+        goto done;
+      }
+      for (uint32_t k = 0; k < n; k++) {
+        const struct sc_cond *cd = &r->clauses[c].conds[k];
+        uint64_t wm = cd->is32 ? 0xffffffffu : UINT64_MAX;
+        cmp[k].arg = cd->arg;
+        cmp[k].op = scmp_op(cd->op);
+        if (cd->op == SC_CMP_MASKED_EQ) {
+          cmp[k].datum_a = cd->mask & wm;
+          cmp[k].datum_b = cd->value & wm;
+        } else {
+          cmp[k].datum_a = cd->value & wm;
+          cmp[k].datum_b = 0;
+        }
+      }
+      rc = seccomp_rule_add_exact_array(ctx, sc_action_ret(r->action), r->nr, n, cmp);
+    }
+  }
+  if (rc) goto done;
+  fd = memfd_create("libseccomp-bpf", 0);
+  if (fd < 0) {
+    rc = -errno;
+    goto done;
+  }
+  rc = seccomp_export_bpf(ctx, fd);
+  if (rc) goto done;
+  off_t size = lseek(fd, 0, SEEK_END);
+  if (size <= 0 || size % sizeof(struct sock_filter)) {
+    rc = -EIO;
+    goto done;
+  }
+  *insns = xrealloc(NULL, (size_t)size);
+  if (pread(fd, *insns, (size_t)size, 0) != size) {
+    free(*insns);
+    *insns = NULL;
+    rc = -EIO;
+    goto done;
+  }
+  *len = (uint32_t)(size / sizeof(struct sock_filter));
+done:
+  if (fd >= 0) close(fd);
+  seccomp_release(ctx);
+  return rc;
+}
+
+static void push(struct tl_inputs *in, const struct seccomp_data *sd) {
+  if (in->n == in->cap) {
+    in->cap = in->cap ? in->cap * 2 : 1024;
+    in->v = xrealloc(in->v, in->cap * sizeof *in->v);
+  }
+  in->v[in->n++] = *sd;
+}
+
+static uint64_t satisfying(const struct sc_cond *c) {
+  switch (c->op) {
+  case SC_CMP_EQ:
+  case SC_CMP_LE:
+  case SC_CMP_GE:
+  case SC_CMP_MASKED_EQ: return c->value;
+  case SC_CMP_NE:
+  case SC_CMP_GT: return c->value + 1;
+  case SC_CMP_LT: return c->value ? c->value - 1 : 0;
+  }
+  return 0;
+}
+
+static void boundaries(const struct sc_cond *c, uint64_t *b, size_t *nb) {
+  uint64_t v = c->value;
+  size_t n = 0;
+  b[n++] = v - 1;
+  b[n++] = v;
+  b[n++] = v + 1;
+  b[n++] = v | (1ull << 32);
+  b[n++] = (v & 0xffffffffu) | 0xffffffff00000000ull;
+  b[n++] = v ^ (1ull << 63);
+  b[n++] = v & 0xffffffff00000000ull;
+  b[n++] = (v >> 32) | (v << 32);
+  b[n++] = 0;
+  b[n++] = UINT64_MAX;
+  b[n++] = 0xffffffffu;
+  b[n++] = 0x100000000ull;
+  if (c->op == SC_CMP_MASKED_EQ) {
+    uint64_t m = c->mask;
+    b[n++] = v | ~m;
+    b[n++] = v & m;
+    b[n++] = v ^ (m & (~m + 1)); /* flip the lowest mask bit */
+    b[n++] = v ^ (m & 0xffffffff00000000ull);
+  }
+  *nb = n;
+}
+
+static void inputs_for_nr(const struct sc_ruleset *rs, uint32_t nr, uint32_t arch, struct tl_inputs *in) {
+  struct seccomp_data sd = {.nr = (int)nr, .arch = arch};
+  push(in, &sd);
+  /* "Typical" arguments: a small fd, a user pointer, a length. */
+  struct seccomp_data typ = sd;
+  typ.args[0] = 3;
+  typ.args[1] = 0x7ffc12345000ull;
+  typ.args[2] = 0x100;
+  push(in, &typ);
+  for (uint32_t i = 0; i < rs->nrules; i++) {
+    const struct sc_rule *r = &rs->rules[i];
+    if ((uint32_t)r->nr != nr) continue;
+    for (uint32_t c = 0; c < r->nclauses; c++) {
+      const struct sc_clause *cl = &r->clauses[c];
+      struct seccomp_data sat = sd;
+      for (uint32_t k = 0; k < cl->nconds; k++) sat.args[cl->conds[k].arg] = satisfying(&cl->conds[k]);
+      push(in, &sat);
+      for (uint32_t k = 0; k < cl->nconds; k++) {
+        uint64_t b[20];
+        size_t nb;
+        boundaries(&cl->conds[k], b, &nb);
+        for (size_t j = 0; j < nb; j++) {
+          struct seccomp_data x = sat;
+          x.args[cl->conds[k].arg] = b[j];
+          push(in, &x);
+          struct seccomp_data z = sd; /* the same value alone */
+          z.args[cl->conds[k].arg] = b[j];
+          push(in, &z);
+        }
+      }
+    }
+  }
+}
+
+int tl_make_inputs(const struct sc_ruleset *rs, struct tl_inputs *in) {
+  static const uint32_t extra[] = {0x3fffffffu, 0x40000000u, 0x40000001u, 0x40000027u, 0x4000003bu,
+                                   0x40000200u, 0x7fffffffu, 0x80000000u, 0xfffffffeu, 0xffffffffu,
+                                   1000, 4096, 65536};
+  memset(in, 0, sizeof *in);
+  for (uint32_t nr = 0; nr <= TL_MAX_NR; nr++) inputs_for_nr(rs, nr, AUDIT_ARCH_X86_64, in);
+  for (size_t i = 0; i < sizeof extra / sizeof *extra; i++)
+    inputs_for_nr(rs, extra[i], AUDIT_ARCH_X86_64, in);
+  for (uint32_t i = 0; i < rs->nrules; i++)
+    if ((uint32_t)rs->rules[i].nr >= 0x40000000u) inputs_for_nr(rs, (uint32_t)rs->rules[i].nr, AUDIT_ARCH_X86_64, in);
+  /* Foreign ABIs: i386 (int 0x80 from a 64-bit process) and another arch. */
+  static const uint32_t i386_nrs[] = {0, 1, 4, 20, 54, 252};
+  for (size_t i = 0; i < sizeof i386_nrs / sizeof *i386_nrs; i++)
+    inputs_for_nr(rs, i386_nrs[i], AUDIT_ARCH_I386, in);
+  inputs_for_nr(rs, 0, AUDIT_ARCH_AARCH64, in);
+  inputs_for_nr(rs, 0, 0, in);
+  return 0;
+}
+
+void tl_inputs_free(struct tl_inputs *in) {
+  free(in->v);
+  memset(in, 0, sizeof *in);
+}
+
+bool tl_oracle_applies(const struct sc_ruleset *rs, const struct seccomp_data *sd) {
+  if (sd->arch != rs->audit_arch) return true;
+  if (rs->allow_x32 && (uint32_t)sd->nr >= 0x40000000u && (uint32_t)sd->nr != 0xffffffffu) return false;
+  for (uint32_t i = 0; i < rs->nrules; i++) {
+    const struct sc_rule *r = &rs->rules[i];
+    if ((uint32_t)r->nr != (uint32_t)sd->nr) continue;
+    for (uint32_t c = 0; c < r->nclauses; c++)
+      for (uint32_t k = 0; k < r->clauses[c].nconds; k++)
+        if (r->clauses[c].conds[k].is32 && (sd->args[r->clauses[c].conds[k].arg] >> 32) != 0)
+          return false;
+  }
+  return true;
+}
+
+size_t tl_compare(const struct sc_ruleset *rs, const struct sock_filter *mine, uint32_t mine_len,
+                  const struct sock_filter *oracle, uint32_t oracle_len, const struct tl_inputs *in,
+                  FILE *out) {
+  size_t bad = 0;
+  for (size_t i = 0; i < in->n; i++) {
+    const struct seccomp_data *sd = &in->v[i];
+    uint32_t want = sc_ruleset_eval(rs, sd);
+    struct bpf_run_result a = {0}, b = {0};
+    int ra = bpf_run(mine, mine_len, sd, &a);
+    bool disagree = ra != 0 || a.ret != want;
+    bool oracle_used = oracle && tl_oracle_applies(rs, sd);
+    if (oracle_used) {
+      int rb = bpf_run(oracle, oracle_len, sd, &b);
+      disagree = disagree || rb != 0 || b.ret != want;
+    }
+    if (disagree) {
+      if (bad < 10 && out)
+        fprintf(out,
+                "%s: arch %#x nr %d args {%#llx, %#llx, %#llx, %#llx, %#llx, %#llx}: rules say %#x, "
+                "generated filter %#x%s",
+                rs->name ? rs->name : "rule set", sd->arch, sd->nr, (unsigned long long)sd->args[0],
+                (unsigned long long)sd->args[1], (unsigned long long)sd->args[2],
+                (unsigned long long)sd->args[3], (unsigned long long)sd->args[4],
+                (unsigned long long)sd->args[5], want, a.ret, oracle_used ? "" : "\n");
+      if (bad < 10 && out && oracle_used) fprintf(out, ", libseccomp %#x\n", b.ret);
+      bad++;
+    }
+  }
+  return bad;
+}
+
+bool tl_plain_allow(const struct sc_ruleset *rs, uint32_t nr) {
+  const struct sc_rule *list[256];
+  uint32_t n = 0;
+  struct sc_action fallback = rs->default_action;
+  for (uint32_t i = 0; i < rs->nrules && n < 256; i++) {
+    const struct sc_rule *r = &rs->rules[i];
+    if ((uint32_t)r->nr != nr) continue;
+    bool uncond = r->nclauses == 0;
+    for (uint32_t c = 0; c < r->nclauses; c++) uncond = uncond || r->clauses[c].nconds == 0;
+    if (uncond) {
+      fallback = r->action;
+      break;
+    }
+    list[n++] = r;
+  }
+  while (n > 0 && sc_action_equal(list[n - 1]->action, fallback)) n--;
+  return n == 0 && fallback.kind == SC_ACT_ALLOW;
+}

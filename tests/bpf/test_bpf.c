@@ -1,0 +1,355 @@
+/* test_bpf: the generated seccomp filters decide exactly like the rules
+ * (sc_ruleset_eval) and like libseccomp's filter for the same rules, on
+ * every x86_64 number 0..470, x32 and out-of-range numbers, foreign
+ * architectures and argument boundary values; they pass the kernel's
+ * validation rules; every plain allow is cacheable by the kernel. */
+#include <check.h>
+#include <errno.h>
+#include <linux/audit.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "bpf_gen.h"
+#include "bpf_interp.h"
+#include "bpf_testlib.h"
+#include "oci_import.h"
+
+#define C32(a, o, v) {.arg = (a), .op = (o), .value = (v), .is32 = true}
+#define C64(a, o, v) {.arg = (a), .op = (o), .value = (v)}
+#define M64(a, m, v) {.arg = (a), .op = SC_CMP_MASKED_EQ, .mask = (m), .value = (v)}
+#define M32(a, m, v) {.arg = (a), .op = SC_CMP_MASKED_EQ, .mask = (m), .value = (v), .is32 = true}
+
+static void one(struct sc_ruleset *rs, uint32_t r, struct sc_cond c) { tl_clause(rs, r, &c, 1); }
+
+/* Every action kind, each on its own call. */
+static void rs_actions(struct sc_ruleset *rs) {
+  tl_init(rs, A_ERRNO(EPERM));
+  rs->name = "actions";
+  tl_rule(rs, "read", A_ALLOW);
+  tl_rule(rs, "write", A_ALLOW);
+  tl_rule(rs, "open", A_ERRNO(ENOENT));
+  tl_rule(rs, "ptrace", A_KILLP);
+  tl_rule(rs, "getppid", A_KILLT);
+  tl_rule(rs, "gettid", A_TRAP);
+  tl_rule(rs, "uname", A_LOG);
+  tl_rule(rs, "getuid", A_NOTIFY);
+  tl_rule(rs, "getgid", A_TRACE(7));
+  tl_rule(rs, "exit_group", A_ALLOW);
+}
+
+/* Every comparison on 64-bit arguments, with values that straddle the
+ * word boundary (0xffffffff, 1 << 32, high word only, both words). */
+static void rs_ops64(struct sc_ruleset *rs) {
+  tl_init(rs, A_ERRNO(EPERM));
+  rs->name = "ops64";
+  one(rs, tl_rule(rs, "read", A_ALLOW), (struct sc_cond)C64(0, SC_CMP_EQ, 0x100000005ull));
+  one(rs, tl_rule(rs, "write", A_ALLOW), (struct sc_cond)C64(2, SC_CMP_NE, 0xffffffffull));
+  one(rs, tl_rule(rs, "lseek", A_ALLOW), (struct sc_cond)C64(1, SC_CMP_LT, 0x100000000ull));
+  one(rs, tl_rule(rs, "mmap", A_ALLOW), (struct sc_cond)C64(1, SC_CMP_LE, 0x2000000001ull));
+  one(rs, tl_rule(rs, "mprotect", A_ALLOW), (struct sc_cond)C64(2, SC_CMP_GT, 0x7fffffffull));
+  one(rs, tl_rule(rs, "munmap", A_ALLOW), (struct sc_cond)C64(1, SC_CMP_GE, 0x300000000ull));
+  one(rs, tl_rule(rs, "brk", A_ALLOW), (struct sc_cond)M64(0, 0xff000000000000ffull, 0x1200000000000034ull));
+  one(rs, tl_rule(rs, "pread64", A_ALLOW), (struct sc_cond)M64(3, 0xffull, 0x10ull));
+  one(rs, tl_rule(rs, "pwrite64", A_ALLOW), (struct sc_cond)C64(3, SC_CMP_GE, 0));
+  one(rs, tl_rule(rs, "readv", A_ALLOW), (struct sc_cond)C64(0, SC_CMP_LT, 0));
+  one(rs, tl_rule(rs, "writev", A_ALLOW), (struct sc_cond)C64(5, SC_CMP_EQ, UINT64_MAX));
+  one(rs, tl_rule(rs, "access", A_ALLOW), (struct sc_cond)C64(4, SC_CMP_GT, 0xfffffffeffffffffull));
+  tl_rule(rs, "exit_group", A_ALLOW);
+}
+
+/* The same on 32-bit arguments: a set high word must not change the
+ * verdict (the kernel truncates the argument). */
+static void rs_ops32(struct sc_ruleset *rs) {
+  tl_init(rs, A_ALLOW);
+  rs->name = "ops32";
+  /* ioctl(fd, TIOCSTI) is refused even as TIOCSTI | 1 << 32 (CVE-2019-10063). */
+  one(rs, tl_rule(rs, "ioctl", A_ERRNO(EACCES)), (struct sc_cond)C32(1, SC_CMP_EQ, TIOCSTI));
+  one(rs, tl_rule(rs, "fcntl", A_ERRNO(EINVAL)), (struct sc_cond)C32(1, SC_CMP_NE, 1));
+  one(rs, tl_rule(rs, "kill", A_KILLP), (struct sc_cond)C32(1, SC_CMP_LT, 9));
+  one(rs, tl_rule(rs, "tkill", A_ERRNO(EPERM)), (struct sc_cond)C32(1, SC_CMP_LE, 0xfffffffeu));
+  one(rs, tl_rule(rs, "setuid", A_ERRNO(EPERM)), (struct sc_cond)C32(0, SC_CMP_GT, 999));
+  one(rs, tl_rule(rs, "setgid", A_ERRNO(EPERM)), (struct sc_cond)C32(0, SC_CMP_GE, 0x80000000u));
+  one(rs, tl_rule(rs, "socket", A_ERRNO(EAFNOSUPPORT)), (struct sc_cond)M32(1, 0xf, 0x3));
+  one(rs, tl_rule(rs, "umask", A_ERRNO(EPERM)), (struct sc_cond)M32(0, 0xffffffffu, 0x12));
+  tl_rule(rs, "reboot", A_KILLP);
+}
+
+/* Disjunctions of conjunctions, several rules per call with the same
+ * action, conditions on several arguments. */
+static void rs_dnf(struct sc_ruleset *rs) {
+  tl_init(rs, A_KILLP);
+  rs->name = "dnf";
+  uint32_t r = tl_rule(rs, "openat", A_ALLOW);
+  struct sc_cond a[] = {C64(0, SC_CMP_EQ, (uint64_t)-100), M64(2, 3, 0)};
+  tl_clause(rs, r, a, 2);
+  /* (libseccomp refuses one rule naming an argument twice, so the oracle
+   * tables do not.) */
+  struct sc_cond b[] = {C64(0, SC_CMP_LT, 1024), M64(2, 0x40, 0x40)};
+  tl_clause(rs, r, b, 2);
+  struct sc_cond c[] = {C64(3, SC_CMP_EQ, 7), C64(4, SC_CMP_NE, 8), C64(5, SC_CMP_GT, 9)};
+  uint32_t r2 = tl_rule(rs, "openat", A_ALLOW);
+  tl_clause(rs, r2, c, 3);
+  uint32_t w = tl_rule(rs, "write", A_ALLOW);
+  one(rs, w, (struct sc_cond)C64(0, SC_CMP_EQ, 1));
+  one(rs, w, (struct sc_cond)C64(0, SC_CMP_EQ, 2));
+  one(rs, tl_rule(rs, "write", A_ALLOW), (struct sc_cond)C64(0, SC_CMP_EQ, 5));
+  /* Same conditions under another number share one argument block. */
+  one(rs, tl_rule(rs, "pwrite64", A_ALLOW), (struct sc_cond)C64(0, SC_CMP_EQ, 1));
+  one(rs, tl_rule(rs, "pwrite64", A_ALLOW), (struct sc_cond)C64(0, SC_CMP_EQ, 2));
+  one(rs, tl_rule(rs, "pwrite64", A_ALLOW), (struct sc_cond)C64(0, SC_CMP_EQ, 5));
+  /* Different actions on disjoint conditions. */
+  one(rs, tl_rule(rs, "prctl", A_ERRNO(EINVAL)), (struct sc_cond)C32(0, SC_CMP_EQ, 22));
+  one(rs, tl_rule(rs, "prctl", A_ALLOW), (struct sc_cond)C32(0, SC_CMP_NE, 22));
+  tl_rule(rs, "exit_group", A_ALLOW);
+}
+
+/* Runs of adjacent numbers, holes, both ends of the table, and the largest
+ * native numbers. */
+static void rs_ranges(struct sc_ruleset *rs) {
+  tl_init(rs, A_ERRNO(ENOSYS));
+  rs->name = "ranges";
+  for (int nr = 0; nr <= 60; nr++)
+    if (nr != 17 && nr != 33 && nr != 34) tl_rule_nr(rs, nr, A_ALLOW);
+  for (int nr = 200; nr < 230; nr += 2) tl_rule_nr(rs, nr, A_ERRNO(EPERM));
+  for (int nr = 300; nr <= 334; nr++) tl_rule_nr(rs, nr, nr % 7 ? A_ALLOW : A_LOG);
+  tl_rule_nr(rs, 435, A_ALLOW);
+  tl_rule_nr(rs, 462, A_ALLOW);
+}
+
+/* A default-allow deny list. */
+static void rs_denylist(struct sc_ruleset *rs) {
+  tl_init(rs, A_ALLOW);
+  rs->name = "denylist";
+  tl_rule(rs, "kexec_load", A_KILLP);
+  tl_rule(rs, "init_module", A_ERRNO(EPERM));
+  tl_rule(rs, "finit_module", A_ERRNO(EPERM));
+  tl_rule(rs, "ptrace", A_ERRNO(EPERM));
+  one(rs, tl_rule(rs, "personality", A_ERRNO(EPERM)), (struct sc_cond)C32(0, SC_CMP_NE, 0));
+}
+
+/* x32 accepted: x32 numbers reach the tree and have their own rules. */
+static void rs_x32(struct sc_ruleset *rs) {
+  tl_init(rs, A_ERRNO(EPERM));
+  rs->name = "x32";
+  rs->allow_x32 = true;
+  tl_rule(rs, "read", A_ALLOW);
+  tl_rule_nr(rs, 0x40000000, A_ALLOW);
+  tl_rule_nr(rs, 0x40000001, A_ERRNO(EACCES));
+}
+
+/* Long argument blocks so the tree's jumps to the shared returns exceed
+ * 255 instructions: trampolines. */
+static void rs_far(struct sc_ruleset *rs) {
+  tl_init(rs, A_ERRNO(EPERM));
+  rs->name = "far";
+  for (int nr = 0; nr < 160; nr++) {
+    uint32_t r = tl_rule_nr(rs, nr, nr % 3 ? A_ALLOW : A_ERRNO(EACCES));
+    one(rs, r, (struct sc_cond)C64(nr % 6, SC_CMP_EQ, 0x100000000ull * (uint64_t)nr + 17u * (uint64_t)nr));
+  }
+  tl_rule(rs, "exit_group", A_ALLOW);
+}
+
+/* More than BPF_MAXINSNS instructions: refused with -E2BIG. */
+static void rs_too_big(struct sc_ruleset *rs) {
+  tl_init(rs, A_ERRNO(EPERM));
+  rs->name = "too big";
+  for (int nr = 0; nr < 400; nr++) {
+    uint32_t r = tl_rule_nr(rs, nr, A_ALLOW);
+    for (int k = 0; k < 4; k++)
+      one(rs, r, (struct sc_cond)C64(k, SC_CMP_EQ, 0x100000000ull * (uint64_t)nr + (uint64_t)k));
+  }
+}
+
+/* No rule at all: the decision does not even load the number. */
+static void rs_empty(struct sc_ruleset *rs) {
+  tl_init(rs, A_ERRNO(EPERM));
+  rs->name = "empty";
+}
+
+struct case_def {
+  const char *name;
+  void (*build)(struct sc_ruleset *);
+  int want_rc;
+  bool want_trampoline;
+};
+
+static const struct case_def cases[] = {
+    {"actions", rs_actions, 0, false}, {"ops64", rs_ops64, 0, false},
+    {"ops32", rs_ops32, 0, false},     {"dnf", rs_dnf, 0, false},
+    {"ranges", rs_ranges, 0, false},   {"denylist", rs_denylist, 0, false},
+    {"x32", rs_x32, 0, false},         {"far", rs_far, 0, true},
+    {"too_big", rs_too_big, -E2BIG, false}, {"empty", rs_empty, 0, false},
+};
+
+static void check_program(const struct sc_ruleset *rs, const struct bpf_program_out *p) {
+  char err[256] = "";
+  ck_assert_msg(bpf_validate(p->insns, p->len, err, sizeof err) == 0, "%s: kernel would refuse: %s",
+                rs->name, err);
+  ck_assert_uint_le(p->len, BPF_MAXINSNS);
+  for (uint32_t i = 0; i < p->len; i++) ck_assert_ptr_nonnull(p->comments[i]);
+
+  struct sock_filter *lsc = NULL;
+  uint32_t lsc_len = 0;
+  int lrc = tl_libseccomp_filter(rs, 0, &lsc, &lsc_len);
+  ck_assert_msg(lrc == 0, "%s: libseccomp refused the rules (%d)", rs->name, lrc);
+  ck_assert_int_eq(bpf_validate(lsc, lsc_len, err, sizeof err), 0);
+
+  struct tl_inputs in;
+  tl_make_inputs(rs, &in);
+  size_t bad = tl_compare(rs, p->insns, p->len, lsc, lsc_len, &in, stderr);
+  ck_assert_msg(bad == 0, "%s: %zu of %zu inputs disagree", rs->name, bad, in.n);
+
+  /* Every plain allow is constant for the kernel's action cache; nothing
+   * that looks at arguments or denies is. */
+  for (uint32_t nr = 0; nr <= TL_MAX_NR; nr++) {
+    bool plain = tl_plain_allow(rs, nr);
+    bool cached = bpf_nr_is_const_allow(p->insns, p->len, AUDIT_ARCH_X86_64, nr);
+    ck_assert_msg(plain == cached, "%s: nr %u plain allow %d but cacheable %d", rs->name, nr, plain, cached);
+  }
+  ck_assert(!bpf_nr_is_const_allow(p->insns, p->len, AUDIT_ARCH_I386, 0) ||
+            rs->bad_arch_action.kind == SC_ACT_ALLOW);
+  tl_inputs_free(&in);
+  free(lsc);
+}
+
+START_TEST(test_rule_sets) {
+  const struct case_def *c = &cases[_i];
+  struct sc_ruleset rs;
+  struct bpf_program_out p;
+  c->build(&rs);
+  int rc = bpf_compile(&rs, &p);
+  ck_assert_msg(rc == c->want_rc, "%s: bpf_compile returned %d, want %d", c->name, rc, c->want_rc);
+  if (rc == 0) {
+    check_program(&rs, &p);
+    bool tramp = false;
+    for (uint32_t i = 0; i < p.len; i++) tramp = tramp || p.insns[i].code == (BPF_JMP | BPF_JA);
+    ck_assert_msg(tramp == c->want_trampoline, "%s: trampolines %d, expected %d", c->name, tramp,
+                  c->want_trampoline);
+    /* Deterministic: a second run gives the same bytes and comments. */
+    struct bpf_program_out q;
+    ck_assert_int_eq(bpf_compile(&rs, &q), 0);
+    ck_assert_uint_eq(p.len, q.len);
+    ck_assert(memcmp(p.insns, q.insns, p.len * sizeof *p.insns) == 0);
+    for (uint32_t i = 0; i < p.len; i++) ck_assert_str_eq(p.comments[i], q.comments[i]);
+    bpf_program_out_free(&q);
+  } else {
+    ck_assert_ptr_null(p.insns);
+  }
+  bpf_program_out_free(&p);
+  sc_ruleset_free(&rs);
+}
+END_TEST
+
+/* The 32-bit width rule in isolation: TIOCSTI with the high word set is
+ * still TIOCSTI for the filter (libseccomp's 64-bit compare would let it
+ * through; this is the CVE-2019-10063 pattern). */
+START_TEST(test_tiocsti_high_bits) {
+  struct sc_ruleset rs;
+  struct bpf_program_out p;
+  rs_ops32(&rs);
+  ck_assert_int_eq(bpf_compile(&rs, &p), 0);
+  struct seccomp_data sd = {.nr = 16 /* ioctl */, .arch = AUDIT_ARCH_X86_64};
+  struct bpf_run_result r;
+  const uint64_t variants[] = {TIOCSTI, TIOCSTI | (1ull << 32), TIOCSTI | 0xffffffff00000000ull};
+  for (size_t i = 0; i < 3; i++) {
+    sd.args[1] = variants[i];
+    ck_assert_int_eq(bpf_run(p.insns, p.len, &sd, &r), 0);
+    ck_assert_uint_eq(r.ret, SECCOMP_RET_ERRNO | EACCES);
+  }
+  sd.args[1] = TIOCSTI + 1;
+  ck_assert_int_eq(bpf_run(p.insns, p.len, &sd, &r), 0);
+  ck_assert_uint_eq(r.ret, SECCOMP_RET_ALLOW);
+  bpf_program_out_free(&p);
+  sc_ruleset_free(&rs);
+}
+END_TEST
+
+static const char *moby_path(void) { return CS_SHARED_DATA "/oci/moby-default.json"; }
+
+/* Docker's default profile, imported the way runc loads it, decides every
+ * x86_64 call and argument case like the filter libseccomp builds. */
+START_TEST(test_moby_default) {
+  struct diag_source *src = NULL;
+  struct sc_ruleset rs;
+  struct oci_import_report rep;
+  ck_assert_int_eq(oci_import_file(moby_path(), &src, &rs, &rep), 0);
+  ck_assert_uint_gt(rs.nrules, 250);
+  ck_assert_uint_gt(rep.n_unknown, 0); /* names of other architectures */
+  ck_assert_uint_gt(rep.skipped_caps, 0);
+  struct bpf_program_out p;
+  ck_assert_int_eq(bpf_compile(&rs, &p), 0);
+  check_program(&rs, &p);
+  bpf_program_out_free(&p);
+  sc_ruleset_free(&rs);
+  oci_import_report_free(&rep);
+  diag_source_free(src);
+}
+END_TEST
+
+/* The interpreter refuses what the kernel refuses. */
+START_TEST(test_validator) {
+  char err[128];
+  struct sock_filter back[] = {BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0), BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 5, 0),
+                               BPF_STMT(BPF_RET | BPF_K, 0)};
+  ck_assert_int_eq(bpf_validate(back, 3, err, sizeof err), -EINVAL); /* jump past the end */
+  struct sock_filter noret[] = {BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0)};
+  ck_assert_int_eq(bpf_validate(noret, 1, err, sizeof err), -EINVAL);
+  struct sock_filter badoff[] = {BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 64), BPF_STMT(BPF_RET | BPF_K, 0)};
+  ck_assert_int_eq(bpf_validate(badoff, 2, err, sizeof err), -EINVAL);
+  struct sock_filter unal[] = {BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 2), BPF_STMT(BPF_RET | BPF_K, 0)};
+  ck_assert_int_eq(bpf_validate(unal, 2, err, sizeof err), -EINVAL);
+  struct sock_filter mem[] = {BPF_STMT(BPF_LD | BPF_MEM, 3), BPF_STMT(BPF_RET | BPF_K, 0)};
+  ck_assert_int_eq(bpf_validate(mem, 2, err, sizeof err), -EINVAL);
+  struct sock_filter pkt[] = {BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 0), BPF_STMT(BPF_RET | BPF_K, 0)};
+  ck_assert_int_eq(bpf_validate(pkt, 2, err, sizeof err), -EINVAL);
+  struct sock_filter ok[] = {BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0), BPF_STMT(BPF_ST, 1),
+                             BPF_STMT(BPF_LD | BPF_MEM, 1), BPF_STMT(BPF_RET | BPF_A, 0)};
+  ck_assert_int_eq(bpf_validate(ok, 4, err, sizeof err), 0);
+  struct seccomp_data sd = {.nr = 42};
+  struct bpf_run_result r;
+  ck_assert_int_eq(bpf_run(ok, 4, &sd, &r), 0);
+  ck_assert_uint_eq(r.ret, 42);
+  ck_assert_uint_eq(r.executed, 4);
+  /* The cache checker gives up at an argument load, as the kernel does. */
+  struct sock_filter args[] = {BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 16), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
+  ck_assert(!bpf_nr_is_const_allow(args, 2, AUDIT_ARCH_X86_64, 0));
+  struct sock_filter cst[] = {BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0), BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 1),
+                              BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 1, 0, 1), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+                              BPF_STMT(BPF_RET | BPF_K, 0)};
+  ck_assert(bpf_nr_is_const_allow(cst, 5, AUDIT_ARCH_X86_64, 1));
+  ck_assert(!bpf_nr_is_const_allow(cst, 5, AUDIT_ARCH_X86_64, 2));
+}
+END_TEST
+
+static Suite *suite(bool moby) {
+  Suite *s = suite_create("bpf");
+  TCase *tc = tcase_create(moby ? "moby" : "core");
+  tcase_set_timeout(tc, 60);
+  if (moby) {
+    tcase_add_test(tc, test_moby_default);
+  } else {
+    tcase_add_loop_test(tc, test_rule_sets, 0, (int)(sizeof cases / sizeof *cases));
+    tcase_add_test(tc, test_tiocsti_high_bits);
+    tcase_add_test(tc, test_validator);
+  }
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+/* test_bpf        the hand-built rule sets
+ * test_bpf moby   Docker's default profile (exit 77 = skipped if absent) */
+int main(int argc, char **argv) {
+  bool moby = argc > 1 && strcmp(argv[1], "moby") == 0;
+  if (moby && access(moby_path(), R_OK) != 0) {
+    fprintf(stderr, "SKIP: %s is absent (Docker's default seccomp profile, ../shared/data/oci)\n",
+            moby_path());
+    return 77;
+  }
+  SRunner *sr = srunner_create(suite(moby));
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
