@@ -1,0 +1,103 @@
+/* pol_internal: the state shared by the stages of the .pol front end
+ * (pol_load.c -> pol_resolve.c -> pol_cond.c -> pol_lower.c). */
+#ifndef CS_DSL_POL_INTERNAL_H
+#define CS_DSL_POL_INTERNAL_H
+
+#include "pol.h"
+#include "pol_ast.h"
+
+struct pol_constdef {
+  const struct pol_decl *decl;
+  uint64_t value;
+};
+
+struct pol_groupdef {
+  const struct pol_decl *decl;
+  int *nrs;            /* sorted, no duplicates */
+  const char **names;  /* the call's name for each nr (libseccomp's) */
+  size_t n;
+};
+
+/* A syscalls statement after checking, ready to apply to a profile. */
+struct pol_target {
+  int nr;
+  const char *name;
+  bool via_group;           /* named through an @group, not by itself */
+  struct sc_clause *clauses; /* lowered condition for this call; NULL if unconditional */
+  uint32_t nclauses;
+  bool never;               /* the condition can never hold: the rule is dropped */
+};
+
+struct pol_prepared {
+  const struct pol_stmt *stmt;
+  bool is_default;
+  struct sc_action action;
+  char *action_text;
+  bool conditional;
+  struct pol_target *targets;
+  size_t ntargets;
+  char *origin; /* "file:line:col (profile NAME)" */
+};
+
+/* What one profile declaration itself says (before inheritance). */
+enum pol_setting {
+  POL_SET_SUMMARY, POL_SET_TIER, POL_SET_SHELL, POL_SET_NETWORK, POL_SET_FILE_WRITE,
+  POL_SET_FILE_DELETE, POL_SET_TIME, POL_SET_MEMORY, POL_SET_CPU, POL_SET_PROCESSES,
+  POL_SET_OPEN_FILES, POL_SET_FILE_SIZE, POL_SET_APPROVE, POL_SET_COUNT
+};
+
+struct pol_delta {
+  const struct pol_profile_decl *decl;
+  const struct pol_item *set[POL_SET_COUNT]; /* the item that set it, NULL if unset */
+  struct pol_profile values;                 /* only fields whose set[] is non-NULL */
+  struct pol_path_rule *allowed, *denied;
+  size_t n_allowed, n_denied;
+  bool allowed_set, allowed_append, denied_set, denied_append;
+  struct pol_prepared *stmts;
+  size_t nstmts;
+  bool ok;       /* no error in this declaration */
+  int visiting;  /* inheritance walk: 0 new, 1 on the stack, 2 done */
+};
+
+struct pol_policy {
+  struct diag_source **sources;
+  size_t nsources, cap_sources;
+  struct pol_file **files;
+  size_t nfiles, cap_files;
+  const struct pol_decl **decls; /* every declaration, includes expanded in place */
+  size_t ndecls, cap_decls;
+  char *main_dir;     /* directory of the main file, for origins */
+  bool allow_includes;
+
+  struct pol_constdef *consts;
+  size_t nconsts;
+  struct pol_groupdef *groups;
+  size_t ngroups;
+  struct pol_delta *deltas;
+  size_t ndeltas;
+  struct pol_profile *profiles;
+  size_t nprofiles;
+};
+
+/* pol_resolve.c: names, inheritance, validation. Errors are printed;
+ * returns 0, -EINVAL or -ENOMEM. */
+int pol_resolve(struct pol_policy *pol);
+void pol_resolve_free(struct pol_policy *pol);
+
+/* "path:line:col" for loc, with path relative to the main file's
+ * directory; caller frees. suffix, when not NULL, is appended after a space. */
+char *pol_origin(const struct pol_policy *pol, const struct diag_loc *loc, const char *suffix);
+
+/* pol_cond.c: lowers cond to disjunctive normal form for system call
+ * `syscall`. Returns 0 with *clauses (NULL and 0 when the condition is
+ * always true; *never set when it can never be true), or -EINVAL (printed)
+ * or -ENOMEM. */
+int pol_cond_lower(const struct pol_policy *pol, const struct pol_expr *cond, const char *syscall,
+                   struct sc_clause **clauses, uint32_t *nclauses, bool *never);
+void pol_clauses_free(struct sc_clause *clauses, uint32_t n);
+
+/* pol_resolve.c: a constant expression's value (user constants defined
+ * before `before`, then the header table). 0, or -EINVAL (printed). */
+int pol_value_eval(const struct pol_policy *pol, const struct pol_value *v, size_t before, uint64_t *out);
+
+#endif
