@@ -54,6 +54,8 @@ struct pnet_lower {
   const char *stack_shown[PNET_MAX_INCLUDE_DEPTH + 1];
   int depth;
   char **seen; /* canonical paths of every file read */
+  /* The include directive that read net->sources[i]; line 0 for the main file. */
+  struct diag_loc included_from[PNET_MAX_SOURCES];
   uint32_t nseen;
 
   struct pnet_pending_completion *completions;
@@ -106,12 +108,27 @@ static const char *const pnet_role_text[] = {
 static void lw_error(struct pnet_lower *lw, const struct diag_loc *loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* For an error in an included file, the chain of include directives that
+ * led to it, innermost first, as C compilers print it. */
+static void lw_include_notes(const struct pnet_lower *lw, const struct diag_loc *loc) {
+  const struct diag_source *file = loc ? loc->file : NULL;
+  for (int hops = 0; file && hops < PNET_MAX_INCLUDE_DEPTH; hops++) {
+    const struct diag_loc *site = NULL;
+    for (uint32_t i = 0; i < lw->net->nsources; i++)
+      if (lw->net->sources[i] == file) site = &lw->included_from[i];
+    if (!site || site->line == 0) return;
+    diag_note(site, "'%s' is included here", file->path);
+    file = site->file;
+  }
+}
+
 static void lw_error(struct pnet_lower *lw, const struct diag_loc *loc, const char *fmt, ...) {
   va_list ap;
   if (lw->stop) return;
   va_start(ap, fmt);
   diag_verror(loc, fmt, ap);
   va_end(ap);
+  lw_include_notes(lw, loc);
   if (++lw->errors >= PNET_MAX_ERRORS) {
     struct diag_loc file_only = {loc ? loc->file : NULL, 0, 0};
     diag_note(&file_only, "too many errors (%d); stopping", PNET_MAX_ERRORS);
@@ -1020,6 +1037,7 @@ static void lw_file(struct pnet_lower *lw, const char *path, const char *text, s
     lw->errors++;
     goto cleanup;
   }
+  lw->included_from[net->nsources] = from ? *from : (struct diag_loc){0};
   net->sources[net->nsources++] = src;
   if (real) {
     lw->seen[lw->nseen++] = real;
@@ -1031,6 +1049,8 @@ static void lw_file(struct pnet_lower *lw, const char *path, const char *text, s
 
   pp.src = src;
   if (pnet_parse_source(&pp) != 0) {
+    struct diag_loc in_src = {src, 1, 1};
+    lw_include_notes(lw, &in_src); /* the parser stops at its first error */
     lw->errors += pp.errors;
     if (lw->errors >= PNET_MAX_ERRORS) lw->stop = true;
     goto cleanup;
