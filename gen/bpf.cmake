@@ -6,7 +6,10 @@ add_library(cs_bpf STATIC
   ${CS_SOURCE_ROOT}/gen/bpf_gen.c
   ${CS_SOURCE_ROOT}/verify/bpf_interp.c
   ${CS_SOURCE_ROOT}/dsl/oci_import.c
+  ${CS_SOURCE_ROOT}/dsl/pnetc_oci.c
+  ${CS_SOURCE_ROOT}/gen/emit_oci.c
 )
 target_include_directories(cs_bpf PUBLIC ${CS_SOURCE_ROOT}/gen ${CS_SOURCE_ROOT}/verify
                                          ${CS_SOURCE_ROOT}/dsl)
-target_link_libraries(cs_bpf PUBLIC cs_diag PkgConfig::SECCOMP PkgConfig::JANSSON)
+# cs_emit: gen/out_file.c, so pnetc's outputs appear whole or not at all.
+target_link_libraries(cs_bpf PUBLIC cs_diag cs_emit PkgConfig::SECCOMP PkgConfig::JANSSON)
