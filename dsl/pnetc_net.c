@@ -71,6 +71,17 @@ static void pnetc_net_marking(FILE *out, const struct pn_net *net, const int64_t
   if (first) fputs("(no tracked place)", out);
 }
 
+/* For a capacity violation: which place holds more than it may, and by how much. */
+static void pnetc_net_excess(FILE *out, const char *prefix, const struct pn_net *net,
+                             const int64_t *tokens) {
+  for (uint32_t i = 0; i < net->nplaces; i++) {
+    const struct pn_place *p = &net->places[i];
+    if (p->role == PN_PLACE_TRACKED && p->capacity != PN_UNBOUNDED && tokens[i] > p->capacity)
+      fprintf(out, "%s%s holds %" PRId64 " tokens, capacity %" PRId64 "\n", prefix, p->name, tokens[i],
+              p->capacity);
+  }
+}
+
 static const char *pnetc_net_assert_kind(enum pn_assert_kind k) {
   switch (k) {
   case PN_ASSERT_NO_DEADLOCK: return "no deadlock";
@@ -103,15 +114,18 @@ static void pnetc_net_summary(FILE *out, const struct pn_net *net, const struct 
   fprintf(out, "  deadlocks    %" PRIu64 "\n", pn_analysis_class_count(a, PN_CLASS_DEAD));
   fputs("  bounds (largest reachable count / declared capacity):\n", out);
   const int64_t *bounds = pn_analysis_bounds(a);
-  int width = 0;
+  int width = 0, vwidth = 1;
   for (uint32_t i = 0; i < net->nplaces; i++) {
+    if (net->places[i].role != PN_PLACE_TRACKED) continue;
     int len = (int)strlen(net->places[i].name);
-    if (net->places[i].role == PN_PLACE_TRACKED && len > width) width = len;
+    int vlen = snprintf(NULL, 0, "%" PRId64, bounds[i]);
+    if (len > width) width = len;
+    if (vlen > vwidth) vwidth = vlen;
   }
   for (uint32_t i = 0; i < net->nplaces; i++) {
     const struct pn_place *p = &net->places[i];
     if (p->role != PN_PLACE_TRACKED) continue;
-    fprintf(out, "    %-*s %" PRId64 " / ", width, p->name, bounds[i]);
+    fprintf(out, "    %-*s %*" PRId64 " / ", width, p->name, vwidth, bounds[i]);
     if (p->capacity == PN_UNBOUNDED) fputs("-", out);
     else fprintf(out, "%" PRId64, p->capacity);
     if (p->capacity != PN_UNBOUNDED && bounds[i] > p->capacity) fputs("  EXCEEDED", out);
@@ -133,6 +147,7 @@ static void pnetc_net_summary(FILE *out, const struct pn_net *net, const struct 
         fputs("         reaches: ", out);
         pnetc_net_marking(out, net, tokens);
         fputc('\n', out);
+        if (as->kind == PN_ASSERT_CAPACITY) pnetc_net_excess(out, "         where ", net, tokens);
       }
     }
   }
@@ -160,41 +175,19 @@ static int pnetc_net_report_failures(const struct pn_net *net, const struct pn_a
       fputs("pnetc: note: reaching: ", out);
       pnetc_net_marking(out, net, tokens);
       fputc('\n', out);
+      if (as->kind == PN_ASSERT_CAPACITY) pnetc_net_excess(out, "pnetc: note: ", net, tokens);
     }
   }
   return failed;
 }
 
-/* Make syntax: spaces and '#' escaped with '\', '$' doubled. */
-static void pnetc_net_dep_path(FILE *out, const char *path) {
-  for (const char *p = path; *p; p++) {
-    if (*p == ' ' || *p == '#' || *p == '\\') fputc('\\', out);
-    if (*p == '$') fputc('$', out);
-    fputc(*p, out);
-  }
-}
-
-/* Absolute paths: CMake and Ninja read the depfile from the build
- * directory, not from pnetc's working directory. */
 static int pnetc_net_depfile(FILE *out, const struct pn_net *net, const char *target) {
-  char resolved[PATH_MAX];
-  pnetc_net_dep_path(out, target);
-  fputc(':', out);
-  for (uint32_t i = 0; i < net->nsources; i++) {
-    const char *path = net->sources[i]->path;
-    fputs(" \\\n  ", out);
-    pnetc_net_dep_path(out, realpath(path, resolved) ? resolved : path);
-  }
-  fputc('\n', out);
-  /* An empty rule per dependency, so deleting an included file makes the
-   * build rerun pnetc (which then reports it) instead of failing in make. */
-  for (uint32_t i = 0; i < net->nsources; i++) {
-    const char *path = net->sources[i]->path;
-    fputc('\n', out);
-    pnetc_net_dep_path(out, realpath(path, resolved) ? resolved : path);
-    fputs(":\n", out);
-  }
-  return ferror(out) ? -EIO : 0;
+  const char **deps = malloc((net->nsources ? net->nsources : 1) * sizeof *deps);
+  if (!deps) return -ENOMEM;
+  for (uint32_t i = 0; i < net->nsources; i++) deps[i] = net->sources[i]->path;
+  int rc = out_file_write_depfile(out, target, deps, net->nsources);
+  free(deps);
+  return rc;
 }
 
 static char *pnetc_net_join(const char *dir, const char *name, const char *ext) {
@@ -275,8 +268,8 @@ int pnetc_run_net(const struct pnetc_options *o) {
     } else if (!o->quiet) {
       pnetc_net_summary(stdout, net, a, tokens);
     }
-    exit_code = failed ? PNETC_EXIT_ASSERTION : PNETC_EXIT_OK;
-    goto cleanup;
+    target = pnetc_net_absolute(o->input);
+    goto commit;
   }
 
   if (tables) {
@@ -333,11 +326,11 @@ int pnetc_run_net(const struct pnetc_options *o) {
     if (rc == 0 && out == stdout && fflush(stdout) != 0) rc = -EIO;
     if (rc != 0) goto fail;
   }
+commit:
   if (!target) {
     rc = -ENOMEM;
     goto fail;
   }
-
   if (o->depfile) {
     if ((rc = out_file_open(o->depfile, &files[nfiles])) != 0) goto fail;
     nfiles++;
@@ -346,12 +339,15 @@ int pnetc_run_net(const struct pnetc_options *o) {
   rc = out_file_commit_all(files, nfiles);
   nfiles = 0;
   if (rc != 0) goto fail;
-  if (tables && !o->quiet) printf("wrote %s and %s\n", c_path, h_path);
+  if (tables && !o->check_only && !o->quiet) printf("wrote %s and %s\n", c_path, h_path);
   exit_code = failed ? PNETC_EXIT_ASSERTION : PNETC_EXIT_OK;
   goto cleanup;
 
 fail:
   if (rc == -ENOMEM) fprintf(stderr, "pnetc: error: out of memory\n");
+  if (rc == -EIO || rc == -ENOSPC || rc == -EDQUOT || rc == -EFBIG)
+    fprintf(stderr, "pnetc: error: cannot write %s: %s\n",
+            nfiles ? out_file_path(files[0]) : "standard output", strerror(-rc));
   exit_code = pnetc_net_exit_for(rc);
 cleanup:
   for (size_t i = 0; i < nfiles; i++) out_file_abort(files[i]);

@@ -8,7 +8,8 @@
  *   progress     box, white (cannot be refused);
  *   arc          labelled with its weight when the weight is not 1.
  * Reachability graph (at most EMIT_DOT_MAX_STATES states): one node per
- * marking, coloured by class (safe green, saturated yellow, unsafe orange,
+ * marking, named Sk as in the C tables when it is in the safe set S ("not in S"
+ * otherwise), coloured by class (safe green, saturated yellow, unsafe orange,
  * deadlock red), edges labelled with the transition fired. */
 #include "emit.h"
 
@@ -53,7 +54,9 @@ static void emit_dot_net(FILE *out, const struct pn_net *net) {
       if (*c == '"' || *c == '\\') fputc('\\', out);
       fputc(*c, out);
     }
-    if (p->capacity == PN_UNBOUNDED) fputs("\\ncap -", out);
+    /* Environment places are not counted, so a capacity means nothing there. */
+    if (p->role != PN_PLACE_TRACKED) fputs("\\n(environment)", out);
+    else if (p->capacity == PN_UNBOUNDED) fputs("\\ncap -", out);
     else fprintf(out, "\\ncap %" PRId64, p->capacity);
     if (p->initial > 0) fprintf(out, "\\n(%" PRId64 ")", p->initial);
     fputc('"', out);
@@ -96,11 +99,17 @@ static int emit_dot_graph(FILE *out, const struct pn_net *net, const struct pn_a
   if (!tokens) return -ENOMEM;
   fprintf(out, "  subgraph cluster_states {\n    label=\"reachability graph: %" PRIu64
                " states (green safe, yellow saturated, orange unsafe, red deadlock)\";\n", states);
+  /* Labels use the numbering of the generated C tables (Sk = row k of S),
+   * so the picture and the table an auditor compares name the same state;
+   * markings outside S have no row and are labelled by their class only. */
+  uint64_t row = 0;
   for (uint64_t s = 0; s < states; s++) {
     pn_analysis_marking(a, s, tokens);
     enum pn_class cls = pn_analysis_class(a, s);
-    fprintf(out, "    s%" PRIu64 " [shape=ellipse, style=filled, fillcolor=\"%s\", label=\"S%" PRIu64,
-            s, emit_dot_class_colour(cls), s);
+    fprintf(out, "    s%" PRIu64 " [shape=ellipse, style=filled, fillcolor=\"%s\", label=\"",
+            s, emit_dot_class_colour(cls));
+    if (pn_analysis_in_safe_set(a, s)) fprintf(out, "S%" PRIu64, row++);
+    else fputs("not in S", out);
     for (uint32_t i = 0; i < net->nplaces; i++) {
       if (net->places[i].role != PN_PLACE_TRACKED) continue;
       fputs("\\n", out);

@@ -114,4 +114,8 @@ const char *emit_util_assert_kind_name(enum pn_assert_kind k) {
   return "unknown";
 }
 
-int emit_util_stream_status(FILE *out) { return ferror(out) ? -EIO : 0; }
+int emit_util_stream_status(FILE *out) {
+  if (!ferror(out)) return 0;
+  /* The failing write left its reason in errno (ENOSPC on a full disk). */
+  return errno == ENOSPC || errno == EDQUOT || errno == EFBIG ? -errno : -EIO;
+}

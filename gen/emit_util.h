@@ -26,7 +26,8 @@ const char *emit_util_role_name(enum pn_place_role r);
 const char *emit_util_kind_name(enum pn_transition_kind k);
 const char *emit_util_assert_kind_name(enum pn_assert_kind k);
 
-/* "-E..." of the stream: 0 when no write error was recorded, else -EIO. */
+/* 0 when the stream recorded no write error, else -ENOSPC, -EDQUOT,
+ * -EFBIG (from errno) or -EIO. */
 int emit_util_stream_status(FILE *out);
 
 #endif

@@ -3,15 +3,17 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../dsl/diag.h"
 
 struct out_file {
-  char *path;
-  char *tmp_path;
+  char *path;     /* final name (symlinks resolved) */
+  char *tmp_path; /* NULL when writing straight to a non-regular file */
   FILE *stream;
 };
 
@@ -40,13 +42,35 @@ int out_file_open(const char *path, struct out_file **out) {
 
   *out = NULL;
   f = calloc(1, sizeof *f);
-  if (!f || !(f->path = strdup(path))) {
+  if (!f) {
+    err = ENOMEM;
+    goto fail;
+  }
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    /* A device or pipe (-o /dev/stdout, a FIFO read by another tool):
+     * there is no file to replace, and renaming a temporary over it would
+     * destroy the device node. Write through; a failure is still reported. */
+    if (!(f->path = strdup(path))) {
+      err = ENOMEM;
+      goto fail;
+    }
+    fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+      err = errno;
+      goto fail;
+    }
+    goto stream;
+  }
+  /* Through a symlink, replace the file it points to, not the link. */
+  f->path = realpath(path, NULL);
+  if (!f->path && !(f->path = strdup(path))) {
     err = ENOMEM;
     goto fail;
   }
   for (unsigned attempt = 0;; attempt++) {
     free(f->tmp_path);
-    f->tmp_path = out_file_temp_name(path, attempt);
+    f->tmp_path = out_file_temp_name(f->path, attempt);
     if (!f->tmp_path) {
       err = ENOMEM;
       goto fail;
@@ -62,6 +86,7 @@ int out_file_open(const char *path, struct out_file **out) {
       goto fail;
     }
   }
+stream:
   f->stream = fdopen(fd, "w");
   if (!f->stream) {
     err = errno;
@@ -73,7 +98,7 @@ int out_file_open(const char *path, struct out_file **out) {
 fail:
   if (fd >= 0) {
     close(fd);
-    unlink(f->tmp_path);
+    if (f->tmp_path) unlink(f->tmp_path);
   }
   if (f) {
     free(f->tmp_path);
@@ -120,13 +145,15 @@ int out_file_commit_all(struct out_file **files, size_t n) {
     rc = out_file_finish(files[i]);
   }
   for (; rc == 0 && renamed < n; renamed++) {
+    if (!files[renamed]->tmp_path) continue; /* written in place */
     if (rename(files[renamed]->tmp_path, files[renamed]->path) != 0)
       rc = out_file_fail(files[renamed]->path, errno);
   }
   if (rc != 0) {
     /* A .c from this run next to a .h from the previous one would compile
      * into a table that matches neither model: remove the renamed ones. */
-    for (size_t i = 0; i < renamed; i++) unlink(files[i]->path);
+    for (size_t i = 0; i < renamed; i++)
+      if (files[i]->tmp_path) unlink(files[i]->path);
   }
   for (size_t i = 0; i < n; i++) {
     if (rc != 0 && i >= renamed) out_file_abort(files[i]);
@@ -134,4 +161,30 @@ int out_file_commit_all(struct out_file **files, size_t n) {
     files[i] = NULL;
   }
   return rc;
+}
+
+static void out_file_dep_path(FILE *out, const char *path) {
+  char resolved[PATH_MAX];
+  if (realpath(path, resolved)) path = resolved;
+  for (const char *p = path; *p; p++) {
+    if (*p == ' ' || *p == '#' || *p == '\\') fputc('\\', out);
+    if (*p == '$') fputc('$', out);
+    fputc(*p, out);
+  }
+}
+
+int out_file_write_depfile(FILE *out, const char *target, const char *const *deps, size_t ndeps) {
+  out_file_dep_path(out, target);
+  fputc(':', out);
+  for (size_t i = 0; i < ndeps; i++) {
+    fputs(" \\\n  ", out);
+    out_file_dep_path(out, deps[i]);
+  }
+  fputc('\n', out);
+  for (size_t i = 0; i < ndeps; i++) {
+    fputc('\n', out);
+    out_file_dep_path(out, deps[i]);
+    fputs(":\n", out);
+  }
+  return ferror(out) ? -EIO : 0;
 }

@@ -36,4 +36,12 @@ int out_file_commit_all(struct out_file **files, size_t n);
 /* Discards the temporary file; NULL is allowed. */
 void out_file_abort(struct out_file *f);
 
+/* Writes a Make-style dependency file (the format CMake's DEPFILE and
+ * Ninja read): "target: dep..." with every dependency made absolute (the
+ * build reads it from its own directory, not from ours), then an empty
+ * rule per dependency so deleting an included file reruns the generator
+ * instead of failing the build. Spaces, '#' and '\' are escaped, '$'
+ * doubled. Returns 0 or -EIO (the stream reported an error). */
+int out_file_write_depfile(FILE *out, const char *target, const char *const *deps, size_t ndeps);
+
 #endif

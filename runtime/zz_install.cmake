@@ -74,19 +74,22 @@ function(cs_install_rules)
   list(JOIN pc_libs " " CS_PC_LIBS)
   set(CS_CONFIG_DEPENDENCIES "${config_deps}")
 
+  # One component, "Development": what building against Commander Sandbox
+  # needs (cmake --install <build> --component Development).
   install(TARGETS ${export_targets} EXPORT CommanderSandboxTargets
-          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT Development
           INCLUDES DESTINATION ${CS_INSTALL_INCLUDEDIR})
-  install(TARGETS pnetc EXPORT CommanderSandboxTargets RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  install(TARGETS pnetc EXPORT CommanderSandboxTargets
+          RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT Development)
   set(headers)
   foreach(h IN LISTS CS_RUNTIME_PUBLIC_HEADERS)
     if(EXISTS ${CS_SOURCE_ROOT}/runtime/${h})
       list(APPEND headers ${CS_SOURCE_ROOT}/runtime/${h})
     endif()
   endforeach()
-  install(FILES ${headers} DESTINATION ${CS_INSTALL_INCLUDEDIR})
+  install(FILES ${headers} DESTINATION ${CS_INSTALL_INCLUDEDIR} COMPONENT Development)
   install(EXPORT CommanderSandboxTargets NAMESPACE CommanderSandbox::
-          DESTINATION ${CS_INSTALL_CMAKEDIR})
+          DESTINATION ${CS_INSTALL_CMAKEDIR} COMPONENT Development)
 
   set(gen ${CMAKE_BINARY_DIR}/cs_package)
   configure_package_config_file(${CS_SOURCE_ROOT}/cmake/CommanderSandboxConfig.cmake.in
@@ -98,7 +101,7 @@ function(cs_install_rules)
     VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
   install(FILES ${gen}/CommanderSandboxConfig.cmake ${gen}/CommanderSandboxConfigVersion.cmake
                 ${CS_SOURCE_ROOT}/cmake/PnetcFunctions.cmake
-          DESTINATION ${CS_INSTALL_CMAKEDIR})
+          DESTINATION ${CS_INSTALL_CMAKEDIR} COMPONENT Development)
 
   # ${pcfiledir}-relative prefix: the .pc stays right if the tree is moved
   # or installed with `cmake --install --prefix`.
@@ -109,6 +112,7 @@ function(cs_install_rules)
     file(RELATIVE_PATH CS_PC_TO_PREFIX "/p/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/p")
   endif()
   configure_file(${CS_SOURCE_ROOT}/cmake/commander-sandbox.pc.in ${gen}/commander-sandbox.pc @ONLY)
-  install(FILES ${gen}/commander-sandbox.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+  install(FILES ${gen}/commander-sandbox.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
+          COMPONENT Development)
 endfunction()
 cmake_language(DEFER DIRECTORY ${CMAKE_SOURCE_DIR} CALL cs_install_rules)
