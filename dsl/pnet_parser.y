@@ -6,6 +6,7 @@
 %define api.pure full
 %define api.prefix {pnet_yy}
 %define parse.error custom
+%define parse.lac full
 %locations
 %param {void *scanner}
 %parse-param {struct pnet_parse *pp}
@@ -125,7 +126,7 @@ static struct pnet_cons *pnet_cons_reverse(struct pnet_cons *c) {
 %type <attrs> place_attrs
 %type <expr> expr
 %type <cons> conj cons
-%type <item> items item
+%type <item> item_list items item
 %type <str> completion_opt
 %type <rel> rel
 %type <tkind> tkind
@@ -152,7 +153,7 @@ decl:
 | CONST NAME '=' expr ';'         { $$ = pnet_decl_new(PNET_DECL_CONST, LOC(@1));
                                     if (!$$) { free($2); pnet_expr_free($4); YYNOMEM; }
                                     $$->name = $2; $$->name_loc = LOC(@2); $$->value = $4; }
-| FAMILY NAME '=' '{' items '}' ';'
+| FAMILY NAME '=' '{' item_list '}' ';'
                                   { $$ = pnet_decl_new(PNET_DECL_FAMILY, LOC(@1));
                                     if (!$$) { free($2); pnet_item_free($5); YYNOMEM; }
                                     $$->name = $2; $$->name_loc = LOC(@2); $$->items = pnet_item_reverse($5); }
@@ -275,12 +276,12 @@ for_decl:
 ;
 
 for_head:
-  FOR NAME IN '{' items '}'       { $$ = pnet_decl_new(PNET_DECL_FOR, LOC(@1));
+  FOR NAME IN '{' item_list '}'       { $$ = pnet_decl_new(PNET_DECL_FOR, LOC(@1));
                                     if (!$$) { free($2); pnet_item_free($5); YYNOMEM; }
                                     $$->name = $2; $$->name_loc = LOC(@2);
                                     $$->items = pnet_item_reverse($5);
                                     FOR_ENTER($$, @1); }
-| FOR NAME ',' NAME IN '{' items '}'
+| FOR NAME ',' NAME IN '{' item_list '}'
                                   { $$ = pnet_decl_new(PNET_DECL_FOR, LOC(@1));
                                     if (!$$) { free($2); free($4); pnet_item_free($7); YYNOMEM; }
                                     $$->name = $2; $$->name_loc = LOC(@2);
@@ -306,6 +307,11 @@ for_head:
 ;
 
 /* A trailing comma is allowed so one entry per line diffs cleanly. */
+item_list:
+  items
+| items ','                       { $$ = $1; }
+;
+
 items:
   item
 | items ',' item                  { int n = 1;
@@ -315,7 +321,6 @@ items:
                                       pnet_item_free($1); pnet_item_free($3); YYERROR;
                                     }
                                     $3->next = $1; $$ = $3; }
-| items ','                       { $$ = $1; }
 ;
 
 item:
@@ -370,7 +375,7 @@ static void pnet_symbol_text(yysymbol_kind_t sym, bool expected, char *buf, size
 
 static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner, struct pnet_parse *pp) {
   (void)scanner;
-  enum { MAX_EXPECTED = 8 };
+  enum { MAX_EXPECTED = 12 };
   yysymbol_kind_t expected[YYNTOKENS];
   int n = yypcontext_expected_tokens(ctx, expected, YYNTOKENS);
   if (n < 0) return n;

@@ -381,6 +381,22 @@ START_TEST(limit_places) {
 }
 END_TEST
 
+START_TEST(limit_transitions_assertions_constants) {
+  parse_fails_with("place a; for i in 0 .. 63 { for j in 0 .. 64 { progress t${i}_${j}: a -> a; } }",
+                   "too many transitions (limit 4096)");
+  parse_fails_with("place a; for i in 0 .. 1 { for j in 0 .. 600 { assert invariant a >= 0; } }",
+                   "too many assertions (limit 1024)");
+  /* Constants cannot be declared in loops, so write them out. */
+  size_t size = (size_t)(PNET_MAX_CONSTANTS + 1) * 32 + 16;
+  char *text = malloc(size), *p = text;
+  ck_assert_ptr_nonnull(text);
+  for (int i = 0; i <= PNET_MAX_CONSTANTS; i++) p += sprintf(p, "const c%d = %d;\n", i, i);
+  strcpy(p, "place a;\n");
+  parse_fails_with(text, "too many constants (limit 4096)");
+  free(text);
+}
+END_TEST
+
 START_TEST(limit_iterations) {
   parse_fails_with("place a; for i in 1 .. 300 { for j in 1 .. 300 { } }", "more than 65536 iterations");
 }
@@ -460,6 +476,7 @@ static Suite *pnet_suite(void) {
   TCase *limits = tcase_create("limits");
   tcase_set_timeout(limits, 30);
   tcase_add_test(limits, limit_places);
+  tcase_add_test(limits, limit_transitions_assertions_constants);
   tcase_add_test(limits, limit_iterations);
   tcase_add_test(limits, limit_sources);
   tcase_add_test(limits, missing_main_file);
