@@ -98,6 +98,8 @@ struct sbx_plan {
   bool net_blocked;
   bool shell_none;
   bool userns; /* sbx is not root */
+  bool full_root;    /* an allowed path is "/": the host root is the view's base */
+  bool full_root_rw; /* ... and it is writable */
   int landlock_abi;
   uint64_t timeout_ms;
   uid_t uid;

@@ -320,9 +320,23 @@ int sbx_mount_build(const struct sbx_plan *plan, struct sbx_fail *f)
   what = "pivot_root to the scratch tmpfs";
   if (syscall(SYS_pivot_root, "/tmp", "/tmp" SBX_OLD) < 0 || chdir("/") < 0)
     goto fail_errno;
-  what = "new root tmpfs";
-  if (mount("tmpfs", SBX_NEW, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m") < 0)
-    goto fail_errno;
+  if (plan->full_root) {
+    /* Full access: the host's tree is the base (read-only unless the
+     * profile writes), sbx's /proc, /dev and /tmp go on top of it. */
+    what = "bind the host root";
+    if (mount(SBX_OLD, SBX_NEW, NULL, MS_BIND | MS_REC, NULL) < 0)
+      goto fail_errno;
+    if ((rc = sbx_setattr(SBX_NEW, (plan->full_root_rw ? 0 : SBX_MOUNT_ATTR_RDONLY) |
+                                       SBX_MOUNT_ATTR_NOSUID | SBX_MOUNT_ATTR_NODEV,
+                          true)) < 0) {
+      errno = -rc;
+      goto fail_errno;
+    }
+  } else {
+    what = "new root tmpfs";
+    if (mount("tmpfs", SBX_NEW, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m") < 0)
+      goto fail_errno;
+  }
 
   /* /tmp before the plan's entries, so a workspace under /tmp is bound
    * inside the private /tmp; made read-only after them. */
@@ -346,7 +360,8 @@ int sbx_mount_build(const struct sbx_plan *plan, struct sbx_fail *f)
   /* The root tmpfs itself read-only: the command can create nothing at /
    * (only in the workspace and /tmp when the profile allows writing). */
   what = "read-only /";
-  if ((rc = sbx_setattr("/", SBX_MOUNT_ATTR_RDONLY | SBX_MOUNT_ATTR_NOSUID | SBX_MOUNT_ATTR_NODEV,
+  if (!plan->full_root &&
+      (rc = sbx_setattr("/", SBX_MOUNT_ATTR_RDONLY | SBX_MOUNT_ATTR_NOSUID | SBX_MOUNT_ATTR_NODEV,
                         false)) < 0) {
     errno = -rc;
     goto fail_errno;

@@ -286,8 +286,22 @@ static uint64_t sbx_rule_rights(const struct cs_profile *prof, uint32_t access)
   return r;
 }
 
+/* Does the directory `path` contain (or is it) a bin directory? A Landlock
+ * EXECUTE right on it would cover the shells there. */
+static bool sbx_holds_bin_dir(const char *path)
+{
+  char real[PATH_MAX];
+  for (const char *const *d = sbx_bin_dirs; *d; d++)
+    if (realpath(*d, real) && sbx_path_under(real, path))
+      return true;
+  return false;
+}
+
 static bool sbx_is_visible(const struct sbx_plan *p, const char *path)
 {
+  if (p->full_root)
+    return !sbx_path_under(path, "/proc") && !sbx_path_under(path, "/dev") &&
+           !sbx_path_under(path, "/tmp");
   for (size_t i = 0; i < p->n_mounts; i++)
     if ((p->mounts[i].kind == SBX_MNT_BIND_RO || p->mounts[i].kind == SBX_MNT_BIND_RW) &&
         sbx_path_under(path, p->mounts[i].path))
@@ -530,16 +544,6 @@ int sbx_plan_build(const struct sbx_run_request *req, int abi, struct sbx_plan *
   if (!(p->workspace = strdup(ws)))
     goto nomem;
 
-  for (const char *const *d = sbx_system_dirs; *d; d++)
-    if ((rc = sbx_plan_host_entry(p, *d, false, "system")) < 0)
-      goto fail_errno;
-  for (const char *const *d = sbx_etc_entries; *d; d++)
-    if ((rc = sbx_plan_host_entry(p, *d, false, "system /etc")) < 0)
-      goto fail_errno;
-  if (!p->net_blocked)
-    for (const char *const *d = sbx_etc_net_entries; *d; d++)
-      if ((rc = sbx_plan_host_entry(p, *d, false, "system /etc (network)")) < 0)
-        goto fail_errno;
 
   /* The profile's allowed paths. */
   for (uint32_t i = 0; i < prof->n_allowed_paths; i++) {
@@ -557,10 +561,14 @@ int sbx_plan_build(const struct sbx_run_request *req, int abi, struct sbx_plan *
     if (!realpath(path, real))
       continue; /* absent: nothing to allow (it cannot be created outside the view) */
     if (strcmp(real, "/") == 0) {
-      rc = -EINVAL;
-      snprintf(err, err_len, "mount: allowed path '%s' (%s) resolves to /: refused", r->path,
-               r->origin ? r->origin : "?");
-      goto fail;
+      /* Full access (permissive): the host's root is the base of the view,
+       * still with sbx's own /proc, /dev, /tmp and the masks on top. */
+      p->full_root = true;
+      p->full_root_rw |= rw;
+      p->workspace_writable |= rw;
+      if ((rc = sbx_plan_rule(p, "/", rights, false)) < 0)
+        goto fail_errno;
+      continue;
     }
     if (sbx_path_under(real, ws)) {
       if (strcmp(real, ws) == 0) {
@@ -579,8 +587,23 @@ int sbx_plan_build(const struct sbx_run_request *req, int abi, struct sbx_plan *
     }
     if (stat(real, &st) == 0 && !S_ISDIR(st.st_mode))
       rights &= SBX_LL_FS_FILE_RIGHTS;
+    else if (p->shell_none && sbx_holds_bin_dir(real))
+      rights &= ~SBX_LL_FS_EXECUTE; /* per-file grants instead (sbx_plan_shells) */
     if ((rc = sbx_plan_rule(p, real, rights, true)) < 0)
       goto fail_errno;
+  }
+  /* The system part of the view (the host's own when the root is shown). */
+  if (!p->full_root) {
+    for (const char *const *d = sbx_system_dirs; *d; d++)
+      if ((rc = sbx_plan_host_entry(p, *d, false, "system")) < 0)
+        goto fail_errno;
+    for (const char *const *d = sbx_etc_entries; *d; d++)
+      if ((rc = sbx_plan_host_entry(p, *d, false, "system /etc")) < 0)
+        goto fail_errno;
+    if (!p->net_blocked)
+      for (const char *const *d = sbx_etc_net_entries; *d; d++)
+        if ((rc = sbx_plan_host_entry(p, *d, false, "system /etc (network)")) < 0)
+          goto fail_errno;
   }
   if ((rc = sbx_plan_mount(p, ws, p->workspace_writable ? SBX_MNT_BIND_RW : SBX_MNT_BIND_RO, NULL,
                            true, "workspace")) < 0 ||

@@ -1,0 +1,220 @@
+/* See confine_fixture.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "confine_fixture.h"
+
+#ifdef CONFINE_HAVE_PROFILES
+extern const struct cs_profile cs_profiles[];
+extern const uint32_t cs_profiles_count;
+#endif
+
+#define CFX_MAX 8
+
+struct cfx_entry {
+  struct cs_profile p;
+  struct cs_path_rule *allowed, *denied;
+  struct cs_syscall_note *notes;
+  struct sock_filter *filter;
+};
+
+static struct cfx_entry cfx_made[CFX_MAX];
+static int cfx_n;
+
+/* CONFINE_PROFILES=fixture forces the fixture even when the generated
+ * profiles are linked, so the mechanism is tested apart from the policy. */
+static bool cfx_use_generated(void)
+{
+#ifdef CONFINE_HAVE_PROFILES
+  const char *v = getenv("CONFINE_PROFILES");
+  return !v || strcmp(v, "fixture") != 0;
+#else
+  return false;
+#endif
+}
+
+const char *cfx_source(void)
+{
+  return cfx_use_generated() ? "generated" : "fixture";
+}
+
+/* Compiles the fixture's filter: default allow (a denylist is enough for a
+ * fixture: the escape tests name exactly what they try), other ABIs killed,
+ * the calls the escape battery uses refused the way the seed profiles do. */
+static int cfx_filter(bool net, struct cfx_entry *e)
+{
+  static const int eperm[] = {
+      SCMP_SYS(process_vm_readv), SCMP_SYS(process_vm_writev), SCMP_SYS(unshare),
+      SCMP_SYS(setns),            SCMP_SYS(mount),             SCMP_SYS(umount2),
+      SCMP_SYS(pivot_root),       SCMP_SYS(chroot),            SCMP_SYS(bpf),
+      SCMP_SYS(perf_event_open),  SCMP_SYS(keyctl),            SCMP_SYS(add_key),
+      SCMP_SYS(request_key),      SCMP_SYS(kexec_load),        SCMP_SYS(init_module),
+      SCMP_SYS(finit_module),     SCMP_SYS(delete_module),     SCMP_SYS(userfaultfd),
+      SCMP_SYS(open_by_handle_at), SCMP_SYS(reboot),           SCMP_SYS(swapon),
+      SCMP_SYS(iopl),             SCMP_SYS(ioperm)};
+  static const int enosys[] = {SCMP_SYS(io_uring_setup), SCMP_SYS(io_uring_enter),
+                               SCMP_SYS(io_uring_register), SCMP_SYS(clone3)};
+  static const uint64_t nsflags[] = {CLONE_NEWUSER, CLONE_NEWNS,  CLONE_NEWPID, CLONE_NEWNET,
+                                     CLONE_NEWIPC,  CLONE_NEWUTS, CLONE_NEWCGROUP};
+  scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+  size_t n_notes = 0, cap = 64;
+  int fd = -1, rc = -1;
+  off_t len;
+  if (!ctx)
+    return -1;
+  e->notes = calloc(cap, sizeof *e->notes);
+  if (!e->notes)
+    goto out;
+#define CFX_NOTE(nr_, action_)                                                          \
+  do {                                                                                  \
+    if (n_notes < cap)                                                                  \
+      e->notes[n_notes++] = (struct cs_syscall_note){(nr_), NULL, (action_), "confine_fixture.c"}; \
+  } while (0)
+  if (seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS) < 0 ||
+      seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(ptrace), 0) < 0)
+    goto out;
+  CFX_NOTE(SCMP_SYS(ptrace), "kill-process");
+  for (size_t i = 0; i < sizeof eperm / sizeof eperm[0]; i++) {
+    if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), eperm[i], 0) < 0)
+      goto out;
+    CFX_NOTE(eperm[i], "errno(EPERM)");
+  }
+  for (size_t i = 0; i < sizeof enosys / sizeof enosys[0]; i++) {
+    if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), enosys[i], 0) < 0)
+      goto out;
+    CFX_NOTE(enosys[i], "errno(ENOSYS)");
+  }
+  for (size_t i = 0; i < sizeof nsflags / sizeof nsflags[0]; i++)
+    if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
+                         SCMP_A0_64(SCMP_CMP_MASKED_EQ, nsflags[i], nsflags[i])) < 0)
+      goto out;
+  /* The kernel reads the request as 32 bits: compare 32 bits. */
+  if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
+                       SCMP_A1_32(SCMP_CMP_EQ, TIOCSTI)) < 0 ||
+      seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
+                       SCMP_A1_32(SCMP_CMP_EQ, TIOCLINUX)) < 0)
+    goto out;
+  if (!net && seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
+                               SCMP_A0_32(SCMP_CMP_NE, AF_UNIX)) < 0)
+    goto out;
+  fd = memfd_create("cfx-bpf", MFD_CLOEXEC);
+  if (fd < 0 || seccomp_export_bpf(ctx, fd) < 0 || (len = lseek(fd, 0, SEEK_END)) <= 0 ||
+      lseek(fd, 0, SEEK_SET) < 0)
+    goto out;
+  e->filter = malloc((size_t)len);
+  if (!e->filter || read(fd, e->filter, (size_t)len) != len)
+    goto out;
+  e->p.filter = e->filter;
+  e->p.filter_len = (uint32_t)((size_t)len / sizeof *e->filter);
+  e->p.syscall_notes = e->notes;
+  e->p.n_syscall_notes = (uint32_t)n_notes;
+  e->p.default_action = "allow";
+  rc = 0;
+out:
+  if (fd >= 0)
+    close(fd);
+  seccomp_release(ctx);
+  return rc;
+}
+
+static const struct cs_profile *cfx_base(const char *name)
+{
+#ifdef CONFINE_HAVE_PROFILES
+  if (!cfx_use_generated())
+    return NULL;
+  for (uint32_t i = 0; i < cs_profiles_count; i++)
+    if (strcmp(cs_profiles[i].name, name) == 0)
+      return &cs_profiles[i];
+  return NULL;
+#else
+  (void)name;
+  return NULL;
+#endif
+}
+
+const struct cs_profile *cfx_profile(const char *name)
+{
+  struct cfx_entry *e;
+  const struct cs_profile *base = cfx_base(name);
+  bool standard = strcmp(name, "standard") == 0, hardened = strcmp(name, "hardened") == 0;
+  uint32_t n;
+
+  for (int i = 0; i < cfx_n; i++)
+    if (strcmp(cfx_made[i].p.name, name) == 0)
+      return &cfx_made[i].p;
+  if (cfx_n == CFX_MAX)
+    return NULL;
+  e = &cfx_made[cfx_n];
+  memset(e, 0, sizeof *e);
+  if (base)
+    e->p = *base;
+  else if (standard || hardened || strcmp(name, "strict") == 0) {
+    e->p.name = standard ? "standard" : hardened ? "hardened" : "strict";
+    e->p.shell = standard ? CS_SHELL_SANDBOXED : CS_SHELL_NONE;
+    e->p.allow_network = standard;
+    e->p.allow_file_write = standard;
+    e->p.allow_file_delete = standard;
+    e->p.limits = (struct cs_limits){.max_execution_ms = 60000,
+                                     .max_memory_bytes = (hardened ? 512ull : 2048ull) << 20,
+                                     .max_cpu_seconds = 60,
+                                     .max_processes = hardened ? 32 : 256,
+                                     .max_open_files = 1024,
+                                     .max_file_size = 64ull << 20};
+    if (cfx_filter(standard, e) < 0)
+      return NULL;
+  } else
+    return NULL;
+
+  /* Allowed: the profile's own rules, plus (fixture) the workspace and
+   * system rules, plus the escape programs' directory. */
+  n = e->p.n_allowed_paths;
+  e->allowed = calloc(n + 4, sizeof *e->allowed);
+  if (!e->allowed)
+    return NULL;
+  if (n)
+    memcpy(e->allowed, e->p.allowed_paths, n * sizeof *e->allowed);
+  if (!base) {
+    e->allowed[n++] = (struct cs_path_rule){
+        "${WORKSPACE}",
+        CS_PATH_READ | (standard ? CS_PATH_WRITE | CS_PATH_EXEC : 0), "fixture"};
+    e->allowed[n++] = (struct cs_path_rule){"/usr", CS_PATH_READ | CS_PATH_EXEC, "fixture"};
+    e->allowed[n++] = (struct cs_path_rule){"/etc", CS_PATH_READ, "fixture"};
+  }
+  e->allowed[n++] = (struct cs_path_rule){CONFINE_ESCAPE_DIR, CS_PATH_READ | CS_PATH_EXEC,
+                                          "test: escape programs"};
+  e->p.allowed_paths = e->allowed;
+  e->p.n_allowed_paths = n;
+
+  n = e->p.n_denied_paths;
+  e->denied = calloc(n + 2, sizeof *e->denied);
+  if (!e->denied)
+    return NULL;
+  if (n)
+    memcpy(e->denied, e->p.denied_paths, n * sizeof *e->denied);
+  e->denied[n++] = (struct cs_path_rule){"${WORKSPACE}/secret.txt", 7, "test: denied file"};
+  e->denied[n++] = (struct cs_path_rule){"${WORKSPACE}/secrets", 7, "test: denied dir"};
+  e->p.denied_paths = e->denied;
+  e->p.n_denied_paths = n;
+  cfx_n++;
+  return &e->p;
+}
+
+void cfx_release(void)
+{
+  for (int i = 0; i < cfx_n; i++) {
+    free(cfx_made[i].allowed);
+    free(cfx_made[i].denied);
+    free(cfx_made[i].notes);
+    free(cfx_made[i].filter);
+  }
+  cfx_n = 0;
+}

@@ -1,0 +1,38 @@
+/* What the caller had that the command must not get: open descriptors
+ * beyond 0-2 and secrets in the environment (tokens, keys, LD_*). */
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "esc_common.h"
+
+extern char **environ;
+
+int main(int argc, char **argv)
+{
+  static const char *const secrets[] = {"AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN", "SSH_AUTH_SOCK",
+                                        "LD_PRELOAD", "LD_LIBRARY_PATH", "SBX_TEST_SECRET", NULL};
+  char what[64];
+  const char *home = getenv("HOME"), *path = getenv("PATH");
+  (void)argv;
+  if (argc != 1)
+    ESC_USAGE("esc_fdenv");
+  for (int fd = 3; fd < 4096; fd++) {
+    if (fcntl(fd, F_GETFD) >= 0) {
+      snprintf(what, sizeof what, "inherited descriptor %d is open", fd);
+      ESC_ATTEMPT(1, what);
+    }
+  }
+  for (const char *const *s = secrets; *s; s++) {
+    snprintf(what, sizeof what, "environment variable %s", *s);
+    errno = 0;
+    ESC_ATTEMPT(getenv(*s) != NULL, what);
+  }
+  for (char **e = environ; *e; e++)
+    if (strstr(*e, "sbx-secret-value")) {
+      ESC_ATTEMPT(1, *e);
+    }
+  errno = 0;
+  ESC_ATTEMPT(!home || strcmp(home, "/tmp/home") != 0, "HOME is not the private one");
+  ESC_ATTEMPT(!path || strstr(path, "/root") != NULL, "PATH is the caller's");
+  ESC_DONE();
+}

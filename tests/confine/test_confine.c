@@ -1,0 +1,671 @@
+/* Confinement tests: the escape battery (tests/confine/escape/) and the
+ * positive checks, run through sbx_confine_run() on the real kernel.
+ * Usage: test_confine SUITE (ctest runs one suite per test). Exits 77 when
+ * the kernel lacks a layer the profiles need (the test is then SKIPPED). */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "confine_fixture.h"
+#include "sbx_confine.h"
+
+#define ESC(name) CONFINE_ESCAPE_DIR "/" name
+
+static char ws[128];
+static char outside[128];
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+  (void)st;
+  (void)flag;
+  (void)ftw;
+  return remove(path);
+}
+
+static void ws_setup(void)
+{
+  snprintf(ws, sizeof ws, "/tmp/sbx-confine-ws-XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(ws));
+  snprintf(outside, sizeof outside, "/tmp/sbx-confine-out-XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(outside));
+  chmod(ws, 0755);
+}
+
+static void ws_teardown(void)
+{
+  nftw(ws, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+  nftw(outside, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+  cfx_release();
+}
+
+static void put_file(const char *dir, const char *name, const char *text)
+{
+  char path[PATH_MAX];
+  FILE *fp;
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  fp = fopen(path, "w");
+  ck_assert_ptr_nonnull(fp);
+  fputs(text, fp);
+  fclose(fp);
+}
+
+static char *read_file(const char *dir, const char *name)
+{
+  static char buf[4096];
+  char path[PATH_MAX];
+  FILE *fp;
+  size_t n;
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  fp = fopen(path, "r");
+  if (!fp)
+    return NULL;
+  n = fread(buf, 1, sizeof buf - 1, fp);
+  buf[n] = '\0';
+  fclose(fp);
+  return buf;
+}
+
+/* Runs argv (NULL-terminated varargs) under `profile` in `dir`. */
+static int run_in(const char *profile, const char *dir, uint64_t timeout_ms,
+                  struct sbx_run_result *res, ...)
+{
+  char *argv[32];
+  int n = 0, rc;
+  va_list ap;
+  struct sbx_run_request req = {0};
+  va_start(ap, res);
+  while (n < 31 && (argv[n] = va_arg(ap, char *)))
+    n++;
+  va_end(ap);
+  argv[n] = NULL;
+  req.profile = cfx_profile(profile);
+  ck_assert_msg(req.profile != NULL, "no profile %s", profile);
+  req.workspace = dir;
+  req.argv = argv;
+  req.timeout_ms = timeout_ms;
+  rc = sbx_confine_run(&req, res);
+  fprintf(stderr, "[%s] %s: rc=%d exit=%d %s\n", profile, argv[0], rc, res->exit_code,
+          res->message);
+  return rc;
+}
+
+#define RUN(profile, res, ...) run_in(profile, ws, 0, res, __VA_ARGS__, (char *)NULL)
+
+/* The sandbox held: exit 0 from the escape program, or killed by the
+ * seccomp filter (SIGSYS) when `sigsys_ok`. */
+static void assert_held(const struct sbx_run_result *res, bool sigsys_ok)
+{
+  if (sigsys_ok && res->outcome == SBX_OUTCOME_SIGNALED && res->status == SIGSYS)
+    return;
+  ck_assert_msg(res->outcome == SBX_OUTCOME_EXITED && res->exit_code == 0,
+                "escape attempt not refused: %s (exit %d)", res->message, res->exit_code);
+}
+
+/* ---- filesystem ---- */
+
+START_TEST(t_write_outside)
+{
+  static const char *const profiles[] = {"standard", "strict", "hardened"};
+  struct sbx_run_result res;
+  char path[PATH_MAX];
+  struct stat st;
+  for (size_t i = 0; i < 3; i++) {
+    RUN(profiles[i], &res, ESC("esc_fs"), "write_outside", outside, "/work", "/root");
+    assert_held(&res, false);
+    snprintf(path, sizeof path, "%s/sbx-pwn", outside);
+    ck_assert_int_ne(stat(path, &st), 0);
+    ck_assert_int_ne(stat("/etc/sbx-pwn", &st), 0);
+  }
+}
+END_TEST
+
+START_TEST(t_read_denied)
+{
+  static const char *const profiles[] = {"standard", "strict", "hardened"};
+  struct sbx_run_result res;
+  char target[PATH_MAX], link[PATH_MAX];
+  put_file(ws, "secret.txt", "top secret\n");
+  ck_assert_int_eq(mkdir(strcat(strcpy(target, ws), "/secrets"), 0755), 0);
+  put_file(target, "key", "private key\n");
+  put_file(outside, "key", "outside key\n");
+  /* Planted symlinks: to the denied file, into the denied dir, outside. */
+  snprintf(link, sizeof link, "%s/link", ws);
+  ck_assert_int_eq(symlink("secret.txt", link), 0);
+  snprintf(link, sizeof link, "%s/link-dir", ws);
+  ck_assert_int_eq(symlink("secrets/key", link), 0);
+  snprintf(target, sizeof target, "%s/key", outside);
+  snprintf(link, sizeof link, "%s/link-out", ws);
+  ck_assert_int_eq(symlink(target, link), 0);
+  for (size_t i = 0; i < 3; i++) {
+    RUN(profiles[i], &res, ESC("esc_fs"), "read_denied", "secret.txt", "link", "secrets/key",
+        "link-dir", "link-out", target, "/etc/shadow", "/proc/1/environ");
+    assert_held(&res, false);
+  }
+  ck_assert_str_eq(read_file(ws, "secret.txt"), "top secret\n");
+}
+END_TEST
+
+START_TEST(t_readonly_workspace)
+{
+  struct sbx_run_result res;
+  put_file(ws, "file.txt", "original\n");
+  RUN("strict", &res, ESC("esc_fs"), "readonly", "file.txt");
+  assert_held(&res, false);
+  RUN("hardened", &res, ESC("esc_fs"), "readonly", "file.txt");
+  assert_held(&res, false);
+  RUN("hardened", &res, ESC("esc_fs"), "nocreate", ".", "/tmp", "/dev/shm");
+  assert_held(&res, false);
+  ck_assert_str_eq(read_file(ws, "file.txt"), "original\n");
+}
+END_TEST
+
+/* ---- processes ---- */
+
+START_TEST(t_process_outside)
+{
+  struct sbx_run_result res;
+  char pid_s[16];
+  pid_t victim = fork();
+  ck_assert_int_ge(victim, 0);
+  if (victim == 0) {
+    for (;;)
+      pause();
+  }
+  snprintf(pid_s, sizeof pid_s, "%d", (int)victim);
+  RUN("standard", &res, ESC("esc_proc"), "outside", pid_s);
+  assert_held(&res, true);
+  /* The victim outside is alive and untouched. */
+  ck_assert_int_eq(kill(victim, 0), 0);
+  ck_assert_int_eq(waitpid(victim, NULL, WNOHANG), 0);
+  kill(victim, SIGKILL);
+  waitpid(victim, NULL, 0);
+  /* Killed by the filter: the report names the call and its rule. */
+  if (res.outcome == SBX_OUTCOME_SIGNALED && access("/dev/kmsg", R_OK) == 0) {
+    ck_assert_int_eq(res.denied_syscall, SYS_ptrace);
+    ck_assert_str_eq(res.denied_syscall_name, "ptrace");
+    ck_assert_ptr_nonnull(strstr(res.message, "ptrace"));
+  }
+  RUN("strict", &res, ESC("esc_proc"), "outside", pid_s);
+  assert_held(&res, true);
+}
+END_TEST
+
+START_TEST(t_tiocsti)
+{
+  static const char *const profiles[] = {"standard", "strict"};
+  for (size_t i = 0; i < 2; i++) {
+    int master = posix_openpt(O_RDWR | O_NOCTTY), st;
+    pid_t helper;
+    ck_assert_int_ge(master, 0);
+    ck_assert_int_eq(grantpt(master), 0);
+    ck_assert_int_eq(unlockpt(master), 0);
+    helper = fork();
+    ck_assert_int_ge(helper, 0);
+    if (helper == 0) {
+      /* The terminal becomes the controlling terminal of the caller, as
+       * when sbx runs from an interactive shell. */
+      struct sbx_run_result res;
+      struct termios t;
+      char c;
+      int slave;
+      setsid();
+      slave = open(ptsname(master), O_RDWR);
+      if (slave < 0 || ioctl(slave, TIOCSCTTY, 0) < 0)
+        _exit(90);
+      tcgetattr(slave, &t);
+      cfmakeraw(&t);
+      tcsetattr(slave, TCSANOW, &t);
+      dup2(slave, 0);
+      run_in(profiles[i], ws, 0, &res, ESC("esc_tty"), (char *)NULL);
+      fcntl(slave, F_SETFL, O_NONBLOCK);
+      if (read(slave, &c, 1) == 1)
+        _exit(91); /* a byte was injected into the caller's terminal */
+      _exit(res.outcome == SBX_OUTCOME_EXITED ? res.exit_code : 92);
+    }
+    ck_assert_int_eq(waitpid(helper, &st, 0), helper);
+    close(master);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "TIOCSTI under %s: status %d",
+                  profiles[i], WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+  }
+}
+END_TEST
+
+START_TEST(t_other_abis)
+{
+  static const char *const profiles[] = {"standard", "strict"};
+  struct sbx_run_result res;
+  for (size_t i = 0; i < 2; i++) {
+    RUN(profiles[i], &res, ESC("esc_arch"), "i386");
+    assert_held(&res, true);
+    RUN(profiles[i], &res, ESC("esc_arch"), "x32");
+    assert_held(&res, true);
+  }
+}
+END_TEST
+
+START_TEST(t_namespaces_io_uring)
+{
+  static const char *const profiles[] = {"standard", "strict", "hardened"};
+  struct sbx_run_result res;
+  for (size_t i = 0; i < 3; i++) {
+    RUN(profiles[i], &res, ESC("esc_ns"));
+    assert_held(&res, true);
+  }
+}
+END_TEST
+
+/* ---- network ---- */
+
+static int tcp_listener(int *port)
+{
+  struct sockaddr_in a = {.sin_family = AF_INET};
+  socklen_t len = sizeof a;
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ck_assert_int_ge(fd, 0);
+  ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+  ck_assert_int_eq(listen(fd, 8), 0);
+  ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+  *port = ntohs(a.sin_port);
+  return fd;
+}
+
+static int abstract_listener(char *name, size_t len)
+{
+  struct sockaddr_un a = {.sun_family = AF_UNIX};
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  snprintf(name, len, "sbx-confine-test-%d", (int)getpid());
+  memcpy(a.sun_path + 1, name, strlen(name));
+  ck_assert_int_eq(bind(fd, (struct sockaddr *)&a,
+                        (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(name))),
+                   0);
+  ck_assert_int_eq(listen(fd, 8), 0);
+  return fd;
+}
+
+START_TEST(t_network)
+{
+  struct sbx_run_result res;
+  char port_s[16], name[64];
+  int port, lfd = tcp_listener(&port), ufd = abstract_listener(name, sizeof name);
+  snprintf(port_s, sizeof port_s, "%d", port);
+  /* Network blocked: the host's loopback listener is unreachable. */
+  RUN("strict", &res, ESC("esc_net"), "tcp", port_s);
+  assert_held(&res, false);
+  RUN("hardened", &res, ESC("esc_net"), "tcp", port_s);
+  assert_held(&res, false);
+  /* Abstract unix sockets of the host: unreachable under every profile,
+   * including one that allows the network (Landlock scoping). */
+  RUN("strict", &res, ESC("esc_net"), "abstract", name);
+  assert_held(&res, false);
+  RUN("standard", &res, ESC("esc_net"), "abstract", name);
+  assert_held(&res, false);
+  /* Positive: standard allows the network. */
+  if (cfx_profile("standard")->allow_network) {
+    RUN("standard", &res, ESC("esc_net"), "tcp_ok", port_s);
+    ck_assert_int_eq(res.exit_code, 0);
+  }
+  close(lfd);
+  close(ufd);
+}
+END_TEST
+
+/* ---- inherited state and privileges ---- */
+
+START_TEST(t_fds_env)
+{
+  static const char *const profiles[] = {"standard", "strict", "hardened"};
+  struct sbx_run_result res;
+  int fd = open("/etc/hostname", O_RDONLY), sock[2];
+  ck_assert_int_ge(fd, 0);
+  ck_assert_int_eq(dup2(fd, 37), 37);
+  ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sock), 0);
+  setenv("AWS_SECRET_ACCESS_KEY", "sbx-secret-value", 1);
+  setenv("GITHUB_TOKEN", "sbx-secret-value", 1);
+  setenv("SBX_TEST_SECRET", "sbx-secret-value", 1);
+  setenv("LD_PRELOAD", "/nonexistent/sbx.so", 1);
+  setenv("LD_LIBRARY_PATH", "/tmp/sbx-secret-value", 1);
+  for (size_t i = 0; i < 3; i++) {
+    RUN(profiles[i], &res, ESC("esc_fdenv"));
+    assert_held(&res, false);
+  }
+  unsetenv("LD_PRELOAD");
+  unsetenv("LD_LIBRARY_PATH");
+}
+END_TEST
+
+START_TEST(t_privileges)
+{
+  static const char *const profiles[] = {"standard", "strict", "hardened"};
+  struct sbx_run_result res;
+  for (size_t i = 0; i < 3; i++) {
+    RUN(profiles[i], &res, ESC("esc_priv"));
+    assert_held(&res, true);
+  }
+}
+END_TEST
+
+/* ---- resources and lifetime ---- */
+
+START_TEST(t_fork_bomb)
+{
+  struct sbx_run_result res;
+  const struct cs_profile *p = cfx_profile("hardened");
+  char want[32];
+  snprintf(want, sizeof want, "%llu", (unsigned long long)p->limits.max_processes * 8);
+  run_in("hardened", ws, 20000, &res, ESC("esc_res"), "forkbomb", want, (char *)NULL);
+  ck_assert_msg(res.outcome != SBX_OUTCOME_TIMED_OUT, "fork bomb ran until the timeout");
+  if (!(res.outcome == SBX_OUTCOME_SIGNALED && res.status == SIGKILL))
+    assert_held(&res, false);
+}
+END_TEST
+
+START_TEST(t_memory_hog)
+{
+  struct sbx_run_result res;
+  const struct cs_profile *p = cfx_profile("hardened");
+  char want[32];
+  snprintf(want, sizeof want, "%llu", (unsigned long long)p->limits.max_memory_bytes * 2);
+  run_in("hardened", ws, 20000, &res, ESC("esc_res"), "memory", want, (char *)NULL);
+  if (!(res.outcome == SBX_OUTCOME_SIGNALED &&
+        (res.status == SIGKILL || res.status == SIGSEGV)))
+    assert_held(&res, false);
+}
+END_TEST
+
+START_TEST(t_daemon_dies)
+{
+  struct sbx_run_result res;
+  char path[PATH_MAX];
+  struct stat a, b;
+  RUN("standard", &res, ESC("esc_daemon"), "daemon.out");
+  ck_assert_int_eq(res.exit_code, 0);
+  snprintf(path, sizeof path, "%s/daemon.out", ws);
+  ck_assert_int_eq(stat(path, &a), 0);
+  ck_assert_int_gt(a.st_size, 0); /* it did run */
+  usleep(300000);
+  ck_assert_int_eq(stat(path, &b), 0);
+  ck_assert_msg(a.st_size == b.st_size, "the daemon outlived the sandbox (%lld -> %lld bytes)",
+                (long long)a.st_size, (long long)b.st_size);
+}
+END_TEST
+
+START_TEST(t_timeout)
+{
+  struct sbx_run_result res;
+  run_in("standard", ws, 300, &res, "sleep", "30", (char *)NULL);
+  ck_assert_int_eq(res.outcome, SBX_OUTCOME_TIMED_OUT);
+  ck_assert_int_eq(res.exit_code, SBX_EXIT_TIMEOUT);
+  ck_assert_uint_lt(res.elapsed_ms, 5000);
+  /* A request can only lower the profile's limit. */
+  run_in("standard", ws, 100000000, &res, "true", (char *)NULL);
+  ck_assert_uint_eq(res.timeout_ms, cfx_profile("standard")->limits.max_execution_ms);
+}
+END_TEST
+
+/* ---- shells ---- */
+
+START_TEST(t_no_shell)
+{
+  static const char *const profiles[] = {"strict", "hardened"};
+  struct sbx_run_result res;
+  for (size_t i = 0; i < 2; i++) {
+    RUN(profiles[i], &res, ESC("esc_shell"));
+    assert_held(&res, true);
+    RUN(profiles[i], &res, "sh", "-c", "exit 0");
+    ck_assert_int_eq(res.outcome, SBX_OUTCOME_EXEC_FAILED);
+    ck_assert_int_eq(res.exit_code, SBX_EXIT_NOT_EXECUTABLE);
+    RUN(profiles[i], &res, "/usr/bin/bash", "-c", "exit 0");
+    ck_assert_int_eq(res.exit_code, SBX_EXIT_NOT_EXECUTABLE);
+  }
+  /* The sandboxed-shell profile runs one (confined like the rest). */
+  RUN("standard", &res, "sh", "-c", "exit 3");
+  ck_assert_int_eq(res.outcome, SBX_OUTCOME_EXITED);
+  ck_assert_int_eq(res.exit_code, 3);
+}
+END_TEST
+
+/* ---- exit reporting ---- */
+
+START_TEST(t_exit_codes)
+{
+  struct sbx_run_result res;
+  RUN("strict", &res, "false");
+  ck_assert_int_eq(res.exit_code, 1);
+  RUN("strict", &res, "sbx-no-such-command");
+  ck_assert_int_eq(res.exit_code, SBX_EXIT_NOT_FOUND);
+  ck_assert_int_eq(res.outcome, SBX_OUTCOME_EXEC_FAILED);
+  RUN("strict", &res, "/etc/passwd");
+  ck_assert_int_eq(res.exit_code, SBX_EXIT_NOT_EXECUTABLE);
+  RUN("standard", &res, "sh", "-c", "kill -SEGV $$");
+  ck_assert_int_eq(res.outcome, SBX_OUTCOME_SIGNALED);
+  ck_assert_int_eq(res.exit_code, 128 + SIGSEGV);
+  /* Refusals name the layer. */
+  {
+    struct sbx_run_request req = {0};
+    char *argv[] = {"true", NULL};
+    req.profile = cfx_profile("strict");
+    req.workspace = "/proc";
+    req.argv = argv;
+    ck_assert_int_lt(sbx_confine_run(&req, &res), 0);
+    ck_assert_int_eq(res.exit_code, SBX_EXIT_FAILURE);
+    ck_assert_int_eq(res.layer, SBX_LAYER_REQUEST);
+    req.workspace = ws;
+    {
+      const char *pass[] = {"LD_PRELOAD", NULL};
+      req.pass_env = pass;
+      ck_assert_int_lt(sbx_confine_run(&req, &res), 0);
+      ck_assert_int_eq(res.layer, SBX_LAYER_ENV);
+    }
+  }
+}
+END_TEST
+
+/* ---- positive: real tools ---- */
+
+static int git_setup(const char *dir)
+{
+  char cmd[PATH_MAX * 2];
+  snprintf(cmd, sizeof cmd,
+           "cd '%s' && git init -q -b main . && git config user.name sbx && "
+           "git config user.email sbx@example.invalid && echo one > a.txt && git add a.txt && "
+           "git commit -q -m one",
+           dir);
+  return system(cmd);
+}
+
+START_TEST(t_standard_tools)
+{
+  struct sbx_run_result res;
+  put_file(ws, "hello.c", "#include <stdio.h>\nint main(void){puts(\"hi\");return 7;}\n");
+  RUN("standard", &res, "cc", "-o", "hello", "hello.c");
+  ck_assert_int_eq(res.exit_code, 0);
+  RUN("standard", &res, "./hello");
+  ck_assert_int_eq(res.exit_code, 7);
+  RUN("standard", &res, "python3", "-c", "import sys; sys.exit(5)");
+  ck_assert_int_eq(res.exit_code, 5);
+}
+END_TEST
+
+/* make runs recipes through /bin/sh with posix_spawn(POSIX_SPAWN_RESETIDS),
+ * i.e. setresuid/setresgid to the ids it already has: the profile's filter
+ * must allow that for make to work. */
+START_TEST(t_standard_make)
+{
+  struct sbx_run_result res;
+  put_file(ws, "Makefile", "all: made.txt\nmade.txt:\n\techo made > made.txt\n");
+  RUN("standard", &res, "make", "-s");
+  ck_assert_msg(res.exit_code == 0, "make under standard: %s", res.message);
+  ck_assert_str_eq(read_file(ws, "made.txt"), "made\n");
+}
+END_TEST
+
+START_TEST(t_standard_git)
+{
+  struct sbx_run_result res;
+  char wt[PATH_MAX + 8], cmd[PATH_MAX * 3];
+  ck_assert_int_eq(git_setup(ws), 0);
+  put_file(ws, "b.txt", "two\n");
+  RUN("standard", &res, "git", "add", "b.txt");
+  ck_assert_int_eq(res.exit_code, 0);
+  RUN("standard", &res, "git", "commit", "-q", "-m", "two");
+  ck_assert_int_eq(res.exit_code, 0);
+  /* .git/config and hooks stay read-only. */
+  RUN("standard", &res, "git", "config", "core.hooksPath", "/tmp");
+  ck_assert_int_ne(res.exit_code, 0);
+  RUN("standard", &res, ESC("esc_fs"), "readonly", ".git/config");
+  assert_held(&res, false);
+  RUN("standard", &res, ESC("esc_fs"), "nocreate", ".git/hooks");
+  assert_held(&res, false);
+  ck_assert_ptr_null(strstr(read_file(ws, ".git/config"), "hooksPath"));
+  /* A linked worktree commits into the main repository. */
+  snprintf(wt, sizeof wt, "%s/wt", outside);
+  snprintf(cmd, sizeof cmd, "cd '%s' && git worktree add -q '%s' -b side", ws, wt);
+  ck_assert_int_eq(system(cmd), 0);
+  put_file(wt, "c.txt", "three\n");
+  run_in("standard", wt, 0, &res, "git", "add", "c.txt", (char *)NULL);
+  ck_assert_int_eq(res.exit_code, 0);
+  run_in("standard", wt, 0, &res, "git", "commit", "-q", "-m", "three", (char *)NULL);
+  ck_assert_int_eq(res.exit_code, 0);
+  run_in("standard", wt, 0, &res, "git", "config", "core.hooksPath", "/tmp", (char *)NULL);
+  ck_assert_int_ne(res.exit_code, 0);
+  snprintf(cmd, sizeof cmd, "cd '%s' && git log --oneline side | grep -q three", ws);
+  ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+START_TEST(t_strict_tools)
+{
+  struct sbx_run_result res;
+  ck_assert_int_eq(git_setup(ws), 0);
+  put_file(ws, "notes.txt", "alpha\nbeta\n");
+  RUN("strict", &res, "cat", "notes.txt");
+  ck_assert_int_eq(res.exit_code, 0);
+  RUN("strict", &res, "grep", "-q", "beta", "notes.txt");
+  ck_assert_int_eq(res.exit_code, 0);
+  RUN("strict", &res, "git", "--no-pager", "log", "--oneline");
+  ck_assert_int_eq(res.exit_code, 0);
+}
+END_TEST
+
+/* ---- feature probe ---- */
+
+START_TEST(t_features)
+{
+  struct sbx_features f, none;
+  char why[256];
+  const struct cs_profile *p = cfx_profile("strict");
+  ck_assert_int_eq(sbx_probe_features(&f), 0);
+  sbx_features_describe(&f, stderr);
+  ck_assert_int_eq(sbx_profile_enforceable(p, &f, why, sizeof why), 0);
+  /* Fail closed: without Landlock the profile is refused, with a reason. */
+  none = f;
+  none.landlock_abi = 0;
+  ck_assert_int_eq(sbx_profile_enforceable(p, &none, why, sizeof why), -ENOTSUP);
+  ck_assert_ptr_nonnull(strstr(why, "landlock"));
+  none = f;
+  none.landlock_abi = 3;
+  ck_assert_int_eq(sbx_profile_enforceable(p, &none, why, sizeof why), -ENOTSUP);
+  none = f;
+  none.ns_net = false;
+  ck_assert_int_eq(sbx_profile_enforceable(p, &none, why, sizeof why), -ENOTSUP);
+  ck_assert_ptr_nonnull(strstr(why, "network"));
+}
+END_TEST
+
+static bool add_suite(TCase *tc, const char *name)
+{
+  if (strcmp(name, "fs") == 0) {
+    tcase_add_test(tc, t_write_outside);
+    tcase_add_test(tc, t_read_denied);
+    tcase_add_test(tc, t_readonly_workspace);
+  } else if (strcmp(name, "proc") == 0) {
+    tcase_add_test(tc, t_process_outside);
+    tcase_add_test(tc, t_tiocsti);
+    tcase_add_test(tc, t_other_abis);
+    tcase_add_test(tc, t_namespaces_io_uring);
+  } else if (strcmp(name, "net") == 0) {
+    tcase_add_test(tc, t_network);
+  } else if (strcmp(name, "privs") == 0) {
+    tcase_add_test(tc, t_fds_env);
+    tcase_add_test(tc, t_privileges);
+  } else if (strcmp(name, "resources") == 0) {
+    tcase_add_test(tc, t_fork_bomb);
+    tcase_add_test(tc, t_memory_hog);
+    tcase_add_test(tc, t_daemon_dies);
+    tcase_add_test(tc, t_timeout);
+  } else if (strcmp(name, "shell") == 0) {
+    tcase_add_test(tc, t_no_shell);
+    tcase_add_test(tc, t_exit_codes);
+  } else if (strcmp(name, "tools") == 0) {
+    tcase_add_test(tc, t_standard_tools);
+    tcase_add_test(tc, t_standard_make);
+    tcase_add_test(tc, t_standard_git);
+    tcase_add_test(tc, t_strict_tools);
+  } else if (strcmp(name, "features") == 0) {
+    tcase_add_test(tc, t_features);
+  } else
+    return false;
+  return true;
+}
+
+int main(int argc, char **argv)
+{
+  struct sbx_features f;
+  char why[256];
+  Suite *s;
+  TCase *tc;
+  SRunner *sr;
+  int failed;
+
+  static const char *const names[] = {"fs",    "proc",  "net",   "privs",   "resources",
+                                      "shell", "tools", "features", NULL};
+  bool known = false;
+  if (argc != 2)
+    return fprintf(stderr, "usage: %s SUITE\n", argv[0]), 2;
+  for (const char *const *n = names; *n; n++)
+    known |= strcmp(*n, argv[1]) == 0;
+  if (!known)
+    return fprintf(stderr, "unknown suite %s\n", argv[1]), 2;
+  sbx_probe_features(&f);
+  for (const char *const *n = (const char *const[]){"standard", "strict", "hardened", NULL}; *n;
+       n++) {
+    const struct cs_profile *p = cfx_profile(*n);
+    if (!p)
+      return fprintf(stderr, "profile %s missing (%s profiles)\n", *n, cfx_source()), 1;
+    if (sbx_profile_enforceable(p, &f, why, sizeof why) == -ENOTSUP) {
+      printf("SKIP: %s\n", why);
+      return 77;
+    }
+  }
+  cfx_release();
+  fprintf(stderr, "profiles: %s\n", cfx_source());
+  s = suite_create(argv[1]);
+  tc = tcase_create(argv[1]);
+  tcase_set_timeout(tc, 120);
+  tcase_add_checked_fixture(tc, ws_setup, ws_teardown);
+  add_suite(tc, argv[1]);
+  suite_add_tcase(s, tc);
+  sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? 1 : 0;
+}
