@@ -31,6 +31,9 @@
  * build knows the generated file names in advance). Caller frees. */
 char *emit_model_ident(const char *path);
 
+/* Markings in the safe set S: the rows of the C tables. */
+uint64_t emit_safe_set_size(const struct pn_analysis *a);
+
 /* The C tables: NAME.h declares `extern const struct cs_model_table
  * cs_model_<ident>;` and enums of place / transition indices, NAME.c
  * defines it (docs/table-format.md). header_name is how NAME.c includes

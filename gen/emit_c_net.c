@@ -408,7 +408,8 @@ static int emit_c_markings(FILE *out, struct emit_c_ctx *c) {
                " * initial marking (S0); row k holds the token count of each tracked place\n"
                " * (columns as in tracked_places). The comment repeats the marking by name\n"
                " * and gives the class: safe (some admission is allowed) or saturated (every\n"
-               " * admission is refused until progress is made).");
+               " * admission is refused until progress is made); deadlock only ever for S0,\n"
+               " * when nothing at all can fire in the initial marking.");
   fputs("/*", out);
   for (uint32_t j = 0; j < c->ntracked; j++) {
     fputc(' ', out);

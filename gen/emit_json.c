@@ -141,8 +141,7 @@ json_t *emit_json_report(const struct pn_net *net, const struct pn_analysis *a) 
           json_integer((json_int_t)pn_analysis_class_count(a, all[i])));
   }
   set(&b, root, "classes", classes);
-  set(&b, root, "safe_set", json_integer((json_int_t)(pn_analysis_class_count(a, PN_CLASS_SAFE) +
-                                                       pn_analysis_class_count(a, PN_CLASS_SATURATED))));
+  set(&b, root, "safe_set", json_integer((json_int_t)emit_safe_set_size(a)));
 
   json_t *bounds = json_object();
   const int64_t *bound = pn_analysis_bounds(a);

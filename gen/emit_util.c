@@ -1,6 +1,8 @@
 /* emit_util: see emit_util.h. */
 #include "emit_util.h"
 
+#include "emit.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,4 +120,10 @@ int emit_util_stream_status(FILE *out) {
   if (!ferror(out)) return 0;
   /* The failing write left its reason in errno (ENOSPC on a full disk). */
   return errno == ENOSPC || errno == EDQUOT || errno == EFBIG ? -errno : -EIO;
+}
+
+uint64_t emit_safe_set_size(const struct pn_analysis *a) {
+  uint64_t n = 0, states = pn_analysis_states(a);
+  for (uint64_t s = 0; s < states; s++) n += pn_analysis_in_safe_set(a, s);
+  return n;
 }

@@ -219,7 +219,8 @@ _Static_assert(sizeof tracked_places / sizeof tracked_places[0] == CS_MODEL_DEFA
  * initial marking (S0); row k holds the token count of each tracked place
  * (columns as in tracked_places). The comment repeats the marking by name
  * and gives the class: safe (some admission is allowed) or saturated (every
- * admission is refused until progress is made). */
+ * admission is refused until progress is made); deadlock only ever for S0,
+ * when nothing at all can fire in the initial marking. */
 /* v8_slots seccomp_slots wasm_slots tee_slots executing executing_v8 executing_seccomp executing_wasm executing_tee */
 static const uint32_t markings[] = {
   10, 4, 2, 1, 0, 0, 0, 0, 0, /* S0  v8_slots=10 seccomp_slots=4 wasm_slots=2 tee_slots=1 executing=0 executing_v8=0 executing_seccomp=0 executing_wasm=0 executing_tee=0  safe */

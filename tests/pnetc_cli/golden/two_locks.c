@@ -182,7 +182,8 @@ _Static_assert(sizeof tracked_places / sizeof tracked_places[0] == CS_MODEL_TWO_
  * initial marking (S0); row k holds the token count of each tracked place
  * (columns as in tracked_places). The comment repeats the marking by name
  * and gives the class: safe (some admission is allowed) or saturated (every
- * admission is refused until progress is made). */
+ * admission is refused until progress is made); deadlock only ever for S0,
+ * when nothing at all can fire in the initial marking. */
 /* lock_a lock_b w1_has_a w1_runs w2_has_b w2_runs */
 static const uint32_t markings[] = {
   1, 1, 0, 0, 0, 0, /* S0  lock_a=1 lock_b=1 w1_has_a=0 w1_runs=0 w2_has_b=0 w2_runs=0  safe */

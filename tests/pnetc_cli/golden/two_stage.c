@@ -182,7 +182,8 @@ _Static_assert(sizeof tracked_places / sizeof tracked_places[0] == CS_MODEL_TWO_
  * initial marking (S0); row k holds the token count of each tracked place
  * (columns as in tracked_places). The comment repeats the marking by name
  * and gives the class: safe (some admission is allowed) or saturated (every
- * admission is refused until progress is made). */
+ * admission is refused until progress is made); deadlock only ever for S0,
+ * when nothing at all can fire in the initial marking. */
 /* lanes slots build_waiting build_running import_waiting import_running */
 static const uint32_t markings[] = {
   2, 2, 0, 0, 0, 0, /* S0  lanes=2 slots=2 build_waiting=0 build_running=0 import_waiting=0 import_running=0  safe */
