@@ -421,6 +421,14 @@ int oci_import_file(const char *path, struct diag_source **srcp, struct sc_rules
   if (!root) {
     struct diag_loc loc = {.file = im.src, .line = jerr.line > 0 ? jerr.line : 1,
                            .col = jerr.column > 0 ? jerr.column : 1};
+    /* jansson's column is just past the token it names ("near 'tok'"):
+     * move the caret to the token's first character. */
+    const char *near = strstr(jerr.text, "near '");
+    if (near) {
+      const char *end = strrchr(near + 6, '\'');
+      int toklen = end ? (int)(end - (near + 6)) : 0;
+      if (toklen > 0 && loc.col > toklen) loc.col -= toklen - 1;
+    }
     diag_error(&loc, "malformed JSON: %s", jerr.text);
     return -EINVAL;
   }

@@ -574,6 +574,10 @@ static void nr_name(uint32_t arch, uint32_t nr, char *buf, size_t size) {
     snprintf(buf, size, "%s", name);
   else if (nr == UINT32_MAX)
     snprintf(buf, size, "-1");
+  else if (nr == NR_X32_BIT)
+    snprintf(buf, size, "x32 bit");
+  else if (nr > NR_X32_BIT)
+    snprintf(buf, size, "#%#" PRIx32, nr);
   else
     snprintf(buf, size, "#%" PRIu32, nr);
   free(name);
@@ -582,7 +586,9 @@ static void nr_name(uint32_t arch, uint32_t nr, char *buf, size_t size) {
 static void range_text(const struct plan *p, uint32_t lo, uint32_t hi, char *buf, size_t size) {
   char a[64], b[64];
   nr_name(p->rs->audit_arch, lo, a, sizeof a);
-  if (lo == hi) {
+  if (lo == hi && lo >= NR_X32_BIT) {
+    snprintf(buf, size, "%#" PRIx32 " %s", lo, a);
+  } else if (lo == hi) {
     snprintf(buf, size, "%" PRIu32 " %s", lo, a);
   } else if (p->x32_gate && lo == NR_X32_BIT && hi == UINT32_MAX - 1) {
     snprintf(buf, size, "[0x40000000, 0xfffffffe] x32 ABI");
@@ -720,16 +726,16 @@ static void emit_tree(struct emitter *e, int32_t node, int32_t *labels) {
   place(e, node_label(e, node, labels));
   if (n->kind == T_SPLIT) {
     const struct tnode *lo = &p->nodes[n->lo_child], *hi = &p->nodes[n->hi_child];
-    char nm[64];
+    char nm[64], kt[16];
     nr_name(p->rs->audit_arch, n->k, nm, sizeof nm);
+    snprintf(kt, sizeof kt, n->k >= NR_X32_BIT ? "%#" PRIx32 : "%" PRIu32, n->k);
     range_text(p, p->segs[lo->first_seg].lo, p->segs[lo->last_seg].hi, r1, sizeof r1);
     range_text(p, p->segs[hi->first_seg].lo, p->segs[hi->last_seg].hi, r2, sizeof r2);
     char ltxt[96] = "", htxt[96] = "";
     if (lo->kind == T_LEAF) leaf_text(p, lo->leaf, ltxt, sizeof ltxt);
     if (hi->kind == T_LEAF) leaf_text(p, hi->leaf, htxt, sizeof htxt);
     emit(e, BPF_JMP | BPF_JGE | BPF_K, n->k, node_label(e, n->hi_child, labels),
-         node_label(e, n->lo_child, labels), "nr >= %" PRIu32 " (%s)? yes: %s%s%s; no: %s%s%s",
-         n->k, nm, r2, htxt[0] ? " -> " : "", htxt, r1, ltxt[0] ? " -> " : "", ltxt);
+         node_label(e, n->lo_child, labels), "nr >= %s (%s)? yes: %s%s%s; no: %s%s%s", kt, nm, r2, htxt[0] ? " -> " : "", htxt, r1, ltxt[0] ? " -> " : "", ltxt);
     emit_tree(e, n->lo_child, labels);
     emit_tree(e, n->hi_child, labels);
   } else {
@@ -816,12 +822,23 @@ static void emit_cond(struct emitter *e, const struct sc_cond *c, int32_t t, int
     case SC_CMP_GE: {
       int32_t lo_lbl = new_label(e), eq_lbl = new_label(e);
       bool greater = c->op == SC_CMP_GT || c->op == SC_CMP_GE;
+      /* When the high words are equal the low word decides - unless its
+       * test is constant (x < 0, x >= 0, x <= 0xffffffff, x > 0xffffffff),
+       * then the equal case jumps straight to the answer. */
+      int lo_const = -1;
+      if ((c->op == SC_CMP_LT && vl == 0) || (c->op == SC_CMP_GT && vl == UINT32_MAX)) lo_const = 0;
+      if ((c->op == SC_CMP_GE && vl == 0) || (c->op == SC_CMP_LE && vl == UINT32_MAX)) lo_const = 1;
       load_word(e, hi_off, c->arg, true);
       emit(e, BPF_JMP | BPF_JGT | BPF_K, vh, greater ? t : f, eq_lbl, "%s > %#" PRIx32 "? (decides)",
            what, vh);
       place(e, eq_lbl);
-      emit(e, BPF_JMP | BPF_JEQ | BPF_K, vh, lo_lbl, greater ? f : t,
-           "%s == %#" PRIx32 "? (else it is below: decides)", what, vh);
+      emit(e, BPF_JMP | BPF_JEQ | BPF_K, vh, lo_const < 0 ? lo_lbl : lo_const ? t : f, greater ? f : t,
+           "%s == %#" PRIx32 "? (else it is below: decides)%s", what, vh,
+           lo_const < 0 ? "" : " equal: the low word cannot change the answer");
+      if (lo_const >= 0) {
+        e->known = -1;
+        return;
+      }
       place(e, lo_lbl);
       break;
     }
@@ -1234,10 +1251,11 @@ static void pseudo_tree(FILE *out, const struct plan *p, int32_t node, int depth
     pseudo_tree(out, p, n->lo_child, depth);
     return;
   }
-  char nm[64];
+  char nm[64], kt[16];
   nr_name(p->rs->audit_arch, n->k, nm, sizeof nm);
+  snprintf(kt, sizeof kt, n->k >= NR_X32_BIT ? "%#" PRIx32 : "%" PRIu32, n->k);
   indent(out, depth);
-  fprintf(out, "if (nr >= %" PRIu32 ") {  # %s\n", n->k, nm);
+  fprintf(out, "if (nr >= %s) {  # %s\n", kt, nm);
   pseudo_tree(out, p, n->hi_child, depth + 1);
   indent(out, depth);
   fprintf(out, "} else {\n");

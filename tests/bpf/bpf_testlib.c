@@ -314,3 +314,140 @@ bool tl_plain_allow(const struct sc_ruleset *rs, uint32_t nr) {
   while (n > 0 && sc_action_equal(list[n - 1]->action, fallback)) n--;
   return n == 0 && fallback.kind == SC_ACT_ALLOW;
 }
+
+/* ---- runc's way (libcontainer/seccomp), re-done here as the oracle ---- */
+
+#include <jansson.h>
+
+#include "oci_import.h"
+
+static uint32_t runc_action(json_t *e, const char *key, const char *errkey) {
+  const char *a = json_string_value(json_object_get(e, key));
+  json_t *er = json_object_get(e, errkey);
+  uint32_t data = json_is_integer(er) ? (uint32_t)json_integer_value(er) : 1;
+  if (!a) return UINT32_MAX;
+  if (!strcmp(a, "SCMP_ACT_ALLOW")) return SCMP_ACT_ALLOW;
+  if (!strcmp(a, "SCMP_ACT_ERRNO")) return SCMP_ACT_ERRNO(data);
+  if (!strcmp(a, "SCMP_ACT_KILL") || !strcmp(a, "SCMP_ACT_KILL_THREAD")) return SCMP_ACT_KILL_THREAD;
+  if (!strcmp(a, "SCMP_ACT_KILL_PROCESS")) return SCMP_ACT_KILL_PROCESS;
+  if (!strcmp(a, "SCMP_ACT_TRAP")) return SCMP_ACT_TRAP;
+  if (!strcmp(a, "SCMP_ACT_LOG")) return SCMP_ACT_LOG;
+  if (!strcmp(a, "SCMP_ACT_TRACE")) return SCMP_ACT_TRACE(data);
+  if (!strcmp(a, "SCMP_ACT_NOTIFY")) return SCMP_ACT_NOTIFY;
+  return UINT32_MAX;
+}
+
+static bool runc_has(json_t *arr, const char *s1, const char *s2) {
+  size_t i;
+  json_t *v;
+  json_array_foreach(arr, i, v) {
+    const char *s = json_string_value(v);
+    if (s && (!strcmp(s, s1) || !strcmp(s, s2))) return true;
+  }
+  return false;
+}
+
+static bool runc_applies(json_t *e) {
+  json_t *inc = json_object_get(e, "includes"), *exc = json_object_get(e, "excludes");
+  if (json_array_size(json_object_get(inc, "caps")) > 0) return false;
+  json_t *ia = json_object_get(inc, "arches");
+  if (json_array_size(ia) > 0 && !runc_has(ia, "amd64", "x86_64")) return false;
+  const char *mk = json_string_value(json_object_get(inc, "minKernel"));
+  if (mk) {
+    int maj = 0, min = 0;
+    sscanf(mk, "%d.%d", &maj, &min);
+    if (maj > OCI_ASSUMED_KERNEL_MAJOR || (maj == OCI_ASSUMED_KERNEL_MAJOR && min > OCI_ASSUMED_KERNEL_MINOR))
+      return false;
+  }
+  if (runc_has(json_object_get(exc, "arches"), "amd64", "x86_64")) return false;
+  return true;
+}
+
+static enum scmp_compare runc_op(const char *op) {
+  static const struct {
+    const char *name;
+    enum scmp_compare op;
+  } ops[] = {{"SCMP_CMP_EQ", SCMP_CMP_EQ}, {"SCMP_CMP_NE", SCMP_CMP_NE}, {"SCMP_CMP_LT", SCMP_CMP_LT},
+             {"SCMP_CMP_LE", SCMP_CMP_LE}, {"SCMP_CMP_GT", SCMP_CMP_GT}, {"SCMP_CMP_GE", SCMP_CMP_GE},
+             {"SCMP_CMP_MASKED_EQ", SCMP_CMP_MASKED_EQ}};
+  for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+    if (op && !strcmp(op, ops[i].name)) return ops[i].op;
+  return _SCMP_CMP_MIN;
+}
+
+int tl_runc_filter(const char *path, struct sock_filter **insns, uint32_t *len) {
+  json_error_t jerr;
+  json_t *root = json_load_file(path, 0, &jerr);
+  scmp_filter_ctx ctx = NULL;
+  int rc = 0, fd = -1;
+  *insns = NULL;
+  *len = 0;
+  if (!root) return -EINVAL;
+  uint32_t def = runc_action(root, "defaultAction", "defaultErrnoRet");
+  ctx = seccomp_init(def);
+  if (!ctx) {
+    rc = -EINVAL;
+    goto done;
+  }
+  /* Our import refuses foreign ABIs with kill-process (runc would add
+   * the sub-architectures instead); the oracle is told the same. */
+  rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+  size_t i, j;
+  json_t *e, *nm;
+  json_array_foreach(json_object_get(root, "syscalls"), i, e) {
+    if (rc) break;
+    if (!runc_applies(e)) continue;
+    uint32_t act = runc_action(e, "action", "errnoRet");
+    if (act == def) continue;
+    json_array_foreach(json_object_get(e, "names"), j, nm) {
+      int nr = seccomp_syscall_resolve_name(json_string_value(nm));
+      if (nr == __NR_SCMP_ERROR || nr < 0) continue;
+      json_t *args = json_object_get(e, "args");
+      size_t n = json_array_size(args), k;
+      struct scmp_arg_cmp cmp[16];
+      unsigned count[6] = {0};
+      bool multi = false;
+      json_t *a;
+      if (n > 16) {
+        rc = -E2BIG;
+        break;
+      }
+      json_array_foreach(args, k, a) {
+        cmp[k].arg = (unsigned)json_integer_value(json_object_get(a, "index"));
+        cmp[k].op = runc_op(json_string_value(json_object_get(a, "op")));
+        cmp[k].datum_a = (uint64_t)json_integer_value(json_object_get(a, "value"));
+        cmp[k].datum_b = (uint64_t)json_integer_value(json_object_get(a, "valueTwo"));
+        if (cmp[k].arg < 6 && ++count[cmp[k].arg] > 1) multi = true;
+      }
+      if (n == 0)
+        rc = seccomp_rule_add(ctx, act, nr, 0);
+      else if (multi)
+        for (k = 0; k < n && !rc; k++) rc = seccomp_rule_add_array(ctx, act, nr, 1, &cmp[k]);
+      else
+        rc = seccomp_rule_add_array(ctx, act, nr, (unsigned)n, cmp);
+      if (rc) break;
+    }
+  }
+  if (rc) goto done;
+  fd = memfd_create("runc-bpf", 0);
+  if (fd < 0 || seccomp_export_bpf(ctx, fd) != 0) {
+    rc = -EIO;
+    goto done;
+  }
+  off_t size = lseek(fd, 0, SEEK_END);
+  *insns = xrealloc(NULL, (size_t)size);
+  if (pread(fd, *insns, (size_t)size, 0) != size) {
+    rc = -EIO;
+    goto done;
+  }
+  *len = (uint32_t)(size / sizeof(struct sock_filter));
+done:
+  if (rc) {
+    free(*insns);
+    *insns = NULL;
+  }
+  if (fd >= 0) close(fd);
+  if (ctx) seccomp_release(ctx);
+  json_decref(root);
+  return rc;
+}

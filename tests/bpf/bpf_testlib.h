@@ -62,4 +62,12 @@ size_t tl_compare(const struct sc_ruleset *rs, const struct sock_filter *mine, u
 /* Whether number nr is decided as a plain allow (no argument looked at). */
 bool tl_plain_allow(const struct sc_ruleset *rs, uint32_t nr);
 
+/* The filter runc builds for an OCI profile, written independently of
+ * dsl/oci_import.c: entries filtered for a capability-less x86_64 process
+ * (includes.caps skipped, arches matched against amd64, minKernel against
+ * the same baseline), unknown names and default-action entries skipped,
+ * conditions naming one argument twice added as one rule each, the rest
+ * with seccomp_rule_add_array. 0 or -errno (libseccomp's refusal). */
+int tl_runc_filter(const char *path, struct sock_filter **insns, uint32_t *len);
+
 #endif

@@ -14,6 +14,7 @@
 #include "bpf_gen.h"
 #include "bpf_interp.h"
 #include "bpf_testlib.h"
+#include "emit_oci.h"
 #include "oci_import.h"
 
 #define C32(a, o, v) {.arg = (a), .op = (o), .value = (v), .is32 = true}
@@ -218,8 +219,22 @@ START_TEST(test_rule_sets) {
   const struct case_def *c = &cases[_i];
   struct sc_ruleset rs;
   struct bpf_program_out p;
+  char *msg = NULL;
+  size_t msglen = 0;
+  FILE *mem = open_memstream(&msg, &msglen);
   c->build(&rs);
+  diag_set_stream(mem);
   int rc = bpf_compile(&rs, &p);
+  diag_set_stream(stderr);
+  fclose(mem);
+  /* A policy too big for the kernel says so, naming the rule set and the
+   * limit; a good one prints nothing. */
+  if (rc == -E2BIG)
+    ck_assert_msg(strstr(msg, c->name[0] == 't' ? "too big" : "") && strstr(msg, "BPF_MAXINSNS"),
+                  "message: %s", msg);
+  else
+    ck_assert_msg(msglen == 0, "unexpected message: %s", msg);
+  free(msg);
   ck_assert_msg(rc == c->want_rc, "%s: bpf_compile returned %d, want %d", c->name, rc, c->want_rc);
   if (rc == 0) {
     check_program(&rs, &p);
@@ -323,13 +338,165 @@ START_TEST(test_validator) {
 }
 END_TEST
 
+/* An OCI profile imported by us decides every input like the filter runc
+ * builds with libseccomp from the same JSON (tl_runc_filter, written
+ * independently of the importer), and survives export + re-import. */
+static void check_oci_profile(const char *path) {
+  struct diag_source *src = NULL, *src2 = NULL;
+  struct sc_ruleset rs, rs2;
+  struct oci_import_report rep, rep2;
+  struct bpf_program_out p, p2;
+  ck_assert_int_eq(oci_import_file(path, &src, &rs, &rep), 0);
+  ck_assert_int_eq(bpf_compile(&rs, &p), 0);
+  check_program(&rs, &p);
+
+  struct sock_filter *runc = NULL;
+  uint32_t runc_len = 0;
+  int rc = tl_runc_filter(path, &runc, &runc_len);
+  ck_assert_msg(rc == 0, "%s: libseccomp refused the profile the runc way (%d)", path, rc);
+  struct tl_inputs in;
+  tl_make_inputs(&rs, &in);
+  size_t bad = tl_compare(&rs, p.insns, p.len, runc, runc_len, &in, stderr);
+  ck_assert_msg(bad == 0, "%s: %zu of %zu inputs decided unlike runc's filter", path, bad, in.n);
+
+  /* Round trip through --emit oci. */
+  char tmp[] = "/tmp/cs_oci_rt_XXXXXX.json";
+  int fd = mkstemps(tmp, 5);
+  ck_assert_int_ge(fd, 0);
+  FILE *f = fdopen(fd, "w");
+  ck_assert_int_eq(oci_export_ruleset(f, &rs), 0);
+  ck_assert_int_eq(fclose(f), 0);
+  ck_assert_int_eq(oci_import_file(tmp, &src2, &rs2, &rep2), 0);
+  ck_assert_int_eq(bpf_compile(&rs2, &p2), 0);
+  bad = tl_compare(&rs, p2.insns, p2.len, NULL, 0, &in, stderr);
+  ck_assert_msg(bad == 0, "%s: the exported profile decides %zu inputs differently", path, bad);
+  unlink(tmp);
+
+  tl_inputs_free(&in);
+  free(runc);
+  bpf_program_out_free(&p);
+  bpf_program_out_free(&p2);
+  sc_ruleset_free(&rs);
+  sc_ruleset_free(&rs2);
+  oci_import_report_free(&rep);
+  oci_import_report_free(&rep2);
+  diag_source_free(src);
+  diag_source_free(src2);
+}
+
+START_TEST(test_oci_overlap) {
+  check_oci_profile(CS_BPF_TEST_DATA "/overlap.json");
+  /* What the import reports. */
+  struct diag_source *src = NULL;
+  struct sc_ruleset rs;
+  struct oci_import_report rep;
+  ck_assert_int_eq(oci_import_file(CS_BPF_TEST_DATA "/overlap.json", &src, &rs, &rep), 0);
+  ck_assert_uint_eq(rep.n_unknown, 2); /* no_such_call, _llseek */
+  ck_assert_uint_eq(rep.skipped_caps, 1);
+  ck_assert_uint_eq(rep.skipped_arch, 2);
+  ck_assert_uint_eq(rep.skipped_kernel, 1);
+  ck_assert_uint_eq(rep.skipped_default, 1);
+  sc_ruleset_free(&rs);
+  oci_import_report_free(&rep);
+  diag_source_free(src);
+}
+END_TEST
+
+START_TEST(test_moby_runc) { check_oci_profile(moby_path()); }
+END_TEST
+
+/* Bad profiles: file:line:col: error: + the line + a caret, -EINVAL. */
+static const struct {
+  const char *file;
+  const char *want;
+} bad_profiles[] = {
+    {"malformed.json", "malformed.json:4:24: error: malformed JSON"},
+    {"bad_action.json", "bad_action.json:4:35: error: unknown seccomp action 'SCMP_ACT_MAYBE'"},
+    {"conflict.json", "conflict.json:5:16: error: 'socket' has rules with different actions"},
+};
+
+START_TEST(test_oci_errors) {
+  char path[512], *buf = NULL;
+  size_t len = 0;
+  snprintf(path, sizeof path, "%s/%s", CS_BPF_TEST_DATA, bad_profiles[_i].file);
+  FILE *mem = open_memstream(&buf, &len);
+  diag_set_stream(mem);
+  struct diag_source *src = NULL;
+  struct sc_ruleset rs;
+  struct oci_import_report rep;
+  int rc = oci_import_file(path, &src, &rs, &rep);
+  diag_set_stream(stderr);
+  fclose(mem);
+  ck_assert_int_eq(rc, -EINVAL);
+  ck_assert_msg(strstr(buf, bad_profiles[_i].want) != NULL, "got:\n%s\nwant: %s", buf, bad_profiles[_i].want);
+  ck_assert_msg(strstr(buf, "^\n") != NULL, "no caret line in:\n%s", buf);
+  ck_assert_uint_eq(rs.nrules, 0);
+  free(buf);
+  oci_import_report_free(&rep);
+  diag_source_free(src);
+}
+END_TEST
+
+/* Golden disassembly + pseudo-code of a small rule set. */
+static void rs_golden(struct sc_ruleset *rs) {
+  tl_init(rs, A_ERRNO(EPERM));
+  rs->name = "golden";
+  tl_rule(rs, "read", A_ALLOW);
+  tl_rule(rs, "write", A_ALLOW);
+  tl_rule(rs, "close", A_ALLOW);
+  tl_rule(rs, "exit_group", A_ALLOW);
+  struct sc_cond t = C32(1, SC_CMP_EQ, TIOCSTI);
+  tl_clause(rs, tl_rule(rs, "ioctl", A_ERRNO(EACCES)), &t, 1);
+  tl_rule(rs, "ioctl", A_ALLOW);
+  struct sc_cond l = C64(1, SC_CMP_LT, 0x100000000ull);
+  tl_clause(rs, tl_rule(rs, "lseek", A_ALLOW), &l, 1);
+  tl_rule(rs, "ptrace", A_KILLP);
+}
+
+START_TEST(test_golden_disasm) {
+  struct sc_ruleset rs;
+  struct bpf_program_out p;
+  char *buf = NULL;
+  size_t len = 0;
+  rs_golden(&rs);
+  ck_assert_int_eq(bpf_compile(&rs, &p), 0);
+  FILE *mem = open_memstream(&buf, &len);
+  bpf_write_disasm(mem, &p);
+  fputc('\n', mem);
+  bpf_write_pseudocode(mem, &rs);
+  fclose(mem);
+  const char *golden = CS_BPF_GOLDEN_DIR "/small.disasm";
+  if (getenv("CS_UPDATE_GOLDEN")) {
+    FILE *g = fopen(golden, "w");
+    ck_assert_ptr_nonnull(g);
+    fwrite(buf, 1, len, g);
+    fclose(g);
+  }
+  FILE *g = fopen(golden, "r");
+  ck_assert_msg(g != NULL, "missing %s (regenerate with CS_UPDATE_GOLDEN=1)", golden);
+  char *want = calloc(1, len + 2);
+  size_t got = fread(want, 1, len + 1, g);
+  fclose(g);
+  ck_assert_msg(got == len && memcmp(want, buf, len) == 0,
+                "disassembly differs from %s:\n%s", golden, buf);
+  free(want);
+  free(buf);
+  bpf_program_out_free(&p);
+  sc_ruleset_free(&rs);
+}
+END_TEST
+
 static Suite *suite(bool moby) {
   Suite *s = suite_create("bpf");
   TCase *tc = tcase_create(moby ? "moby" : "core");
   tcase_set_timeout(tc, 60);
   if (moby) {
     tcase_add_test(tc, test_moby_default);
+    tcase_add_test(tc, test_moby_runc);
   } else {
+    tcase_add_test(tc, test_oci_overlap);
+    tcase_add_loop_test(tc, test_oci_errors, 0, (int)(sizeof bad_profiles / sizeof *bad_profiles));
+    tcase_add_test(tc, test_golden_disasm);
     tcase_add_loop_test(tc, test_rule_sets, 0, (int)(sizeof cases / sizeof *cases));
     tcase_add_test(tc, test_tiocsti_high_bits);
     tcase_add_test(tc, test_validator);
