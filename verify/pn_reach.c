@@ -28,19 +28,46 @@ static size_t pnr_page_round(size_t bytes) {
   return (bytes + 4095) & ~(size_t)4095;
 }
 
+#define PNR_HUGE ((size_t)2 << 20)
+
+/* An address range of bytes aligned to 2 MiB (huge pages only back
+ * aligned extents), still inaccessible. */
+static void *pnr_reserve(size_t bytes) {
+  uint8_t *p = mmap(NULL, bytes + PNR_HUGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                    -1, 0);
+  if (p == MAP_FAILED) return NULL;
+  uint8_t *al = (uint8_t *)(((uintptr_t)p + PNR_HUGE - 1) & ~(uintptr_t)(PNR_HUGE - 1));
+  if (al > p) munmap(p, (size_t)(al - p));
+  size_t tail = (size_t)(p + bytes + PNR_HUGE - (al + bytes));
+  if (tail) munmap(al + bytes, tail);
+  return al;
+}
+
 static void *pnr_map(size_t bytes) {
   bytes = pnr_page_round(bytes);
-  void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) return NULL;
+  void *r = pnr_reserve(bytes);
+  if (!r) return NULL;
+  void *p = mmap(r, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+  if (p == MAP_FAILED) {
+    munmap(r, bytes);
+    return NULL;
+  }
   (void)madvise(p, bytes, MADV_HUGEPAGE); /* a hint: fine if refused */
   return p;
 }
 
 static void *pnr_remap(void *old, size_t old_bytes, size_t bytes) {
   if (!old) return pnr_map(bytes);
-  void *p = mremap(old, pnr_page_round(old_bytes), pnr_page_round(bytes), MREMAP_MAYMOVE);
-  if (p == MAP_FAILED) return NULL;
-  (void)madvise(p, pnr_page_round(bytes), MADV_HUGEPAGE);
+  bytes = pnr_page_round(bytes);
+  void *r = pnr_reserve(bytes);
+  if (!r) return NULL;
+  /* Moving the pages (no copy) onto the aligned range keeps them huge. */
+  void *p = mremap(old, pnr_page_round(old_bytes), bytes, MREMAP_MAYMOVE | MREMAP_FIXED, r);
+  if (p == MAP_FAILED) {
+    munmap(r, bytes);
+    return NULL;
+  }
+  (void)madvise(p, bytes, MADV_HUGEPAGE);
   return p;
 }
 
@@ -293,7 +320,7 @@ static int pnr_widen(struct pn_analysis *a, const uint32_t *tokens) {
   nbuf_b = calloc(nl.nwords, sizeof *nbuf_b);
   if (!nbuf_a || !nbuf_b) goto fail;
   if (nl.nwords > old.nwords) {
-    uint64_t *sb = realloc(a->succ_buf, (size_t)(a->ntrans + 1) * nl.nwords * sizeof *sb);
+    uint64_t *sb = realloc(a->succ_buf, a->succ_cap * nl.nwords * sizeof *sb);
     if (!sb) goto fail;
     a->succ_buf = sb;
   }
@@ -541,11 +568,68 @@ static int pnr_insert(struct pn_analysis *a, const uint32_t *tokens) {
   return pnr_insert_packed(a, tokens, a->buf_a, pnr_hash(a->buf_a, a->lay.nwords));
 }
 
+/* Fills a->succ_buf / succ_hash with the successors of the states
+ * [first, first + count), state i's starting at succ_start[i]; prefetches
+ * their table slots. Widens the store (and starts over) when a count
+ * outgrows its field. */
+static int pnr_expand_batch(struct pn_analysis *a, uint64_t first, uint32_t count,
+                            uint32_t *succ_start) {
+  int rc;
+  uint32_t n = a->ntracked;
+  uint32_t *tok = a->tok_a;
+restart:;
+  uint32_t nw = a->lay.nwords, nsucc = 0;
+  for (uint32_t i = 0; i < count; i++) {
+    succ_start[i] = nsucc;
+    pnr_load(a, first + i, a->buf_b);
+    pnr_decode(a, a->buf_b, tok);
+    for (uint32_t t = 0; t < a->ntrans; t++) {
+      const struct pnr_trans *tr = &a->trans[t];
+      bool enabled = true;
+      for (uint32_t k = 0; k < tr->npre; k++)
+        if (tok[tr->pre[k].slot] < tr->pre[k].weight) {
+          enabled = false;
+          break;
+        }
+      if (!enabled) continue;
+      uint64_t *b = a->succ_buf + (size_t)nsucc * nw;
+      if (!pnr_fire_packed(a, tr, tok, a->buf_b, b)) {
+        uint32_t *next = a->succ_tok;
+        if (!pnr_fire(tr, tok, next, n)) return -EOVERFLOW;
+        if ((rc = pnr_make_fit(a, next))) return rc;
+        goto restart;
+      }
+      a->succ_hash[nsucc] = pnr_hash(b, nw);
+      __builtin_prefetch(&a->table[a->succ_hash[nsucc] & a->table_mask]);
+      nsucc++;
+    }
+  }
+  succ_start[count] = nsucc;
+  return 0;
+}
+
+/* Prefetches the stored state behind the first fingerprint match of each
+ * successor's slot, so the key comparisons of a batch overlap too. */
+static void pnr_prefetch_keys(const struct pn_analysis *a, uint32_t nsucc) {
+  uint64_t imask = pnr_mask_bits(a->idx_bits);
+  for (uint32_t k = 0; k < nsucc; k++) {
+    uint64_t h = a->succ_hash[k];
+    uint32_t e = a->table[h & a->table_mask];
+    if (e && (uint32_t)((uint64_t)e >> a->idx_bits) == pnr_fingerprint(a, h))
+      __builtin_prefetch(&a->store[(((e & imask) - 1) * a->lay.bits) >> 6]);
+  }
+}
+
+void pnr_batch_prefetch_keys(const struct pn_analysis *a, uint32_t nsucc) {
+  pnr_prefetch_keys(a, nsucc);
+}
+
 static int pnr_explore(struct pn_analysis *a, bool show_progress) {
   int rc;
   const struct pn_net *net = a->net;
-  uint32_t n = a->ntracked, nsucc;
+  uint32_t n = a->ntracked;
   uint32_t *tok = a->tok_a;
+  uint32_t succ_start[PNR_BATCH + 1];
   struct pnr_progress prog = {show_progress, 0, 0};
   prog.start = prog.last = pnr_now();
 
@@ -557,60 +641,32 @@ static int pnr_explore(struct pn_analysis *a, bool show_progress) {
   if ((rc = pnr_table_rebuild(a, 1024)) || (rc = pnr_level_push(a, 0)) || (rc = pnr_insert(a, tok)))
     goto out;
 
-  uint64_t level_end = 1;
-  for (uint64_t cur = 0; cur < a->nstates; cur++) {
-    if (cur == level_end) {
-      if ((rc = pnr_level_push(a, cur))) goto out;
-      level_end = a->nstates;
-    }
-    pnr_load(a, cur, a->buf_b);
-    pnr_decode(a, a->buf_b, tok);
-    /* Pass 1: every successor, packed directly from the packed state;
-     * hash it and prefetch its table slot so the misses overlap. When a
-     * count outgrows its field, widen the store and start the state over. */
-    uint32_t nw;
-  restart:
-    nw = a->lay.nwords;
-    nsucc = 0;
-    for (uint32_t t = 0; t < a->ntrans; t++) {
-      const struct pnr_trans *tr = &a->trans[t];
-      bool enabled = true;
-      for (uint32_t i = 0; i < tr->npre; i++)
-        if (tok[tr->pre[i].slot] < tr->pre[i].weight) {
-          enabled = false;
-          break;
-        }
-      if (!enabled) continue;
-      uint64_t *b = a->succ_buf + (size_t)nsucc * nw;
-      if (!pnr_fire_packed(a, tr, tok, a->buf_b, b)) {
-        uint32_t *next = a->succ_tok;
-        if (!pnr_fire(tr, tok, next, n)) {
-          rc = -EOVERFLOW;
+  /* States are expanded in batches, in three passes (successors + slot
+   * prefetch, key prefetch, insertion), so that the cache misses of a
+   * whole batch overlap instead of being paid one after another. Inserting
+   * in state order keeps the store in breadth-first order. */
+  uint64_t level_end = 1, next_progress = 0;
+  for (uint64_t cur = 0; cur < a->nstates;) {
+    uint64_t avail = a->nstates - cur;
+    uint32_t count = avail < PNR_BATCH ? (uint32_t)avail : PNR_BATCH;
+    if ((rc = pnr_expand_batch(a, cur, count, succ_start))) goto out;
+    pnr_prefetch_keys(a, succ_start[count]);
+    uint32_t nw = a->lay.nwords;
+    for (uint32_t i = 0; i < count; i++, cur++) {
+      if (cur == level_end) {
+        if ((rc = pnr_level_push(a, cur))) goto out;
+        level_end = a->nstates;
+      }
+      if (succ_start[i] == succ_start[i + 1]) pnr_set(a->dead, cur);
+      a->edges += succ_start[i + 1] - succ_start[i];
+      for (uint32_t k = succ_start[i]; k < succ_start[i + 1]; k++)
+        if ((rc = pnr_insert_packed(a, NULL, a->succ_buf + (size_t)k * nw, a->succ_hash[k])))
           goto out;
-        }
-        if ((rc = pnr_make_fit(a, next))) goto out;
-        pnr_encode(a, tok, a->buf_b);
-        goto restart;
-      }
-      a->succ_hash[nsucc] = pnr_hash(b, nw);
-      __builtin_prefetch(&a->table[a->succ_hash[nsucc] & a->table_mask]);
-      nsucc++;
     }
-    a->edges += nsucc;
-    if (!nsucc) pnr_set(a->dead, cur);
-    /* Pass 2b: prefetch the stored state each table hit points at. */
-    for (uint32_t k = 0; k < nsucc; k++) {
-      uint32_t e = a->table[a->succ_hash[k] & a->table_mask];
-      if (e) {
-        uint64_t idx = (e & pnr_mask_bits(a->idx_bits)) - 1;
-        __builtin_prefetch(&a->store[(idx * a->lay.bits) >> 6]);
-      }
+    if (prog.on && cur >= next_progress) {
+      pnr_progress_print(a, &prog, false);
+      next_progress = cur + 65536;
     }
-    /* Pass 3: insert. */
-    for (uint32_t k = 0; k < nsucc; k++)
-      if ((rc = pnr_insert_packed(a, NULL, a->succ_buf + (size_t)k * nw, a->succ_hash[k])))
-        goto out;
-    if (prog.on && (cur & 0xffff) == 0) pnr_progress_print(a, &prog, false);
   }
   if (prog.on) pnr_progress_print(a, &prog, true);
   rc = 0;
@@ -654,9 +710,10 @@ int pn_analyze(const struct pn_net *net, const struct pn_analysis_opts *opts,
   pnr_layout_compute(&a->lay, a->ntracked);
   a->buf_a = calloc(a->lay.nwords, sizeof *a->buf_a);
   a->buf_b = calloc(a->lay.nwords, sizeof *a->buf_b);
-  a->succ_tok = calloc((size_t)(a->ntrans + 1) * n, sizeof *a->succ_tok);
-  a->succ_buf = calloc((size_t)(a->ntrans + 1) * a->lay.nwords, sizeof *a->succ_buf);
-  a->succ_hash = calloc(a->ntrans + 1, sizeof *a->succ_hash);
+  a->succ_cap = (size_t)PNR_BATCH * a->ntrans + 1;
+  a->succ_tok = calloc(a->succ_cap * n, sizeof *a->succ_tok);
+  a->succ_buf = calloc(a->succ_cap * a->lay.nwords, sizeof *a->succ_buf);
+  a->succ_hash = calloc(a->succ_cap, sizeof *a->succ_hash);
   if (!a->buf_a || !a->buf_b || !a->succ_tok || !a->succ_buf || !a->succ_hash) goto fail;
   if ((rc = pnr_trans_pack(a)) || (rc = pnr_assert_init(a))) goto fail;
   if ((rc = pnr_explore(a, opts && opts->show_progress))) goto fail;

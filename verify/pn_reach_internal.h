@@ -13,6 +13,8 @@
 /* A state is at most this many 64-bit words once unpacked: 32 bits per
  * tracked place at worst. */
 #define PNR_MAX_WIDTH 32u
+/* States expanded together so their memory accesses overlap. */
+#define PNR_BATCH 16u
 
 /* One (tracked place, weight) pair of a compiled transition. */
 struct pnr_arc {
@@ -90,10 +92,12 @@ struct pn_analysis {
   /* Scratch buffers (nwords / ntracked entries) for the single-threaded walk. */
   uint64_t *buf_a, *buf_b;
   uint32_t *tok_a, *tok_b;
-  /* Successors of the state being expanded: ntrans markings, packed
-   * states and hashes, so the table slots can be prefetched in a batch. */
+  /* Successors (or predecessors) of a batch of PNR_BATCH states: packed
+   * states and hashes, so the table slots can be prefetched together;
+   * succ_cap = PNR_BATCH * ntrans + 1 entries. */
   uint32_t *succ_tok;
   uint64_t *succ_buf, *succ_hash;
+  size_t succ_cap;
 };
 
 /* Unpacks state s into buf (lay.nwords words). */
@@ -110,6 +114,8 @@ uint64_t pnr_state_hash(const struct pn_analysis *a, const uint64_t *buf);
 void pnr_prefetch(const struct pn_analysis *a, uint64_t h);
 int64_t pnr_lookup_hashed(const struct pn_analysis *a, const uint64_t *buf, uint64_t h);
 bool pnr_fits_tokens(const struct pn_analysis *a, const uint32_t *tokens);
+/* Prefetches the stored keys of succ_hash[0..n) (after their slots). */
+void pnr_batch_prefetch_keys(const struct pn_analysis *a, uint32_t n);
 
 /* Packed firing (see pnr_trans.add): true when every increased field still
  * fits its width; tokens are the decoded source state. */

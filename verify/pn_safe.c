@@ -32,29 +32,38 @@ struct pnr_bitsets {
  * take_if_set == pnr_bit(x, p) and not already marked in v; taken states
  * are marked in v (v may be x itself) and in the next frontier n. */
 static bool pnr_backward_step(struct pn_analysis *a, struct pnr_bitsets *b, bool progress_only,
-                              uint64_t *v, uint32_t *tok, uint32_t *pred) {
-  (void)pred;
+                              uint64_t *v, uint32_t *tok) {
   bool any = false;
   uint32_t nw = a->lay.nwords;
+  uint64_t batch[PNR_BATCH];
+  uint32_t nb = 0;
   memset(b->n, 0, b->words * sizeof *b->n);
-  for (size_t w = 0; w < b->words; w++) {
-    uint64_t bits = b->f[w];
-    while (bits) {
-      uint64_t s = w * 64 + (uint64_t)__builtin_ctzll(bits);
-      bits &= bits - 1;
-      pnr_load(a, s, a->buf_b);
-      pnr_decode(a, a->buf_b, tok);
-      /* All predecessors first, prefetching their table slots, so the
-       * cache misses overlap (as in the forward search). */
-      uint32_t np = 0;
-      for (uint32_t t = 0; t < a->ntrans; t++) {
-        if (progress_only && a->trans[t].admission) continue;
-        uint64_t *pb = a->succ_buf + (size_t)np * nw;
-        if (!pnr_unfire_packed(a, &a->trans[t], tok, a->buf_b, pb)) continue;
-        a->succ_hash[np] = pnr_state_hash(a, pb);
-        pnr_prefetch(a, a->succ_hash[np]);
-        np++;
+  for (size_t w = 0; w <= b->words; w++) {
+    uint64_t bits = w < b->words ? b->f[w] : 0;
+    while (bits || (w == b->words && nb)) {
+      if (bits) {
+        batch[nb++] = w * 64 + (uint64_t)__builtin_ctzll(bits);
+        bits &= bits - 1;
+        if (nb < PNR_BATCH && (bits || w + 1 < b->words)) continue;
       }
+      /* A batch of frontier states: all their predecessors first, with
+       * slot and key prefetches, then the lookups (as in the forward
+       * search, so the cache misses overlap). */
+      uint32_t np = 0;
+      for (uint32_t i = 0; i < nb; i++) {
+        pnr_load(a, batch[i], a->buf_b);
+        pnr_decode(a, a->buf_b, tok);
+        for (uint32_t t = 0; t < a->ntrans; t++) {
+          if (progress_only && a->trans[t].admission) continue;
+          uint64_t *pb = a->succ_buf + (size_t)np * nw;
+          if (!pnr_unfire_packed(a, &a->trans[t], tok, a->buf_b, pb)) continue;
+          a->succ_hash[np] = pnr_state_hash(a, pb);
+          pnr_prefetch(a, a->succ_hash[np]);
+          np++;
+        }
+      }
+      nb = 0;
+      pnr_batch_prefetch_keys(a, np);
       for (uint32_t k = 0; k < np; k++) {
         int64_t p = pnr_lookup_hashed(a, a->succ_buf + (size_t)k * nw, a->succ_hash[k]);
         if (p < 0) continue;
@@ -118,7 +127,7 @@ int pnr_compute_safe(struct pn_analysis *a) {
     if (pnr_bit(b.x, 0)) {
       pnr_set(b.v, 0);
       pnr_set(b.f, 0);
-      while (pnr_backward_step(a, &b, false, b.v, tok, pred)) {
+      while (pnr_backward_step(a, &b, false, b.v, tok)) {
       }
     }
     /* Removed = X \ V becomes the frontier of the closure. */
@@ -131,7 +140,7 @@ int pnr_compute_safe(struct pn_analysis *a) {
     if (!removed) break;
     /* Step 2: a progress step cannot be refused, so a marking with one into
      * a removed marking must go too, transitively. */
-    while (pnr_backward_step(a, &b, true, b.x, tok, pred)) {
+    while (pnr_backward_step(a, &b, true, b.x, tok)) {
     }
   }
   a->safe = b.x;

@@ -1,0 +1,407 @@
+/* Unit tests of verify/ (docs/analysis.md): classes on nets whose unsafe
+ * markings are known by hand, shortest traces, limits, the adaptive width,
+ * and a cross-check of everything against tests/analysis/naive.c on
+ * hand-built and random nets. */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "naive.h"
+#include "net_build.h"
+#include "pn_analysis.h"
+
+/* Two jobs take locks A and B in opposite orders: the textbook deadlock.
+ * Each job is admitted (slot_i), then takes its locks as progress steps. */
+static struct pn_net *two_locks(void) {
+  struct pn_net *net = nb_new("two_locks");
+  nb_place(net, "pending", PN_PLACE_SOURCE, 0);
+  nb_place(net, "done", PN_PLACE_SINK, 0);
+  nb_place(net, "A", PN_PLACE_TRACKED, 1);
+  nb_place(net, "B", PN_PLACE_TRACKED, 1);
+  nb_place(net, "slot1", PN_PLACE_TRACKED, 1);
+  nb_place(net, "slot2", PN_PLACE_TRACKED, 1);
+  nb_place(net, "W1", PN_PLACE_TRACKED, 0);
+  nb_place(net, "H1A", PN_PLACE_TRACKED, 0);
+  nb_place(net, "H1AB", PN_PLACE_TRACKED, 0);
+  nb_place(net, "W2", PN_PLACE_TRACKED, 0);
+  nb_place(net, "H2B", PN_PLACE_TRACKED, 0);
+  nb_place(net, "H2AB", PN_PLACE_TRACKED, 0);
+  nb_trans(net, "admit_1", PN_ADMISSION, "pending slot1", "W1");
+  nb_trans(net, "grabA_1", PN_PROGRESS, "W1 A", "H1A");
+  nb_trans(net, "grabB_1", PN_PROGRESS, "H1A B", "H1AB");
+  nb_trans(net, "complete_1", PN_PROGRESS, "H1AB", "A B slot1 done");
+  nb_trans(net, "admit_2", PN_ADMISSION, "pending slot2", "W2");
+  nb_trans(net, "grabB_2", PN_PROGRESS, "W2 B", "H2B");
+  nb_trans(net, "grabA_2", PN_PROGRESS, "H2B A", "H2AB");
+  nb_trans(net, "complete_2", PN_PROGRESS, "H2AB", "A B slot2 done");
+  return net;
+}
+
+static struct pn_analysis *analyze(const struct pn_net *net, uint64_t max) {
+  struct pn_analysis_opts o = {.max_states = max};
+  struct pn_analysis *a = NULL;
+  ck_assert_int_eq(pn_analyze(net, &o, &a), 0);
+  return a;
+}
+
+/* Fires trace from the initial marking; returns the state reached. */
+static int64_t replay(const struct pn_analysis *a, const uint32_t *trace, uint32_t n) {
+  int64_t s = 0;
+  for (uint32_t i = 0; i < n && s >= 0; i++) s = pn_analysis_successor(a, (uint64_t)s, trace[i]);
+  return s;
+}
+
+static int64_t tokens_of(const struct pn_analysis *a, const struct pn_net *net, uint64_t s,
+                         const char *place) {
+  int64_t *m = calloc(net->nplaces, sizeof *m);
+  ck_assert_ptr_nonnull(m);
+  pn_analysis_marking(a, s, m);
+  int64_t v = m[nb_find_place(net, place)];
+  free(m);
+  return v;
+}
+
+START_TEST(test_two_locks_classes) {
+  struct pn_net *net = two_locks();
+  nb_assert(net, PN_ASSERT_NO_DEADLOCK, NULL);
+  struct pn_analysis *a = analyze(net, 0);
+  /* Worked out by hand in docs/analysis.md ("A worked example"). */
+  ck_assert_uint_eq(pn_analysis_states(a), 13);
+  ck_assert_uint_eq(pn_analysis_class_count(a, PN_CLASS_DEAD), 1);
+  ck_assert_uint_eq(pn_analysis_class_count(a, PN_CLASS_UNSAFE), 3);
+  ck_assert_uint_eq(pn_analysis_class_count(a, PN_CLASS_SATURATED), 6);
+  ck_assert_uint_eq(pn_analysis_class_count(a, PN_CLASS_SAFE), 3);
+  ck_assert(pn_analysis_in_safe_set(a, 0));
+  ck_assert_int_eq(pn_analysis_class(a, 0), PN_CLASS_SAFE);
+  /* W1 and W2 both admitted: progress alone reaches the deadlock. */
+  for (uint64_t s = 0; s < pn_analysis_states(a); s++) {
+    bool both = tokens_of(a, net, s, "W1") && tokens_of(a, net, s, "W2");
+    if (both) ck_assert_int_eq(pn_analysis_class(a, s), PN_CLASS_UNSAFE);
+    bool deadlock = tokens_of(a, net, s, "H1A") && tokens_of(a, net, s, "H2B");
+    ck_assert_int_eq(pn_analysis_class(a, s) == PN_CLASS_DEAD, deadlock);
+  }
+  const struct pn_assert_result *r = pn_analysis_assertion(a, 0);
+  ck_assert(!r->holds);
+  ck_assert_uint_eq(r->ntrace, 4);
+  ck_assert_int_eq(replay(a, r->trace, r->ntrace), r->witness);
+  ck_assert_int_eq(pn_analysis_class(a, (uint64_t)r->witness), PN_CLASS_DEAD);
+  /* Environment places are not tracked. */
+  ck_assert_int_eq(pn_analysis_bounds(a)[0], -1);
+  ck_assert_int_eq(pn_analysis_bounds(a)[1], -1);
+  ck_assert_int_eq(pn_analysis_bounds(a)[2], 1);
+  pn_analysis_free(a);
+  pn_net_free(net);
+}
+END_TEST
+
+START_TEST(test_initial_outside_safe_set) {
+  /* From m0 a progress step leads to a dead marking: no supervisor that
+   * only refuses admissions can avoid it, so S is empty. */
+  struct pn_net *net = nb_new("doomed");
+  nb_place(net, "a", PN_PLACE_TRACKED, 1);
+  nb_place(net, "b", PN_PLACE_TRACKED, 0);
+  nb_place(net, "c", PN_PLACE_TRACKED, 0);
+  nb_trans(net, "fail", PN_PROGRESS, "a", "b");
+  nb_trans(net, "admit_x", PN_ADMISSION, "a", "c");
+  nb_trans(net, "back", PN_PROGRESS, "c", "a");
+  struct pn_analysis *a = analyze(net, 0);
+  ck_assert_uint_eq(pn_analysis_states(a), 3);
+  ck_assert(!pn_analysis_in_safe_set(a, 0));
+  ck_assert_uint_eq(pn_analysis_class_count(a, PN_CLASS_SAFE), 0);
+  ck_assert_uint_eq(pn_analysis_class_count(a, PN_CLASS_SATURATED), 0);
+  ck_assert_uint_eq(pn_analysis_class_count(a, PN_CLASS_UNSAFE), 2);
+  ck_assert_uint_eq(pn_analysis_class_count(a, PN_CLASS_DEAD), 1);
+  pn_analysis_free(a);
+  pn_net_free(net);
+}
+END_TEST
+
+START_TEST(test_state_limit) {
+  /* Unbounded: a source feeds p forever. The limit must stop it with a
+   * message, not a crash or a hang. */
+  struct pn_net *net = nb_new("unbounded");
+  nb_place(net, "in", PN_PLACE_SOURCE, 0);
+  nb_place(net, "p", PN_PLACE_TRACKED, 0);
+  nb_trans(net, "arrive", PN_ADMISSION, "in", "p");
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&text, &len);
+  ck_assert_ptr_nonnull(mem);
+  diag_set_stream(mem);
+  struct pn_analysis_opts o = {.max_states = 1000};
+  struct pn_analysis *a = (struct pn_analysis *)1;
+  ck_assert_int_eq(pn_analyze(net, &o, &a), -E2BIG);
+  ck_assert_ptr_null(a);
+  diag_set_stream(stderr);
+  fclose(mem);
+  ck_assert_ptr_nonnull(strstr(text, "more than 1000 reachable markings"));
+  ck_assert_ptr_nonnull(strstr(text, "--max-states"));
+  free(text);
+  pn_net_free(net);
+}
+END_TEST
+
+START_TEST(test_adaptive_width) {
+  /* p starts with 0 tokens (a 1-bit field) and grows to 300: the store is
+   * re-encoded several times while states are being added. */
+  struct pn_net *net = nb_new("budget");
+  nb_place(net, "budget", PN_PLACE_TRACKED, 300);
+  nb_place(net, "p", PN_PLACE_TRACKED, 0);
+  nb_trans(net, "spend", PN_PROGRESS, "budget", "p");
+  nb_trans(net, "refund", PN_PROGRESS, "p:2", "budget:2");
+  struct pn_analysis *a = analyze(net, 0);
+  ck_assert_uint_eq(pn_analysis_states(a), 301);
+  ck_assert_uint_ge(pn_analysis_reencodes(a), 8);
+  ck_assert_int_eq(pn_analysis_bounds(a)[1], 300);
+  for (uint64_t s = 0; s < 301; s++) {
+    int64_t b = tokens_of(a, net, s, "budget"), p = tokens_of(a, net, s, "p");
+    ck_assert_int_eq(b + p, 300);
+    /* Breadth-first numbering: state s has exactly s tokens in p. */
+    ck_assert_int_eq(p, (int64_t)s);
+  }
+  pn_analysis_free(a);
+  pn_net_free(net);
+}
+END_TEST
+
+START_TEST(test_multiword_states) {
+  /* 3 tokens move along 41 places: C(43, 3) markings, 2 bits per place,
+   * 82 bits per state: more than one 64-bit word. */
+  struct pn_net *net = nb_new("chain");
+  char name[16], next[16];
+  for (int i = 0; i <= 40; i++) {
+    snprintf(name, sizeof name, "p%d", i);
+    nb_place(net, name, PN_PLACE_TRACKED, i == 0 ? 3 : 0);
+  }
+  for (int i = 0; i < 40; i++) {
+    snprintf(name, sizeof name, "p%d", i);
+    snprintf(next, sizeof next, "p%d", i + 1);
+    nb_trans(net, name, PN_PROGRESS, name, next);
+  }
+  nb_assert(net, PN_ASSERT_NO_DEADLOCK, NULL);
+  nb_assert(net, PN_ASSERT_REACHABLE, "1*p40>=3");
+  struct pn_analysis *a = analyze(net, 0);
+  ck_assert_uint_eq(pn_analysis_states(a), 12341);
+  ck_assert_uint_gt(pn_analysis_state_bits(a), 64);
+  /* The only dead marking has every token at the end: 120 steps away. */
+  ck_assert_uint_eq(pn_analysis_class_count(a, PN_CLASS_DEAD), 1);
+  const struct pn_assert_result *r = pn_analysis_assertion(a, 0);
+  ck_assert(!r->holds);
+  ck_assert_uint_eq(r->ntrace, 120);
+  ck_assert_int_eq(replay(a, r->trace, r->ntrace), r->witness);
+  ck_assert_int_eq(tokens_of(a, net, (uint64_t)r->witness, "p40"), 3);
+  r = pn_analysis_assertion(a, 1);
+  ck_assert(r->holds);
+  ck_assert_uint_eq(r->ntrace, 120);
+  pn_analysis_free(a);
+  pn_net_free(net);
+}
+END_TEST
+
+/* Assertion kinds on the two-lock net, each trace checked for validity and
+ * against the naive breadth-first distance. */
+START_TEST(test_shortest_traces) {
+  struct pn_net *net = two_locks();
+  nb_assert(net, PN_ASSERT_INVARIANT, "1*H1A+1*H2B<=1");  /* fails: the deadlock */
+  nb_assert(net, PN_ASSERT_REACHABLE, "1*H1AB>=1");       /* holds in 3 steps */
+  nb_assert(net, PN_ASSERT_UNREACHABLE, "1*W1+1*W2>=2");  /* fails in 2 steps */
+  nb_assert(net, PN_ASSERT_REACHABLE, "1*A+1*H1AB>=2");   /* never */
+  nb_assert(net, PN_ASSERT_UNREACHABLE, "1*A>=2");        /* holds */
+  nb_assert(net, PN_ASSERT_INVARIANT, "1*A+1*H1A+1*H1AB+1*H2AB==1;1*B+1*H1AB+1*H2B+1*H2AB==1");
+  nb_assert(net, PN_ASSERT_CAPACITY, NULL);               /* W2 capacity 0: 1 step */
+  nb_capacity(net, "W2", 0);
+  static const struct {
+    bool holds;
+    int len; /* -1: no trace */
+  } want[] = {{false, 4}, {true, 3}, {false, 2}, {false, -1}, {true, -1}, {true, -1}, {false, 1}};
+  struct pn_analysis *a = analyze(net, 0);
+  struct naive nv;
+  ck_assert_int_eq(naive_explore(net, 100000, &nv), 0);
+  int64_t *m = calloc(net->nplaces, sizeof *m);
+  for (uint32_t i = 0; i < net->nassertions; i++) {
+    const struct pn_assert_result *r = pn_analysis_assertion(a, i);
+    ck_assert_msg(r->holds == want[i].holds, "assertion %u", i);
+    if (want[i].len < 0) {
+      ck_assert_ptr_null(r->trace);
+      ck_assert_int_eq(r->witness, -1);
+      continue;
+    }
+    ck_assert_uint_eq(r->ntrace, (unsigned)want[i].len);
+    ck_assert_int_eq(replay(a, r->trace, r->ntrace), r->witness);
+    pn_analysis_marking(a, (uint64_t)r->witness, m);
+    int64_t ns = naive_find(&nv, m);
+    ck_assert_int_ge(ns, 0);
+    ck_assert_int_eq(nv.dist[ns], want[i].len);
+  }
+  free(m);
+  naive_free(&nv);
+  pn_analysis_free(a);
+  pn_net_free(net);
+}
+END_TEST
+
+/* Compares every figure and every state's class and depth with naive.c. */
+static void cross_check(const struct pn_net *net) {
+  struct naive nv;
+  ck_assert_int_eq(naive_explore(net, 200000, &nv), 0);
+  struct pn_analysis *a = analyze(net, 0);
+  ck_assert_uint_eq(pn_analysis_states(a), nv.n);
+  ck_assert_uint_eq(pn_analysis_edges(a), nv.nedges);
+  uint64_t counts[4] = {0};
+  for (uint64_t s = 0; s < nv.n; s++) counts[nv.cls[s]]++;
+  for (int c = 0; c < 4; c++) ck_assert_uint_eq(pn_analysis_class_count(a, (enum pn_class)c), counts[c]);
+  int64_t *m = calloc(net->nplaces + 1, sizeof *m);
+  for (uint64_t s = 0; s < pn_analysis_states(a); s++) {
+    pn_analysis_marking(a, s, m);
+    int64_t ns = naive_find(&nv, m);
+    ck_assert_int_ge(ns, 0);
+    ck_assert_int_eq(pn_analysis_class(a, s), nv.cls[ns]);
+    ck_assert_int_eq(pn_analysis_in_safe_set(a, s), nv.in_s[ns]);
+    uint32_t *trace, ntrace;
+    ck_assert_int_eq(pn_analysis_path_to(a, s, &trace, &ntrace), 0);
+    ck_assert_int_eq((int)ntrace, nv.dist[ns]);
+    ck_assert_int_eq(replay(a, trace, ntrace), (int64_t)s);
+    free(trace);
+  }
+  free(m);
+  pn_analysis_free(a);
+  naive_free(&nv);
+}
+
+START_TEST(test_cross_two_locks) {
+  struct pn_net *net = two_locks();
+  cross_check(net);
+  pn_net_free(net);
+}
+END_TEST
+
+/* Dining philosophers (MCC): 3^n markings, 2 dead ones; with admission
+ * transitions for the first fork, so S is not trivial. */
+static struct pn_net *philosophers(int n, bool admissions) {
+  struct pn_net *net = nb_new("philosophers");
+  char a[32], b[32], c[32], d[32], e[32], f[32], pre[96], post[96];
+  for (int i = 0; i < n; i++) {
+    snprintf(a, sizeof a, "think%d", i);
+    nb_place(net, a, PN_PLACE_TRACKED, 1);
+    snprintf(a, sizeof a, "fork%d", i);
+    nb_place(net, a, PN_PLACE_TRACKED, 1);
+    snprintf(a, sizeof a, "catch1_%d", i);
+    nb_place(net, a, PN_PLACE_TRACKED, 0);
+    snprintf(a, sizeof a, "catch2_%d", i);
+    nb_place(net, a, PN_PLACE_TRACKED, 0);
+    snprintf(a, sizeof a, "eat%d", i);
+    nb_place(net, a, PN_PLACE_TRACKED, 0);
+  }
+  for (int i = 0; i < n; i++) {
+    snprintf(a, sizeof a, "think%d", i);
+    snprintf(b, sizeof b, "fork%d", i);
+    snprintf(c, sizeof c, "fork%d", (i + 1) % n);
+    snprintf(d, sizeof d, "catch1_%d", i);
+    snprintf(e, sizeof e, "catch2_%d", i);
+    snprintf(f, sizeof f, "eat%d", i);
+    enum pn_transition_kind k = admissions ? PN_ADMISSION : PN_PROGRESS;
+    snprintf(pre, sizeof pre, "%s %s", a, b);
+    nb_trans(net, "ff1a", k, pre, d);
+    snprintf(pre, sizeof pre, "%s %s", a, c);
+    nb_trans(net, "ff1b", k, pre, e);
+    snprintf(pre, sizeof pre, "%s %s", d, c);
+    nb_trans(net, "ff2a", PN_PROGRESS, pre, f);
+    snprintf(pre, sizeof pre, "%s %s", e, b);
+    nb_trans(net, "ff2b", PN_PROGRESS, pre, f);
+    snprintf(post, sizeof post, "%s %s %s", a, b, c);
+    nb_trans(net, "end", PN_PROGRESS, f, post);
+  }
+  return net;
+}
+
+START_TEST(test_cross_philosophers) {
+  struct pn_net *net = philosophers(5, false);
+  struct pn_analysis *a = analyze(net, 0);
+  /* Published (MCC Philosophers-PT-000005): 243 markings, 945 firings, 2 dead. */
+  ck_assert_uint_eq(pn_analysis_states(a), 243);
+  ck_assert_uint_eq(pn_analysis_edges(a), 945);
+  ck_assert_uint_eq(pn_analysis_class_count(a, PN_CLASS_DEAD), 2);
+  pn_analysis_free(a);
+  cross_check(net);
+  pn_net_free(net);
+  for (int n = 2; n <= 6; n++) {
+    net = philosophers(n, true);
+    cross_check(net);
+    pn_net_free(net);
+  }
+}
+END_TEST
+
+/* Random token-conserving nets (bounded by construction) with admissions,
+ * sources and sinks. */
+static uint64_t rng_state;
+static uint32_t rng(uint32_t n) {
+  rng_state = rng_state * 6364136223846793005u + 1442695040888963407u;
+  return (uint32_t)((rng_state >> 33) % n);
+}
+
+static struct pn_net *random_net(uint64_t seed) {
+  rng_state = seed;
+  struct pn_net *net = nb_new("random");
+  uint32_t np = 2 + rng(5), nt = 2 + rng(6);
+  char name[16], pre[128], post[128];
+  nb_place(net, "src", PN_PLACE_SOURCE, 0);
+  nb_place(net, "snk", PN_PLACE_SINK, 0);
+  for (uint32_t i = 0; i < np; i++) {
+    snprintf(name, sizeof name, "p%u", i);
+    nb_place(net, name, PN_PLACE_TRACKED, rng(3));
+  }
+  for (uint32_t t = 0; t < nt; t++) {
+    /* Move w tokens from up to two places to up to two places. */
+    uint32_t w = 1 + rng(2), a = rng(np), b = rng(np), c = rng(np), d = rng(np);
+    if (rng(2) || a == b) snprintf(pre, sizeof pre, "p%u:%u", a, w);
+    else snprintf(pre, sizeof pre, "p%u:%u p%u:1", a, w, b);
+    if (strchr(pre, ' ')) w++;
+    if (rng(2) || c == d || w < 2) snprintf(post, sizeof post, "p%u:%u", c, w);
+    else snprintf(post, sizeof post, "p%u:%u p%u:1", c, w - 1, d);
+    if (rng(3) == 0) strcat(pre, " src");
+    if (rng(3) == 0) strcat(post, " snk");
+    snprintf(name, sizeof name, "t%u", t);
+    nb_trans(net, name, rng(3) == 0 ? PN_ADMISSION : PN_PROGRESS, pre, post);
+  }
+  return net;
+}
+
+START_TEST(test_cross_random) {
+  for (uint64_t seed = 1; seed <= 300; seed++) {
+    struct pn_net *net = random_net(seed);
+    cross_check(net);
+    pn_net_free(net);
+  }
+}
+END_TEST
+
+static Suite *analysis_suite(void) {
+  Suite *s = suite_create("analysis");
+  TCase *tc = tcase_create("core");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_two_locks_classes);
+  tcase_add_test(tc, test_initial_outside_safe_set);
+  tcase_add_test(tc, test_state_limit);
+  tcase_add_test(tc, test_adaptive_width);
+  tcase_add_test(tc, test_multiword_states);
+  tcase_add_test(tc, test_shortest_traces);
+  suite_add_tcase(s, tc);
+  TCase *cross = tcase_create("cross-check");
+  tcase_set_timeout(cross, 120);
+  tcase_add_test(cross, test_cross_two_locks);
+  tcase_add_test(cross, test_cross_philosophers);
+  tcase_add_test(cross, test_cross_random);
+  suite_add_tcase(s, cross);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(analysis_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
