@@ -51,6 +51,9 @@ struct pnet_lower {
   /* Files being lowered, outermost first: canonical path (NULL for an
    * in-memory buffer) and the path as written, for cycle messages. */
   char *stack_real[PNET_MAX_INCLUDE_DEPTH + 1];
+  /* Canonical directory of the main file; includes must resolve below it.
+   * NULL when it cannot be resolved: then no include is read. */
+  char *root;
   const char *stack_shown[PNET_MAX_INCLUDE_DEPTH + 1];
   int depth;
   char **seen; /* canonical paths of every file read */
@@ -965,6 +968,13 @@ static void lw_file_error(struct pnet_lower *lw, const struct diag_loc *from, co
   }
 }
 
+static bool lw_below_root(const struct pnet_lower *lw, const char *real) {
+  if (!lw->root) return false;
+  size_t n = strlen(lw->root);
+  if (n == 1) return true; /* the main file is in "/" */
+  return strncmp(real, lw->root, n) == 0 && real[n] == '/';
+}
+
 static void lw_file(struct pnet_lower *lw, const char *path, const char *text, size_t len,
                     const struct diag_loc *from) {
   struct pn_net *net = lw->net;
@@ -981,6 +991,15 @@ static void lw_file(struct pnet_lower *lw, const char *path, const char *text, s
     real = realpath(path, NULL);
     if (!real || stat(real, &st) != 0) {
       lw_file_error(lw, from, path, strerror(errno));
+      goto cleanup;
+    }
+    /* Models come from whoever can open a pull request, and pnetc quotes
+     * source lines in its diagnostics: an include of /etc/shadow or
+     * ../../.ssh/id_rsa would copy a line of it into a build log. So an
+     * include may only read files below the main file's directory, checked
+     * on the canonical path so neither '..' nor a symbolic link escapes. */
+    if (from && !lw_below_root(lw, real)) {
+      lw_error(lw, from, "cannot include '%s': it is outside the directory of the main file", path);
       goto cleanup;
     }
     /* Only regular files: a FIFO or /dev/zero named in an include would
@@ -1092,6 +1111,14 @@ void pnet_lower_main(struct pnet_lower *lw, const char *path, const char *text, 
     lw_oom(lw, NULL);
     return;
   }
+  const char *slash = strrchr(path, '/');
+  char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+  if (!dir) {
+    lw_oom(lw, NULL);
+    return;
+  }
+  lw->root = realpath(dir, NULL); /* NULL (no includes) for a name that is no path */
+  free(dir);
   lw_file(lw, path, text, len, NULL);
 }
 
@@ -1195,6 +1222,7 @@ struct pn_net *pnet_lower_finish(struct pnet_lower *lw) {
   for (uint32_t i = 0; i < lw->ncompletions; i++) free(lw->completions[i].name);
   free(lw->completions);
   free(lw->families);
+  free(lw->root);
   for (uint32_t i = 0; i < lw->ntrees; i++) pnet_decl_free(lw->trees[i]);
   free(lw->trees);
   free(lw);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pnet.h"
@@ -444,6 +445,34 @@ START_TEST(limit_sources) {
 }
 END_TEST
 
+/* A symbolic link below the main file's directory does not let an include
+ * read a file outside it. */
+START_TEST(include_symlink_cannot_escape) {
+  char dir[] = "/tmp/check_pnet.XXXXXX", sub[512], link[512], path[512];
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(sub, sizeof sub, "%s/model", dir);
+  ck_assert_int_eq(mkdir(sub, 0700), 0);
+  write_file(dir, "outside.pnet", "place secret;\n");
+  write_file(sub, "main.pnet", "place a;\ninclude \"link.pnet\";\n");
+  snprintf(link, sizeof link, "%s/link.pnet", sub);
+  ck_assert_int_eq(symlink("../outside.pnet", link), 0);
+  snprintf(path, sizeof path, "%s/main.pnet", sub);
+  capture_start();
+  struct pn_net *net = pnet_parse_file(path);
+  const char *diags = capture_end();
+  ck_assert_ptr_null(net);
+  ck_assert_msg(strstr(diags, "link.pnet': it is outside the directory of the main file") != NULL, "%s", diags);
+  ck_assert_msg(strstr(diags, "secret") == NULL, "%s", diags);
+  capture_free();
+  unlink(link);
+  unlink(path);
+  rmdir(sub);
+  snprintf(path, sizeof path, "%s/outside.pnet", dir);
+  unlink(path);
+  rmdir(dir);
+}
+END_TEST
+
 START_TEST(missing_main_file) {
   capture_start();
   struct pn_net *net = pnet_parse_file("/nonexistent/model.pnet");
@@ -479,6 +508,7 @@ static Suite *pnet_suite(void) {
   tcase_add_test(limits, limit_transitions_assertions_constants);
   tcase_add_test(limits, limit_iterations);
   tcase_add_test(limits, limit_sources);
+  tcase_add_test(limits, include_symlink_cannot_escape);
   tcase_add_test(limits, missing_main_file);
   suite_add_tcase(s, limits);
   return s;
