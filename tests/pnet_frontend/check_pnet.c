@@ -448,7 +448,7 @@ END_TEST
 /* A symbolic link below the main file's directory does not let an include
  * read a file outside it. */
 START_TEST(include_symlink_cannot_escape) {
-  char dir[] = "/tmp/check_pnet.XXXXXX", sub[512], link[512], path[512];
+  char dir[] = "/tmp/check_pnet.XXXXXX", sub[64], link[128], path[128];
   ck_assert_ptr_nonnull(mkdtemp(dir));
   snprintf(sub, sizeof sub, "%s/model", dir);
   ck_assert_int_eq(mkdir(sub, 0700), 0);
