@@ -122,6 +122,11 @@ static void diag_quote(FILE *out, const struct diag_loc *loc) {
   fputs("^\n", out);
 }
 
+/* The format attribute lets clang's -Wformat-nonliteral (in -Wformat=2)
+ * accept the vfprintf below: callers' formats are checked instead. */
+static void diag_emit(const char *severity, const struct diag_loc *loc, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+
 static void diag_emit(const char *severity, const struct diag_loc *loc, const char *fmt, va_list ap) {
   FILE *out = diag_stream();
   if (loc && loc->file) {
