@@ -44,8 +44,13 @@ extern "C" {
  *               is not the firing of the transition, a capacity exceeded)
  *   -EBUSY      cs_sched_destroy while waiters are queued or tickets are
  *               outstanding (nothing is freed)
- *   -ESTALE     cs_shared_open: the shared file holds another model
- *   other       cs_shared_open passes through open/mmap/ftruncate errors
+ *   -ESTALE     cs_shared_open: the shared file holds another model (or
+ *               is not an admission file at all)
+ *   -ENOTRECOVERABLE  the shared file's mutex was left unusable (a process
+ *               died while repairing it); remove the file when no sbx runs
+ *   other       cs_shared_open passes through open/flock/mmap/ftruncate
+ *               errors (-ELOOP: the path is a symlink; -EPERM: the file is
+ *               writable by others or not a regular file)
  * cs_strerror() names each of them. */
 const char *cs_strerror(int err);
 

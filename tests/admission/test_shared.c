@@ -1,0 +1,363 @@
+/* Tests of the cross-process admission state (runtime/cs_shared_sched.c):
+ * real processes, real SIGKILLs, a real shared file. */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commander.h"
+#include "fixture_opposite.h"
+#include "model_tables.h"
+
+static char dir[64], path[128];
+
+static void setup(void)
+{
+  strcpy(dir, "/tmp/cs_shared_XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/model.state", dir);
+}
+
+static void teardown(void)
+{
+  char p[160];
+  unlink(path);
+  snprintf(p, sizeof p, "%s/link", dir);
+  unlink(p);
+  rmdir(dir);
+}
+
+static void deadline_in(struct timespec *ts, long ms)
+{
+  clock_gettime(CLOCK_MONOTONIC, ts);
+  ts->tv_sec += ms / 1000;
+  ts->tv_nsec += (ms % 1000) * 1000000L;
+  if (ts->tv_nsec >= 1000000000L) {
+    ts->tv_sec++;
+    ts->tv_nsec -= 1000000000L;
+  }
+}
+
+static struct cs_shared_sched *open_or_die(const struct cs_model_table *t)
+{
+  struct cs_shared_sched *sh = NULL;
+  int rc = cs_shared_open(path, t, NULL, &sh);
+  if (rc != 0) {
+    fprintf(stderr, "cs_shared_open(%s): %s\n", path, cs_strerror(rc));
+    _exit(3);
+  }
+  return sh;
+}
+
+START_TEST(shared_basic)
+{
+  struct cs_shared_sched *sh = open_or_die(&fixture_opposite), *other = NULL;
+  struct cs_shared_ticket a, b, forged;
+  struct stat st;
+  char link[160];
+
+  ck_assert_int_eq(stat(path, &st), 0);
+  ck_assert_int_eq(st.st_mode & 0777, 0600);
+  ck_assert_int_eq(cs_shared_lookup_admission(sh, "admit_a"), 0);
+  ck_assert_int_eq(cs_shared_lookup_admission(sh, "start_a"), -EINVAL);
+  ck_assert_int_eq(cs_shared_lookup_admission(sh, "nope"), -ENOENT);
+  ck_assert_int_eq(cs_shared_try_admit(sh, 0, &a), 0);
+  ck_assert_uint_eq(cs_shared_state(sh), 1);
+  ck_assert_int_eq(cs_shared_holders(sh), 1);
+  /* admit_b would deadlock with the admitted a: refused. */
+  ck_assert_int_eq(cs_shared_try_admit(sh, 3, &b), -EAGAIN);
+  ck_assert_int_eq(cs_shared_try_admit(sh, 1, &b), -EINVAL);
+  /* A second opener sees the same state. */
+  ck_assert_int_eq(cs_shared_open(path, &fixture_opposite, NULL, &other), 0);
+  ck_assert_uint_eq(cs_shared_state(other), 1);
+  forged = a;
+  forged.generation += 3;
+  ck_assert_int_eq(cs_shared_complete(other, &forged), -EINVAL);
+  forged = a;
+  forged.admission = 3;
+  ck_assert_int_eq(cs_shared_complete(other, &forged), -EINVAL);
+  forged.holder = 100000;
+  ck_assert_int_eq(cs_shared_complete(other, &forged), -EINVAL);
+  /* Completion runs the work's remaining progress step (start_a) first. */
+  ck_assert_int_eq(cs_shared_complete(other, &a), 0);
+  ck_assert_uint_eq(cs_shared_state(sh), 0);
+  ck_assert_int_eq(cs_shared_complete(sh, &a), -EALREADY);
+  ck_assert_int_eq(cs_shared_holders(sh), 0);
+  /* Nothing of this process is dead: reclaim finds nothing. */
+  ck_assert_int_eq(cs_shared_try_admit(sh, 3, &b), 0);
+  ck_assert_int_eq(cs_shared_reclaim(sh), 0);
+  ck_assert_int_eq(cs_shared_holders(sh), 1);
+  ck_assert_int_eq(cs_shared_complete(sh, &b), 0);
+  cs_shared_close(other);
+  cs_shared_close(sh);
+  cs_shared_close(NULL);
+
+  /* Another model's file, a symlink, a file others may write: refused. */
+  other = NULL;
+  ck_assert_int_eq(cs_shared_open(path, &fixture_opposite_broken, NULL, &other), -EPROTO);
+#ifdef HAVE_MODEL_DEFAULT
+  ck_assert_int_eq(cs_shared_open(path, &cs_model_default, NULL, &other), -ESTALE);
+#endif
+  snprintf(link, sizeof link, "%s/link", dir);
+  ck_assert_int_eq(symlink(path, link), 0);
+  ck_assert_int_eq(cs_shared_open(link, &fixture_opposite, NULL, &other), -ELOOP);
+  ck_assert_int_eq(chmod(path, 0666), 0);
+  ck_assert_int_eq(cs_shared_open(path, &fixture_opposite, NULL, &other), -EPERM);
+  ck_assert_int_eq(chmod(path, 0600), 0);
+  ck_assert_int_eq(truncate(path, 100), 0);
+  ck_assert_int_eq(cs_shared_open(path, &fixture_opposite, NULL, &other), -ESTALE);
+  ck_assert_ptr_null(other);
+}
+END_TEST
+
+extern int cs_shared_test_kill_at; /* CS_SHARED_TEST_HOOKS build of cs_shared_sched.c */
+
+/* A process killed at every point of a commit (before it is valid, and
+ * after each of its entries): the next locker repairs the file from the
+ * journal, reclaim returns the slot, and the mutex stays usable. */
+START_TEST(shared_kill_inside_commit)
+{
+  for (int at = -2; at <= 6; at++) {
+    if (at == -1)
+      continue;
+    struct cs_shared_sched *sh = open_or_die(&fixture_opposite);
+    struct cs_shared_ticket tk;
+    int status;
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+      struct cs_shared_sched *me = open_or_die(&fixture_opposite);
+      cs_shared_test_kill_at = at;
+      cs_shared_try_admit(me, 0, &tk);
+      _exit(9); /* not reached: the commit kills us */
+    }
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "at %d: status %d", at, status);
+    cs_shared_reclaim(sh);
+    ck_assert_msg(cs_shared_state(sh) == 0 && cs_shared_holders(sh) == 0,
+                  "killed after %d journal entries: state %u, %d holders", at, cs_shared_state(sh),
+                  cs_shared_holders(sh));
+    ck_assert_int_eq(cs_shared_try_admit(sh, 0, &tk), 0);
+    ck_assert_uint_eq(cs_shared_state(sh), 1);
+    ck_assert_int_eq(cs_shared_complete(sh, &tk), 0);
+    cs_shared_close(sh);
+  }
+}
+END_TEST
+
+/* FIFO per admission across processes. */
+START_TEST(shared_fifo_across_processes)
+{
+  struct cs_shared_sched *sh = open_or_die(&fixture_opposite);
+  struct cs_shared_ticket hold;
+  enum { N = 5 };
+  pid_t kids[N];
+  int fds[2];
+  char order[N + 1] = {0};
+
+  ck_assert_int_eq(pipe(fds), 0);
+  ck_assert_int_eq(cs_shared_try_admit(sh, 3, &hold), 0); /* admit_b: admit_a refused */
+  for (int i = 0; i < N; i++) {
+    kids[i] = fork();
+    ck_assert_int_ge(kids[i], 0);
+    if (kids[i] == 0) {
+      struct cs_shared_sched *me = open_or_die(&fixture_opposite);
+      struct cs_shared_ticket tk;
+      struct timespec dl;
+      char c = (char)('0' + i);
+      deadline_in(&dl, 20000);
+      if (cs_shared_admit(me, 0, &dl, &tk) != 0)
+        _exit(1);
+      if (write(fds[1], &c, 1) != 1 || cs_shared_complete(me, &tk) != 0)
+        _exit(2);
+      _exit(0);
+    }
+    for (int spin = 0; cs_shared_waiters(sh) != i + 1; spin++) {
+      ck_assert_int_lt(spin, 20000);
+      usleep(500);
+    }
+  }
+  ck_assert_int_eq(cs_shared_complete(sh, &hold), 0);
+  for (int i = 0; i < N; i++) {
+    int status;
+    ck_assert_int_eq(waitpid(kids[i], &status, 0), kids[i]);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child %d status %d", i, status);
+  }
+  ck_assert_int_eq(read(fds[0], order, N), N);
+  ck_assert_str_eq(order, "01234");
+  ck_assert_uint_eq(cs_shared_state(sh), 0);
+  ck_assert_int_eq(cs_shared_holders(sh), 0);
+  ck_assert_int_eq(cs_shared_waiters(sh), 0);
+  cs_shared_close(sh);
+}
+END_TEST
+
+#ifdef HAVE_MODEL_DEFAULT
+static const struct {
+  const char *tier;
+  int slots;
+} tiers[] = {{"v8", 10}, {"seccomp", 4}, {"wasm", 2}, {"tee", 1}};
+
+/* A child that admits `tier`, says so on fd, and then holds it forever. */
+static pid_t spawn_holder(int fd, const char *tier, bool hold_forever)
+{
+  pid_t pid = fork();
+  if (pid != 0)
+    return pid;
+  struct cs_shared_sched *sh = open_or_die(&cs_model_default);
+  struct cs_shared_ticket tk;
+  struct timespec dl;
+  char name[64];
+  snprintf(name, sizeof name, "admit_%s", tier);
+  int a = cs_shared_lookup_admission(sh, name);
+  deadline_in(&dl, 30000);
+  if (a < 0 || cs_shared_admit(sh, (uint32_t)a, &dl, &tk) != 0)
+    _exit(1);
+  if (write(fd, "h", 1) != 1)
+    _exit(2);
+  if (hold_forever)
+    for (;;)
+      pause();
+  if (cs_shared_complete(sh, &tk) != 0)
+    _exit(3);
+  _exit(0);
+}
+
+/* Every slot held by processes that are then SIGKILLed; processes queued
+ * behind them must be admitted (they reclaim the dead holders), one queued
+ * process is itself killed, and at the end every slot is back. */
+START_TEST(shared_sigkill_returns_slots)
+{
+  struct cs_shared_sched *sh = open_or_die(&cs_model_default);
+  pid_t holders[17], waiters[8];
+  int nh = 0, nw = 0, fds[2], status;
+  char buf[32];
+
+  ck_assert_int_eq(pipe(fds), 0);
+  for (size_t i = 0; i < sizeof tiers / sizeof *tiers; i++)
+    for (int k = 0; k < tiers[i].slots; k++)
+      holders[nh++] = spawn_holder(fds[1], tiers[i].tier, true);
+  for (int got = 0; got < nh;)
+    got += (int)read(fds[0], buf, (size_t)(nh - got) < sizeof buf ? (size_t)(nh - got) : sizeof buf);
+  ck_assert_int_eq(cs_shared_holders(sh), 17);
+  int ntiers = (int)(sizeof tiers / sizeof *tiers);
+  for (int i = 0; i < 8; i++)
+    waiters[nw++] = spawn_holder(fds[1], tiers[i % ntiers].tier, false);
+  for (int spin = 0; cs_shared_waiters(sh) != 8; spin++) {
+    ck_assert_int_lt(spin, 20000);
+    usleep(500);
+  }
+  /* A waiter dies in the queue: it must not block the ones behind it. */
+  kill(waiters[3], SIGKILL);
+  ck_assert_int_eq(waitpid(waiters[3], &status, 0), waiters[3]);
+  /* Kill every holder; do not reap them yet (zombies are dead too). */
+  for (int i = 0; i < nh; i++)
+    kill(holders[i], SIGKILL);
+  for (int i = 0; i < nw; i++) {
+    if (i == 3)
+      continue;
+    ck_assert_int_eq(waitpid(waiters[i], &status, 0), waiters[i]);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "waiter %d: status %d", i, status);
+  }
+  for (int i = 0; i < nh; i++) {
+    ck_assert_int_eq(waitpid(holders[i], &status, 0), holders[i]);
+    ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  }
+  cs_shared_reclaim(sh);
+  ck_assert_uint_eq(cs_shared_state(sh), cs_model_default.initial_state);
+  ck_assert_int_eq(cs_shared_holders(sh), 0);
+  ck_assert_int_eq(cs_shared_waiters(sh), 0);
+  cs_shared_close(sh);
+}
+END_TEST
+
+/* Workers admit and complete in a tight loop while the parent SIGKILLs
+ * them at random moments, inside the critical section too (the robust
+ * mutex and the journal must repair it). */
+static void churn(unsigned seed)
+{
+  struct cs_shared_sched *sh = open_or_die(&cs_model_default);
+  struct timespec dl;
+  for (;;) {
+    struct cs_shared_ticket tk;
+    char name[64];
+    seed = seed * 1103515245u + 12345u;
+    snprintf(name, sizeof name, "admit_%s", tiers[(seed >> 16) % 4].tier);
+    int a = cs_shared_lookup_admission(sh, name);
+    deadline_in(&dl, 30000);
+    if (cs_shared_admit(sh, (uint32_t)a, &dl, &tk) != 0)
+      _exit(1);
+    if (cs_shared_complete(sh, &tk) != 0)
+      _exit(2);
+  }
+}
+
+START_TEST(shared_random_kills)
+{
+  enum { WORKERS = 6 };
+  const char *env = getenv("CS_STRESS_DIVISOR");
+  int kills = env && atoi(env) > 1 ? 60 : 300;
+  pid_t w[WORKERS];
+  unsigned seed = 12345;
+  struct cs_shared_sched *sh = open_or_die(&cs_model_default);
+  int status;
+
+  for (int i = 0; i < WORKERS; i++) {
+    w[i] = fork();
+    if (w[i] == 0)
+      churn((unsigned)i * 7919u + 1);
+  }
+  for (int k = 0; k < kills; k++) {
+    seed = seed * 1103515245u + 12345u;
+    usleep((seed >> 16) % 3000);
+    int i = (int)((seed >> 8) % WORKERS);
+    kill(w[i], SIGKILL);
+    ck_assert_int_eq(waitpid(w[i], &status, 0), w[i]);
+    ck_assert_msg(WIFSIGNALED(status), "worker exited by itself with %d", WEXITSTATUS(status));
+    w[i] = fork();
+    if (w[i] == 0)
+      churn(seed);
+    /* Never more holders than slots, whatever was killed where. */
+    ck_assert_int_le(cs_shared_holders(sh), 17);
+  }
+  for (int i = 0; i < WORKERS; i++) {
+    kill(w[i], SIGKILL);
+    waitpid(w[i], &status, 0);
+  }
+  ck_assert_int_ge(cs_shared_reclaim(sh), 0);
+  ck_assert_uint_eq(cs_shared_state(sh), cs_model_default.initial_state);
+  ck_assert_int_eq(cs_shared_holders(sh), 0);
+  ck_assert_int_eq(cs_shared_waiters(sh), 0);
+  cs_shared_close(sh);
+}
+END_TEST
+#endif
+
+int main(void)
+{
+  Suite *s = suite_create("admission_shared");
+  TCase *tc = tcase_create("shared");
+  tcase_set_timeout(tc, 60);
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_test(tc, shared_basic);
+  tcase_add_test(tc, shared_fifo_across_processes);
+  tcase_add_test(tc, shared_kill_inside_commit);
+#ifdef HAVE_MODEL_DEFAULT
+  tcase_add_test(tc, shared_sigkill_returns_slots);
+  tcase_add_test(tc, shared_random_kills);
+#endif
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
