@@ -28,8 +28,14 @@ int sbx_check(const struct sbx_tables *t)
     const struct cs_profile *p = &t->profiles[i];
     why[0] = '\0';
     r = sbx_profile_enforceable(p, &f, why, sizeof(why));
-    printf("  %-16s %-16s %s%s%s\n", p->name, p->alias ? p->alias : "",
-           r == 0 ? "enforceable" : "NOT enforceable", why[0] ? ": " : "", r == 0 ? "" : why);
+    /* Even an enforceable profile may come with a note (a layer done by a
+     * weaker mechanism here); it is shown, in parentheses. */
+    if (r == 0)
+      printf("  %-16s %-16s enforceable%s%s%s\n", p->name, p->alias ? p->alias : "",
+             why[0] ? " (" : "", why, why[0] ? ")" : "");
+    else
+      printf("  %-16s %-16s NOT enforceable: %s\n", p->name, p->alias ? p->alias : "",
+             why[0] ? why : "(no reason given)");
     ok += r == 0;
   }
   printf("\n%zu of %zu profiles can be enforced on this kernel.\n", ok, t->n_profiles);

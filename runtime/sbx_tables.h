@@ -10,10 +10,8 @@
 
 #include "cs_model_table.h"
 #include "cs_profile_table.h"
-
-extern const struct cs_model_table cs_model_default;
-extern const struct cs_profile cs_profiles[];
-extern const uint32_t cs_profiles_count;
+#include "default.h"  /* generated: extern const struct cs_model_table cs_model_default */
+#include "profiles.h" /* generated: cs_profiles[], cs_profiles_count */
 
 #define SBX_PROFILES cs_profiles
 #define SBX_N_PROFILES cs_profiles_count

@@ -45,7 +45,7 @@ echo "== system-call overhead (getppid, ns per call)"
 cc -O2 -o "$work/getppid_loop" tests/bench/getppid_loop.c
 n=${BENCH_CALLS:-2000000}
 printf '%-16s %s\n' "no sandbox" "$("$work/getppid_loop" "$n")"
-profiles=$("$sbx" check | awk '/^Profiles/ {p=1; next} p && NF>=2 && $0 !~ /^[0-9]/ {print $1}')
+profiles=$("$sbx" check | awk '/^Profiles/ {p=1; next} p && /^  [^ ]/ {print $1}')
 for p in $profiles; do
   # The loop runs from the workspace; a profile that may not execute it
   # there gets it through /usr-like paths it may: none, so it is reported.

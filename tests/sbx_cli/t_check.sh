@@ -20,7 +20,7 @@ while read -r name verdict; do
   else
     expect_rc 125 "$name: check says not enforceable, run refuses"
   fi
-done < <(awk '/^Profiles/ {p=1; next} p && NF>=2 {v=($0 ~ /NOT enforceable/) ? "not" : "enforceable"; print $1, v}' <<<"$OUT")
+done < <(awk '/^Profiles/ {p=1; next} p && /^  [^ ]/ {v=($0 ~ /NOT enforceable/) ? "not" : "enforceable"; print $1, v}' <<<"$OUT")
 
 run_sbx check --profile strict
 expect_rc 125 "check takes no option"
