@@ -13,8 +13,13 @@ int main(int argc, char **argv)
   char buf[64], path[64];
   pid_t pid;
   struct iovec local = {buf, sizeof buf}, remote = {(void *)0x400000, sizeof buf};
+  if (argc == 2 && strcmp(argv[1], "ptrace_only") == 0) {
+    /* One refused call and nothing else: the report must name it. */
+    ESC_ATTEMPT(ptrace(PTRACE_ATTACH, 1, 0, 0) == 0, "ptrace(init)");
+    ESC_DONE();
+  }
   if (argc != 3)
-    ESC_USAGE("esc_proc outside PID");
+    ESC_USAGE("esc_proc outside PID | ptrace_only");
   pid = (pid_t)atoi(argv[2]);
   ESC_ATTEMPT(kill(pid, 0) == 0, "kill(outside, 0)");
   ESC_ATTEMPT(kill(pid, SIGTERM) == 0, "kill(outside, SIGTERM)");
