@@ -13,6 +13,7 @@ struct pnet_parse {
   int for_depth;           /* for loops being parsed */
   struct diag_loc comment_start; /* of an open block comment */
   unsigned errors;
+  int out_of_memory;       /* an allocation in a grammar action failed */
 };
 
 /* Parses one file. Returns 0 and sets pp->decls, or -1 after printing

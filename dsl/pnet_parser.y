@@ -30,6 +30,17 @@ int pnet_yylex(PNET_YYSTYPE *lval, PNET_YYLTYPE *lloc, void *scanner);
 static void pnet_yyerror(PNET_YYLTYPE *loc, void *scanner, struct pnet_parse *pp, const char *msg);
 
 #define LOC(l) pnet_loc(pp, (l).first_line, (l).first_column)
+
+/* Bison reports a full stack and a failed allocation alike, as "memory
+ * exhausted"; the flag tells them apart. The stack only fills up on input
+ * nested far past every other limit (a long run of unary minus signs),
+ * so the bound below is both generous and small. */
+#define YYMAXDEPTH 1000
+#define NOMEM             \
+  do {                    \
+    pp->out_of_memory = 1; \
+    YYNOMEM;              \
+  } while (0)
 #define ERROR_AT(l, ...) pnet_parse_error(pp, (l).first_line, (l).first_column, __VA_ARGS__)
 
 /* Lists are built backwards (prepend is O(1)) and turned around once. */
@@ -81,7 +92,7 @@ static struct pnet_cons *pnet_cons_reverse(struct pnet_cons *c) {
 #define BINOP(res, kind, l, r, oploc)                                                  \
   do {                                                                                 \
     (res) = pnet_expr_op((kind), (l), (r), LOC(oploc));                                \
-    if (!(res)) YYNOMEM;                                                               \
+    if (!(res)) NOMEM;                                                               \
     if ((res)->depth > PNET_MAX_EXPR_DEPTH) {                                          \
       ERROR_AT(oploc, "expression nested too deeply (limit %d)", PNET_MAX_EXPR_DEPTH); \
       pnet_expr_free(res);                                                             \
@@ -148,17 +159,17 @@ decls:
 
 decl:
   NET NAME ';'                    { $$ = pnet_decl_new(PNET_DECL_NET, LOC(@1));
-                                    if (!$$) { free($2); YYNOMEM; }
+                                    if (!$$) { free($2); NOMEM; }
                                     $$->name = $2; $$->name_loc = LOC(@2); }
 | CONST NAME '=' expr ';'         { $$ = pnet_decl_new(PNET_DECL_CONST, LOC(@1));
-                                    if (!$$) { free($2); pnet_expr_free($4); YYNOMEM; }
+                                    if (!$$) { free($2); pnet_expr_free($4); NOMEM; }
                                     $$->name = $2; $$->name_loc = LOC(@2); $$->value = $4; }
 | FAMILY NAME '=' '{' item_list '}' ';'
                                   { $$ = pnet_decl_new(PNET_DECL_FAMILY, LOC(@1));
-                                    if (!$$) { free($2); pnet_item_free($5); YYNOMEM; }
+                                    if (!$$) { free($2); pnet_item_free($5); NOMEM; }
                                     $$->name = $2; $$->name_loc = LOC(@2); $$->items = pnet_item_reverse($5); }
 | INCLUDE STRING ';'              { $$ = pnet_decl_new(PNET_DECL_INCLUDE, LOC(@2));
-                                    if (!$$) { free($2); YYNOMEM; }
+                                    if (!$$) { free($2); NOMEM; }
                                     $$->path = $2; }
 | body_decl
 ;
@@ -179,12 +190,12 @@ body_decl:
 
 place_decl:
   PLACE NAME place_attrs ';'      { $$ = pnet_decl_new(PNET_DECL_PLACE, LOC(@1));
-                                    if (!$$) { free($2); pnet_attrs_free($3); YYNOMEM; }
+                                    if (!$$) { free($2); pnet_attrs_free($3); NOMEM; }
                                     $$->name = $2; $$->name_loc = LOC(@2); $$->attrs = $3; }
 ;
 
 place_attrs:
-  %empty                          { $$ = calloc(1, sizeof *$$); if (!$$) YYNOMEM;
+  %empty                          { $$ = calloc(1, sizeof *$$); if (!$$) NOMEM;
                                     $$->role = PN_PLACE_TRACKED; }
 | place_attrs CAPACITY expr       { $$ = $1;
                                     if ($$->capacity) {
@@ -216,7 +227,7 @@ transition_decl:
   tkind NAME ':' expr "->" expr completion_opt ';'
                                   { $$ = pnet_decl_new(PNET_DECL_TRANSITION, LOC(@1));
                                     if (!$$) { free($2); pnet_expr_free($4); pnet_expr_free($6);
-                                               free($7); YYNOMEM; }
+                                               free($7); NOMEM; }
                                     $$->tkind = $1; $$->name = $2; $$->name_loc = LOC(@2);
                                     $$->pre = $4; $$->post = $6;
                                     $$->completion = $7; $$->completion_loc = LOC(@7); }
@@ -233,16 +244,16 @@ completion_opt:
 ;
 
 assert_decl:
-  ASSERT NO DEADLOCK ';'          { $$ = pnet_decl_new(PNET_DECL_ASSERT, LOC(@1)); if (!$$) YYNOMEM;
+  ASSERT NO DEADLOCK ';'          { $$ = pnet_decl_new(PNET_DECL_ASSERT, LOC(@1)); if (!$$) NOMEM;
                                     $$->akind = PN_ASSERT_NO_DEADLOCK; }
 | ASSERT INVARIANT conj ';'       { $$ = pnet_decl_new(PNET_DECL_ASSERT, LOC(@1));
-                                    if (!$$) { pnet_cons_free($3); YYNOMEM; }
+                                    if (!$$) { pnet_cons_free($3); NOMEM; }
                                     $$->akind = PN_ASSERT_INVARIANT; $$->cons = pnet_cons_reverse($3); }
 | ASSERT REACHABLE conj ';'       { $$ = pnet_decl_new(PNET_DECL_ASSERT, LOC(@1));
-                                    if (!$$) { pnet_cons_free($3); YYNOMEM; }
+                                    if (!$$) { pnet_cons_free($3); NOMEM; }
                                     $$->akind = PN_ASSERT_REACHABLE; $$->cons = pnet_cons_reverse($3); }
 | ASSERT UNREACHABLE conj ';'     { $$ = pnet_decl_new(PNET_DECL_ASSERT, LOC(@1));
-                                    if (!$$) { pnet_cons_free($3); YYNOMEM; }
+                                    if (!$$) { pnet_cons_free($3); NOMEM; }
                                     $$->akind = PN_ASSERT_UNREACHABLE; $$->cons = pnet_cons_reverse($3); }
 ;
 
@@ -259,7 +270,7 @@ conj:
 ;
 
 cons:
-  expr rel expr                   { $$ = pnet_cons_new($1, $2, $3, LOC(@2)); if (!$$) YYNOMEM; }
+  expr rel expr                   { $$ = pnet_cons_new($1, $2, $3, LOC(@2)); if (!$$) NOMEM; }
 ;
 
 rel:
@@ -277,30 +288,30 @@ for_decl:
 
 for_head:
   FOR NAME IN '{' item_list '}'       { $$ = pnet_decl_new(PNET_DECL_FOR, LOC(@1));
-                                    if (!$$) { free($2); pnet_item_free($5); YYNOMEM; }
+                                    if (!$$) { free($2); pnet_item_free($5); NOMEM; }
                                     $$->name = $2; $$->name_loc = LOC(@2);
                                     $$->items = pnet_item_reverse($5);
                                     FOR_ENTER($$, @1); }
 | FOR NAME ',' NAME IN '{' item_list '}'
                                   { $$ = pnet_decl_new(PNET_DECL_FOR, LOC(@1));
-                                    if (!$$) { free($2); free($4); pnet_item_free($7); YYNOMEM; }
+                                    if (!$$) { free($2); free($4); pnet_item_free($7); NOMEM; }
                                     $$->name = $2; $$->name_loc = LOC(@2);
                                     $$->value_var = $4; $$->value_var_loc = LOC(@4);
                                     $$->items = pnet_item_reverse($7);
                                     FOR_ENTER($$, @1); }
 | FOR NAME IN NAME                { $$ = pnet_decl_new(PNET_DECL_FOR, LOC(@1));
-                                    if (!$$) { free($2); free($4); YYNOMEM; }
+                                    if (!$$) { free($2); free($4); NOMEM; }
                                     $$->name = $2; $$->name_loc = LOC(@2);
                                     $$->family = $4; $$->family_loc = LOC(@4);
                                     FOR_ENTER($$, @1); }
 | FOR NAME ',' NAME IN NAME       { $$ = pnet_decl_new(PNET_DECL_FOR, LOC(@1));
-                                    if (!$$) { free($2); free($4); free($6); YYNOMEM; }
+                                    if (!$$) { free($2); free($4); free($6); NOMEM; }
                                     $$->name = $2; $$->name_loc = LOC(@2);
                                     $$->value_var = $4; $$->value_var_loc = LOC(@4);
                                     $$->family = $6; $$->family_loc = LOC(@6);
                                     FOR_ENTER($$, @1); }
 | FOR NAME IN expr ".." expr      { $$ = pnet_decl_new(PNET_DECL_FOR, LOC(@1));
-                                    if (!$$) { free($2); pnet_expr_free($4); pnet_expr_free($6); YYNOMEM; }
+                                    if (!$$) { free($2); pnet_expr_free($4); pnet_expr_free($6); NOMEM; }
                                     $$->name = $2; $$->name_loc = LOC(@2);
                                     $$->lo = $4; $$->hi = $6;
                                     FOR_ENTER($$, @1); }
@@ -324,18 +335,18 @@ items:
 ;
 
 item:
-  NAME                            { $$ = calloc(1, sizeof *$$); if (!$$) { free($1); YYNOMEM; }
+  NAME                            { $$ = calloc(1, sizeof *$$); if (!$$) { free($1); NOMEM; }
                                     $$->key = $1; $$->loc = LOC(@1); }
 | NAME ':' expr                   { $$ = calloc(1, sizeof *$$);
-                                    if (!$$) { free($1); pnet_expr_free($3); YYNOMEM; }
+                                    if (!$$) { free($1); pnet_expr_free($3); NOMEM; }
                                     $$->key = $1; $$->value = $3; $$->loc = LOC(@1); }
 ;
 
 expr:
-  INT                             { $$ = pnet_expr_int($1, LOC(@1)); if (!$$) YYNOMEM; }
-| NAME                            { $$ = pnet_expr_name($1, LOC(@1)); if (!$$) YYNOMEM; }
+  INT                             { $$ = pnet_expr_int($1, LOC(@1)); if (!$$) NOMEM; }
+| NAME                            { $$ = pnet_expr_name($1, LOC(@1)); if (!$$) NOMEM; }
 | '(' expr ')'                    { $$ = $2; }
-| '-' expr %prec UMINUS           { $$ = pnet_expr_op(PNET_EXPR_NEG, $2, NULL, LOC(@1)); if (!$$) YYNOMEM;
+| '-' expr %prec UMINUS           { $$ = pnet_expr_op(PNET_EXPR_NEG, $2, NULL, LOC(@1)); if (!$$) NOMEM;
                                     if ($$->depth > PNET_MAX_EXPR_DEPTH) {
                                       ERROR_AT(@1, "expression nested too deeply (limit %d)", PNET_MAX_EXPR_DEPTH);
                                       pnet_expr_free($$); YYERROR;
@@ -351,7 +362,11 @@ expr:
 
 static void pnet_yyerror(PNET_YYLTYPE *loc, void *scanner, struct pnet_parse *pp, const char *msg) {
   (void)scanner;
-  pnet_parse_error(pp, loc->first_line, loc->first_column, "%s", msg);
+  if (!pp->out_of_memory && strcmp(msg, "memory exhausted") == 0)
+    pnet_parse_error(pp, loc->first_line, loc->first_column,
+                     "input nested too deeply for the parser (more than %d open constructs)", YYMAXDEPTH);
+  else
+    pnet_parse_error(pp, loc->first_line, loc->first_column, "%s", msg);
 }
 
 /* Token names as a reader knows them: keywords and punctuation quoted the
