@@ -220,7 +220,8 @@ static int pol_dnf_cmp(const struct pol_cond_ctx *cx, const struct pol_expr *e, 
   }
   c.op = SC_CMP_MASKED_EQ;
   c.mask = mask;
-  if (op == POL_OP_EQ) return pol_dnf_single(out, &c, 1);
+  /* (a & 0) == 0 always holds: no comparison is needed. */
+  if (op == POL_OP_EQ) return pol_dnf_single(out, &c, mask ? 1 : 0);
 
   /* (a & m) != v: some bit of m differs from v. */
   out->c = NULL;

@@ -106,13 +106,14 @@ static int pol_do_include(struct pol_policy *pol, const struct pol_decl *d, stru
   }
   /* Relative includes are relative to the including file, so a policy
    * means the same thing whatever directory pnetc runs in. */
-  if (name[0] == '/') {
-    path = strdup(name);
-  } else {
+  if (name[0] != '/') {
     dir = pol_dirname(d->loc.file->path);
-    if (dir && asprintf(&path, "%s/%s", dir, name) < 0) path = NULL;
+    if (!dir) goto oom;
   }
+  if (!dir || strcmp(dir, ".") == 0) path = strdup(name);
+  else if (asprintf(&path, "%s/%s", dir, name) < 0) path = NULL;
   if (!path) {
+  oom:
     rc = -ENOMEM;
     diag_error(&d->name.loc, "out of memory");
     goto done;

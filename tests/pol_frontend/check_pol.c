@@ -310,6 +310,16 @@ START_TEST(test_errors_fail_closed) {
       "profile p { " LIMITS " syscalls { default allow; } } profile p { }",
       "profile p { " LIMITS " syscalls { default allow; allow socketcall; } }",
   };
+  /* Buffers (the fuzz harness) cannot include files, and size is bounded. */
+  ck_assert_ptr_null(load("include \"x.pol\";"));
+  ck_assert_ptr_nonnull(strstr(diag_text, "includes are not allowed here"));
+  size_t big = (1u << 20) + 1;
+  char *huge = malloc(big + 1);
+  ck_assert_ptr_nonnull(huge);
+  memset(huge, ' ', big);
+  huge[big] = '\0';
+  ck_assert_ptr_null(load(huge));
+  free(huge);
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     ck_assert_msg(load(bad[i]) == NULL, "accepted: %s", bad[i]);
     ck_assert_msg(diag_text && strstr(diag_text, "error:"), "no message for: %s", bad[i]);
