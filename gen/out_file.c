@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,6 +17,50 @@ struct out_file {
   char *tmp_path; /* NULL when writing straight to a non-regular file */
   FILE *stream;
 };
+
+/* Temporary files that exist right now, for the signal handler: a build
+ * interrupted with ^C (or a CI timeout's SIGTERM) must not leave them
+ * behind. Only async-signal-safe work happens in the handler: unlink(2) on
+ * paths that stay allocated while registered. */
+#define OUT_FILE_MAX_PENDING 16
+static const char *volatile out_file_pending[OUT_FILE_MAX_PENDING];
+static volatile sig_atomic_t out_file_handlers_installed;
+
+static void out_file_on_signal(int sig) {
+  for (int i = 0; i < OUT_FILE_MAX_PENDING; i++)
+    if (out_file_pending[i]) unlink(out_file_pending[i]);
+  /* Die of the same signal, so the parent sees how we ended. */
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+static void out_file_install_handlers(void) {
+  static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+  if (out_file_handlers_installed) return;
+  out_file_handlers_installed = 1;
+  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+    struct sigaction old, sa = {.sa_handler = out_file_on_signal};
+    sigemptyset(&sa.sa_mask);
+    /* Keep an ignored signal ignored (nohup, a shell's background job). */
+    if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+    sigaction(sigs[i], &sa, NULL);
+  }
+}
+
+/* Beyond OUT_FILE_MAX_PENDING files the output is still written; only the
+ * cleanup on a signal is lost for the extra ones. */
+static void out_file_track(const char *tmp, int on) {
+  for (int i = 0; i < OUT_FILE_MAX_PENDING; i++) {
+    if (on && !out_file_pending[i]) {
+      out_file_pending[i] = tmp;
+      return;
+    }
+    if (!on && out_file_pending[i] == tmp) {
+      out_file_pending[i] = NULL;
+      return;
+    }
+  }
+}
 
 static int out_file_fail(const char *path, int err) {
   fprintf(diag_stream(), "%s: error: cannot write output: %s\n", path, strerror(err));
@@ -77,8 +122,12 @@ int out_file_open(const char *path, struct out_file **out) {
     }
     /* O_EXCL: never write through a file or symlink someone else placed
      * under the temporary name. */
+    out_file_install_handlers();
     fd = open(f->tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd >= 0) break;
+    if (fd >= 0) {
+      out_file_track(f->tmp_path, 1);
+      break;
+    }
     if (errno != EEXIST || attempt >= 100) {
       err = errno;
       free(f->tmp_path);
@@ -98,7 +147,10 @@ stream:
 fail:
   if (fd >= 0) {
     close(fd);
-    if (f->tmp_path) unlink(f->tmp_path);
+    if (f->tmp_path) {
+      unlink(f->tmp_path);
+      out_file_track(f->tmp_path, 0);
+    }
   }
   if (f) {
     free(f->tmp_path);
@@ -113,6 +165,7 @@ const char *out_file_path(const struct out_file *f) { return f->path; }
 
 static void out_file_free(struct out_file *f) {
   if (!f) return;
+  if (f->tmp_path) out_file_track(f->tmp_path, 0);
   free(f->tmp_path);
   free(f->path);
   free(f);
@@ -144,10 +197,19 @@ int out_file_commit_all(struct out_file **files, size_t n) {
     errno = 0;
     rc = out_file_finish(files[i]);
   }
-  for (; rc == 0 && renamed < n; renamed++) {
-    if (!files[renamed]->tmp_path) continue; /* written in place */
-    if (rename(files[renamed]->tmp_path, files[renamed]->path) != 0)
-      rc = out_file_fail(files[renamed]->path, errno);
+  /* No signal between the first and the last rename: an interrupted group
+   * would leave this run's NAME.c next to the previous run's NAME.h. */
+  sigset_t all, saved;
+  sigfillset(&all);
+  sigprocmask(SIG_BLOCK, &all, &saved);
+  while (rc == 0 && renamed < n) {
+    struct out_file *f = files[renamed];
+    /* (a file written in place has nothing to rename) */
+    if (f->tmp_path && rename(f->tmp_path, f->path) != 0) {
+      rc = out_file_fail(f->path, errno);
+      break;
+    }
+    renamed++;
   }
   if (rc != 0) {
     /* A .c from this run next to a .h from the previous one would compile
@@ -155,6 +217,7 @@ int out_file_commit_all(struct out_file **files, size_t n) {
     for (size_t i = 0; i < renamed; i++)
       if (files[i]->tmp_path) unlink(files[i]->path);
   }
+  sigprocmask(SIG_SETMASK, &saved, NULL);
   for (size_t i = 0; i < n; i++) {
     if (rc != 0 && i >= renamed) out_file_abort(files[i]);
     else out_file_free(files[i]);
