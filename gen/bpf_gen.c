@@ -40,6 +40,8 @@
 /* Runs beyond this use a linear-time weight-balanced split instead of the
  * quadratic optimal one (such a policy is near BPF_MAXINSNS anyway). */
 #define DP_MAX_SEGMENTS 1024u
+/* Up to this many runs every split is tried (cubic); above, Knuth's bound. */
+#define DP_FULL_SEARCH 256u
 /* Exception chains (JEQ x -> leaf) are considered for this many runs. */
 #define PEEL_MAX_SEGMENTS 40u
 /* The IR may grow past BPF_MAXINSNS before trampolines are counted; this
@@ -497,6 +499,12 @@ static int plan_tree(struct plan *p) {
       uint32_t from = (uint32_t)kroot[DP_AT(&d, i, j - 1)], to = (uint32_t)kroot[DP_AT(&d, i + 1, j)];
       if (from < i + 1) from = i + 1;
       if (to > j) to = j;
+      /* The exception chains below do not keep the quadrangle inequality
+       * exactly: small inputs search every split. */
+      if (n <= DP_FULL_SEARCH) {
+        from = i + 1;
+        to = j;
+      }
       int32_t arg = (int32_t)from;
       for (uint32_t k = from; k <= to; k++) {
         uint64_t c = d.cost[DP_AT(&d, i, k - 1)] + d.cost[DP_AT(&d, k, j)];
