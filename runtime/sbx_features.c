@@ -218,6 +218,7 @@ int sbx_profile_enforceable(const struct cs_profile *p, const struct sbx_feature
              f->landlock_abi ? "ABI " : "none: ", f->landlock_abi);
     return -ENOTSUP;
   }
-  snprintf(why, why_len, "enforceable: every layer of %s is available", p->name ? p->name : "?");
+  snprintf(why, why_len, "every layer available (Landlock ABI %d needed, %d present)", need,
+           f->landlock_abi);
   return 0;
 }

@@ -50,6 +50,14 @@ const char *cfx_source(void)
 /* Compiles the fixture's filter: default allow (a denylist is enough for a
  * fixture: the escape tests name exactly what they try), other ABIs killed,
  * the calls the escape battery uses refused the way the seed profiles do. */
+/* Written out in full: libseccomp's SCMP_A* macros leave datum_b implicit,
+ * which clang's -Wmissing-field-initializers rejects. */
+static struct scmp_arg_cmp cfx_cmp(unsigned arg, enum scmp_compare op, uint64_t a, uint64_t b)
+{
+  struct scmp_arg_cmp c = {.arg = arg, .op = op, .datum_a = a, .datum_b = b};
+  return c;
+}
+
 static int cfx_filter(bool net, struct cfx_entry *e)
 {
   static const int eperm[] = {
@@ -95,16 +103,16 @@ static int cfx_filter(bool net, struct cfx_entry *e)
   }
   for (size_t i = 0; i < sizeof nsflags / sizeof nsflags[0]; i++)
     if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
-                         SCMP_A0_64(SCMP_CMP_MASKED_EQ, nsflags[i], nsflags[i])) < 0)
+                         cfx_cmp(0, SCMP_CMP_MASKED_EQ, nsflags[i], nsflags[i])) < 0)
       goto out;
   /* The kernel reads the request as 32 bits: compare 32 bits. */
   if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
-                       SCMP_A1_32(SCMP_CMP_EQ, TIOCSTI)) < 0 ||
+                       cfx_cmp(1, SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCSTI)) < 0 ||
       seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
-                       SCMP_A1_32(SCMP_CMP_EQ, TIOCLINUX)) < 0)
+                       cfx_cmp(1, SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCLINUX)) < 0)
     goto out;
   if (!net && seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
-                               SCMP_A0_32(SCMP_CMP_NE, AF_UNIX)) < 0)
+                               cfx_cmp(0, SCMP_CMP_NE, AF_UNIX, 0)) < 0)
     goto out;
   fd = memfd_create("cfx-bpf", MFD_CLOEXEC);
   if (fd < 0 || seccomp_export_bpf(ctx, fd) < 0 || (len = lseek(fd, 0, SEEK_END)) <= 0 ||
