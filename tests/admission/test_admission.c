@@ -12,6 +12,7 @@
 #include "commander.h"
 #include "fixture_opposite.h"
 #include "model_tables.h"
+#include "test_util.h"
 
 static int T(struct cs_sched *s, const char *name)
 {
@@ -25,17 +26,6 @@ static struct cs_sched *make(const struct cs_model_table *t)
   struct cs_sched *s = NULL;
   ck_assert_int_eq(cs_sched_create(t, NULL, &s), 0);
   return s;
-}
-
-static void deadline_in(struct timespec *ts, long ms)
-{
-  clock_gettime(CLOCK_MONOTONIC, ts);
-  ts->tv_sec += ms / 1000;
-  ts->tv_nsec += (ms % 1000) * 1000000L;
-  if (ts->tv_nsec >= 1000000000L) {
-    ts->tv_sec++;
-    ts->tv_nsec -= 1000000000L;
-  }
 }
 
 START_TEST(create_rejects_bad_tables)
@@ -180,7 +170,7 @@ START_TEST(timed_admission_times_out)
   int admit_b = T(s, "admit_b");
 
   ck_assert_int_eq(cs_admit(s, 0, &a), 0);
-  deadline_in(&dl, 50);
+  test_deadline_in(&dl, 50);
   clock_gettime(CLOCK_MONOTONIC, &t0);
   ck_assert_int_eq(cs_admit_timed(s, (uint32_t)admit_b, &dl, &b), -ETIMEDOUT);
   clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -215,7 +205,7 @@ static void *fifo_waiter(void *p)
   struct fifo_arg *a = p;
   struct cs_ticket tk;
   struct timespec dl;
-  deadline_in(&dl, 20000);
+  test_deadline_in(&dl, 20000);
   if (cs_admit_timed(a->s, 0, &dl, &tk) != 0)
     return (void *)1;
   pthread_mutex_lock(a->m);
@@ -329,7 +319,7 @@ static void check_refusal(const struct cs_model_table *t)
   ck_assert_int_eq(cs_try_admit(s, adm, &x), -EAGAIN);
   ck_assert_uint_eq(cs_sched_state(s), st);
   struct timespec dl;
-  deadline_in(&dl, 20);
+  test_deadline_in(&dl, 20);
   ck_assert_int_eq(cs_admit_timed(s, adm, &dl, &x), -ETIMEDOUT);
   /* Return everything: complete each ticket, firing progress as needed. */
   for (int left = ntk, guard = 0; left > 0; guard++) {

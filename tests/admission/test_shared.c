@@ -16,6 +16,7 @@
 #include "commander.h"
 #include "fixture_opposite.h"
 #include "model_tables.h"
+#include "test_util.h"
 
 static char dir[64], path[128];
 
@@ -33,17 +34,6 @@ static void teardown(void)
   snprintf(p, sizeof p, "%s/link", dir);
   unlink(p);
   rmdir(dir);
-}
-
-static void deadline_in(struct timespec *ts, long ms)
-{
-  clock_gettime(CLOCK_MONOTONIC, ts);
-  ts->tv_sec += ms / 1000;
-  ts->tv_nsec += (ms % 1000) * 1000000L;
-  if (ts->tv_nsec >= 1000000000L) {
-    ts->tv_sec++;
-    ts->tv_nsec -= 1000000000L;
-  }
 }
 
 static struct cs_shared_sched *open_or_die(const struct cs_model_table *t)
@@ -173,7 +163,7 @@ START_TEST(shared_fifo_across_processes)
       struct cs_shared_ticket tk;
       struct timespec dl;
       char c = (char)('0' + i);
-      deadline_in(&dl, 20000);
+      test_deadline_in(&dl, 20000);
       if (cs_shared_admit(me, 0, &dl, &tk) != 0)
         _exit(1);
       if (write(fds[1], &c, 1) != 1 || cs_shared_complete(me, &tk) != 0)
@@ -218,7 +208,7 @@ static pid_t spawn_holder(int fd, const char *tier, bool hold_forever)
   char name[64];
   snprintf(name, sizeof name, "admit_%s", tier);
   int a = cs_shared_lookup_admission(sh, name);
-  deadline_in(&dl, 30000);
+  test_deadline_in(&dl, 30000);
   if (a < 0 || cs_shared_admit(sh, (uint32_t)a, &dl, &tk) != 0)
     _exit(1);
   if (write(fd, "h", 1) != 1)
@@ -292,7 +282,7 @@ static void churn(unsigned seed)
     seed = seed * 1103515245u + 12345u;
     snprintf(name, sizeof name, "admit_%s", tiers[(seed >> 16) % 4].tier);
     int a = cs_shared_lookup_admission(sh, name);
-    deadline_in(&dl, 30000);
+    test_deadline_in(&dl, 30000);
     if (cs_shared_admit(sh, (uint32_t)a, &dl, &tk) != 0)
       _exit(1);
     if (cs_shared_complete(sh, &tk) != 0)

@@ -38,6 +38,7 @@
 #include "commander.h"
 #include "fixture_opposite.h"
 #include "model_tables.h"
+#include "test_util.h"
 
 #define MAX_THREADS 64
 #define MAX_HELD 4
@@ -54,11 +55,11 @@ static _Atomic int64_t *fired;   /* per transition */
 static _Atomic uint32_t *owner;  /* per ticket slot: 0 free, else thread id + 1 */
 static _Atomic int violations;
 static _Atomic bool stop;
+static pthread_mutex_t fin_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t fin_cond;
 static uint32_t *progress_steps, nprogress;
 static int64_t **effect;         /* [transition][column] from the arcs */
 static _Atomic int finished;
-static pthread_mutex_t fin_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t fin_cond;
 
 static void violation(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void violation(const char *fmt, ...)
@@ -72,6 +73,11 @@ static void violation(const char *fmt, ...)
     va_end(ap);
   }
   atomic_store(&stop, true);
+  /* Wake the main thread: threads blocked in an admission would only
+   * notice at their deadline. */
+  pthread_mutex_lock(&fin_lock);
+  pthread_cond_signal(&fin_cond);
+  pthread_mutex_unlock(&fin_lock);
 }
 
 static const uint32_t *marking_of(uint32_t st)
@@ -122,12 +128,6 @@ static uint64_t rnd(uint64_t *x)
   return *x;
 }
 
-static void deadline_in(struct timespec *ts, int s)
-{
-  clock_gettime(CLOCK_MONOTONIC, ts);
-  ts->tv_sec += s;
-}
-
 static bool past(const struct timespec *ts)
 {
   struct timespec now;
@@ -141,7 +141,7 @@ static bool past(const struct timespec *ts)
 static bool complete_one(struct cs_ticket *held, uint32_t *nheld, uint32_t k, uint32_t tid, uint64_t *seed)
 {
   struct timespec dl;
-  deadline_in(&dl, STEP_DEADLINE_S);
+  test_deadline_in(&dl, STEP_DEADLINE_S * 1000L);
   for (;;) {
     for (uint32_t i = 0; i < *nheld; i++, k = k + 1 == *nheld ? 0 : k + 1) {
       struct cs_ticket *tk = &held[k];
@@ -204,7 +204,7 @@ static void *work(void *p)
     if (nheld == 0) {
       /* Holding nothing, a thread may block: others will complete. */
       struct timespec dl;
-      deadline_in(&dl, STEP_DEADLINE_S);
+      test_deadline_in(&dl, STEP_DEADLINE_S * 1000L);
       rc = cs_admit_timed(sched, a, &dl, &tk);
       if (rc == -ETIMEDOUT) {
         violation("thread %u: %s waited %d s (deadlock or lost wake-up)", w->id, tab->transition_names[a],
@@ -378,9 +378,9 @@ int main(int argc, char **argv)
     }
   }
   /* Every thread must finish: a deadlock fails the test, it never hangs. */
-  deadline_in(&dl, RUN_DEADLINE_S);
+  test_deadline_in(&dl, RUN_DEADLINE_S * 1000L);
   pthread_mutex_lock(&fin_lock);
-  while (atomic_load(&finished) < (int)nthreads) {
+  while (atomic_load(&finished) < (int)nthreads && !atomic_load(&stop)) {
     if (pthread_cond_timedwait(&fin_cond, &fin_lock, &dl) == ETIMEDOUT) {
       fprintf(stderr, "FAIL: %d of %u threads finished within %d s (deadlock)\n", atomic_load(&finished),
               nthreads, RUN_DEADLINE_S);
@@ -392,6 +392,16 @@ int main(int argc, char **argv)
     }
   }
   pthread_mutex_unlock(&fin_lock);
+  if (atomic_load(&stop)) {
+    /* Some threads may sit in a blocked admission of a corrupted
+     * scheduler: report now rather than wait for their deadlines. */
+    printf("model %s: stopped at the first violation after %llu admissions\n", tab->model_name,
+           (unsigned long long)atomic_load(&admitted));
+    if (expect_violation)
+      printf("ok: the checker caught the broken table\n");
+    fflush(stdout);
+    _exit(expect_violation ? 0 : 1);
+  }
   for (uint32_t i = 0; i < nthreads; i++)
     pthread_join(w[i].th, NULL);
   clock_gettime(CLOCK_MONOTONIC, &t1);
