@@ -97,7 +97,8 @@ static int bench_ruleset(const char *label, const struct sc_ruleset *rs) {
              seccomp_version()->minor, seccomp_version()->micro, level);
     rc = tl_libseccomp_filter(rs, level, &f, &len);
     if (rc) {
-      printf("| %s | %s | n/a: first-match order not expressible (%d) | | | |\n", lab, gen, rc);
+      printf("| %s | %s | n/a: rules of nr %d not expressible in libseccomp (%s) | | | |\n", lab, gen,
+             tl_unsupported_nr, strerror(-rc));
       continue;
     }
     row(lab, gen, measure(rs, f, len));

@@ -72,9 +72,215 @@ static enum scmp_compare scmp_op(enum sc_cmp op) {
   return _SCMP_CMP_MIN;
 }
 
+/* First-match -> libseccomp. libseccomp has no order between rules, so
+ * each rule is made disjoint from every earlier rule of its call: rule j
+ * becomes R_j AND NOT (R_1 OR ... OR R_j-1), written in DNF (the negation
+ * of a DNF is a product of negated conditions). Disjoint rules mean the
+ * same under any order, so libseccomp's filter is a faithful oracle for
+ * first-match rule sets. Not expressible (-ENOTSUP): a negated masked
+ * comparison (libseccomp has no "masked !="), two conditions on one
+ * argument that do not simplify, or more than TL_MAX_CLAUSES clauses. */
+#define TL_MAX_CLAUSES 4096
+
+struct tl_clause {
+  struct sc_cond c[6];
+  unsigned n;
+};
+
+/* 1: *out is the negation; 2: the negation always holds (in never does);
+ * 0: not expressible. */
+static int negate(const struct sc_cond *in, struct sc_cond *out) {
+  *out = *in;
+  if (in->op == SC_CMP_MASKED_EQ) {
+    uint64_t wm = in->is32 ? 0xffffffffu : UINT64_MAX, m = in->mask & wm, v = in->value & wm;
+    if (v & ~m) return 2;
+    /* One bit: "bit is v" negates to "bit is not v". */
+    if (m && !(m & (m - 1))) {
+      out->value = v ^ m;
+      return 1;
+    }
+    return 0;
+  }
+  switch (in->op) {
+  case SC_CMP_EQ: out->op = SC_CMP_NE; return 1;
+  case SC_CMP_NE: out->op = SC_CMP_EQ; return 1;
+  case SC_CMP_LT: out->op = SC_CMP_GE; return 1;
+  case SC_CMP_GE: out->op = SC_CMP_LT; return 1;
+  case SC_CMP_LE: out->op = SC_CMP_GT; return 1;
+  case SC_CMP_GT: out->op = SC_CMP_LE; return 1;
+  case SC_CMP_MASKED_EQ: return 0;
+  }
+  return 0;
+}
+
+/* The values of one argument a comparison admits, as an interval. */
+static bool as_interval(const struct sc_cond *c, uint64_t max, uint64_t *lo, uint64_t *hi) {
+  uint64_t v = c->value & max;
+  switch (c->op) {
+  case SC_CMP_EQ: *lo = *hi = v; return true;
+  case SC_CMP_LT: *lo = 0; *hi = v ? v - 1 : 0; return v != 0;
+  case SC_CMP_LE: *lo = 0; *hi = v; return true;
+  case SC_CMP_GT: *lo = v + 1; *hi = max; return v != max;
+  case SC_CMP_GE: *lo = v; *hi = max; return true;
+  default: return false;
+  }
+}
+
+/* Adds cond to a clause. 1: added or redundant; 0: the clause can never
+ * hold (drop it); -1: two conditions on one argument that libseccomp cannot
+ * take in one rule (it refuses a rule naming an argument twice). */
+static int clause_add(struct tl_clause *cl, const struct sc_cond *c) {
+  for (unsigned i = 0; i < cl->n; i++) {
+    struct sc_cond *o = &cl->c[i];
+    if (o->arg != c->arg) continue;
+    if (o->is32 != c->is32) return -1;
+    uint64_t max = c->is32 ? 0xffffffffu : UINT64_MAX;
+    /* x == v decides every other comparison on x. */
+    if (o->op == SC_CMP_EQ) return sc_cond_holds(c, o->value) ? 1 : 0;
+    if (c->op == SC_CMP_EQ) {
+      if (!sc_cond_holds(o, c->value)) return 0;
+      *o = *c;
+      return 1;
+    }
+    if (o->op == SC_CMP_MASKED_EQ && c->op == SC_CMP_MASKED_EQ) {
+      /* Two masks: one mask over both, if they agree where they overlap. */
+      uint64_t m1 = o->mask & max, v1 = o->value & max, m2 = c->mask & max, v2 = c->value & max;
+      if ((v1 & ~m1) || (v2 & ~m2) || ((v1 ^ v2) & m1 & m2)) return 0;
+      o->mask = m1 | m2;
+      o->value = v1 | v2;
+      return 1;
+    }
+    if (o->op == SC_CMP_MASKED_EQ || c->op == SC_CMP_MASKED_EQ) return -1;
+    uint64_t l1, h1, l2, h2;
+    const struct sc_cond *ne = o->op == SC_CMP_NE ? o : c->op == SC_CMP_NE ? c : NULL;
+    const struct sc_cond *rg = ne == o ? c : o;
+    if (ne && rg->op == SC_CMP_NE) {
+      if ((ne->value & max) == (rg->value & max)) return 1;
+      return -1;
+    }
+    bool empty1, empty2;
+    if (ne) {
+      /* x != v within an interval: trim an end, or nothing to do. */
+      empty1 = !as_interval(rg, max, &l1, &h1);
+      uint64_t v = ne->value & max;
+      if (empty1) return 0;
+      if (v < l1 || v > h1) {
+        *o = *rg;
+        return 1;
+      }
+      if (l1 == h1) return 0;
+      if (v == l1) l1++;
+      else if (v == h1) h1--;
+      else return -1;
+    } else {
+      empty1 = !as_interval(o, max, &l1, &h1);
+      empty2 = !as_interval(c, max, &l2, &h2);
+      if (empty1 || empty2) return 0;
+      if (l2 > l1) l1 = l2;
+      if (h2 < h1) h1 = h2;
+      if (l1 > h1) return 0;
+    }
+    struct sc_cond r = *c;
+    if (l1 == h1) {
+      r.op = SC_CMP_EQ;
+      r.value = l1;
+    } else if (l1 == 0) {
+      r.op = SC_CMP_LE;
+      r.value = h1;
+    } else if (h1 == max) {
+      r.op = SC_CMP_GE;
+      r.value = l1;
+    } else {
+      return -1;
+    }
+    *o = r;
+    return 1;
+  }
+  if (cl->n == 6) return -1;
+  cl->c[cl->n++] = *c;
+  return 1;
+}
+
+static int add_disjoint(scmp_filter_ctx ctx, const struct sc_ruleset *rs, const struct sc_rule *r,
+                        const struct sc_rule *const *prev, uint32_t nprev) {
+  /* Start from R's clauses (an unconditional rule: one empty clause). */
+  size_t cap = TL_MAX_CLAUSES, n = 0;
+  struct tl_clause *cur = calloc(cap, sizeof *cur), *next = calloc(cap, sizeof *next);
+  int rc = 0;
+  if (!cur || !next) abort();
+  if (r->nclauses == 0) {
+    n = 1;
+  } else {
+    for (uint32_t c = 0; c < r->nclauses && n < cap; c++) {
+      struct tl_clause cl = {.n = 0};
+      int ok = 1;
+      for (uint32_t k = 0; k < r->clauses[c].nconds && ok == 1; k++) ok = clause_add(&cl, &r->clauses[c].conds[k]);
+      if (ok < 0) {
+        rc = -ENOTSUP;
+        goto done;
+      }
+      if (ok) cur[n++] = cl;
+    }
+  }
+  /* AND NOT each earlier clause: split on which condition fails. */
+  /* Earlier rules with the same action may overlap this one: both say the
+   * same, and libseccomp unites them. Only the others are subtracted. */
+  for (uint32_t p = 0; p < nprev; p++)
+    for (uint32_t c = 0; c < prev[p]->nclauses && !sc_action_equal(prev[p]->action, r->action); c++) {
+      const struct sc_clause *pc = &prev[p]->clauses[c];
+      size_t m = 0;
+      for (size_t i = 0; i < n; i++)
+        for (uint32_t k = 0; k < pc->nconds; k++) {
+          struct sc_cond neg;
+          int nk = negate(&pc->conds[k], &neg);
+          if (nk == 0) {
+            rc = -ENOTSUP;
+            goto done;
+          }
+          struct tl_clause cl = cur[i];
+          int ok = nk == 2 ? 1 : clause_add(&cl, &neg);
+          if (ok < 0) {
+            rc = -ENOTSUP;
+            goto done;
+          }
+          if (!ok) continue;
+          if (m == cap) {
+            rc = -ENOTSUP;
+            goto done;
+          }
+          next[m++] = cl;
+        }
+      struct tl_clause *t = cur;
+      cur = next;
+      next = t;
+      n = m;
+    }
+  if (sc_action_equal(r->action, rs->default_action)) goto done; /* libseccomp refuses these */
+  for (size_t i = 0; i < n && rc == 0; i++) {
+    struct scmp_arg_cmp cmp[6];
+    for (unsigned k = 0; k < cur[i].n; k++) {
+      const struct sc_cond *cd = &cur[i].c[k];
+      uint64_t wm = cd->is32 ? 0xffffffffu : UINT64_MAX;
+      cmp[k].arg = cd->arg;
+      cmp[k].op = scmp_op(cd->op);
+      cmp[k].datum_a = cd->op == SC_CMP_MASKED_EQ ? cd->mask & wm : cd->value & wm;
+      cmp[k].datum_b = cd->op == SC_CMP_MASKED_EQ ? cd->value & wm : 0;
+    }
+    rc = seccomp_rule_add_exact_array(ctx, sc_action_ret(r->action), r->nr, cur[i].n, cmp);
+  }
+done:
+  free(cur);
+  free(next);
+  return rc;
+}
+
+int tl_unsupported_nr = -1;
+
 int tl_libseccomp_filter(const struct sc_ruleset *rs, int optimize, struct sock_filter **insns,
                          uint32_t *len) {
+  tl_unsupported_nr = -1;
   scmp_filter_ctx ctx = seccomp_init(sc_action_ret(rs->default_action));
+  const struct sc_rule **prev = NULL;
   int rc = 0, fd = -1;
   *insns = NULL;
   *len = 0;
@@ -82,43 +288,22 @@ int tl_libseccomp_filter(const struct sc_ruleset *rs, int optimize, struct sock_
   rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, sc_action_ret(rs->bad_arch_action));
   if (!rc && optimize) rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, (uint32_t)optimize);
   if (rc) goto done;
+  prev = calloc(rs->nrules + 1, sizeof *prev);
+  if (!prev) abort();
   for (uint32_t i = 0; i < rs->nrules && !rc; i++) {
     const struct sc_rule *r = &rs->rules[i];
-    if (sc_action_equal(r->action, rs->default_action)) continue;
-    /* An unconditional rule after conditional ones of another action has
-     * no libseccomp equivalent (libseccomp lets it win outright). */
-    for (uint32_t j = 0; j < i; j++)
-      if (rs->rules[j].nr == r->nr && r->nclauses == 0 && rs->rules[j].nclauses > 0 &&
-          !sc_action_equal(rs->rules[j].action, r->action)) {
-        rc = -ENOTSUP;
-        goto done;
-      }
-    if (r->nclauses == 0) {
-      rc = seccomp_rule_add_exact(ctx, sc_action_ret(r->action), r->nr, 0);
-      continue;
+    uint32_t nprev = 0;
+    bool dead = false;
+    for (uint32_t j = 0; j < i; j++) {
+      if (rs->rules[j].nr != r->nr) continue;
+      bool uncond = rs->rules[j].nclauses == 0;
+      for (uint32_t c = 0; c < rs->rules[j].nclauses; c++) uncond = uncond || rs->rules[j].clauses[c].nconds == 0;
+      if (uncond) dead = true; /* first match: nothing after it decides */
+      prev[nprev++] = &rs->rules[j];
     }
-    for (uint32_t c = 0; c < r->nclauses && !rc; c++) {
-      struct scmp_arg_cmp cmp[8];
-      uint32_t n = r->clauses[c].nconds;
-      if (n > 8) {
-        rc = -ENOTSUP;
-        goto done;
-      }
-      for (uint32_t k = 0; k < n; k++) {
-        const struct sc_cond *cd = &r->clauses[c].conds[k];
-        uint64_t wm = cd->is32 ? 0xffffffffu : UINT64_MAX;
-        cmp[k].arg = cd->arg;
-        cmp[k].op = scmp_op(cd->op);
-        if (cd->op == SC_CMP_MASKED_EQ) {
-          cmp[k].datum_a = cd->mask & wm;
-          cmp[k].datum_b = cd->value & wm;
-        } else {
-          cmp[k].datum_a = cd->value & wm;
-          cmp[k].datum_b = 0;
-        }
-      }
-      rc = seccomp_rule_add_exact_array(ctx, sc_action_ret(r->action), r->nr, n, cmp);
-    }
+    if (dead) continue;
+    rc = add_disjoint(ctx, rs, r, prev, nprev);
+    if (rc) tl_unsupported_nr = r->nr;
   }
   if (rc) goto done;
   fd = memfd_create("libseccomp-bpf", 0);
@@ -142,6 +327,7 @@ int tl_libseccomp_filter(const struct sc_ruleset *rs, int optimize, struct sock_
   }
   *len = (uint32_t)(size / sizeof(struct sock_filter));
 done:
+  free(prev);
   if (fd >= 0) close(fd);
   seccomp_release(ctx);
   return rc;

@@ -29,12 +29,15 @@ uint32_t tl_rule_nr(struct sc_ruleset *rs, int nr, struct sc_action act);
 /* Adds one AND-clause of n conditions to rule idx (rules become DNF). */
 void tl_clause(struct sc_ruleset *rs, uint32_t idx, const struct sc_cond *conds, uint32_t n);
 
-/* libseccomp's filter for the same rules (every rule is added with
- * seccomp_rule_add_exact_array, one call per clause; rules whose action is
- * the default are skipped, as libseccomp refuses them). optimize: 0 = the
- * library default, 1 or 2 = SCMP_FLTATR_CTL_OPTIMIZE. 0 or -errno. */
+/* libseccomp's filter for the same rules. libseccomp has no rule order, so
+ * every rule is first made disjoint from the earlier rules of its call
+ * (R_j AND NOT R_1..R_j-1, in DNF); see bpf_testlib.c. optimize: 0 = the
+ * library default, 1 or 2 = SCMP_FLTATR_CTL_OPTIMIZE. 0, -ENOTSUP (not
+ * expressible, e.g. a negated masked comparison) or libseccomp's error. */
 int tl_libseccomp_filter(const struct sc_ruleset *rs, int optimize, struct sock_filter **insns,
                          uint32_t *len);
+/* After a failure of tl_libseccomp_filter: the call it could not express. */
+extern int tl_unsupported_nr;
 
 /* Inputs that exercise a rule set: every number 0..TL_MAX_NR, x32 and
  * out-of-range numbers, foreign architectures, and for every condition the

@@ -16,6 +16,9 @@
 #include "bpf_testlib.h"
 #include "emit_oci.h"
 #include "oci_import.h"
+#ifdef CS_HAVE_POL
+#include "pol.h"
+#endif
 
 #define C32(a, o, v) {.arg = (a), .op = (o), .value = (v), .is32 = true}
 #define C64(a, o, v) {.arg = (a), .op = (o), .value = (v)}
@@ -486,6 +489,43 @@ START_TEST(test_golden_disasm) {
 }
 END_TEST
 
+#ifdef CS_HAVE_POL
+/* The seed policy's profiles (models/profiles.pol): compiled filters decide
+ * like the lowered rules; libseccomp's filter is compared too when the
+ * rules can be written in its model. */
+START_TEST(test_pol_profiles) {
+  struct pol_policy *pol = NULL;
+  ck_assert_int_eq(pol_load(CS_PROFILES_POL, &pol), 0);
+  ck_assert_uint_gt(pol_profile_count(pol), 0);
+  for (size_t k = 0; k < pol_profile_count(pol); k++) {
+    const struct pol_profile *pp = pol_profile_at(pol, k);
+    struct sc_ruleset rs;
+    struct bpf_program_out p;
+    ck_assert_int_eq(pol_lower(pp, &rs), 0);
+    ck_assert_int_eq(bpf_compile(&rs, &p), 0);
+    char err[256] = "";
+    ck_assert_msg(bpf_validate(p.insns, p.len, err, sizeof err) == 0, "%s: %s", pp->name, err);
+    struct sock_filter *lsc = NULL;
+    uint32_t lsc_len = 0;
+    int lrc = tl_libseccomp_filter(&rs, 0, &lsc, &lsc_len);
+    ck_assert_msg(lrc == 0 || lrc == -ENOTSUP, "%s: libseccomp error %d", pp->name, lrc);
+    struct tl_inputs in;
+    tl_make_inputs(&rs, &in);
+    size_t bad = tl_compare(&rs, p.insns, p.len, lrc ? NULL : lsc, lsc_len, &in, stderr);
+    ck_assert_msg(bad == 0, "profile %s: %zu of %zu inputs disagree", pp->name, bad, in.n);
+    for (uint32_t nr = 0; nr <= TL_MAX_NR; nr++)
+      ck_assert_msg(tl_plain_allow(&rs, nr) == bpf_nr_is_const_allow(p.insns, p.len, AUDIT_ARCH_X86_64, nr),
+                    "profile %s: nr %u cacheability", pp->name, nr);
+    tl_inputs_free(&in);
+    free(lsc);
+    bpf_program_out_free(&p);
+    sc_ruleset_free(&rs);
+  }
+  pol_policy_free(pol);
+}
+END_TEST
+#endif
+
 static Suite *suite(bool moby) {
   Suite *s = suite_create("bpf");
   TCase *tc = tcase_create(moby ? "moby" : "core");
@@ -497,6 +537,9 @@ static Suite *suite(bool moby) {
     tcase_add_test(tc, test_oci_overlap);
     tcase_add_loop_test(tc, test_oci_errors, 0, (int)(sizeof bad_profiles / sizeof *bad_profiles));
     tcase_add_test(tc, test_golden_disasm);
+#ifdef CS_HAVE_POL
+    tcase_add_test(tc, test_pol_profiles);
+#endif
     tcase_add_loop_test(tc, test_rule_sets, 0, (int)(sizeof cases / sizeof *cases));
     tcase_add_test(tc, test_tiocsti_high_bits);
     tcase_add_test(tc, test_validator);
