@@ -41,17 +41,39 @@ for x in r:
 print("sbx / bwrap = %.2f (target <= 0.70)" % (sbx / bwrap))
 PY
 
-echo "== system-call overhead (getppid, ns per call)"
-cc -O2 -o "$work/getppid_loop" tests/bench/getppid_loop.c
+echo "== system-call overhead (getppid, ns per call; median of ${BENCH_REPS:-9} interleaved runs)"
+# The loop binary is put in /usr/local/bin for the run: strict and hardened
+# execute only the files of the system bin directories (no shells), and the
+# workspace is data to them.
+loop=$(mktemp /usr/local/bin/sbx-bench-getppid.XXXXXX)
+trap 'rm -rf "$work" "$loop"' EXIT
+cc -O2 -o "$loop" tests/bench/getppid_loop.c
+chmod 0755 "$loop"
 n=${BENCH_CALLS:-2000000}
-printf '%-16s %s\n' "no sandbox" "$("$work/getppid_loop" "$n")"
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 profiles=$("$sbx" check | awk '/^Profiles/ {p=1; next} p && /^  [^ ]/ {print $1}')
-for p in $profiles; do
-  # The loop runs from the workspace; a profile that may not execute it
-  # there gets it through /usr-like paths it may: none, so it is reported.
-  if r=$("$sbx" run --profile "$p" --workspace "$work" -- "$work/getppid_loop" "$n" 2>"$work/err"); then
-    printf '%-16s %s\n' "$p" "$r"
-  else
-    printf '%-16s %s\n' "$p" "not run: $(head -1 "$work/err")"
+configs=("none" $profiles)
+# Interleaved (every configuration once per round), so drifting load on a
+# shared machine hits all of them alike; the median per configuration.
+declare -A vals
+for _ in $(seq "${BENCH_REPS:-9}"); do
+  for c in "${configs[@]}"; do
+    if [[ $c == none ]]; then
+      v=$("$loop" "$n")
+    else
+      v=$("$sbx" run --profile "$c" --workspace "$work" -- "$loop" "$n" 2>"$work/err") ||
+        v="not-run:$(head -1 "$work/err" | tr ' ' '_')"
+    fi
+    vals[$c]+="$v "
+  done
+done
+base=$(tr ' ' '\n' <<<"${vals[none]}" | grep . | median)
+printf '%-12s %10s %10s\n' "profile" "ns/call" "overhead"
+for c in "${configs[@]}"; do
+  if [[ ${vals[$c]} == *not-run* ]]; then
+    printf '%-12s %s\n' "$c" "${vals[$c]%% *}"
+    continue
   fi
+  m=$(tr ' ' '\n' <<<"${vals[$c]}" | grep . | median)
+  printf '%-12s %10s %+10.1f\n' "$c" "$m" "$(python3 -c "print($m - $base)")"
 done
