@@ -828,7 +828,7 @@ static int pol_apply_stmts(struct pol_profile *out, struct pol_delta **chain, si
       }
     }
   }
-  qsort(entries, nentries, sizeof *entries, pol_entry_cmp);
+  if (nentries) qsort(entries, nentries, sizeof *entries, pol_entry_cmp);
   size_t total = 0;
   for (size_t i = 0; i < nentries; i++) total += entries[i].ncond + (entries[i].fallback ? 1 : 0);
   out->rules = calloc(total ? total : 1, sizeof *out->rules);
