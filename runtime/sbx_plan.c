@@ -464,19 +464,19 @@ static int sbx_plan_shells(struct sbx_plan *p)
     if (!realpath(*d, real) || !(dir = opendir(real)))
       continue;
     while ((de = readdir(dir))) {
-      struct stat lst;
-      if (de->d_name[0] == '.')
+      /* Symlinks get no rule of their own: Landlock checks the file they
+       * resolve to, which is a regular file here (its own rule), under a
+       * library directory, or a masked shell. */
+      if (de->d_name[0] == '.' || (de->d_type != DT_REG && de->d_type != DT_UNKNOWN))
         continue;
       if (snprintf(path, sizeof path, "%s/%s", real, de->d_name) >= (int)sizeof path)
         continue;
-      if (lstat(path, &lst) < 0 || stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+      if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode))
         continue;
-      if (sbx_inode_in(shells, n_shells, &st)) {
-        if (S_ISREG(lst.st_mode))
-          rc = sbx_plan_mount(p, path, SBX_MNT_MASK, NULL, false, "shell (CS_SHELL_NONE)");
-      } else if (S_ISREG(lst.st_mode)) {
+      if (sbx_inode_in(shells, n_shells, &st))
+        rc = sbx_plan_mount(p, path, SBX_MNT_MASK, NULL, false, "shell (CS_SHELL_NONE)");
+      else
         rc = sbx_plan_rule(p, path, SBX_LL_FS_EXECUTE | SBX_LL_FS_READ_FILE, true);
-      }
       if (rc < 0)
         break;
     }
