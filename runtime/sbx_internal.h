@@ -88,6 +88,7 @@ struct sbx_ll_rule {
   char *path;     /* inside the sandbox */
   uint64_t access; /* SBX_LL_FS_* rights, before masking by the ABI */
   bool optional;  /* skipped silently when absent inside the view */
+  bool is_file;   /* known to be a regular file (per-file EXECUTE grants) */
 };
 
 struct sbx_plan {

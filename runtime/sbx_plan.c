@@ -157,6 +157,7 @@ static int sbx_plan_rule(struct sbx_plan *p, const char *path, uint64_t access, 
     return -ENOMEM;
   r->access = access;
   r->optional = optional;
+  r->is_file = false;
   p->n_rules++;
   return 0;
 }
@@ -475,8 +476,8 @@ static int sbx_plan_shells(struct sbx_plan *p)
         continue;
       if (sbx_inode_in(shells, n_shells, &st))
         rc = sbx_plan_mount(p, path, SBX_MNT_MASK, NULL, false, "shell (CS_SHELL_NONE)");
-      else
-        rc = sbx_plan_rule(p, path, SBX_LL_FS_EXECUTE | SBX_LL_FS_READ_FILE, true);
+      else if ((rc = sbx_plan_rule(p, path, SBX_LL_FS_EXECUTE | SBX_LL_FS_READ_FILE, true)) == 0)
+        p->rules[p->n_rules - 1].is_file = true;
       if (rc < 0)
         break;
     }
