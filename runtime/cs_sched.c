@@ -35,7 +35,7 @@
 
 /* Ticket registry slot word: status (2 bits), admission (15 bits),
  * generation (47 bits). One word, so claim/release are single atomics. */
-enum { SLOT_FREE = 0, SLOT_BUSY = 1, SLOT_COMPLETING = 2 };
+enum { SLOT_FREE = 0, SLOT_BUSY = 1, SLOT_COMPLETING = 2, SLOT_PARKED = 3 };
 #define SLOT_STATUS(w) ((uint32_t)((w) & 3u))
 #define SLOT_ADMISSION(w) ((uint32_t)(((w) >> 2) & 0x7fffu))
 #define SLOT_GEN(w) ((w) >> 17)
@@ -73,6 +73,8 @@ struct cs_sched {
   struct tinfo *ti;
   _Atomic uint64_t *slots;
   const struct cs_model_table *table;
+  uint64_t uid;              /* for parked slots; under live_lock */
+  struct cs_sched *live_next;
   pthread_mutex_t lock;
   struct queue *queues; /* per transition, admissions only */
   uint64_t arrivals;    /* under lock */
@@ -84,6 +86,32 @@ struct cs_sched {
 static _Thread_local uint32_t slot_hint = UINT32_MAX;
 static _Thread_local uint64_t slot_hint_word = SLOT_COMPLETING; /* never a free word: forces a scan */
 static _Atomic uint32_t slot_hint_seed;
+
+/* Parked slot. A thread that completes a ticket may keep that registry word
+ * as PARKED for its own next admission. Nobody else writes a PARKED word
+ * (claims skip it, completions expect BUSY), so its owner claims it with a
+ * plain store instead of a CAS: one atomic read-modify-write less per
+ * admission. A thread parks at most one word, of one scheduler, named by
+ * the scheduler's uid (never reused, unlike its address). When the thread
+ * exits, a pthread key destructor frees the word if that scheduler still
+ * exists (the registry of live schedulers below). */
+struct park {
+  uint64_t uid; /* 0: nothing parked */
+  uint32_t slot;
+  uint64_t gen;
+  bool keyed;   /* the destructor is registered for this thread */
+};
+static _Thread_local struct park parked;
+static pthread_once_t park_once = PTHREAD_ONCE_INIT;
+static pthread_key_t park_key;
+static bool park_key_ok;
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct cs_sched *live_head;
+static uint64_t live_uids;
+
+/* Registries smaller than this are not parked into: one parked word per
+ * thread would be a noticeable share of them. */
+#define PARK_MIN_SLOTS 64u
 
 const char *cs_strerror(int err)
 {
@@ -204,6 +232,14 @@ static inline __attribute__((always_inline)) int slot_claim(struct cs_sched *s, 
 {
   uint32_t k = slot_hint;
   uint64_t w;
+  if (parked.uid == s->uid) {
+    /* Ours alone: see struct park. */
+    k = parked.slot;
+    w = SLOT_WORD(parked.gen, 0, SLOT_FREE);
+    parked.uid = 0;
+    atomic_store_explicit(&s->slots[k], SLOT_WORD(parked.gen, admission, SLOT_BUSY), memory_order_release);
+    goto claimed;
+  }
   if (k >= s->nslots) /* first claim of this thread, or a smaller registry */
     k = slot_hint = atomic_fetch_add_explicit(&slot_hint_seed, 61, memory_order_relaxed) % s->nslots;
   /* Usually the slot this thread released last is still free, with the
@@ -231,9 +267,37 @@ claimed:
   return 0;
 }
 
+static void park_free(void *p)
+{
+  struct park *pk = p;
+  pthread_mutex_lock(&live_lock);
+  for (struct cs_sched *s = live_head; s && pk->uid; s = s->live_next)
+    if (s->uid == pk->uid)
+      atomic_store_explicit(&s->slots[pk->slot], SLOT_WORD(pk->gen, 0, SLOT_FREE), memory_order_release);
+  pthread_mutex_unlock(&live_lock);
+  pk->uid = 0;
+}
+
+static void park_key_init(void)
+{
+  park_key_ok = pthread_key_create(&park_key, park_free) == 0;
+}
+
 static void slot_release(struct cs_sched *s, uint32_t slot, uint64_t gen)
 {
-  uint64_t w = SLOT_WORD((gen + 1) & SLOT_GEN_MASK, 0, SLOT_FREE);
+  gen = (gen + 1) & SLOT_GEN_MASK;
+  if (parked.uid == 0 && s->nslots >= PARK_MIN_SLOTS) {
+    if (!parked.keyed) {
+      pthread_once(&park_once, park_key_init);
+      parked.keyed = park_key_ok && pthread_setspecific(park_key, &parked) == 0;
+    }
+    if (parked.keyed) {
+      atomic_store_explicit(&s->slots[slot], SLOT_WORD(gen, 0, SLOT_PARKED), memory_order_release);
+      parked = (struct park){s->uid, slot, gen, true};
+      return;
+    }
+  }
+  uint64_t w = SLOT_WORD(gen, 0, SLOT_FREE);
   atomic_store_explicit(&s->slots[slot], w, memory_order_release);
   slot_hint = slot;
   slot_hint_word = w;
@@ -310,6 +374,11 @@ int cs_sched_create(const struct cs_model_table *table, const struct cs_sched_op
     goto fail;
   }
   attr_ok = true;
+  pthread_mutex_lock(&live_lock);
+  s->uid = ++live_uids;
+  s->live_next = live_head;
+  live_head = s;
+  pthread_mutex_unlock(&live_lock);
   *out = s;
   return 0;
 
@@ -331,6 +400,15 @@ int cs_sched_destroy(struct cs_sched *s)
     return 0;
   if (atomic_load(&s->n_waiters) || cs_sched_outstanding(s))
     return -EBUSY;
+  pthread_mutex_lock(&live_lock);
+  for (struct cs_sched **pp = &live_head; *pp; pp = &(*pp)->live_next)
+    if (*pp == s) {
+      *pp = s->live_next;
+      break;
+    }
+  pthread_mutex_unlock(&live_lock);
+  if (parked.uid == s->uid)
+    parked.uid = 0; /* other threads' parks name a uid that no longer exists */
   pthread_condattr_destroy(&s->condattr);
   pthread_mutex_destroy(&s->lock);
   free(s->ti);
@@ -570,7 +648,13 @@ uint32_t cs_sched_outstanding(const struct cs_sched *s)
 {
   uint32_t n = 0;
   for (uint32_t i = 0; i < s->nslots; i++)
-    if (SLOT_STATUS(atomic_load(&((struct cs_sched *)s)->slots[i])) != SLOT_FREE)
+    switch (SLOT_STATUS(atomic_load(&((struct cs_sched *)s)->slots[i]))) {
+    case SLOT_BUSY:
+    case SLOT_COMPLETING:
       n++;
+      break;
+    default:
+      break;
+    }
   return n;
 }

@@ -350,6 +350,53 @@ START_TEST(fixture_refuses_deadlock)
 END_TEST
 
 #ifdef HAVE_MODEL_DEFAULT
+/* Threads park the registry word of their last completed ticket for their
+ * next admission; a thread that exits must give it back, or a registry of
+ * 64 words would be exhausted by 64 short-lived threads. */
+static void *admit_complete_once(void *p)
+{
+  struct cs_sched *s = p;
+  struct cs_ticket tk;
+  if (cs_try_admit(s, 0, &tk) != 0 || cs_complete(s, &tk) != 0)
+    return (void *)1;
+  return NULL;
+}
+
+START_TEST(parked_words_return_at_thread_exit)
+{
+  struct cs_sched *s = NULL, *s2 = NULL;
+  struct cs_sched_opts o = {.max_tickets = 64};
+  struct cs_ticket tk[17];
+  ck_assert_int_eq(cs_sched_create(&cs_model_default, &o, &s), 0);
+  for (int i = 0; i < 200; i++) {
+    pthread_t th;
+    void *r;
+    ck_assert_int_eq(pthread_create(&th, NULL, admit_complete_once, s), 0);
+    ck_assert_int_eq(pthread_join(th, &r), 0);
+    ck_assert_ptr_null(r);
+  }
+  /* All 64 words usable: 17 outstanding tickets (every slot of the model)
+   * from this thread, then none left over. */
+  int n = 0;
+  for (uint32_t a = 0; a < cs_model_default.n_transitions; a++)
+    while (cs_sched_table(s)->transition_kinds[a] == CS_TRANSITION_ADMISSION && cs_try_admit(s, a, &tk[n]) == 0)
+      n++;
+  ck_assert_int_eq(n, 17);
+  ck_assert_uint_eq(cs_sched_outstanding(s), 17);
+  for (int i = 0; i < n; i++)
+    ck_assert_int_eq(cs_complete(s, &tk[i]), 0);
+  /* This thread has a word parked in s; after s is gone, a new scheduler
+   * (perhaps at the same address) must not take it for its own. */
+  ck_assert_int_eq(cs_sched_destroy(s), 0);
+  ck_assert_int_eq(cs_sched_create(&cs_model_default, &o, &s2), 0);
+  ck_assert_int_eq(cs_try_admit(s2, 0, &tk[0]), 0);
+  ck_assert_uint_eq(cs_sched_outstanding(s2), 1);
+  ck_assert_int_eq(cs_complete(s2, &tk[0]), 0);
+  ck_assert_int_eq(cs_complete(s2, &tk[0]), -EALREADY);
+  ck_assert_int_eq(cs_sched_destroy(s2), 0);
+}
+END_TEST
+
 START_TEST(default_counts_slots)
 {
   struct cs_sched *s = make(&cs_model_default);
@@ -402,6 +449,7 @@ static Suite *suite(void)
 #endif
 #ifdef HAVE_MODEL_DEFAULT
   tcase_add_test(tc, default_counts_slots);
+  tcase_add_test(tc, parked_words_return_at_thread_exit);
 #endif
   suite_add_tcase(s, tc);
   return s;
