@@ -35,7 +35,8 @@ function(cs_sbx_define)
     ${dir}/sbx_main.c
     ${dir}/sbx_run.c
     ${dir}/sbx_check.c
-    ${dir}/sbx_admit.c)
+    ${dir}/sbx_admit.c
+    ${dir}/sbx_signal.c)
   set_target_properties(sbx PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/runtime)
   target_include_directories(sbx PRIVATE ${dir})
   target_link_libraries(sbx PRIVATE cs_sbxcli ${CS_SBX_DEPS} PkgConfig::JANSSON Threads::Threads)

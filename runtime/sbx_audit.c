@@ -87,6 +87,8 @@ static const char *sbx_audit_outcome_name(enum sbx_audit_outcome o)
     return "signaled";
   case SBX_AUDIT_TIMED_OUT:
     return "timed-out";
+  case SBX_AUDIT_INTERRUPTED:
+    return "interrupted";
   }
   return "unknown";
 }
@@ -157,7 +159,8 @@ static json_t *sbx_audit_build(const struct sbx_audit_record *r, bool shorten, i
   sbx_set_str(res, "outcome", sbx_audit_outcome_name(r->outcome), SIZE_MAX, bad);
   if (r->outcome == SBX_AUDIT_EXITED)
     sbx_set(res, "exit_status", json_integer(r->status), bad);
-  if (r->outcome == SBX_AUDIT_SIGNALED || (r->outcome == SBX_AUDIT_TIMED_OUT && r->signal)) {
+  if (r->outcome == SBX_AUDIT_SIGNALED || r->outcome == SBX_AUDIT_INTERRUPTED ||
+      (r->outcome == SBX_AUDIT_TIMED_OUT && r->signal)) {
     sbx_set(res, "signal", json_integer(r->signal), bad);
     const char *abbrev = sigabbrev_np(r->signal);
     char name[32];

@@ -41,6 +41,7 @@ enum sbx_audit_outcome {
   SBX_AUDIT_EXITED,   /* status: the command's exit status */
   SBX_AUDIT_SIGNALED, /* signal: what ended it */
   SBX_AUDIT_TIMED_OUT,
+  SBX_AUDIT_INTERRUPTED, /* signal: the SIGINT/SIGTERM/SIGHUP sbx got; sandbox killed */
 };
 
 struct sbx_audit_denial {
