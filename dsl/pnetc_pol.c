@@ -12,6 +12,7 @@
  * temporary files and commit them together with the depfile, so a failure
  * at any step leaves no file behind. */
 #include <errno.h>
+#include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,6 +122,27 @@ static void pnetc_pol_summary(FILE *out, const struct pnetc_pol_unit *u, size_t 
   }
 }
 
+/* `--check --json`: one object per profile, keys sorted, for scripts. */
+static int pnetc_pol_json(FILE *out, const char *input, const struct pnetc_pol_unit *u, size_t n) {
+  json_t *root = json_object(), *list = json_array();
+  int rc = -ENOMEM;
+  if (!root || !list || json_object_set_new(root, "input", json_string(input)) != 0) goto done;
+  for (size_t i = 0; i < n; i++) {
+    const struct pol_profile *p = u[i].profile;
+    json_t *o = json_pack("{s:s, s:s?, s:s?, s:s, s:s, s:I, s:I, s:s}", "name", p->name, "alias", p->alias,
+                          "extends", p->extends, "summary", p->summary, "tier", p->tier, "rules",
+                          (json_int_t)p->nrules, "filter_instructions", (json_int_t)u[i].prog.len,
+                          "default_action", p->default_text);
+    if (!o || json_array_append_new(list, o) != 0) goto done;
+  }
+  if (json_object_set(root, "profiles", list) != 0) goto done;
+  rc = json_dumpf(root, out, JSON_SORT_KEYS | JSON_INDENT(2)) == 0 && fputc('\n', out) != EOF ? 0 : -EIO;
+done:
+  json_decref(list);
+  json_decref(root);
+  return rc;
+}
+
 static int pnetc_pol_check_emit(const struct pnetc_options *o) {
   switch (o->emit) {
     case PNETC_EMIT_DEFAULT:
@@ -189,7 +211,11 @@ int pnetc_run_policy(const struct pnetc_options *o) {
   }
 
   if (o->check_only) {
-    if (!o->quiet) pnetc_pol_summary(stdout, units, nunits);
+    if (o->json) {
+      if ((rc = pnetc_pol_json(stdout, o->input, units, nunits)) != 0) goto fail;
+    } else if (!o->quiet) {
+      pnetc_pol_summary(stdout, units, nunits);
+    }
     target = pnetc_pol_absolute(o->input);
     goto commit;
   }

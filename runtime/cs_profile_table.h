@@ -84,4 +84,32 @@ struct cs_profile {
   const char *default_action; /* text of the profile's default action */
 };
 
+/* What the generated tables promise (gen/emit_c_pol.c, maintained by the
+ * policy compiler; changes to this header stay additive, and each one is
+ * announced here for the sbx side):
+ *
+ * - profiles.h declares `extern const struct cs_profile cs_profiles[]`,
+ *   `extern const uint32_t cs_profiles_count` and
+ *   `const struct cs_profile *cs_profile_find(const char *name_or_alias)`
+ *   (NULL for an unknown name: refuse to run), plus CS_PROFILES_COUNT and
+ *   enum cs_profile_index. It _Static_asserts CS_PROFILE_TABLE_VERSION.
+ * - filter is for AUDIT_ARCH_X86_64 only: calls from another ABI (i386,
+ *   x32) hit SECCOMP_RET_KILL_PROCESS in every profile. Load it after
+ *   PR_SET_NO_NEW_PRIVS, as the last step before execve.
+ * - syscall_notes are ordered by nr and, for one nr, in the order the
+ *   filter tries them; action is the .pol spelling followed, for a
+ *   conditional rule, by " if <condition>" over argN (".lo32": compared
+ *   on the low 32 bits). A call with no note gets default_action.
+ * - errno values in notes and default_action are names ("errno(EPERM)");
+ *   ENOSYS marks calls refused so that libc falls back (clone3, io_uring).
+ * - allowed_paths / denied_paths hold paths as written: absolute, or
+ *   starting with "${WORKSPACE}" or "~", to expand before use; a denied
+ *   path wins over any allowed one. allowed_paths is NULL with count 0
+ *   when nothing is accessible; denied_paths NULL when nothing is denied.
+ * - limits are all non-zero; default_tier is one of "v8", "seccomp",
+ *   "wasm", "tee".
+ * - origin strings are "file:line:col" relative to the policy's
+ *   directory, and for notes end in "(profile NAME)" naming the profile
+ *   whose statement wrote the rule (a parent's, for inherited rules). */
+
 #endif

@@ -89,5 +89,10 @@ check "... and leaves no file" test ! -e "$work/missing"
 check "bad policy exits 2" test $? -eq 2
 check "... and writes no table" test ! -e "$work/c/paths_errors.c"
 
+(cd "$root" && "$pnetc" --check --json models/profiles.pol >"$work/c/check.json")
+check "--check --json lists the four profiles" sh -c "grep -c '\"filter_instructions\"' '$work/c/check.json' | grep -qx 4"
+(cd "$root" && "$pnetc" -q -o "$work/c" --depfile "$work/c/profiles.d" models/profiles.pol) || fail=$((fail + 1))
+check "--depfile names the included library" grep -q "^  $root/models/stdlib/syscalls.pol" "$work/c/profiles.d"
+
 echo "$fail failed"
 [ "$fail" -eq 0 ]
