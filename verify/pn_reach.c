@@ -21,9 +21,12 @@
 /* ---- big arrays ------------------------------------------------------------ */
 
 /* The store and the table are the two big arrays and are read at random:
- * they are mapped directly (zero-filled, grown with mremap without copying)
- * and marked for transparent huge pages, because with 4 KiB pages nearly
- * every probe is also a TLB miss. Pages never touched never count. */
+ * they are mapped directly (zero-filled, grown with mremap without copying,
+ * so growth never holds two copies). The table is always filled evenly and
+ * is marked for transparent huge pages, because with 4 KiB pages nearly
+ * every probe is also a TLB miss; the store is not, because a huge page
+ * past its end would be populated whole (up to 2 MiB of slack, measured
+ * at 0.7 bytes per state on FMS N=5) for no measurable speed. */
 static size_t pnr_page_round(size_t bytes) {
   return (bytes + 4095) & ~(size_t)4095;
 }
@@ -43,7 +46,7 @@ static void *pnr_reserve(size_t bytes) {
   return al;
 }
 
-static void *pnr_map(size_t bytes) {
+static void *pnr_map(size_t bytes, bool huge) {
   bytes = pnr_page_round(bytes);
   void *r = pnr_reserve(bytes);
   if (!r) return NULL;
@@ -52,12 +55,12 @@ static void *pnr_map(size_t bytes) {
     munmap(r, bytes);
     return NULL;
   }
-  (void)madvise(p, bytes, MADV_HUGEPAGE); /* a hint: fine if refused */
+  if (huge) (void)madvise(p, bytes, MADV_HUGEPAGE); /* a hint: fine if refused */
   return p;
 }
 
 static void *pnr_remap(void *old, size_t old_bytes, size_t bytes) {
-  if (!old) return pnr_map(bytes);
+  if (!old) return pnr_map(bytes, false);
   bytes = pnr_page_round(bytes);
   void *r = pnr_reserve(bytes);
   if (!r) return NULL;
@@ -67,7 +70,6 @@ static void *pnr_remap(void *old, size_t old_bytes, size_t bytes) {
     munmap(r, bytes);
     return NULL;
   }
-  (void)madvise(p, bytes, MADV_HUGEPAGE);
   return p;
 }
 
@@ -252,11 +254,17 @@ static void pnr_table_put(struct pn_analysis *a, const uint64_t *buf, uint32_t s
 }
 
 static int pnr_table_rebuild(struct pn_analysis *a, uint64_t slots) {
-  uint32_t *t = pnr_map(slots * sizeof *t);
-  if (!t) return -ENOMEM;
-  if (a->table) pnr_unmap(a->table, (a->table_mask + 1) * sizeof *a->table);
-  a->table = t;
-  a->table_mask = slots - 1;
+  if (a->table && slots == a->table_mask + 1) {
+    /* Same size (after a widening changed every key): rebuild in place, so
+     * the peak memory does not hold two tables. */
+    memset(a->table, 0, slots * sizeof *a->table);
+  } else {
+    uint32_t *t = pnr_map(slots * sizeof *t, true);
+    if (!t) return -ENOMEM;
+    if (a->table) pnr_unmap(a->table, (a->table_mask + 1) * sizeof *a->table);
+    a->table = t;
+    a->table_mask = slots - 1;
+  }
   a->idx_bits = 0;
   while (a->idx_bits < 32 && (UINT64_C(1) << a->idx_bits) < slots) a->idx_bits++;
   for (uint64_t s = 0; s < a->nstates; s++) {
@@ -320,7 +328,7 @@ static int pnr_widen(struct pn_analysis *a, const uint32_t *tokens) {
   nbuf_b = calloc(nl.nwords, sizeof *nbuf_b);
   if (!nbuf_a || !nbuf_b) goto fail;
   if (nl.nwords > old.nwords) {
-    uint64_t *sb = realloc(a->succ_buf, a->succ_cap * nl.nwords * sizeof *sb);
+    uint64_t *sb = realloc(a->succ_buf, PNR_PIPE * a->succ_cap * nl.nwords * sizeof *sb);
     if (!sb) goto fail;
     a->succ_buf = sb;
   }
@@ -568,20 +576,29 @@ static int pnr_insert(struct pn_analysis *a, const uint32_t *tokens) {
   return pnr_insert_packed(a, tokens, a->buf_a, pnr_hash(a->buf_a, a->lay.nwords));
 }
 
-/* Fills a->succ_buf / succ_hash with the successors of the states
- * [first, first + count), state i's starting at succ_start[i]; prefetches
- * their table slots. Widens the store (and starts over) when a count
- * outgrows its field. */
-static int pnr_expand_batch(struct pn_analysis *a, uint64_t first, uint32_t count,
-                            uint32_t *succ_start) {
+uint64_t *pnr_pipe_buf(const struct pn_analysis *a, unsigned slot) {
+  return a->succ_buf + (size_t)slot * a->succ_cap * a->lay.nwords;
+}
+
+uint64_t *pnr_pipe_hash(const struct pn_analysis *a, unsigned slot) {
+  return a->succ_hash + (size_t)slot * a->succ_cap;
+}
+
+/* Fills pipeline slot b with the successors of the states [b->first,
+ * b->first + b->count), state i's from b->start[i]; prefetches their table
+ * slots. Widens the store (and starts over) when a count outgrows its
+ * field: the caller then recomputes the other slots, packed for the old
+ * layout. */
+static int pnr_expand_batch(struct pn_analysis *a, struct pnr_batch *b, unsigned slot) {
   int rc;
   uint32_t n = a->ntracked;
   uint32_t *tok = a->tok_a;
 restart:;
   uint32_t nw = a->lay.nwords, nsucc = 0;
-  for (uint32_t i = 0; i < count; i++) {
-    succ_start[i] = nsucc;
-    pnr_load(a, first + i, a->buf_b);
+  uint64_t *buf = pnr_pipe_buf(a, slot), *hash = pnr_pipe_hash(a, slot);
+  for (uint32_t i = 0; i < b->count; i++) {
+    b->start[i] = nsucc;
+    pnr_load(a, b->first + i, a->buf_b);
     pnr_decode(a, a->buf_b, tok);
     for (uint32_t t = 0; t < a->ntrans; t++) {
       const struct pnr_trans *tr = &a->trans[t];
@@ -592,36 +609,53 @@ restart:;
           break;
         }
       if (!enabled) continue;
-      uint64_t *b = a->succ_buf + (size_t)nsucc * nw;
-      if (!pnr_fire_packed(a, tr, tok, a->buf_b, b)) {
+      uint64_t *nb = buf + (size_t)nsucc * nw;
+      if (!pnr_fire_packed(a, tr, tok, a->buf_b, nb)) {
         uint32_t *next = a->succ_tok;
         if (!pnr_fire(tr, tok, next, n)) return -EOVERFLOW;
         if ((rc = pnr_make_fit(a, next))) return rc;
         goto restart;
       }
-      a->succ_hash[nsucc] = pnr_hash(b, nw);
-      __builtin_prefetch(&a->table[a->succ_hash[nsucc] & a->table_mask]);
+      hash[nsucc] = pnr_hash(nb, nw);
+      __builtin_prefetch(&a->table[hash[nsucc] & a->table_mask]);
       nsucc++;
     }
   }
-  succ_start[count] = nsucc;
+  b->start[b->count] = nsucc;
   return 0;
 }
 
 /* Prefetches the stored state behind the first fingerprint match of each
- * successor's slot, so the key comparisons of a batch overlap too. */
-static void pnr_prefetch_keys(const struct pn_analysis *a, uint32_t nsucc) {
+ * hash's slot (the slot itself was prefetched a stage earlier). */
+void pnr_prefetch_keys(const struct pn_analysis *a, const uint64_t *hash, uint32_t n) {
   uint64_t imask = pnr_mask_bits(a->idx_bits);
-  for (uint32_t k = 0; k < nsucc; k++) {
-    uint64_t h = a->succ_hash[k];
+  for (uint32_t k = 0; k < n; k++) {
+    uint64_t h = hash[k];
     uint32_t e = a->table[h & a->table_mask];
     if (e && (uint32_t)((uint64_t)e >> a->idx_bits) == pnr_fingerprint(a, h))
       __builtin_prefetch(&a->store[(((e & imask) - 1) * a->lay.bits) >> 6]);
   }
 }
 
-void pnr_batch_prefetch_keys(const struct pn_analysis *a, uint32_t nsucc) {
-  pnr_prefetch_keys(a, nsucc);
+/* Inserts the successors of pipeline slot b, state by state: keeps the
+ * store in breadth-first order and records levels and dead states. */
+static int pnr_insert_batch(struct pn_analysis *a, const struct pnr_batch *b, unsigned slot,
+                            uint64_t *level_end) {
+  int rc;
+  uint32_t nw = a->lay.nwords;
+  const uint64_t *buf = pnr_pipe_buf(a, slot), *hash = pnr_pipe_hash(a, slot);
+  for (uint32_t i = 0; i < b->count; i++) {
+    uint64_t s = b->first + i;
+    if (s == *level_end) {
+      if ((rc = pnr_level_push(a, s))) return rc;
+      *level_end = a->nstates;
+    }
+    if (b->start[i] == b->start[i + 1]) pnr_set(a->dead, s);
+    a->edges += b->start[i + 1] - b->start[i];
+    for (uint32_t k = b->start[i]; k < b->start[i + 1]; k++)
+      if ((rc = pnr_insert_packed(a, NULL, buf + (size_t)k * nw, hash[k]))) return rc;
+  }
+  return 0;
 }
 
 static int pnr_explore(struct pn_analysis *a, bool show_progress) {
@@ -629,7 +663,8 @@ static int pnr_explore(struct pn_analysis *a, bool show_progress) {
   const struct pn_net *net = a->net;
   uint32_t n = a->ntracked;
   uint32_t *tok = a->tok_a;
-  uint32_t succ_start[PNR_BATCH + 1];
+  struct pnr_batch ring[PNR_PIPE];
+  unsigned head = 0, npend = 0;
   struct pnr_progress prog = {show_progress, 0, 0};
   prog.start = prog.last = pnr_now();
 
@@ -641,28 +676,39 @@ static int pnr_explore(struct pn_analysis *a, bool show_progress) {
   if ((rc = pnr_table_rebuild(a, 1024)) || (rc = pnr_level_push(a, 0)) || (rc = pnr_insert(a, tok)))
     goto out;
 
-  /* States are expanded in batches, in three passes (successors + slot
-   * prefetch, key prefetch, insertion), so that the cache misses of a
-   * whole batch overlap instead of being paid one after another. Inserting
-   * in state order keeps the store in breadth-first order. */
-  uint64_t level_end = 1, next_progress = 0;
-  for (uint64_t cur = 0; cur < a->nstates;) {
+  /* A software pipeline over batches of PNR_BATCH states: expand batch i
+   * (successors, hashes, table-slot prefetches), prefetch the keys of
+   * batch i - 1, insert batch i - 2. The cache misses of hundreds of
+   * lookups are then in flight together instead of one after another.
+   * Batches are inserted in order, so the store stays breadth-first. */
+  uint64_t level_end = 1, cur = 0, next_progress = 0;
+  for (;;) {
     uint64_t avail = a->nstates - cur;
-    uint32_t count = avail < PNR_BATCH ? (uint32_t)avail : PNR_BATCH;
-    if ((rc = pnr_expand_batch(a, cur, count, succ_start))) goto out;
-    pnr_prefetch_keys(a, succ_start[count]);
-    uint32_t nw = a->lay.nwords;
-    for (uint32_t i = 0; i < count; i++, cur++) {
-      if (cur == level_end) {
-        if ((rc = pnr_level_push(a, cur))) goto out;
-        level_end = a->nstates;
+    if (avail && npend < PNR_PIPE) {
+      unsigned slot = (head + npend) % PNR_PIPE;
+      ring[slot].first = cur;
+      ring[slot].count = avail < PNR_BATCH ? (uint32_t)avail : PNR_BATCH;
+      npend++;
+      cur += ring[slot].count;
+      unsigned before = a->reencodes;
+      if ((rc = pnr_expand_batch(a, &ring[slot], slot))) goto out;
+      /* A widening re-encoded the store: re-pack every pending batch. */
+      while (before != a->reencodes) {
+        before = a->reencodes;
+        for (unsigned j = 0; j < npend && before == a->reencodes; j++)
+          if ((rc = pnr_expand_batch(a, &ring[(head + j) % PNR_PIPE], (head + j) % PNR_PIPE)))
+            goto out;
       }
-      if (succ_start[i] == succ_start[i + 1]) pnr_set(a->dead, cur);
-      a->edges += succ_start[i + 1] - succ_start[i];
-      for (uint32_t k = succ_start[i]; k < succ_start[i + 1]; k++)
-        if ((rc = pnr_insert_packed(a, NULL, a->succ_buf + (size_t)k * nw, a->succ_hash[k])))
-          goto out;
+      if (npend >= 2) {
+        unsigned prev = (head + npend - 2) % PNR_PIPE;
+        pnr_prefetch_keys(a, pnr_pipe_hash(a, prev), ring[prev].start[ring[prev].count]);
+      }
+      if (npend < PNR_PIPE) continue;
     }
+    if (!npend) break;
+    if ((rc = pnr_insert_batch(a, &ring[head], head, &level_end))) goto out;
+    head = (head + 1) % PNR_PIPE;
+    npend--;
     if (prog.on && cur >= next_progress) {
       pnr_progress_print(a, &prog, false);
       next_progress = cur + 65536;
@@ -712,8 +758,8 @@ int pn_analyze(const struct pn_net *net, const struct pn_analysis_opts *opts,
   a->buf_b = calloc(a->lay.nwords, sizeof *a->buf_b);
   a->succ_cap = (size_t)PNR_BATCH * a->ntrans + 1;
   a->succ_tok = calloc(a->succ_cap * n, sizeof *a->succ_tok);
-  a->succ_buf = calloc(a->succ_cap * a->lay.nwords, sizeof *a->succ_buf);
-  a->succ_hash = calloc(a->succ_cap, sizeof *a->succ_hash);
+  a->succ_buf = calloc(PNR_PIPE * a->succ_cap * a->lay.nwords, sizeof *a->succ_buf);
+  a->succ_hash = calloc(PNR_PIPE * a->succ_cap, sizeof *a->succ_hash);
   if (!a->buf_a || !a->buf_b || !a->succ_tok || !a->succ_buf || !a->succ_hash) goto fail;
   if ((rc = pnr_trans_pack(a)) || (rc = pnr_assert_init(a))) goto fail;
   if ((rc = pnr_explore(a, opts && opts->show_progress))) goto fail;

@@ -13,8 +13,20 @@
 /* A state is at most this many 64-bit words once unpacked: 32 bits per
  * tracked place at worst. */
 #define PNR_MAX_WIDTH 32u
-/* States expanded together so their memory accesses overlap. */
-#define PNR_BATCH 16u
+/* States expanded together so their memory accesses overlap, and the
+ * number of batches in flight in the software pipeline (expand, prefetch
+ * keys, insert). */
+#define PNR_BATCH 8u
+#define PNR_PIPE 3u
+
+/* One batch of the pipeline: states [first, first + count), the
+ * successors (or predecessors) of state first + i at [start[i], start[i+1])
+ * of the slot's buffers. */
+struct pnr_batch {
+  uint64_t first;
+  uint32_t count;
+  uint32_t start[PNR_BATCH + 1];
+};
 
 /* One (tracked place, weight) pair of a compiled transition. */
 struct pnr_arc {
@@ -92,9 +104,9 @@ struct pn_analysis {
   /* Scratch buffers (nwords / ntracked entries) for the single-threaded walk. */
   uint64_t *buf_a, *buf_b;
   uint32_t *tok_a, *tok_b;
-  /* Successors (or predecessors) of a batch of PNR_BATCH states: packed
-   * states and hashes, so the table slots can be prefetched together;
-   * succ_cap = PNR_BATCH * ntrans + 1 entries. */
+  /* Successors (or predecessors) of PNR_PIPE batches of PNR_BATCH states:
+   * packed states and hashes, so the table slots can be prefetched
+   * together; succ_cap = PNR_BATCH * ntrans + 1 entries per slot. */
   uint32_t *succ_tok;
   uint64_t *succ_buf, *succ_hash;
   size_t succ_cap;
@@ -114,8 +126,11 @@ uint64_t pnr_state_hash(const struct pn_analysis *a, const uint64_t *buf);
 void pnr_prefetch(const struct pn_analysis *a, uint64_t h);
 int64_t pnr_lookup_hashed(const struct pn_analysis *a, const uint64_t *buf, uint64_t h);
 bool pnr_fits_tokens(const struct pn_analysis *a, const uint32_t *tokens);
-/* Prefetches the stored keys of succ_hash[0..n) (after their slots). */
-void pnr_batch_prefetch_keys(const struct pn_analysis *a, uint32_t n);
+/* Prefetches the stored keys of hash[0..n) (after their slots). */
+void pnr_prefetch_keys(const struct pn_analysis *a, const uint64_t *hash, uint32_t n);
+/* The buffers of pipeline slot slot (see succ_cap). */
+uint64_t *pnr_pipe_buf(const struct pn_analysis *a, unsigned slot);
+uint64_t *pnr_pipe_hash(const struct pn_analysis *a, unsigned slot);
 
 /* Packed firing (see pnr_trans.add): true when every increased field still
  * fits its width; tokens are the decoded source state. */

@@ -31,59 +31,96 @@ struct pnr_bitsets {
  * the transitions selected by progress_only; a predecessor p is taken when
  * take_if_set == pnr_bit(x, p) and not already marked in v; taken states
  * are marked in v (v may be x itself) and in the next frontier n. */
-static bool pnr_backward_step(struct pn_analysis *a, struct pnr_bitsets *b, bool progress_only,
-                              uint64_t *v, uint32_t *tok) {
-  bool any = false;
-  uint32_t nw = a->lay.nwords;
-  uint64_t batch[PNR_BATCH];
-  uint32_t nb = 0;
-  memset(b->n, 0, b->words * sizeof *b->n);
-  for (size_t w = 0; w <= b->words; w++) {
-    uint64_t bits = w < b->words ? b->f[w] : 0;
-    while (bits || (w == b->words && nb)) {
-      if (bits) {
-        batch[nb++] = w * 64 + (uint64_t)__builtin_ctzll(bits);
-        bits &= bits - 1;
-        if (nb < PNR_BATCH && (bits || w + 1 < b->words)) continue;
-      }
-      /* A batch of frontier states: all their predecessors first, with
-       * slot and key prefetches, then the lookups (as in the forward
-       * search, so the cache misses overlap). */
-      uint32_t np = 0;
-      for (uint32_t i = 0; i < nb; i++) {
-        pnr_load(a, batch[i], a->buf_b);
-        pnr_decode(a, a->buf_b, tok);
-        for (uint32_t t = 0; t < a->ntrans; t++) {
-          if (progress_only && a->trans[t].admission) continue;
-          uint64_t *pb = a->succ_buf + (size_t)np * nw;
-          if (!pnr_unfire_packed(a, &a->trans[t], tok, a->buf_b, pb)) continue;
-          a->succ_hash[np] = pnr_state_hash(a, pb);
-          pnr_prefetch(a, a->succ_hash[np]);
-          np++;
-        }
-      }
-      nb = 0;
-      pnr_batch_prefetch_keys(a, np);
-      for (uint32_t k = 0; k < np; k++) {
-        int64_t p = pnr_lookup_hashed(a, a->succ_buf + (size_t)k * nw, a->succ_hash[k]);
-        if (p < 0) continue;
-        if (v == b->x) {
-          /* Closure step: remove p from X. */
-          if (!pnr_bit(b->x, (uint64_t)p)) continue;
-          pnr_clear(b->x, (uint64_t)p);
-        } else {
-          /* Reachability step: p must be in X and not yet seen. */
-          if (!pnr_bit(b->x, (uint64_t)p) || pnr_bit(v, (uint64_t)p)) continue;
-          pnr_set(v, (uint64_t)p);
-        }
-        pnr_set(b->n, (uint64_t)p);
-        any = true;
-      }
+/* Predecessors of the frontier states in batch b, into pipeline slot
+ * slot, with their table slots prefetched. */
+static void pnr_backward_expand(struct pn_analysis *a, struct pnr_batch *b, const uint64_t *states,
+                                unsigned slot, bool progress_only, uint32_t *tok) {
+  uint32_t nw = a->lay.nwords, np = 0;
+  uint64_t *buf = pnr_pipe_buf(a, slot), *hash = pnr_pipe_hash(a, slot);
+  for (uint32_t i = 0; i < b->count; i++) {
+    b->start[i] = np;
+    pnr_load(a, states[i], a->buf_b);
+    pnr_decode(a, a->buf_b, tok);
+    for (uint32_t t = 0; t < a->ntrans; t++) {
+      if (progress_only && a->trans[t].admission) continue;
+      uint64_t *pb = buf + (size_t)np * nw;
+      if (!pnr_unfire_packed(a, &a->trans[t], tok, a->buf_b, pb)) continue;
+      hash[np] = pnr_state_hash(a, pb);
+      pnr_prefetch(a, hash[np]);
+      np++;
     }
   }
-  uint64_t *tmp = b->f;
-  b->f = b->n;
-  b->n = tmp;
+  b->start[b->count] = np;
+}
+
+/* Looks the predecessors of slot up and applies the step to them. */
+static bool pnr_backward_resolve(struct pn_analysis *a, struct pnr_bitsets *bs,
+                                 const struct pnr_batch *b, unsigned slot, uint64_t *v) {
+  bool any = false;
+  uint32_t nw = a->lay.nwords;
+  const uint64_t *buf = pnr_pipe_buf(a, slot), *hash = pnr_pipe_hash(a, slot);
+  for (uint32_t k = 0; k < b->start[b->count]; k++) {
+    int64_t p = pnr_lookup_hashed(a, buf + (size_t)k * nw, hash[k]);
+    if (p < 0) continue;
+    if (v == bs->x) {
+      /* Closure step: remove p from X. */
+      if (!pnr_bit(bs->x, (uint64_t)p)) continue;
+      pnr_clear(bs->x, (uint64_t)p);
+    } else {
+      /* Reachability step: p must be in X and not yet seen. */
+      if (!pnr_bit(bs->x, (uint64_t)p) || pnr_bit(v, (uint64_t)p)) continue;
+      pnr_set(v, (uint64_t)p);
+    }
+    pnr_set(bs->n, (uint64_t)p);
+    any = true;
+  }
+  return any;
+}
+
+/* One level of a backward search: for every state of the frontier f,
+ * its predecessors (via progress steps only when progress_only) are looked
+ * up; with v == x they are removed from X (closure), otherwise those in X
+ * are marked in v (reachability). Newly marked states form the next
+ * frontier. Batched and pipelined like the forward search. */
+static bool pnr_backward_step(struct pn_analysis *a, struct pnr_bitsets *bs, bool progress_only,
+                              uint64_t *v, uint32_t *tok) {
+  bool any = false;
+  struct pnr_batch ring[PNR_PIPE];
+  uint64_t states[PNR_PIPE][PNR_BATCH];
+  unsigned head = 0, npend = 0;
+  size_t w = 0;
+  uint64_t bits = bs->words ? bs->f[0] : 0;
+  memset(bs->n, 0, bs->words * sizeof *bs->n);
+  for (;;) {
+    /* Gather the next batch of frontier states. */
+    uint32_t count = 0;
+    unsigned slot = (head + npend) % PNR_PIPE;
+    while (count < PNR_BATCH && w < bs->words) {
+      if (!bits) {
+        if (++w < bs->words) bits = bs->f[w];
+        continue;
+      }
+      states[slot][count++] = w * 64 + (uint64_t)__builtin_ctzll(bits);
+      bits &= bits - 1;
+    }
+    if (count) {
+      ring[slot].count = count;
+      pnr_backward_expand(a, &ring[slot], states[slot], slot, progress_only, tok);
+      npend++;
+      if (npend >= 2) {
+        unsigned prev = (head + npend - 2) % PNR_PIPE;
+        pnr_prefetch_keys(a, pnr_pipe_hash(a, prev), ring[prev].start[ring[prev].count]);
+      }
+      if (npend < PNR_PIPE) continue;
+    }
+    if (!npend) break;
+    any |= pnr_backward_resolve(a, bs, &ring[head], head, v);
+    head = (head + 1) % PNR_PIPE;
+    npend--;
+  }
+  uint64_t *tmp = bs->f;
+  bs->f = bs->n;
+  bs->n = tmp;
   return any;
 }
 

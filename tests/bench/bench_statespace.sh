@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# bench_statespace.sh [BUILD_DIR] [RUNS]: the whole `pnetc --check --json`
+# analysis (exploration, safe set, classes, assertions, report) of Kanban
+# N=5 and FMS N=5, next to Spin's exhaustive breadth-first search of the
+# same net (pnetc --emit promela; pan built with -DBFS -DSAFETY), in the
+# same run. Records wall time, states/s, peak RSS (/usr/bin/time -v) and
+# bytes per state. Each tool runs RUNS times (default 3); the fastest run
+# is reported for both, so background load hurts neither side unfairly.
+# Results: docs/performance.md, section "State-space search".
+#
+#   bash tests/bench/bench_statespace.sh build
+set -euo pipefail
+build=$(realpath "${1:-build}")
+runs=${2:-3}
+src=$(cd "$(dirname "$0")/../.." && pwd)
+pnetc=$build/dsl/pnetc
+gen=$src/tests/analysis/gen_nets.py
+[[ -x $pnetc ]] || { echo "bench: $pnetc not built" >&2; exit 1; }
+[[ -x /usr/bin/time ]] || { echo "bench: /usr/bin/time missing (.ci/deps.sh installs 'time')" >&2; exit 1; }
+command -v spin >/dev/null || { echo "bench: spin missing" >&2; exit 1; }
+cc=${CC:-cc}
+work=$(mktemp -d /tmp/bench_statespace.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+# best_of CMD...: runs CMD $runs times under /usr/bin/time -v, keeps the
+# fastest run's stdout in $work/out and its time -v report in $work/tv.
+best_of() {
+  local best=""
+  for ((i = 0; i < runs; i++)); do
+    /usr/bin/time -v -o "$work/tv.try" "$@" >"$work/out.try" 2>"$work/err.try" || true
+    local wall
+    wall=$(wall_seconds "$work/tv.try")
+    if [[ -z $best ]] || awk -v a="$wall" -v b="$best" 'BEGIN{exit !(a < b)}'; then
+      best=$wall
+      cp "$work/tv.try" "$work/tv"
+      cp "$work/out.try" "$work/out"
+    fi
+  done
+}
+
+# Elapsed (wall clock) time from a time -v report, in seconds.
+wall_seconds() {
+  sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$1" |
+    awk -F: '{ if (NF == 3) print $1*3600 + $2*60 + $3; else print $1*60 + $2 }'
+}
+rss_kib() { sed -n 's/.*Maximum resident set size (kbytes): //p' "$1"; }
+
+printf '%-10s %-36s %12s %9s %12s %10s %8s\n' model tool states wall_s states/s peak_MiB B/state
+for model in "kanban 5" "fms 5"; do
+  set -- $model
+  name=$1-$2
+  python3 "$gen" "$1" "$2" -o "$work/$name.pnml"
+
+  best_of "$pnetc" --check --json "$work/$name.pnml"
+  ours_states=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["states"])' "$work/out")
+  ours_wall=$(wall_seconds "$work/tv")
+  ours_rss=$(rss_kib "$work/tv")
+
+  "$pnetc" --emit promela -o "$work/$name.pml" "$work/$name.pnml"
+  mkdir -p "$work/spin_$name"
+  (cd "$work/spin_$name" && spin -a "../$name.pml" >/dev/null &&
+     "$cc" -O2 -DBFS -DSAFETY -DMEMLIM=16384 -w -o pan pan.c)
+  (cd "$work/spin_$name" && best_of ./pan)
+  spin_states=$(sed -n 's/^ *\([0-9][0-9]*\) states, stored.*/\1/p' "$work/out")
+  spin_wall=$(wall_seconds "$work/tv")
+  spin_rss=$(rss_kib "$work/tv")
+
+  for row in "pnetc --check --json|$ours_states|$ours_wall|$ours_rss" \
+             "spin pan -DBFS -DSAFETY (peer)|$spin_states|$spin_wall|$spin_rss"; do
+    IFS='|' read -r tool states wall rss <<<"$row"
+    awk -v m="$name" -v t="$tool" -v s="$states" -v w="$wall" -v r="$rss" 'BEGIN {
+      printf "%-10s %-36s %12d %9.2f %12.0f %10.1f %8.1f\n", m, t, s, w, s / w, r / 1024, r * 1024 / s }'
+  done
+  awk -v a="$ours_wall" -v b="$spin_wall" -v m="$name" 'BEGIN { printf "%-10s speed-up over Spin: %.2fx\n", m, b / a }'
+  [[ $ours_states == "$spin_states" ]] || echo "WARNING: $name: state counts differ ($ours_states vs $spin_states)"
+done
+echo "machine: $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1); load: $(cut -d' ' -f1-3 /proc/loadavg)"
