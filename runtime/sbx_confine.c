@@ -354,7 +354,7 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
     return -EINVAL;
   }
   /* Layers the kernel cannot provide: refuse, never run with fewer. */
-  sbx_probe_features(&feat);
+  sbx_probe_for_run(&feat);
   if ((rc = sbx_profile_enforceable(req->profile, &feat, err, sizeof err)) < 0) {
     sbx_result_fail(res, rc == -EINVAL ? SBX_LAYER_REQUEST : SBX_LAYER_KERNEL, -rc, err);
     return rc;

@@ -72,7 +72,21 @@ static bool sbx_try_unshare(int flags)
   return WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }
 
+static int sbx_probe(struct sbx_features *f, bool full);
+
 int sbx_probe_features(struct sbx_features *f)
+{
+  return sbx_probe(f, true);
+}
+
+/* For a run: the user-namespace probe (a fork) is skipped when sbx is root,
+ * which does not need one. */
+int sbx_probe_for_run(struct sbx_features *f)
+{
+  return sbx_probe(f, false);
+}
+
+static int sbx_probe(struct sbx_features *f, bool full)
 {
   static const struct {
     const char *name;
@@ -102,7 +116,7 @@ int sbx_probe_features(struct sbx_features *f)
     snprintf(path, sizeof path, "/proc/self/ns/%s", ns[i].name);
     *(bool *)((char *)f + ns[i].off) = access(path, F_OK) == 0;
   }
-  f->userns_usable = f->ns_user && sbx_try_unshare(CLONE_NEWUSER);
+  f->userns_usable = f->ns_user && (full || !f->root) && sbx_try_unshare(CLONE_NEWUSER);
 
   f->seccomp_filter = prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0 && sbx_seccomp_flag(0);
   if (f->seccomp_filter) {

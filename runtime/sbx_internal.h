@@ -177,6 +177,9 @@ struct sbx_kmsg_hit {
 int sbx_kmsg_open(void);
 void sbx_kmsg_scan(int fd, pid_t pid, struct sbx_kmsg_hit *hit);
 
+/* sbx_probe_features without the probes a run does not need. */
+int sbx_probe_for_run(struct sbx_features *f);
+
 /* A syscall's name on x86_64 via libseccomp; "?" when unknown. */
 const char *sbx_syscall_name(int nr, char *buf, size_t len);
 
