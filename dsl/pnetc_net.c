@@ -101,8 +101,9 @@ static void pnetc_net_summary(FILE *out, const struct pn_net *net, const struct 
   for (uint32_t i = 0; i < net->ntransitions; i++) nadmit += net->transitions[i].kind == PN_ADMISSION;
   fprintf(out, "model %s (%s)\n", net->name && net->name[0] ? net->name : "(unnamed)", net->source_path);
   fprintf(out, "  places       %" PRIu32 " (%" PRIu32 " tracked)\n", net->nplaces, ntracked);
-  fprintf(out, "  transitions  %" PRIu32 " (%" PRIu32 " admissions, %" PRIu32 " progress steps)\n",
-          net->ntransitions, nadmit, net->ntransitions - nadmit);
+  uint32_t nprogress = net->ntransitions - nadmit;
+  fprintf(out, "  transitions  %" PRIu32 " (%" PRIu32 " admission%s, %" PRIu32 " progress step%s)\n",
+          net->ntransitions, nadmit, nadmit == 1 ? "" : "s", nprogress, nprogress == 1 ? "" : "s");
   fprintf(out, "  states       %" PRIu64 " reachable markings\n", pn_analysis_states(a));
   fprintf(out, "  edges        %" PRIu64 "\n", pn_analysis_edges(a));
   fprintf(out, "  classes      %" PRIu64 " safe, %" PRIu64 " saturated, %" PRIu64 " unsafe, %" PRIu64
@@ -206,6 +207,12 @@ static char *pnetc_net_absolute(const char *path) {
 }
 
 static int pnetc_net_check_emit(const struct pnetc_options *o) {
+  /* An option that would be ignored is an error: the user meant something. */
+  if (o->profile) {
+    fprintf(stderr, "pnetc: error: %s: --profile applies to policies (.pol), not to nets\n"
+                    "Try 'pnetc --help' for more information.\n", o->input);
+    return -EINVAL;
+  }
   switch (o->emit) {
   case PNETC_EMIT_DEFAULT:
   case PNETC_EMIT_C:
