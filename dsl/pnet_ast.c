@@ -43,9 +43,35 @@ struct pnet_expr *pnet_expr_op(enum pnet_expr_kind kind, struct pnet_expr *lhs, 
   return e;
 }
 
+struct pnet_expr *pnet_expr_sum(struct pnet_loop *loop, struct pnet_expr *body, struct diag_loc loc) {
+  struct pnet_expr *e = pnet_expr_op(PNET_EXPR_SUM, body, NULL, loc);
+  if (!e) {
+    pnet_loop_free(loop);
+    return NULL;
+  }
+  e->loop = loop;
+  /* The range bounds are expressions too: they count toward the depth. */
+  int dl = loop->lo ? loop->lo->depth + 1 : 0, dh = loop->hi ? loop->hi->depth + 1 : 0;
+  if (dl > e->depth) e->depth = dl;
+  if (dh > e->depth) e->depth = dh;
+  return e;
+}
+
+void pnet_loop_free(struct pnet_loop *loop) {
+  if (!loop) return;
+  free(loop->var);
+  free(loop->value_var);
+  pnet_item_free(loop->items);
+  free(loop->family);
+  pnet_expr_free(loop->lo);
+  pnet_expr_free(loop->hi);
+  free(loop);
+}
+
 void pnet_expr_free(struct pnet_expr *e) {
   /* Depth is bounded by the grammar, so recursion is bounded too. */
   if (!e) return;
+  pnet_loop_free(e->loop);
   pnet_expr_free(e->lhs);
   pnet_expr_free(e->rhs);
   free(e->name);
@@ -112,11 +138,8 @@ void pnet_decl_free(struct pnet_decl *d) {
     pnet_expr_free(d->post);
     free(d->completion);
     pnet_cons_free(d->cons);
-    free(d->value_var);
     pnet_item_free(d->items);
-    free(d->family);
-    pnet_expr_free(d->lo);
-    pnet_expr_free(d->hi);
+    pnet_loop_free(d->loop);
     pnet_decl_free(d->body); /* nesting is bounded by PNET_MAX_FOR_DEPTH */
     free(d->path);
     free(d);

@@ -22,14 +22,18 @@ enum pnet_expr_kind {
   PNET_EXPR_MUL,
   PNET_EXPR_DIV,
   PNET_EXPR_MOD,
+  PNET_EXPR_SUM, /* sum(loop: lhs) */
 };
+
+struct pnet_loop;
 
 struct pnet_expr {
   enum pnet_expr_kind kind;
   int64_t value;          /* PNET_EXPR_INT */
   char *name;             /* PNET_EXPR_NAME: a name template */
-  struct pnet_expr *lhs;  /* operand of NEG, left of binary operators */
+  struct pnet_expr *lhs;  /* operand of NEG, left of binary operators, body of SUM */
   struct pnet_expr *rhs;
+  struct pnet_loop *loop; /* PNET_EXPR_SUM */
   int depth;              /* 1 for a leaf; bounded by PNET_MAX_EXPR_DEPTH */
   struct diag_loc loc;    /* the operator, or the leaf itself */
 };
@@ -48,6 +52,22 @@ struct pnet_item {
   struct pnet_expr *value;
   struct diag_loc loc;
   struct pnet_item *next;
+};
+
+/* What a for loop or a sum runs over:
+ *   VAR in { a, b }          items, no value_var
+ *   VAR, VALUE in { a: 1 }   items and value_var
+ *   VAR [, VALUE] in FAMILY  family
+ *   VAR in LO .. HI          lo, hi */
+struct pnet_loop {
+  char *var;
+  struct diag_loc var_loc;
+  char *value_var; /* or NULL */
+  struct diag_loc value_var_loc;
+  struct pnet_item *items;
+  char *family;
+  struct diag_loc family_loc;
+  struct pnet_expr *lo, *hi;
 };
 
 enum pnet_decl_kind {
@@ -74,7 +94,7 @@ struct pnet_decl {
   struct diag_loc loc;      /* the keyword that starts the declaration */
   struct pnet_decl *next;
 
-  char *name;               /* NET, CONST, FAMILY, PLACE, TRANSITION: a template; FOR: the key variable */
+  char *name;               /* NET, CONST, FAMILY, PLACE, TRANSITION: a template */
   struct diag_loc name_loc;
 
   struct pnet_expr *value;  /* CONST */
@@ -88,13 +108,9 @@ struct pnet_decl {
   enum pn_assert_kind akind;     /* ASSERT */
   struct pnet_cons *cons;        /* ASSERT: NULL for 'no deadlock' */
 
-  char *value_var;               /* FOR: the second variable of 'for k, v in {...}', or NULL */
-  struct diag_loc value_var_loc;
-  struct pnet_item *items;       /* FOR over a list, FAMILY; NULL otherwise */
-  char *family;                  /* FOR over a named family */
-  struct diag_loc family_loc;
-  struct pnet_expr *lo, *hi;     /* FOR over a range lo .. hi (inclusive) */
-  struct pnet_decl *body;
+  struct pnet_item *items;       /* FAMILY */
+  struct pnet_loop *loop;        /* FOR */
+  struct pnet_decl *body;        /* FOR */
 
   char *path;                    /* INCLUDE, as written */
 };
@@ -109,6 +125,9 @@ void pnet_expr_free(struct pnet_expr *e);
 
 struct pnet_cons *pnet_cons_new(struct pnet_expr *lhs, enum pn_rel rel, struct pnet_expr *rhs,
                                 struct diag_loc loc);
+/* Takes ownership of the loop and the body. */
+struct pnet_expr *pnet_expr_sum(struct pnet_loop *loop, struct pnet_expr *body, struct diag_loc loc);
+void pnet_loop_free(struct pnet_loop *loop);
 void pnet_cons_free(struct pnet_cons *c);
 void pnet_item_free(struct pnet_item *it);
 void pnet_attrs_free(struct pnet_place_attrs *a);

@@ -45,7 +45,8 @@ struct pnet_lower {
   struct pnet_symtab syms;
   uint32_t nconsts;
 
-  struct pnet_binding env[2 * PNET_MAX_FOR_DEPTH];
+  /* Two per for loop and per sum, and sums nest inside expressions. */
+  struct pnet_binding env[2 * (PNET_MAX_FOR_DEPTH + PNET_MAX_EXPR_DEPTH)];
   int nenv;
 
   /* Files being lowered, outermost first: canonical path (NULL for an
@@ -94,7 +95,7 @@ struct pnet_lin {
 static const char *const pnet_keywords[] = {
     "net",      "const",     "include",   "place",       "capacity", "initial", "source",
     "sink",     "admission", "progress",  "completion",  "for",      "in",      "assert",
-    "no",       "deadlock",  "invariant", "reachable",   "unreachable", "and",    "family",
+    "no",       "deadlock",  "invariant", "reachable",   "unreachable", "and",    "family", "sum",
 };
 
 static const char *const pnet_rel_text[] = {
@@ -309,6 +310,25 @@ static int lin_add(struct pnet_lower *lw, struct pnet_lin *dst, const struct pne
 
 static int lw_eval(struct pnet_lower *lw, const struct pnet_expr *e, struct pnet_lin *out);
 
+/* Runs body once per entry of a loop, with the loop's variables bound;
+ * returns false to stop early. */
+typedef bool (*lw_body_fn)(struct pnet_lower *lw, void *arg);
+static void lw_loop(struct pnet_lower *lw, const struct pnet_loop *loop, const char *what, lw_body_fn body,
+                    void *arg);
+
+struct lw_sum {
+  const struct pnet_expr *e;
+  struct pnet_lin *out;
+};
+
+static bool lw_sum_body(struct pnet_lower *lw, void *arg) {
+  struct lw_sum *sum = arg;
+  struct pnet_lin term = {0};
+  bool ok = lw_eval(lw, sum->e->lhs, &term) == 0 && lin_add(lw, sum->out, &term, 1, &sum->e->loc) == 0;
+  lin_free(&term);
+  return ok;
+}
+
 static int lw_eval_name(struct pnet_lower *lw, const struct pnet_expr *e, struct pnet_lin *out) {
   char name[PNET_MAX_NAME_LEN + 1];
   if (!strchr(e->name, '$')) {
@@ -353,6 +373,12 @@ static int lw_eval(struct pnet_lower *lw, const struct pnet_expr *e, struct pnet
     return 0;
   case PNET_EXPR_NAME:
     return lw_eval_name(lw, e, out);
+  case PNET_EXPR_SUM: {
+    unsigned before = lw->errors;
+    struct lw_sum sum = {e, out};
+    lw_loop(lw, e->loop, "a sum", lw_sum_body, &sum);
+    return lw->errors == before && !lw->stop ? 0 : -1;
+  }
   case PNET_EXPR_NEG:
     if (lw_eval(lw, e->lhs, &a) != 0) goto cleanup;
     rc = lin_add(lw, out, &a, -1, &e->loc);
@@ -789,31 +815,13 @@ static int lw_bind(struct pnet_lower *lw, const char *name, const struct diag_lo
     if (!lw->stop) diag_note(&s->loc, "'%s' is defined here", name);
     return -1;
   }
+  /* Unreachable: bracket and loop nesting limits bound the bindings. */
+  if (lw->nenv >= (int)(sizeof lw->env / sizeof lw->env[0])) {
+    lw_error(lw, loc, "too many nested loops and sums");
+    return -1;
+  }
   lw->env[lw->nenv++] = (struct pnet_binding){.name = name, .loc = *loc};
   return 0;
-}
-
-/* Runs the body once for the current bindings. Stops the loop after an
- * iteration with errors: the next entries would repeat the same ones. */
-static bool lw_iterate(struct pnet_lower *lw, const struct pnet_decl *d, const struct diag_loc *entry_loc) {
-  unsigned before = lw->errors;
-  if (++lw->iterations > PNET_MAX_ITERATIONS) {
-    lw_error(lw, &d->loc, "families expand to more than %d iterations in total", PNET_MAX_ITERATIONS);
-    lw->stop = true;
-    return false;
-  }
-  lw_decls(lw, d->body);
-  if (lw->errors != before) {
-    if (!lw->stop) {
-      const struct pnet_binding *b = &lw->env[lw->nenv - (d->value_var ? 2 : 1)];
-      if (b->is_int)
-        diag_note(entry_loc, "in the iteration with %s = %" PRId64, b->name, b->ival);
-      else
-        diag_note(entry_loc, "in the iteration with %s = %s", b->name, b->sval);
-    }
-    return false;
-  }
-  return !lw->stop;
 }
 
 /* Entries must be distinct plain names: each becomes part of other names. */
@@ -849,62 +857,87 @@ static void lw_family(struct pnet_lower *lw, const struct pnet_decl *d) {
   lw->families[lw->nfamilies++] = d->items;
 }
 
-static void lw_for(struct pnet_lower *lw, const struct pnet_decl *d) {
-  int saved = lw->nenv;
-  const struct pnet_item *items = d->items;
+/* One iteration. After an iteration with errors the loop stops: the next
+ * entries would repeat the same ones. */
+static bool lw_iterate(struct pnet_lower *lw, const struct pnet_loop *loop, const struct diag_loc *entry_loc,
+                       lw_body_fn body, void *arg) {
+  unsigned before = lw->errors;
+  if (++lw->iterations > PNET_MAX_ITERATIONS) {
+    lw_error(lw, &loop->var_loc, "families expand to more than %d iterations in total", PNET_MAX_ITERATIONS);
+    lw->stop = true;
+    return false;
+  }
+  bool go_on = body(lw, arg);
+  if (lw->errors != before) {
+    if (!lw->stop) {
+      const struct pnet_binding *b = &lw->env[lw->nenv - (loop->value_var ? 2 : 1)];
+      if (b->is_int)
+        diag_note(entry_loc, "in the iteration with %s = %" PRId64, b->name, b->ival);
+      else
+        diag_note(entry_loc, "in the iteration with %s = %s", b->name, b->sval);
+    }
+    return false;
+  }
+  return go_on && !lw->stop;
+}
 
-  if (d->family) {
+static void lw_loop(struct pnet_lower *lw, const struct pnet_loop *loop, const char *what, lw_body_fn body,
+                    void *arg) {
+  int saved = lw->nenv;
+  const struct pnet_item *items = loop->items;
+
+  if (loop->family) {
     char name[PNET_MAX_NAME_LEN + 1];
-    if (lw_expand(lw, d->family, &d->family_loc, name) != 0) return;
+    if (lw_expand(lw, loop->family, &loop->family_loc, name) != 0) return;
     const struct pnet_sym *s = pnet_sym_find(&lw->syms, name);
     if (!s) {
-      lw_unknown(lw, name, &d->family_loc);
+      lw_unknown(lw, name, &loop->family_loc);
       return;
     }
     if (s->kind != PNET_SYM_FAMILY) {
-      lw_error(lw, &d->family_loc, "'%s' is a %s; a for loop runs over a family, a { ... } list or a range",
-               name, lw_kind_text(s->kind));
+      lw_error(lw, &loop->family_loc, "'%s' is a %s; %s runs over a family, a { ... } list or a range", name,
+               lw_kind_text(s->kind), what);
       if (!lw->stop) diag_note(&s->loc, "'%s' is defined here", name);
       return;
     }
     items = lw->families[s->value];
   }
-  if (lw_bind(lw, d->name, &d->name_loc) != 0) goto done;
-  if (d->value_var && lw_bind(lw, d->value_var, &d->value_var_loc) != 0) goto done;
+  if (lw_bind(lw, loop->var, &loop->var_loc) != 0) goto done;
+  if (loop->value_var && lw_bind(lw, loop->value_var, &loop->value_var_loc) != 0) goto done;
   struct pnet_binding *key = &lw->env[saved];
-  struct pnet_binding *val = d->value_var ? &lw->env[saved + 1] : NULL;
+  struct pnet_binding *val = loop->value_var ? &lw->env[saved + 1] : NULL;
 
-  if (!items && !d->family) {
+  if (!items && !loop->family) {
     int64_t lo, hi;
-    if (lw_const(lw, d->lo, "a range bound", &lo) != 0 || lw_const(lw, d->hi, "a range bound", &hi) != 0) goto done;
+    if (lw_const(lw, loop->lo, "a range bound", &lo) != 0 || lw_const(lw, loop->hi, "a range bound", &hi) != 0)
+      goto done;
     if (hi >= lo && (uint64_t)hi - (uint64_t)lo >= PNET_MAX_FAMILY_ITEMS) {
-      lw_error(lw, &d->hi->loc, "range %" PRId64 " .. %" PRId64 " has more than %d entries", lo, hi,
+      lw_error(lw, &loop->hi->loc, "range %" PRId64 " .. %" PRId64 " has more than %d entries", lo, hi,
                PNET_MAX_FAMILY_ITEMS);
       goto done;
     }
     key->is_int = true;
     for (int64_t i = lo; i <= hi; i++) {
       key->ival = i;
-      if (!lw_iterate(lw, d, &d->lo->loc)) break;
+      if (!lw_iterate(lw, loop, &loop->lo->loc, body, arg)) break;
     }
     goto done;
   }
 
   /* Check the whole list before expanding anything. */
-  bool bad = !d->family && !lw_check_entries(lw, items);
+  bool bad = !loop->family && !lw_check_entries(lw, items);
   for (const struct pnet_item *it = items; it && !lw->stop; it = it->next) {
-    if (d->value_var && !it->value) {
-      lw_error(lw, d->family ? &d->family_loc : &it->loc,
-               "entry '%s' has no value, but 'for %s, %s in ...' binds %s to one", it->key, d->name,
-               d->value_var, d->value_var);
-      if (d->family && !lw->stop) diag_note(&it->loc, "entry '%s' is listed here", it->key);
+    if (loop->value_var && !it->value) {
+      lw_error(lw, loop->family ? &loop->family_loc : &it->loc,
+               "entry '%s' has no value, but '%s, %s in ...' binds %s to one", it->key, loop->var,
+               loop->value_var, loop->value_var);
+      if (loop->family && !lw->stop) diag_note(&it->loc, "entry '%s' is listed here", it->key);
       bad = true;
-    } else if (!d->value_var && !d->family && it->value) {
+    } else if (!loop->value_var && !loop->family && it->value) {
       /* Only an inline list: a named family may carry values some of its
        * loops do not need. */
-      lw_error(lw, &it->value->loc,
-               "entry '%s' has a value but the loop does not name it; write 'for %s, VALUE in {...}'", it->key,
-               d->name);
+      lw_error(lw, &it->value->loc, "entry '%s' has a value but the loop does not name it; write '%s, VALUE in {...}'",
+               it->key, loop->var);
       bad = true;
     }
   }
@@ -915,10 +948,19 @@ static void lw_for(struct pnet_lower *lw, const struct pnet_decl *d) {
       val->is_int = true;
       if (lw_const(lw, it->value, "a family value", &val->ival) != 0) break;
     }
-    if (!lw_iterate(lw, d, &it->loc)) break;
+    if (!lw_iterate(lw, loop, &it->loc, body, arg)) break;
   }
 done:
   lw->nenv = saved;
+}
+
+static bool lw_for_body(struct pnet_lower *lw, void *arg) {
+  lw_decls(lw, ((const struct pnet_decl *)arg)->body);
+  return true;
+}
+
+static void lw_for(struct pnet_lower *lw, const struct pnet_decl *d) {
+  lw_loop(lw, d->loop, "a for loop", lw_for_body, (void *)d);
 }
 
 /* Includes are relative to the including file, like C's #include "...". */

@@ -88,6 +88,22 @@ static struct pnet_cons *pnet_cons_reverse(struct pnet_cons *c) {
     }                                                                                          \
   } while (0)
 
+/* Takes ownership of the names; frees them when allocation fails. */
+static struct pnet_loop *pnet_loop_new(char *var, struct diag_loc var_loc, char *value_var,
+                                       struct diag_loc value_var_loc) {
+  struct pnet_loop *loop = calloc(1, sizeof *loop);
+  if (!loop) {
+    free(var);
+    free(value_var);
+    return NULL;
+  }
+  loop->var = var;
+  loop->var_loc = var_loc;
+  loop->value_var = value_var;
+  loop->value_var_loc = value_var_loc;
+  return loop;
+}
+
 /* Binary operator node with the depth limit. */
 #define BINOP(res, kind, l, r, oploc)                                                  \
   do {                                                                                 \
@@ -111,6 +127,7 @@ static struct pnet_cons *pnet_cons_reverse(struct pnet_cons *c) {
   struct pnet_item *item;
   struct pnet_decl *decl;
   struct pnet_place_attrs *attrs;
+  struct pnet_loop *loop;
 }
 
 /* Bison pops values on an error; these free them. Values consumed by an
@@ -121,13 +138,14 @@ static struct pnet_cons *pnet_cons_reverse(struct pnet_cons *c) {
 %destructor { pnet_item_free($$); } <item>
 %destructor { pnet_decl_free($$); } <decl>
 %destructor { pnet_attrs_free($$); } <attrs>
+%destructor { pnet_loop_free($$); } <loop>
 %destructor { } <num> <rel> <tkind>
 
 %token NET "net" CONST "const" INCLUDE "include" PLACE "place" CAPACITY "capacity"
 %token INITIAL_ "initial" SOURCE "source" SINK "sink" ADMISSION "admission"
 %token PROGRESS "progress" COMPLETION "completion" FOR "for" IN "in" ASSERT "assert"
 %token NO "no" DEADLOCK "deadlock" INVARIANT "invariant" REACHABLE "reachable"
-%token UNREACHABLE "unreachable" AND "and" FAMILY "family"
+%token UNREACHABLE "unreachable" AND "and" FAMILY "family" SUM "sum"
 %token ARROW "->" DOTDOT ".." EQ "==" NE "!=" LE "<=" GE ">=" LT "<" GT ">"
 %token <str> NAME "name"
 %token <str> STRING "string"
@@ -135,6 +153,7 @@ static struct pnet_cons *pnet_cons_reverse(struct pnet_cons *c) {
 
 %type <decl> decls decl body body_decl place_decl transition_decl assert_decl for_decl for_head
 %type <attrs> place_attrs
+%type <loop> loop_head
 %type <expr> expr
 %type <cons> conj cons
 %type <item> item_list items item
@@ -287,34 +306,28 @@ for_decl:
 ;
 
 for_head:
-  FOR NAME IN '{' item_list '}'       { $$ = pnet_decl_new(PNET_DECL_FOR, LOC(@1));
-                                    if (!$$) { free($2); pnet_item_free($5); NOMEM; }
-                                    $$->name = $2; $$->name_loc = LOC(@2);
-                                    $$->items = pnet_item_reverse($5);
+  FOR loop_head                   { $$ = pnet_decl_new(PNET_DECL_FOR, LOC(@1));
+                                    if (!$$) { pnet_loop_free($2); NOMEM; }
+                                    $$->loop = $2;
                                     FOR_ENTER($$, @1); }
-| FOR NAME ',' NAME IN '{' item_list '}'
-                                  { $$ = pnet_decl_new(PNET_DECL_FOR, LOC(@1));
-                                    if (!$$) { free($2); free($4); pnet_item_free($7); NOMEM; }
-                                    $$->name = $2; $$->name_loc = LOC(@2);
-                                    $$->value_var = $4; $$->value_var_loc = LOC(@4);
-                                    $$->items = pnet_item_reverse($7);
-                                    FOR_ENTER($$, @1); }
-| FOR NAME IN NAME                { $$ = pnet_decl_new(PNET_DECL_FOR, LOC(@1));
-                                    if (!$$) { free($2); free($4); NOMEM; }
-                                    $$->name = $2; $$->name_loc = LOC(@2);
-                                    $$->family = $4; $$->family_loc = LOC(@4);
-                                    FOR_ENTER($$, @1); }
-| FOR NAME ',' NAME IN NAME       { $$ = pnet_decl_new(PNET_DECL_FOR, LOC(@1));
-                                    if (!$$) { free($2); free($4); free($6); NOMEM; }
-                                    $$->name = $2; $$->name_loc = LOC(@2);
-                                    $$->value_var = $4; $$->value_var_loc = LOC(@4);
-                                    $$->family = $6; $$->family_loc = LOC(@6);
-                                    FOR_ENTER($$, @1); }
-| FOR NAME IN expr ".." expr      { $$ = pnet_decl_new(PNET_DECL_FOR, LOC(@1));
-                                    if (!$$) { free($2); pnet_expr_free($4); pnet_expr_free($6); NOMEM; }
-                                    $$->name = $2; $$->name_loc = LOC(@2);
-                                    $$->lo = $4; $$->hi = $6;
-                                    FOR_ENTER($$, @1); }
+;
+
+/* What a for loop or a sum runs over. */
+loop_head:
+  NAME IN '{' item_list '}'       { $$ = pnet_loop_new($1, LOC(@1), NULL, LOC(@1));
+                                    if (!$$) { pnet_item_free($4); NOMEM; }
+                                    $$->items = pnet_item_reverse($4); }
+| NAME ',' NAME IN '{' item_list '}'
+                                  { $$ = pnet_loop_new($1, LOC(@1), $3, LOC(@3));
+                                    if (!$$) { pnet_item_free($6); NOMEM; }
+                                    $$->items = pnet_item_reverse($6); }
+| NAME IN NAME                    { $$ = pnet_loop_new($1, LOC(@1), NULL, LOC(@1)); if (!$$) { free($3); NOMEM; }
+                                    $$->family = $3; $$->family_loc = LOC(@3); }
+| NAME ',' NAME IN NAME           { $$ = pnet_loop_new($1, LOC(@1), $3, LOC(@3)); if (!$$) { free($5); NOMEM; }
+                                    $$->family = $5; $$->family_loc = LOC(@5); }
+| NAME IN expr ".." expr          { $$ = pnet_loop_new($1, LOC(@1), NULL, LOC(@1));
+                                    if (!$$) { pnet_expr_free($3); pnet_expr_free($5); NOMEM; }
+                                    $$->lo = $3; $$->hi = $5; }
 ;
 
 /* A trailing comma is allowed so one entry per line diffs cleanly. */
@@ -356,6 +369,11 @@ expr:
 | expr '*' expr                   { BINOP($$, PNET_EXPR_MUL, $1, $3, @2); }
 | expr '/' expr                   { BINOP($$, PNET_EXPR_DIV, $1, $3, @2); }
 | expr '%' expr                   { BINOP($$, PNET_EXPR_MOD, $1, $3, @2); }
+| SUM '(' loop_head ':' expr ')'  { $$ = pnet_expr_sum($3, $5, LOC(@1)); if (!$$) NOMEM;
+                                    if ($$->depth > PNET_MAX_EXPR_DEPTH) {
+                                      ERROR_AT(@1, "expression nested too deeply (limit %d)", PNET_MAX_EXPR_DEPTH);
+                                      pnet_expr_free($$); YYERROR;
+                                    } }
 ;
 
 %%

@@ -292,6 +292,29 @@ START_TEST(families_expand_in_order) {
 }
 END_TEST
 
+START_TEST(sums_fold_over_families) {
+  struct pn_net *net = parse_ok("family t = {a: 2, b: 3};\n"
+                                "const total = sum(k, w in t: w);\n"
+                                "const tri = sum(i in 1 .. 4: sum(j in 1 .. i: 1));\n"
+                                "const none = sum(i in 1 .. 0: i);\n"
+                                "for k, w in t { place p${k} capacity w; }\n"
+                                "place q capacity total + tri + none;\n"
+                                "assert invariant sum(k, w in t: w * p${k}) + q <= total;\n"
+                                "assert invariant sum(k in {a, b}: p${k}) - 2 * sum(k in t: p${k}) >= -5;\n");
+  ck_assert_int_eq(net->places[2].capacity, 5 + 10);
+  const struct pn_linear *c = &net->assertions[1].constraints[0];
+  ck_assert_uint_eq(c->nterms, 3);
+  ck_assert_int_eq(c->terms[0].coef, 2);
+  ck_assert_int_eq(c->terms[1].coef, 3);
+  ck_assert_int_eq(c->terms[2].coef, 1);
+  ck_assert_int_eq(c->constant, 5);
+  ck_assert_str_eq(net->assertions[2].text, "invariant -pa - pb >= -5");
+  pn_net_free(net);
+  /* The variable of a sum is bound only inside it. */
+  parse_fails_with("family t = {a}; place p; assert invariant sum(k in t: p) + k == 1;", "unknown name 'k'");
+}
+END_TEST
+
 START_TEST(explicit_and_conventional_completion) {
   struct pn_net *net = parse_ok("place pending source; place run; place done sink;\n"
                                 "admission admit_a: pending -> run;\n"
@@ -496,6 +519,7 @@ static Suite *pnet_suite(void) {
   tcase_add_test(lowering, weights_merge_and_sort);
   tcase_add_test(lowering, constraints_normalised);
   tcase_add_test(lowering, families_expand_in_order);
+  tcase_add_test(lowering, sums_fold_over_families);
   tcase_add_test(lowering, explicit_and_conventional_completion);
   tcase_add_test(lowering, include_diamond_reads_once);
   tcase_add_test(lowering, default_name_from_path);
