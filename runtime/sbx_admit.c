@@ -96,6 +96,43 @@ static void sbx_admit_marking(FILE *out, const struct cs_model_table *t, uint32_
             t->markings[(size_t)state * t->n_tracked + c]);
 }
 
+/* Why the table refuses `adm` in state s, in the table's own terms: the
+ * transition is not enabled (which input places lack tokens), or it is
+ * enabled but its successor lies outside the safe set. */
+static void sbx_admit_why(FILE *out, const struct cs_model_table *t, uint32_t s, uint32_t adm,
+                          bool others_wait)
+{
+  int32_t next;
+  const char *sep = "";
+
+  if (s >= t->n_states) {
+    fprintf(out, "state out of range");
+    return;
+  }
+  next = t->next_state[(size_t)s * t->n_transitions + adm];
+  if (next >= 0) {
+    fprintf(out, "%s", others_wait ? "earlier runs are waiting for this tier"
+                                   : "the table admits it now; retry");
+    return;
+  }
+  if (next == CS_REFUSED) {
+    fprintf(out, "the table refuses it: firing it would leave the safe set");
+    return;
+  }
+  fprintf(out, "the table has it disabled: too few tokens in");
+  for (uint32_t a = t->pre_start[adm]; a < t->pre_start[adm + 1]; a++) {
+    uint32_t place = t->pre_arcs[a].place;
+    for (uint32_t c = 0; c < t->n_tracked; c++) {
+      uint32_t have = t->markings[(size_t)s * t->n_tracked + c];
+      if (t->tracked_places[c] == place && have < t->pre_arcs[a].weight) {
+        fprintf(out, "%s %s (%" PRIu32 ", needs %" PRIu32 ")", sep, t->place_names[place], have,
+                t->pre_arcs[a].weight);
+        sep = ",";
+      }
+    }
+  }
+}
+
 static void sbx_admit_list_tiers(FILE *err, const struct cs_model_table *t)
 {
   const char *sep = "";
@@ -149,9 +186,9 @@ int sbx_admit_acquire(struct sbx_admit *a, const char *tier, bool no_wait, FILE 
                  "state %" PRIu32 " [", t->model_name, t->source_path ? t->source_path : "?",
             name, s);
     sbx_admit_marking(err, t, s);
-    fprintf(err, "]: %s\n",
-            cs_shared_waiters(a->sh) > 0 ? "earlier runs are waiting for this tier"
-                                         : "firing it would leave the safe set");
+    fprintf(err, "]: ");
+    sbx_admit_why(err, t, s, (uint32_t)adm, cs_shared_waiters(a->sh) > 0);
+    fprintf(err, "\n");
     return r;
   }
   if (r != 0) {
