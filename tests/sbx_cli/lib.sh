@@ -57,3 +57,18 @@ require_sandbox() {
   fi
   [[ $RC == 0 ]] || { echo "FAIL: sbx run --profile strict -- true: exit $RC: $ERR" >&2; exit 1; }
 }
+
+# procs_matching REGEX: pids whose whole command line (arguments joined by
+# one space) matches ^REGEX$. Reads /proc itself: no procps needed, and the
+# sandboxes' processes are visible from here (their pid namespaces are
+# children of ours).
+procs_matching() {
+  local f args line
+  for f in /proc/[0-9]*/cmdline; do
+    mapfile -d '' args <"$f" 2>/dev/null || continue
+    ((${#args[@]})) || continue
+    line="${args[*]}"
+    if [[ $line =~ ^$1$ ]]; then f=${f#/proc/}; echo "${f%/cmdline}"; fi
+  done
+}
+proc_running() { [[ -n $(procs_matching "$1") ]]; }

@@ -18,7 +18,7 @@ wait_for() { # CMD WANT
   for _ in $(seq 200); do [[ $($1) == "$2" ]] && return 0; sleep 0.05; done
   return 1
 }
-running() { pgrep -x -f "sleep $1" >/dev/null; }
+running() { proc_running "sleep ${1//./\\.}"; }
 
 pids=()
 for i in $(seq "$cap"); do

@@ -19,7 +19,7 @@ echo "tier $tier: $cap slots, $RUNS runs"
 # Monitor: the most sandboxed sleeps alive at one time.
 ( max=0
   while [[ ! -e $T/stop ]]; do
-    n=$(pgrep -c -x -f "sleep 0\.3[0-9][0-9]")
+    n=$(procs_matching "sleep 0\.3[0-9][0-9]" | wc -l)
     ((n > max)) && max=$n && echo "$max" >"$T/max"
     sleep 0.01
   done ) &

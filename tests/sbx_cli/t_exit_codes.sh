@@ -32,7 +32,7 @@ fi
 sbx_pid=$!
 victim=""
 for _ in $(seq 100); do
-  victim=$(pgrep -x -f "sleep 29.713" | head -1)
+  victim=$(procs_matching "sleep 29\.713" | head -1)
   [[ -n $victim ]] && break
   sleep 0.05
 done

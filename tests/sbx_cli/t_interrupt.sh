@@ -10,16 +10,16 @@ STATE="$SBX_STATE_DIR/$("$SBX_SLOTS" model).state"
 for sig in TERM HUP; do
   "$SBX" run --audit "$LOG" -- sleep 31.5 >/dev/null 2>"$T/err" &
   pid=$!
-  for _ in $(seq 100); do pgrep -x -f "sleep 31.5" >/dev/null && break; sleep 0.05; done
-  pgrep -x -f "sleep 31.5" >/dev/null || fail "SIG$sig: the sandboxed sleep never appeared"
+  for _ in $(seq 100); do proc_running "sleep 31\.5" && break; sleep 0.05; done
+  proc_running "sleep 31\.5" || fail "SIG$sig: the sandboxed sleep never appeared"
   kill -"$sig" "$pid"
   wait "$pid"; RC=$?
   ERR=$(cat "$T/err")
   num=$(kill -l "$sig")
   expect_rc $((128 + num)) "SIG$sig to sbx"
   expect_err "interrupted by SIG$sig" "SIG$sig reported"
-  for _ in $(seq 40); do pgrep -x -f "sleep 31.5" >/dev/null || break; sleep 0.05; done
-  pgrep -x -f "sleep 31.5" >/dev/null && fail "SIG$sig: the sandbox outlived sbx" || pass "SIG$sig: the sandbox is gone"
+  for _ in $(seq 40); do proc_running "sleep 31\.5" || break; sleep 0.05; done
+  proc_running "sleep 31\.5" && fail "SIG$sig: the sandbox outlived sbx" || pass "SIG$sig: the sandbox is gone"
   [[ $(audit_field "$LOG" 'r["result"]["outcome"], r["result"]["signal_name"]') == "('interrupted', 'SIG$sig')" ]] &&
     pass "SIG$sig: recorded as interrupted" || fail "SIG$sig: record: $(tail -1 "$LOG")"
   out=$("$SBX_SLOTS" check "$STATE") && [[ $out == *reclaimed_now=0* ]] &&
