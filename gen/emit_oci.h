@@ -1,23 +1,26 @@
 /* emit_oci: a rule set as an OCI/Docker seccomp profile (JSON), for
  * `pnetc --emit oci` (docs/bpf-layout.md, "OCI mapping").
  *
- * The profile must mean under runc + libseccomp what the rule set means
- * under first-match; where libseccomp's semantics cannot say it the export
- * fails rather than weaken the policy:
- *   - per system call, the rules that can still decide must share one
- *     action (libseccomp has no order between overlapping rules of different
- *     actions) — rules after an unconditional one and trailing rules with
- *     the default action are dropped first, since they change nothing;
- *   - a clause naming one argument twice is refused (runc would OR the two
- *     conditions);
- *   - a 32-bit argument (is32) compared with == or masked == becomes
- *     SCMP_CMP_MASKED_EQ with a 0xffffffff mask (exact); < and <= in an
- *     allow/log rule become 64-bit compares, which refuse a set high word
- *     (stricter, reported as a warning); anything else is refused;
- *   - the x32 ABI cannot be exported (runc would apply the x86_64 rules to
- *     it by name).
+ * The profile means under runc + libseccomp exactly what the rule set means
+ * under first-match (tests/bpf check it by loading the export the runc way
+ * and comparing every input):
+ *   - libseccomp has no rule order, so each rule is exported as its
+ *     first-match region: the rule AND NOT every earlier rule with another
+ *     action; regions of different actions are disjoint;
+ *   - an entry ANDs conditions on distinct arguments only (runc ORs repeated
+ *     indexes), so the conditions on one argument become a union of single
+ *     conditions: <=, >=, ==, or aligned value blocks as masked ==;
+ *   - a 32-bit argument (is32) is only ever compared with a masked == whose
+ *     mask covers the low word: exact, whatever the high word holds;
+ * It fails (message naming the rule, -EINVAL) rather than weaken the policy
+ * when: a call is unknown to libseccomp (runc would skip it), a value needs
+ * 2^63 or more (jansson/runc JSON integers), a region needs more than 1024
+ * entries, an argument mixes 32- and 64-bit comparisons or a mask with a
+ * range, or the rule set accepts the x32 ABI (runc would apply the x86_64
+ * rules to it by name).
  * Output is deterministic JSON (insertion order, two-space indent) with a
- * "comment" member naming the generator and the input.
+ * "comment" member naming the generator and the input, and each entry's
+ * "comment" naming the rule it comes from.
  *
  * Returns 0, -EINVAL (message printed) or -ENOMEM / -EIO. */
 #ifndef CS_GEN_EMIT_OCI_H

@@ -86,7 +86,7 @@ static void rs_dnf(struct sc_ruleset *rs) {
   tl_init(rs, A_KILLP);
   rs->name = "dnf";
   uint32_t r = tl_rule(rs, "openat", A_ALLOW);
-  struct sc_cond a[] = {C64(0, SC_CMP_EQ, (uint64_t)-100), M64(2, 3, 0)};
+  struct sc_cond a[] = {C32(0, SC_CMP_EQ, (uint32_t)-100 /* AT_FDCWD */), M64(2, 3, 0)};
   tl_clause(rs, r, a, 2);
   /* (libseccomp refuses one rule naming an argument twice, so the oracle
    * tables do not.) */
@@ -119,7 +119,17 @@ static void rs_ranges(struct sc_ruleset *rs) {
   for (int nr = 200; nr < 230; nr += 2) tl_rule_nr(rs, nr, A_ERRNO(EPERM));
   for (int nr = 300; nr <= 334; nr++) tl_rule_nr(rs, nr, nr % 7 ? A_ALLOW : A_LOG);
   tl_rule_nr(rs, 435, A_ALLOW);
-  tl_rule_nr(rs, 462, A_ALLOW);
+  tl_rule_nr(rs, 456, A_ALLOW); /* the last call libseccomp 2.5.4 names */
+}
+
+/* A call newer than libseccomp's table (mseal, 462): compiled by number,
+ * but not exportable, since runc would skip the unknown name and, with a
+ * default allow, silently drop the deny. */
+static void rs_unnamed(struct sc_ruleset *rs) {
+  tl_init(rs, A_ALLOW);
+  rs->name = "unnamed";
+  tl_rule_nr(rs, 462, A_ERRNO(EPERM));
+  tl_rule(rs, "ptrace", A_ERRNO(EPERM));
 }
 
 /* A default-allow deny list. */
@@ -177,14 +187,19 @@ struct case_def {
   void (*build)(struct sc_ruleset *);
   int want_rc;
   bool want_trampoline;
+  bool exportable; /* --emit oci can say it exactly */
 };
 
+/* ops64 is not exportable: it compares with values >= 2^63, which OCI JSON
+ * integers (signed in jansson, refused by runc when negative) cannot hold;
+ * x32 cannot be exported (runc would apply the x86_64 rules to x32). */
 static const struct case_def cases[] = {
-    {"actions", rs_actions, 0, false}, {"ops64", rs_ops64, 0, false},
-    {"ops32", rs_ops32, 0, false},     {"dnf", rs_dnf, 0, false},
-    {"ranges", rs_ranges, 0, false},   {"denylist", rs_denylist, 0, false},
-    {"x32", rs_x32, 0, false},         {"far", rs_far, 0, true},
-    {"too_big", rs_too_big, -E2BIG, false}, {"empty", rs_empty, 0, false},
+    {"actions", rs_actions, 0, false, true},   {"ops64", rs_ops64, 0, false, false},
+    {"ops32", rs_ops32, 0, false, true},       {"dnf", rs_dnf, 0, false, true},
+    {"ranges", rs_ranges, 0, false, true},     {"denylist", rs_denylist, 0, false, true},
+    {"x32", rs_x32, 0, false, false},          {"far", rs_far, 0, true, true},
+    {"too_big", rs_too_big, -E2BIG, false, true}, {"empty", rs_empty, 0, false, true},
+    {"unnamed", rs_unnamed, 0, false, false},
 };
 
 static void check_program(const struct sc_ruleset *rs, const struct bpf_program_out *p) {
@@ -218,6 +233,37 @@ static void check_program(const struct sc_ruleset *rs, const struct bpf_program_
   free(lsc);
 }
 
+/* --emit oci: the exported profile, loaded the runc way (tl_runc_filter:
+ * libseccomp, no rule order), decides every input like the rule set under
+ * first-match - 32-bit arguments with high bits included, since exported
+ * 32-bit conditions are masked to the low word. Returns false (and prints
+ * the reason) when the exporter refuses the rule set. */
+static bool check_export(const struct sc_ruleset *rs) {
+  char tmp[] = "/tmp/cs_oci_export_XXXXXX.json";
+  int fd = mkstemps(tmp, 5);
+  ck_assert_int_ge(fd, 0);
+  FILE *f = fdopen(fd, "w");
+  int rc = oci_export_ruleset(f, rs);
+  ck_assert_int_eq(fclose(f), 0);
+  if (rc) {
+    unlink(tmp);
+    return false;
+  }
+  struct sock_filter *runc = NULL;
+  uint32_t runc_len = 0;
+  rc = tl_runc_filter(tmp, &runc, &runc_len);
+  ck_assert_msg(rc == 0, "%s: runc/libseccomp refuses the exported profile (%d), kept in %s", rs->name, rc, tmp);
+  struct tl_inputs in;
+  tl_make_inputs(rs, &in);
+  size_t bad = tl_compare(rs, runc, runc_len, NULL, 0, &in, stderr);
+  ck_assert_msg(bad == 0, "%s: exported profile under libseccomp decides %zu of %zu inputs differently (%s)",
+                rs->name, bad, in.n, tmp);
+  unlink(tmp);
+  tl_inputs_free(&in);
+  free(runc);
+  return true;
+}
+
 START_TEST(test_rule_sets) {
   const struct case_def *c = &cases[_i];
   struct sc_ruleset rs;
@@ -245,6 +291,12 @@ START_TEST(test_rule_sets) {
     for (uint32_t i = 0; i < p.len; i++) tramp = tramp || p.insns[i].code == (BPF_JMP | BPF_JA);
     ck_assert_msg(tramp == c->want_trampoline, "%s: trampolines %d, expected %d", c->name, tramp,
                   c->want_trampoline);
+    FILE *quiet = fopen("/dev/null", "w");
+    diag_set_stream(quiet);
+    bool exported = check_export(&rs);
+    diag_set_stream(stderr);
+    fclose(quiet);
+    ck_assert_msg(exported == c->exportable, "%s: export %s", c->name, exported ? "worked" : "refused");
     /* Deterministic: a second run gives the same bytes and comments. */
     struct bpf_program_out q;
     ck_assert_int_eq(bpf_compile(&rs, &q), 0);
@@ -516,6 +568,7 @@ START_TEST(test_pol_profiles) {
     for (uint32_t nr = 0; nr <= TL_MAX_NR; nr++)
       ck_assert_msg(tl_plain_allow(&rs, nr) == bpf_nr_is_const_allow(p.insns, p.len, AUDIT_ARCH_X86_64, nr),
                     "profile %s: nr %u cacheability", pp->name, nr);
+    ck_assert_msg(check_export(&rs), "profile %s: --emit oci refused it", pp->name);
     tl_inputs_free(&in);
     free(lsc);
     bpf_program_out_free(&p);
