@@ -318,11 +318,11 @@ static bool sbx_is_visible(const struct sbx_plan *p, const char *path)
  * a file naming <main>/.git/worktrees/NAME; the main repository's git dir is
  * then bound read-write too (commits write objects and refs there) with the
  * same read-only carve-outs. */
-static int sbx_plan_git_dir(struct sbx_plan *p, const char *gitdir, bool bind_dir)
+static int sbx_plan_git_dir(struct sbx_plan *p, const char *gitdir, bool bind_dir, int depth)
 {
   static const char *const protect[] = {"config", "hooks", "config.worktree", "info", NULL};
   char path[PATH_MAX];
-  int rc;
+  int rc = 0;
   if (bind_dir && !sbx_is_visible(p, gitdir)) {
     if ((rc = sbx_plan_mount(p, gitdir, SBX_MNT_BIND_RW, NULL, true, "git common dir")) < 0)
       return rc;
@@ -345,13 +345,32 @@ static int sbx_plan_git_dir(struct sbx_plan *p, const char *gitdir, bool bind_di
     if (lstat(path, &st) < 0)
       continue;
     if (S_ISLNK(st.st_mode)) {
-      /* A symlinked config/hooks could point anywhere: hide it. */
-      if ((rc = sbx_plan_mount(p, path, SBX_MNT_MASK, NULL, false, "git (symlink)")) < 0)
-        return rc;
-      continue;
+      /* A symlinked config or hooks dir could point at a file the command
+       * can write; a mount cannot be put on a symlink: refuse the run. */
+      return -ELOOP;
     }
     if ((rc = sbx_plan_mount(p, path, SBX_MNT_BIND_RO, NULL, S_ISDIR(st.st_mode),
                              "git config/hooks")) < 0)
+      return rc;
+  }
+  /* Submodules keep their own config and hooks in modules/NAME (git runs
+   * them when it recurses): the same protection, two levels deep. */
+  if (depth < 2 && snprintf(path, sizeof path, "%s/modules", gitdir) < (int)sizeof path) {
+    DIR *dir = opendir(path);
+    struct dirent *de;
+    char sub[PATH_MAX];
+    while (dir && (de = readdir(dir))) {
+      struct stat st;
+      if (de->d_name[0] == '.' ||
+          snprintf(sub, sizeof sub, "%s/%s", path, de->d_name) >= (int)sizeof sub ||
+          lstat(sub, &st) < 0 || !S_ISDIR(st.st_mode))
+        continue;
+      if ((rc = sbx_plan_git_dir(p, sub, false, depth + 1)) < 0)
+        break;
+    }
+    if (dir)
+      closedir(dir);
+    if (rc < 0)
       return rc;
   }
   return 0;
@@ -370,9 +389,9 @@ static int sbx_plan_git(struct sbx_plan *p)
   if (lstat(dotgit, &st) < 0)
     return 0;
   if (S_ISDIR(st.st_mode))
-    return sbx_plan_git_dir(p, dotgit, false);
+    return sbx_plan_git_dir(p, dotgit, false, 0);
   if (!S_ISREG(st.st_mode))
-    return sbx_plan_mount(p, dotgit, SBX_MNT_MASK, NULL, false, "git (odd .git)");
+    return -ELOOP; /* a symlinked .git: its target may be writable inside */
 
   /* Linked worktree: "gitdir: <path>". */
   fp = fopen(dotgit, "re");
@@ -404,10 +423,10 @@ static int sbx_plan_git(struct sbx_plan *p)
       snprintf(common, sizeof common, "%s", gitdir);
   } else
     snprintf(common, sizeof common, "%s", gitdir);
-  if ((rc = sbx_plan_git_dir(p, common, true)) < 0)
+  if ((rc = sbx_plan_git_dir(p, common, true, 0)) < 0)
     goto cleanup;
   if (strcmp(common, gitdir) != 0)
-    rc = sbx_plan_git_dir(p, gitdir, true);
+    rc = sbx_plan_git_dir(p, gitdir, true, 0);
 cleanup:
   if (fp)
     fclose(fp);
@@ -505,6 +524,23 @@ static int sbx_cmp_mount(const void *a, const void *b)
   return strcmp(x->path, y->path);
 }
 
+/* The denied rule whose resolved path is `real` or one of its ancestors,
+ * or NULL. Denied paths win over allowed ones and over the workspace. */
+static const struct cs_path_rule *sbx_denied_covering(const struct cs_profile *prof,
+                                                      const char *ws, const char *home,
+                                                      const char *real)
+{
+  char path[PATH_MAX], dreal[PATH_MAX];
+  for (uint32_t i = 0; i < prof->n_denied_paths; i++) {
+    const struct cs_path_rule *r = &prof->denied_paths[i];
+    if (sbx_expand_path(r->path, ws, home, path, sizeof path) < 0 || !realpath(path, dreal))
+      continue;
+    if (sbx_path_under(real, dreal))
+      return r;
+  }
+  return NULL;
+}
+
 int sbx_plan_build(const struct sbx_run_request *req, int abi, struct sbx_plan *p, char *err,
                    size_t err_len)
 {
@@ -542,6 +578,15 @@ int sbx_plan_build(const struct sbx_run_request *req, int abi, struct sbx_plan *
     snprintf(err, err_len, "request: workspace '%s' is a system directory", ws);
     goto fail;
   }
+  {
+    const struct cs_path_rule *d = sbx_denied_covering(prof, ws, home, ws);
+    if (d) {
+      rc = -EACCES;
+      snprintf(err, err_len, "mount: workspace '%s' is inside denied path '%s' (%s)", ws,
+               d->path, d->origin ? d->origin : "?");
+      goto fail;
+    }
+  }
   if (!(p->workspace = strdup(ws)))
     goto nomem;
 
@@ -561,6 +606,8 @@ int sbx_plan_build(const struct sbx_run_request *req, int abi, struct sbx_plan *
     }
     if (!realpath(path, real))
       continue; /* absent: nothing to allow (it cannot be created outside the view) */
+    if (sbx_denied_covering(prof, ws, home, real))
+      continue; /* denied wins: neither shown nor granted */
     if (strcmp(real, "/") == 0) {
       /* Full access (permissive): the host's root is the base of the view,
        * still with sbx's own /proc, /dev, /tmp and the masks on top. */
@@ -612,7 +659,10 @@ int sbx_plan_build(const struct sbx_run_request *req, int abi, struct sbx_plan *
     goto fail_errno;
   if (p->workspace_writable && !(req->flags & SBX_RUN_ALLOW_GIT_CONFIG) &&
       (rc = sbx_plan_git(p)) < 0) {
-    snprintf(err, err_len, "mount: protecting %s/.git: %s", ws, strerror(-rc));
+    snprintf(err, err_len, "mount: protecting %s/.git: %s", ws,
+             rc == -ELOOP ? "a symlink among .git, .git/config, .git/hooks: refused (its target "
+                            "could be written inside)"
+                          : strerror(-rc));
     goto fail;
   }
 
@@ -663,10 +713,9 @@ int sbx_plan_build(const struct sbx_run_request *req, int abi, struct sbx_plan *
     }
     if (!realpath(path, real))
       continue; /* absent: nothing to hide */
-    if (strcmp(real, ws) == 0 || strcmp(real, "/") == 0) {
+    if (strcmp(real, "/") == 0) {
       rc = -EINVAL;
-      snprintf(err, err_len,
-               "mount: denied path '%s' (%s) is the workspace itself: nothing could run", r->path,
+      snprintf(err, err_len, "mount: denied path '%s' (%s) is /: nothing could run", r->path,
                r->origin ? r->origin : "?");
       goto fail;
     }

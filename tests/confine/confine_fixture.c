@@ -203,13 +203,14 @@ const struct cs_profile *cfx_profile(const char *name)
   e->p.n_allowed_paths = n;
 
   n = e->p.n_denied_paths;
-  e->denied = calloc(n + 2, sizeof *e->denied);
+  e->denied = calloc(n + 3, sizeof *e->denied);
   if (!e->denied)
     return NULL;
   if (n)
     memcpy(e->denied, e->p.denied_paths, n * sizeof *e->denied);
   e->denied[n++] = (struct cs_path_rule){"${WORKSPACE}/secret.txt", 7, "test: denied file"};
   e->denied[n++] = (struct cs_path_rule){"${WORKSPACE}/secrets", 7, "test: denied dir"};
+  e->denied[n++] = (struct cs_path_rule){"~/.ssh", 7, "test: credentials"};
   e->p.denied_paths = e->denied;
   e->p.n_denied_paths = n;
   cfx_n++;

@@ -176,6 +176,35 @@ START_TEST(t_readonly_workspace)
 }
 END_TEST
 
+/* Denied paths win over the workspace itself and over allowed paths. */
+START_TEST(t_denied_workspace)
+{
+  struct sbx_run_result res;
+  struct sbx_run_request req = {0};
+  char home[256], inner[300];
+  char *argv[] = {"true", NULL};
+  const char *old = getenv("HOME");
+  char *saved = old ? strdup(old) : NULL;
+  snprintf(home, sizeof home, "%s/home", outside);
+  snprintf(inner, sizeof inner, "%s/.ssh/project", home);
+  ck_assert_int_eq(mkdir(home, 0755), 0);
+  ck_assert_int_eq(mkdir(strcat(strcpy(inner, home), "/.ssh"), 0700), 0);
+  strcat(inner, "/project");
+  ck_assert_int_eq(mkdir(inner, 0755), 0);
+  setenv("HOME", home, 1);
+  req.profile = cfx_profile("standard");
+  req.workspace = inner;
+  req.argv = argv;
+  ck_assert_int_lt(sbx_confine_run(&req, &res), 0);
+  ck_assert_int_eq(res.exit_code, SBX_EXIT_FAILURE);
+  ck_assert_int_eq(res.layer, SBX_LAYER_MOUNT);
+  ck_assert_ptr_nonnull(strstr(res.message, "inside denied path"));
+  if (saved)
+    setenv("HOME", saved, 1);
+  free(saved);
+}
+END_TEST
+
 /* ---- processes ---- */
 
 START_TEST(t_process_outside)
@@ -553,6 +582,13 @@ START_TEST(t_standard_git)
   RUN("standard", &res, ESC("esc_fs"), "nocreate", ".git/hooks");
   assert_held(&res, false);
   ck_assert_ptr_null(strstr(read_file(ws, ".git/config"), "hooksPath"));
+  /* A submodule's config and hooks are protected too. */
+  snprintf(cmd, sizeof cmd, "mkdir -p '%s/.git/modules/sub/hooks' && echo '[core]' > '%s/.git/modules/sub/config'", ws, ws);
+  ck_assert_int_eq(system(cmd), 0);
+  RUN("standard", &res, ESC("esc_fs"), "readonly", ".git/modules/sub/config");
+  assert_held(&res, false);
+  RUN("standard", &res, ESC("esc_fs"), "nocreate", ".git/modules/sub/hooks");
+  assert_held(&res, false);
   /* A linked worktree commits into the main repository. */
   snprintf(wt, sizeof wt, "%s/wt", outside);
   snprintf(cmd, sizeof cmd, "cd '%s' && git worktree add -q '%s' -b side", ws, wt);
@@ -566,6 +602,12 @@ START_TEST(t_standard_git)
   ck_assert_int_ne(res.exit_code, 0);
   snprintf(cmd, sizeof cmd, "cd '%s' && git log --oneline side | grep -q three", ws);
   ck_assert_int_eq(system(cmd), 0);
+  /* A symlinked .git/config could lead to a file writable inside: refused. */
+  snprintf(cmd, sizeof cmd, "cd '%s' && mv .git/config cfg && ln -s ../cfg .git/config", ws);
+  ck_assert_int_eq(system(cmd), 0);
+  RUN("standard", &res, "true");
+  ck_assert_int_eq(res.exit_code, SBX_EXIT_FAILURE);
+  ck_assert_ptr_nonnull(strstr(res.message, "symlink"));
 }
 END_TEST
 
@@ -614,6 +656,7 @@ static bool add_suite(TCase *tc, const char *name)
     tcase_add_test(tc, t_write_outside);
     tcase_add_test(tc, t_read_denied);
     tcase_add_test(tc, t_readonly_workspace);
+    tcase_add_test(tc, t_denied_workspace);
   } else if (strcmp(name, "proc") == 0) {
     tcase_add_test(tc, t_process_outside);
     tcase_add_test(tc, t_denial_named);
