@@ -76,7 +76,10 @@ struct cs_ticket {
 
 struct cs_sched_opts {
   /* Ticket registry size: how many tickets may be outstanding at once.
-   * 0: CS_SCHED_DEFAULT_TICKETS. More outstanding tickets: -ENOSPC. */
+   * 0: CS_SCHED_DEFAULT_TICKETS. More outstanding tickets: -ENOSPC. From
+   * 64 up, each thread may also keep one free word parked for its next
+   * admission (given back when the thread exits): size it for the
+   * outstanding tickets plus one per thread. */
   uint32_t max_tickets;
   /* 1: skip the O(states x transitions x places) cross-check of the table
    * at creation (the structural range checks always run). Only for tables
