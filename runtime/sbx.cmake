@@ -17,7 +17,8 @@ target_link_libraries(cs_sbxcli PUBLIC PkgConfig::JANSSON)
 
 function(cs_sbx_define)
   # Runs in the top directory's scope: nothing set in runtime/ is visible.
-  set(CS_SBX_DEPS cs_confine cs_profiles cs_runtime cs_model_default)
+  # cs_bpf: explain --bpf prints the filter with the generator's disassembler.
+  set(CS_SBX_DEPS cs_confine cs_profiles cs_runtime cs_model_default cs_bpf)
   set(missing "")
   foreach(dep IN LISTS CS_SBX_DEPS)
     if(NOT TARGET ${dep})

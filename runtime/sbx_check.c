@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpf_gen.h"
 #include "sbx_confine.h"
 #include "sbx_explain.h"
 #include "sbx_profile.h"
@@ -55,6 +56,20 @@ int sbx_explain_cmd(const struct sbx_tables *t, const struct sbx_opts *o)
   for (size_t i = 0; sbx_env_allowlist[i]; i++)
     printf("%s %s", i ? "," : "", sbx_env_allowlist[i]);
   printf("\n");
+  if (o->bpf) {
+    /* The program exactly as the table holds it and sbx run loads it, so
+     * an auditor reads what the kernel runs, not a re-compilation. */
+    struct bpf_program_out prog = {
+      .insns = (struct sock_filter *)p->filter,
+      .len = p->filter_len,
+      .comments = NULL,
+    };
+    printf("\nSeccomp filter of profile %s (x86_64):\n", p->name);
+    if (p->filter && p->filter_len)
+      bpf_write_disasm(stdout, &prog);
+    else
+      printf("(the table holds no filter for this profile)\n");
+  }
   if (fflush(stdout) != 0) {
     fprintf(stderr, "sbx: error: explain: writing the output: %s\n", strerror(errno));
     return SBX_EXIT_FAILURE;

@@ -11,7 +11,7 @@
 #define SBX_MAX_TIMEOUT_MS (30ull * 24 * 3600 * 1000)
 
 enum { OPT_PROFILE = 'p', OPT_WORKSPACE = 'w', OPT_TIER = 't', OPT_TIMEOUT = 'T',
-       OPT_NO_WAIT = 'n', OPT_AUDIT = 'a', OPT_HELP = 'h' };
+       OPT_NO_WAIT = 'n', OPT_AUDIT = 'a', OPT_HELP = 'h', OPT_BPF = 'b' };
 
 static const struct option sbx_run_options[] = {
   {"profile", required_argument, NULL, OPT_PROFILE},
@@ -21,6 +21,7 @@ static const struct option sbx_run_options[] = {
   {"no-wait", no_argument, NULL, OPT_NO_WAIT},
   {"audit", required_argument, NULL, OPT_AUDIT},
   {"help", no_argument, NULL, OPT_HELP},
+  {"bpf", no_argument, NULL, OPT_BPF},
   {NULL, 0, NULL, 0},
 };
 
@@ -29,7 +30,7 @@ void sbx_cli_usage(FILE *out)
   fprintf(out,
     "Usage: sbx run [OPTIONS] -- CMD [ARG...]\n"
     "       sbx check\n"
-    "       sbx explain [--profile NAME]\n"
+    "       sbx explain [--profile NAME] [--bpf]\n"
     "       sbx --help | --version\n"
     "\n"
     "Runs CMD confined by a security profile, after the compiled scheduler\n"
@@ -40,7 +41,8 @@ void sbx_cli_usage(FILE *out)
     "  check      list the kernel features present and the profiles they can enforce\n"
     "  explain    say in plain words what a profile enforces\n"
     "\n"
-    "Options of run (explain takes --profile only):\n"
+    "Options of run (explain takes --profile, and --bpf to add the disassembly\n"
+    "of the compiled seccomp filter exactly as the kernel gets it):\n"
     "  --profile NAME     profile name or alias (READ_ONLY, WORKSPACE_WRITE, ...);\n"
     "                     default: $COMMANDER_SECURITY_PROFILE, else strict.\n"
     "                     An unknown name is an error, never a fallback.\n"
@@ -140,6 +142,9 @@ static int sbx_cli_parse_options(int argc, char *const argv[], struct sbx_opts *
     case OPT_AUDIT:
       o->audit_path = optarg;
       break;
+    case OPT_BPF:
+      o->bpf = true;
+      break;
     case OPT_HELP:
       o->cmd = SBX_CMD_HELP;
       return 0;
@@ -199,6 +204,10 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
 
   switch (o->cmd) {
   case SBX_CMD_RUN:
+    if (o->bpf) {
+      fprintf(err, "sbx: error: run: --bpf belongs to explain\n");
+      return -EINVAL;
+    }
     if (optind >= argc) {
       fprintf(err, "sbx: error: run: no command given (sbx run [OPTIONS] -- CMD [ARG...])\n");
       return -EINVAL;
@@ -211,9 +220,9 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
     /* Options that mean nothing here are refused, not ignored: a caller
      * who passed them expected them to matter. */
     if (o->workspace || o->tier || o->has_timeout || o->no_wait || o->audit_path ||
-        (o->cmd == SBX_CMD_CHECK && o->profile)) {
+        (o->cmd == SBX_CMD_CHECK && (o->profile || o->bpf))) {
       fprintf(err, "sbx: error: %s: only %s accepted\n", sub,
-              o->cmd == SBX_CMD_CHECK ? "no option is" : "--profile is");
+              o->cmd == SBX_CMD_CHECK ? "no option is" : "--profile and --bpf are");
       return -EINVAL;
     }
     if (optind < argc) {

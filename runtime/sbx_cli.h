@@ -27,6 +27,7 @@ struct sbx_opts {
   uint64_t timeout_ms;    /* --timeout, converted; may only lower the profile's limit */
   bool no_wait;           /* --no-wait: a refused admission fails at once */
   const char *audit_path; /* --audit; NULL: SBX_AUDIT_LOG, else no log */
+  bool bpf;               /* explain --bpf: add the filter's disassembly */
   char *const *cmd_argv;  /* run: the command and its arguments, NULL-terminated */
   int cmd_argc;
 };

@@ -24,6 +24,19 @@ for p in $profiles; do
   [[ $again == "$OUT" ]] || fail "explain $p is not deterministic"
 done
 
+# --bpf: the disassembly of exactly the filter sbx loads, as long as the
+# plain explanation says.
+for p in $profiles; do
+  out=$("$SBX" explain --profile "$p" --bpf)
+  n=$(sed -n 's/^System calls (x86_64 seccomp filter, \([0-9]*\) BPF instructions):$/\1/p' <<<"$out")
+  begin=$(sed -n 's/^Begin BPF program (\([0-9]*\) instructions)$/\1/p' <<<"$out")
+  lines=$(sed -n '/^Begin BPF program/,/^End BPF program/p' <<<"$out" | grep -c '^[0-9]\{4\} ')
+  [[ -n $n && $n == "$begin" && $n == "$lines" ]] && pass "explain $p --bpf: $n instructions" ||
+    fail "explain $p --bpf: header $n, Begin $begin, $lines lines"
+  last=$(sed -n '/^End BPF program/{x;p};h' <<<"$out")
+  [[ $last == *" ret "* ]] || fail "explain $p --bpf: last instruction is not a ret: $last"
+done
+
 # The default (no flag, no env) is strict; the env var is honoured.
 d=$("$SBX" explain)
 [[ $d == "$("$SBX" explain --profile strict)" ]] && pass "default explain is strict" || fail "default explain is not strict"

@@ -90,7 +90,8 @@ START_TEST(cli_errors)
     {3, {"sbx", "check", "--no-wait"}, "check: only no option is accepted"},
     {4, {"sbx", "check", "--profile", "x"}, "check: only no option"},
     {3, {"sbx", "explain", "extra"}, "unexpected argument 'extra'"},
-    {4, {"sbx", "explain", "--tier", "v8"}, "explain: only --profile"},
+    {4, {"sbx", "explain", "--tier", "v8"}, "explain: only --profile and --bpf"},
+    {4, {"sbx", "run", "--bpf", "ls"}, "run: --bpf belongs to explain"},
   };
 
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
