@@ -257,10 +257,8 @@ int pnetc_run_net(const struct pnetc_options *o) {
     };
     rc = pn_analyze(net, &aopts, &a);
     if (rc != 0) {
-      if (rc == -E2BIG)
-        fprintf(stderr, "%s: error: state limit reached (--max-states %" PRIu64 "); nothing written\n",
-                o->input, o->max_states ? o->max_states : PN_DEFAULT_MAX_STATES);
-      else if (rc == -EOVERFLOW)
+      /* -E2BIG: the analysis already named the limit and what to do. */
+      if (rc == -EOVERFLOW)
         fprintf(stderr, "%s: error: a token count exceeds what the analysis can represent\n", o->input);
       goto fail;
     }
@@ -349,7 +347,10 @@ commit:
   }
   rc = out_file_commit_all(files, nfiles);
   nfiles = 0;
-  if (rc != 0) goto fail;
+  if (rc != 0) {
+    exit_code = pnetc_net_exit_for(rc); /* out_file named the file and the reason */
+    goto cleanup;
+  }
   if (tables && !o->check_only && !o->quiet) printf("wrote %s and %s\n", c_path, h_path);
   exit_code = failed ? PNETC_EXIT_ASSERTION : PNETC_EXIT_OK;
   goto cleanup;
