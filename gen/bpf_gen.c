@@ -642,6 +642,7 @@ struct emitter {
   int32_t *ret_label; /* per leaf of kind action */
   int rc;
   int known; /* offset of the word in A, -1 unknown */
+  int false_known; /* after emit_cond: A at its false exits, -1 unknown */
 };
 
 static int32_t new_label(struct emitter *e) {
@@ -845,6 +846,7 @@ static void emit_cond(struct emitter *e, const struct sc_cond *c, int32_t t, int
            lo_const < 0 ? "" : " equal: the low word cannot change the answer");
       if (lo_const >= 0) {
         e->known = -1;
+        e->false_known = -1;
         return;
       }
       place(e, lo_lbl);
@@ -859,50 +861,114 @@ static void emit_cond(struct emitter *e, const struct sc_cond *c, int32_t t, int
     e->known = -1;
   }
   cmp_word(e, c->op, vl, t, f, what);
+  /* False exits: a narrow compare of the plain low word leaves it in A; so
+   * does a wide != (its only false exit is the low-word test). */
+  bool masked_lo = c->op == SC_CMP_MASKED_EQ && ml != UINT32_MAX;
+  e->false_known = (!masked_lo && (!wide || c->op == SC_CMP_NE)) ? (int)lo_off : -1;
   /* Only the EQ-like forms leave a known word at their true exit. */
   if (c->op == SC_CMP_MASKED_EQ && ml != UINT32_MAX) e->known = -1;
   if (wide && c->op != SC_CMP_EQ && c->op != SC_CMP_MASKED_EQ) e->known = -1;
   if (c->op == SC_CMP_NE) e->known = -1;
 }
 
+/* A condition "bit b of the argument is set": (x & b) == b, one bit. */
+static bool single_bit(const struct plan *p, const struct sc_cond *c, uint64_t *bit) {
+  uint64_t wm = (p->is64 && !c->is32) ? UINT64_MAX : 0xffffffffu;
+  uint64_t m = c->mask & wm, v = c->value & wm;
+  if (c->op != SC_CMP_MASKED_EQ || m == 0 || (m & (m - 1)) || v != m) return false;
+  *bit = m;
+  return true;
+}
+
+/* A group's rules as one first-match list of (clause, action) items: a rule
+ * with several clauses is several items with the same action. */
+struct item {
+  const struct sc_clause *cl;
+  const struct sc_rule *rule;
+};
+
+static int32_t action_leaf_label(struct emitter *e, struct sc_action a) {
+  const struct plan *p = e->p;
+  for (uint32_t l = 0; l < p->nleaves; l++)
+    if (p->leaves[l].kind == LEAF_ACTION && sc_action_equal(p->leaves[l].act, a)) return leaf_label(e, l);
+  e->rc = -EINVAL; /* plan_rules made a leaf for every action a block reaches */
+  return -1;
+}
+
 static void emit_group(struct emitter *e, uint32_t leaf) {
   const struct plan *p = e->p;
   const struct group *g = &p->groups[p->leaves[leaf].group];
-  uint32_t fb_leaf = 0;
-  char nm[64];
-  for (fb_leaf = 0; fb_leaf < p->nleaves; fb_leaf++)
-    if (p->leaves[fb_leaf].kind == LEAF_ACTION && sc_action_equal(p->leaves[fb_leaf].act, g->fallback))
-      break;
-  nr_name(p->rs->audit_arch, g->first_nr, nm, sizeof nm);
+  struct item *items = NULL;
+  uint32_t n = 0, cap = 0;
+  for (uint32_t r = 0; r < g->nrules; r++)
+    for (uint32_t c = 0; c < g->rules[r]->nclauses; c++) {
+      if (n == cap) {
+        cap = cap ? cap * 2 : 16;
+        struct item *grown = realloc(items, cap * sizeof *grown);
+        if (!grown) {
+          free(items);
+          e->rc = -ENOMEM;
+          return;
+        }
+        items = grown;
+      }
+      items[n++] = (struct item){&g->rules[r]->clauses[c], g->rules[r]};
+    }
   place(e, leaf_label(e, leaf));
   e->known = -1;
-  for (uint32_t r = 0; r < g->nrules; r++) {
-    const struct sc_rule *rule = g->rules[r];
-    uint32_t act_leaf;
-    for (act_leaf = 0; act_leaf < p->nleaves; act_leaf++)
-      if (p->leaves[act_leaf].kind == LEAF_ACTION &&
-          sc_action_equal(p->leaves[act_leaf].act, rule->action))
-        break;
-    int32_t next_rule = r + 1 < g->nrules ? new_label(e) : leaf_label(e, fb_leaf);
-    for (uint32_t c = 0; c < rule->nclauses; c++) {
-      const struct sc_clause *cl = &rule->clauses[c];
-      int32_t next_clause = c + 1 < rule->nclauses ? new_label(e) : next_rule;
+  int32_t fallback = action_leaf_label(e, g->fallback);
+  for (uint32_t i = 0; i < n && !e->rc;) {
+    const struct sc_rule *rule = items[i].rule;
+    int32_t t = action_leaf_label(e, rule->action);
+    uint64_t bit;
+    /* A run of "bit set" tests on one argument with one action is one
+     * JSET per word: (x & (b1|b2|...)) != 0. */
+    uint32_t j = i;
+    uint64_t bits = 0;
+    while (j < n && items[j].cl->nconds == 1 && sc_action_equal(items[j].rule->action, rule->action) &&
+           single_bit(p, &items[j].cl->conds[0], &bit) && items[j].cl->conds[0].arg == items[i].cl->conds[0].arg &&
+           items[j].cl->conds[0].is32 == items[i].cl->conds[0].is32) {
+      bits |= bit;
+      j++;
+    }
+    int32_t next = j < n || (j == i && i + 1 < n) ? new_label(e) : fallback;
+    if (j > i) {
+      if (j == n) next = fallback;
+      const struct sc_cond *c0 = &items[i].cl->conds[0];
+      uint32_t lo = (uint32_t)bits, hi = (uint32_t)(bits >> 32);
+      int32_t hi_lbl = hi ? new_label(e) : next;
+      if (lo) {
+        load_word(e, word_off(p, c0->arg, false), c0->arg, false);
+        emit(e, BPF_JMP | BPF_JSET | BPF_K, lo, t, hi ? hi_lbl : next,
+             "args[%u]%s has any of bits %#" PRIx32 "? (%u rule%s)", (unsigned)c0->arg,
+             hi || (p->is64 && !c0->is32) ? " low" : "", lo, j - i, j - i > 1 ? "s" : "");
+      }
+      if (hi) {
+        place(e, hi_lbl);
+        load_word(e, word_off(p, c0->arg, true), c0->arg, true);
+        emit(e, BPF_JMP | BPF_JSET | BPF_K, hi, t, next, "args[%u] high has any of bits %#" PRIx32 "?",
+             (unsigned)c0->arg, hi);
+      }
+      i = j;
+    } else {
+      /* A clause: a chain of conditions; any false one goes to the next item. */
+      const struct sc_clause *cl = items[i].cl;
+      if (i + 1 == n) next = fallback;
+      int false_known = -2; /* -2: no exit yet */
       for (uint32_t k = 0; k < cl->nconds; k++) {
-        int32_t t = k + 1 < cl->nconds ? new_label(e) : leaf_label(e, act_leaf);
-        emit_cond(e, &cl->conds[k], t, next_clause);
-        if (k + 1 < cl->nconds) place(e, t); /* reached only from the true exits */
+        int32_t tk = k + 1 < cl->nconds ? new_label(e) : t;
+        emit_cond(e, &cl->conds[k], tk, next);
+        false_known = false_known == -2 || false_known == e->false_known ? e->false_known : -1;
+        if (k + 1 < cl->nconds) place(e, tk); /* reached only from the true exits */
       }
-      if (c + 1 < rule->nclauses) {
-        place(e, next_clause);
-        e->known = -1;
-      }
+      e->known = false_known < 0 ? -1 : false_known;
+      i++;
     }
-    if (r + 1 < g->nrules) {
-      place(e, next_rule);
-      e->known = -1;
-    }
+    /* The next item is reached only from this one's false exits, so what A
+     * holds there is known when every false exit agrees. */
+    if (i < n) place(e, next);
   }
-  (void)nm;
+  free(items);
 }
 
 /* The comment of a group's first instruction names the system call and the

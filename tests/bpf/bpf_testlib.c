@@ -561,7 +561,7 @@ static enum scmp_compare runc_op(const char *op) {
   return _SCMP_CMP_MIN;
 }
 
-int tl_runc_filter(const char *path, struct sock_filter **insns, uint32_t *len) {
+int tl_runc_filter_opt(const char *path, int optimize, struct sock_filter **insns, uint32_t *len) {
   json_error_t jerr;
   json_t *root = json_load_file(path, 0, &jerr);
   scmp_filter_ctx ctx = NULL;
@@ -578,6 +578,7 @@ int tl_runc_filter(const char *path, struct sock_filter **insns, uint32_t *len) 
   /* Our import refuses foreign ABIs with kill-process (runc would add
    * the sub-architectures instead); the oracle is told the same. */
   rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+  if (!rc && optimize) rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, (uint32_t)optimize);
   size_t i, j;
   json_t *e, *nm;
   json_array_foreach(json_object_get(root, "syscalls"), i, e) {
@@ -636,4 +637,8 @@ done:
   if (ctx) seccomp_release(ctx);
   json_decref(root);
   return rc;
+}
+
+int tl_runc_filter(const char *path, struct sock_filter **insns, uint32_t *len) {
+  return tl_runc_filter_opt(path, 0, insns, len);
 }

@@ -72,5 +72,7 @@ bool tl_plain_allow(const struct sc_ruleset *rs, uint32_t nr);
  * conditions naming one argument twice added as one rule each, the rest
  * with seccomp_rule_add_array. 0 or -errno (libseccomp's refusal). */
 int tl_runc_filter(const char *path, struct sock_filter **insns, uint32_t *len);
+/* The same with SCMP_FLTATR_CTL_OPTIMIZE set (0: the library default). */
+int tl_runc_filter_opt(const char *path, int optimize, struct sock_filter **insns, uint32_t *len);
 
 #endif
