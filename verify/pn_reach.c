@@ -246,13 +246,6 @@ int64_t pnr_lookup_tokens(const struct pn_analysis *a, const uint32_t *tokens, u
   return pnr_lookup(a, scratch);
 }
 
-static void pnr_table_put(struct pn_analysis *a, const uint64_t *buf, uint32_t s) {
-  uint64_t h = pnr_hash(buf, a->lay.nwords);
-  uint64_t i = h & a->table_mask;
-  while (a->table[i]) i = (i + 1) & a->table_mask;
-  a->table[i] = pnr_entry(a, h, s);
-}
-
 static int pnr_table_rebuild(struct pn_analysis *a, uint64_t slots) {
   if (a->table && slots == a->table_mask + 1) {
     /* Same size (after a widening changed every key): rebuild in place, so
@@ -267,9 +260,21 @@ static int pnr_table_rebuild(struct pn_analysis *a, uint64_t slots) {
   }
   a->idx_bits = 0;
   while (a->idx_bits < 32 && (UINT64_C(1) << a->idx_bits) < slots) a->idx_bits++;
-  for (uint64_t s = 0; s < a->nstates; s++) {
-    pnr_load(a, s, a->buf_b);
-    pnr_table_put(a, a->buf_b, (uint32_t)s);
+  /* Hash a batch of (sequentially read) states and prefetch their slots
+   * before inserting them, so the random writes overlap. */
+  uint64_t *hash = a->rebuild_hash;
+  for (uint64_t first = 0; first < a->nstates; first += PNR_REBUILD_BATCH) {
+    uint64_t count = a->nstates - first < PNR_REBUILD_BATCH ? a->nstates - first : PNR_REBUILD_BATCH;
+    for (uint64_t k = 0; k < count; k++) {
+      pnr_load(a, first + k, a->buf_b);
+      hash[k] = pnr_hash(a->buf_b, a->lay.nwords);
+      __builtin_prefetch(&a->table[hash[k] & a->table_mask]);
+    }
+    for (uint64_t k = 0; k < count; k++) {
+      uint64_t i = hash[k] & a->table_mask;
+      while (a->table[i]) i = (i + 1) & a->table_mask;
+      a->table[i] = pnr_entry(a, hash[k], first + k);
+    }
   }
   return 0;
 }

@@ -18,6 +18,8 @@
  * keys, insert). */
 #define PNR_BATCH 8u
 #define PNR_PIPE 3u
+/* States hashed together when the table is rebuilt. */
+#define PNR_REBUILD_BATCH 64u
 
 /* One batch of the pipeline: states [first, first + count), the
  * successors (or predecessors) of state first + i at [start[i], start[i+1])
@@ -86,6 +88,9 @@ struct pn_analysis {
   uint32_t *table;
   uint64_t table_mask;
   unsigned idx_bits;
+  /* Scratch for rebuilds, which happen in the middle of the pipeline (its
+   * buffers are in use then). */
+  uint64_t rebuild_hash[PNR_REBUILD_BATCH];
 
   uint64_t *level_start; /* level_start[k] = first state at distance k */
   uint32_t nlevels;
