@@ -123,7 +123,7 @@ static void sbx_run_record_result(struct sbx_audit_record *rec, const struct cs_
 int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
 {
   const struct cs_profile *p = NULL;
-  enum sbx_profile_source src;
+  enum sbx_profile_source src = SBX_PROFILE_FROM_DEFAULT;
   struct sbx_audit audit = {.fd = -1};
   struct sbx_admit adm;
   struct sbx_audit_record rec;
@@ -134,6 +134,7 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
   char workspace[PATH_MAX];
   char what[128];
   char interrupted[96];
+  char profile_error[128];
   const char *audit_path = o->audit_path ? o->audit_path : getenv(SBX_AUDIT_ENV);
   bool admit_open = false;
   int code = SBX_EXIT_FAILURE;
@@ -148,18 +149,25 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
   rec.model = t->model->model_name;
   rec.sbx_exit = SBX_EXIT_FAILURE;
 
+  /* The log first: every later refusal, even of an unknown profile (an
+   * agent probing for more rights is worth an auditor's eye), is recorded. */
+  if (sbx_audit_open(&audit, audit_path, stderr) != 0)
+    return SBX_EXIT_FAILURE;
+
   if (sbx_profile_select(t->profiles, t->n_profiles, o->profile, getenv(SBX_PROFILE_ENV), &p,
-                         &src, stderr) != 0)
-    return SBX_EXIT_FAILURE; /* no profile: nothing to record against */
+                         &src, stderr) != 0) {
+    const char *asked = o->profile ? o->profile : getenv(SBX_PROFILE_ENV);
+    snprintf(profile_error, sizeof(profile_error), "unknown profile '%.64s' (from %s)",
+             asked ? asked : SBX_DEFAULT_PROFILE, sbx_profile_source_name(src));
+    rec.profile_source = sbx_profile_source_name(src);
+    rec.error = profile_error;
+    goto record;
+  }
   rec.profile = p->name;
   rec.profile_alias = p->alias;
   rec.profile_source = sbx_profile_source_name(src);
   rec.limits = &p->limits;
   rec.tier = o->tier ? o->tier : p->default_tier;
-
-  /* The log first: every later refusal is recorded in it. */
-  if (sbx_audit_open(&audit, audit_path, stderr) != 0)
-    return SBX_EXIT_FAILURE;
 
   if (sbx_run_workspace(o->workspace, workspace, sizeof(workspace)) != 0) {
     rec.error = "workspace unusable";

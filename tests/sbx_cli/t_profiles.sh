@@ -40,6 +40,9 @@ n=$(wc -l <"$LOG")
 run_sbx run --profile no-such-profile --audit "$LOG" -- touch "$WS/marker"
 expect_rc 125 "unknown --profile"
 expect_err "unknown profile 'no-such-profile' \(from --profile\); no fallback" "message names the profile"
+[[ $(wc -l <"$LOG") == $((n + 1)) ]] && pass "the refusal is recorded" || fail "no record of the refusal"
+[[ $(audit_field "$LOG" 'r["profile"], r["result"]["outcome"], r["result"]["error"]') == "(None, 'not-run', \"unknown profile 'no-such-profile' (from flag)\")" ]] &&
+  pass "record: no profile, not run, the name asked for" || fail "record: $(tail -1 "$LOG")"
 COMMANDER_SECURITY_PROFILE=Strict run_sbx run -- touch "$WS/marker"
 expect_rc 125 "unknown env profile (case matters)"
 expect_err "from COMMANDER_SECURITY_PROFILE" "message names the variable"
