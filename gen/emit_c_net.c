@@ -260,8 +260,8 @@ static void emit_c_places(FILE *out, struct emit_c_ctx *c, char *tag) {
                " *                     (requests arriving from outside) and SINK (finished\n"
                " *                     work leaving) are environment places: never counted;\n"
                " *   place_capacities  the declared bound, -1 when none was declared (the\n"
-               " *                     analysis checks it, the runtime refuses any admission\n"
-               " *                     whose successor could break it);\n"
+               " *                     analysis checked it in every reachable marking: pnetc\n"
+               " *                     writes no table for a model that can exceed one);\n"
                " *   place_initial     tokens in the initial marking S0.");
   static const char *const arrays[] = {"place_names", "place_roles", "place_capacities",
                                        "place_initial"};
@@ -402,8 +402,9 @@ static int emit_c_markings(FILE *out, struct emit_c_ctx *c) {
   const struct pn_net *net = c->net;
   if (c->ntracked == 0) return 0;
   emit_c_begin(out, "markings", NULL,
-               " * The safe set S: every reachable marking from which the runtime can keep\n"
-               " * the system free of deadlock and within capacity by refusing admissions.\n"
+               " * The safe set S: the reachable markings from which the initial marking can\n"
+               " * be reached again without leaving S and from which no progress step leads\n"
+               " * out of S; the runtime keeps the system inside S by refusing admissions.\n"
                " * One row per state, numbered densely in breadth-first order from the\n"
                " * initial marking (S0); row k holds the token count of each tracked place\n"
                " * (columns as in tracked_places). The comment repeats the marking by name\n"

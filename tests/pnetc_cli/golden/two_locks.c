@@ -17,8 +17,8 @@
  *                     (requests arriving from outside) and SINK (finished
  *                     work leaving) are environment places: never counted;
  *   place_capacities  the declared bound, -1 when none was declared (the
- *                     analysis checks it, the runtime refuses any admission
- *                     whose successor could break it);
+ *                     analysis checked it in every reachable marking: pnetc
+ *                     writes no table for a model that can exceed one);
  *   place_initial     tokens in the initial marking S0. */
 static const char *const place_names[] = {
   [CS_MODEL_TWO_LOCKS_P_REQUESTS] = "requests",
@@ -176,8 +176,9 @@ _Static_assert(sizeof tracked_places / sizeof tracked_places[0] == CS_MODEL_TWO_
 /* ---- End tracked_places ---- */
 
 /* ---- Begin markings ----
- * The safe set S: every reachable marking from which the runtime can keep
- * the system free of deadlock and within capacity by refusing admissions.
+ * The safe set S: the reachable markings from which the initial marking can
+ * be reached again without leaving S and from which no progress step leads
+ * out of S; the runtime keeps the system inside S by refusing admissions.
  * One row per state, numbered densely in breadth-first order from the
  * initial marking (S0); row k holds the token count of each tracked place
  * (columns as in tracked_places). The comment repeats the marking by name
