@@ -988,22 +988,10 @@ static void annotate_first(struct emitter *e, uint32_t ent, const char *prefix) 
 /* Layout: label offsets and trampolines                               */
 
 static int layout(struct emitter *e, struct bpf_program_out *out, const char *rs_name) {
-  uint32_t n = e->nents;
-  /* order[i] = entry index at position i; trampolines are extra entries. */
-  uint32_t *order = NULL, *pos = NULL;
   int rc = 0;
+  /* Entries are in program order; a trampoline is inserted into the entry
+   * array itself, and the scan restarts until no jump is too long. */
   for (;;) {
-    free(order);
-    free(pos);
-    order = malloc((size_t)e->nents * sizeof *order);
-    pos = malloc((size_t)e->nents * sizeof *pos);
-    if (!order || !pos) {
-      rc = -ENOMEM;
-      goto done;
-    }
-    /* Entries are kept in program order; trampolines are inserted into the
-     * entry array itself (see below), so order is the identity. */
-    for (uint32_t i = 0; i < e->nents; i++) order[i] = pos[i] = i;
     bool changed = false;
     for (uint32_t i = 0; i < e->nents && !changed; i++) {
       struct ir *x = &e->ents[i];
@@ -1079,7 +1067,6 @@ static int layout(struct emitter *e, struct bpf_program_out *out, const char *rs
     }
     if (!changed) break;
   }
-  (void)n;
   if (e->nents > BPF_MAXINSNS) {
     diag_error(NULL,
                "%s: the seccomp filter needs %u instructions; the kernel accepts at most %d "
@@ -1110,8 +1097,6 @@ static int layout(struct emitter *e, struct bpf_program_out *out, const char *rs
   }
   out->len = e->nents;
 done:
-  free(order);
-  free(pos);
   return rc;
 }
 
