@@ -94,6 +94,19 @@ static int sbx_close_fds(int keep)
   return 3;
 }
 
+/* Signal dispositions set to "ignore" and the blocked mask survive execve:
+ * whatever sbx's caller ignored or blocked (SIGINT, SIGPIPE, SIGCHLD) must
+ * not silently change how the command (or init's waitpid) behaves. */
+static void sbx_reset_signals(void)
+{
+  sigset_t none;
+  for (int sig = 1; sig < NSIG; sig++)
+    if (sig != SIGKILL && sig != SIGSTOP)
+      signal(sig, SIG_DFL);
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
 /* execve without a shell: argv[0] with a '/' is used as is, otherwise each
  * directory of the sandbox's PATH is tried like execvp does, but without
  * execvp's fallback of running a file that is not a binary through
@@ -178,6 +191,7 @@ static _Noreturn void sbx_init(const struct sbx_plan *plan, const struct sbx_run
   pid_t cmd, pid;
   int st;
 
+  sbx_reset_signals();
   /* If sbx dies, the sandbox dies (and with pid 1, everything in it). */
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   prctl(PR_SET_NAME, "sbx-init");
@@ -338,7 +352,9 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
   struct sbx_cgroup cg = {0};
   struct sbx_msg m, fail_msg = {0}, exec_msg = {0};
   char err[512];
-  int sv[2] = {-1, -1}, sync_pipe[2] = {-1, -1}, kmsg = -1, one = 1, rc, wst = 0, st;
+  int sv[2] = {-1, -1}, sync_pipe[2] = {-1, -1}, kmsg = -1, one = 1, rc, wst = 0, st = 0;
+  struct sigaction old_chld;
+  bool restore_chld = false;
   bool have_plan = false, have_exit = false, have_fail = false, have_exec_fail = false,
        timed_out = false;
   pid_t init = -1, cmd_pid = 0;
@@ -353,11 +369,14 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
                     "request: a profile, a workspace and a non-empty argv are required");
     return -EINVAL;
   }
+  /* With SIGCHLD ignored the kernel would reap init itself and its status
+   * would be lost: default it for the run, restore it afterwards. */
+  restore_chld = sbx_sigchld_default(&old_chld);
   /* Layers the kernel cannot provide: refuse, never run with fewer. */
   sbx_probe_for_run(&feat);
   if ((rc = sbx_profile_enforceable(req->profile, &feat, err, sizeof err)) < 0) {
     sbx_result_fail(res, rc == -EINVAL ? SBX_LAYER_REQUEST : SBX_LAYER_KERNEL, -rc, err);
-    return rc;
+    goto cleanup;
   }
   tmax = req->profile->limits.max_execution_ms;
   /* A request can only lower the profile's limit. */
@@ -370,7 +389,7 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
                          : strncmp(err, "request", 7) == 0 ? SBX_LAYER_REQUEST
                                                             : SBX_LAYER_MOUNT,
                     -rc, err);
-    return rc;
+    goto cleanup;
   }
   have_plan = true;
   plan.userns = !feat.root;
@@ -562,5 +581,7 @@ cleanup:
   sbx_cgroup_destroy(&cg);
   if (have_plan)
     sbx_plan_free(&plan);
+  if (restore_chld)
+    sigaction(SIGCHLD, &old_chld, NULL);
   return rc;
 }

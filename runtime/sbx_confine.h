@@ -129,7 +129,10 @@ struct sbx_run_result {
 };
 
 /* Runs req->argv confined by every layer of req->profile; blocks until the
- * command and everything it started are gone. Always fills *res. Returns 0
+ * command and everything it started are gone. Not thread-safe with other
+ * fork()ing threads of the caller (it clones); if the caller ignores
+ * SIGCHLD it is set to the default for the duration of the call and
+ * restored. The command never inherits ignored or blocked signals. Always fills *res. Returns 0
  * when the command was started (whatever its outcome), a negative errno when
  * sbx refused or failed before the command ran (res->outcome FAILED, 125). */
 int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *res);

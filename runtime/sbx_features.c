@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <linux/seccomp.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/capability.h>
@@ -58,18 +59,31 @@ static bool sbx_seccomp_flag(unsigned long flags)
   return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, NULL) < 0 && errno == EFAULT;
 }
 
+bool sbx_sigchld_default(struct sigaction *saved)
+{
+  struct sigaction dfl;
+  if (sigaction(SIGCHLD, NULL, saved) < 0 || saved->sa_handler != SIG_IGN)
+    return false;
+  memset(&dfl, 0, sizeof dfl);
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  return sigaction(SIGCHLD, &dfl, NULL) == 0;
+}
+
 /* Tries unshare(flags) in a short-lived child. */
 static bool sbx_try_unshare(int flags)
 {
+  struct sigaction saved;
+  bool restore = sbx_sigchld_default(&saved), ok = false;
   pid_t pid = fork();
   int st;
-  if (pid < 0)
-    return false;
   if (pid == 0)
     _exit(unshare(flags) == 0 ? 0 : 1);
-  if (waitpid(pid, &st, 0) != pid)
-    return false;
-  return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+  if (pid > 0 && waitpid(pid, &st, 0) == pid)
+    ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+  if (restore)
+    sigaction(SIGCHLD, &saved, NULL);
+  return ok;
 }
 
 static int sbx_probe(struct sbx_features *f, bool full);

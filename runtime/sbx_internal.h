@@ -177,6 +177,12 @@ struct sbx_kmsg_hit {
 int sbx_kmsg_open(void);
 void sbx_kmsg_scan(int fd, pid_t pid, struct sbx_kmsg_hit *hit);
 
+/* If SIGCHLD is ignored (children reaped by the kernel, waitpid blind),
+ * sets it to the default and returns true; *saved then holds the caller's
+ * disposition to restore. */
+struct sigaction;
+bool sbx_sigchld_default(struct sigaction *saved);
+
 /* sbx_probe_features without the probes a run does not need. */
 int sbx_probe_for_run(struct sbx_features *f);
 

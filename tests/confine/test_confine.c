@@ -389,10 +389,22 @@ START_TEST(t_fds_env)
   setenv("SBX_TEST_SECRET", "sbx-secret-value", 1);
   setenv("LD_PRELOAD", "/nonexistent/sbx.so", 1);
   setenv("LD_LIBRARY_PATH", "/tmp/sbx-secret-value", 1);
+  /* A caller that ignores or blocks signals (SIGCHLD ignored would make
+   * the kernel reap sbx's init behind its back). */
+  {
+    sigset_t set;
+    signal(SIGPIPE, SIG_IGN);
+    signal(SIGINT, SIG_IGN);
+    signal(SIGCHLD, SIG_IGN);
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigprocmask(SIG_BLOCK, &set, NULL);
+  }
   for (size_t i = 0; i < 3; i++) {
     RUN(profiles[i], &res, ESC("esc_fdenv"));
     assert_held(&res, false);
   }
+  ck_assert_ptr_eq(signal(SIGCHLD, SIG_DFL), SIG_IGN); /* restored after each run */
   unsetenv("LD_PRELOAD");
   unsetenv("LD_LIBRARY_PATH");
 }

@@ -31,6 +31,20 @@ int main(int argc, char **argv)
     if (strstr(*e, "sbx-secret-value")) {
       ESC_ATTEMPT(1, *e);
     }
+  /* Ignored or blocked signals of the caller must not carry over. */
+  {
+    char line[256];
+    FILE *fp = fopen("/proc/self/status", "r");
+    while (fp && fgets(line, sizeof line, fp)) {
+      unsigned long long v;
+      line[strcspn(line, "\n")] = '\0';
+      errno = 0;
+      if (sscanf(line, "SigBlk: %llx", &v) == 1 || sscanf(line, "SigIgn: %llx", &v) == 1)
+        ESC_ATTEMPT(v != 0, line);
+    }
+    if (fp)
+      fclose(fp);
+  }
   errno = 0;
   ESC_ATTEMPT(!home || strcmp(home, "/tmp/home") != 0, "HOME is not the private one");
   ESC_ATTEMPT(!path || strstr(path, "/root") != NULL, "PATH is the caller's");

@@ -24,6 +24,7 @@ int main(int argc, char **argv)
     ESC_USAGE("cannot read /proc/self/status");
   while (fgets(line, sizeof line, fp)) {
     unsigned long long v;
+    line[strcspn(line, "\n")] = '\0';
     errno = 0;
     if (sscanf(line, "CapInh: %llx", &v) == 1 || sscanf(line, "CapPrm: %llx", &v) == 1 ||
         sscanf(line, "CapEff: %llx", &v) == 1 || sscanf(line, "CapBnd: %llx", &v) == 1 ||
