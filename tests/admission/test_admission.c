@@ -235,7 +235,11 @@ START_TEST(fifo_per_admission)
       usleep(100);
     }
   }
-  /* Queued waiters of admit_a: a newcomer may not overtake them. */
+  /* A newcomer is refused while admit_a has queued waiters. (At rest the
+   * table refuses it here as well: a queued head whose admission is allowed
+   * is granted at once by the dispatcher. The fast path's own check,
+   * waiting[a] == 0, only matters in the window after a state change and
+   * before the dispatch; docs/runtime.md argues it.) */
   ck_assert_int_eq(cs_try_admit(s, 0, &b), -EAGAIN);
   ck_assert_int_eq(cs_fire_progress(s, 4), 0);
   ck_assert_int_eq(cs_complete(s, &hold), 0); /* wakes the chain */
