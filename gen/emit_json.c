@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "emit_util.h"
 
@@ -19,8 +20,60 @@ struct emit_json_b {
   int failed;
 };
 
+/* JSON text must be UTF-8; a file name need not be. Bytes that do not form
+ * valid UTF-8 become U+FFFD, so the report stays valid JSON and still says
+ * which name it was, instead of failing as if memory had run out. */
+static char *utf8_clean(const char *s) {
+  size_t n = strlen(s), j = 0;
+  char *r = malloc(n * 3 + 1);
+  if (!r) return NULL;
+  for (size_t i = 0; i < n;) {
+    unsigned char c = (unsigned char)s[i];
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    int ok = len > 0 && i + len <= n;
+    for (size_t k = 1; ok && k < len; k++) ok = ((unsigned char)s[i + k] >> 6) == 0x2;
+    if (ok) {
+      memcpy(r + j, s + i, len);
+      j += len;
+      i += len;
+    } else {
+      memcpy(r + j, "\xef\xbf\xbd", 3);
+      j += 3;
+      i++;
+    }
+  }
+  r[j] = '\0';
+  return r;
+}
+
+static json_t *str(const char *s) {
+  json_t *v = json_string(s);
+  if (v) return v;
+  char *clean = utf8_clean(s);
+  v = clean ? json_string(clean) : NULL;
+  free(clean);
+  return v;
+}
+
 static void set(struct emit_json_b *b, json_t *obj, const char *key, json_t *v) {
-  if (!v || json_object_set_new(obj, key, v) != 0) b->failed = 1;
+  if (!v) {
+    b->failed = 1;
+    return;
+  }
+  /* set_new consumes v even when it fails: keep a reference for the retry. */
+  json_incref(v);
+  if (json_object_set_new(obj, key, v) == 0) {
+    json_decref(v);
+    return;
+  }
+  char *clean = utf8_clean(key);
+  if (!clean) {
+    json_decref(v);
+    b->failed = 1;
+    return;
+  }
+  if (json_object_set_new(obj, clean, v) != 0) b->failed = 1;
+  free(clean);
 }
 
 static void push(struct emit_json_b *b, json_t *arr, json_t *v) {
@@ -43,8 +96,8 @@ static json_t *emit_json_places(struct emit_json_b *b, const struct pn_net *net)
     const struct pn_place *p = &net->places[i];
     json_t *o = json_object();
     if (o) {
-      set(b, o, "name", json_string(p->name));
-      set(b, o, "role", json_string(emit_util_role_name(p->role)));
+      set(b, o, "name", str(p->name));
+      set(b, o, "role", str(emit_util_role_name(p->role)));
       set(b, o, "capacity", p->capacity == PN_UNBOUNDED ? json_null() : json_integer(p->capacity));
       set(b, o, "initial", json_integer(p->initial));
     }
@@ -60,12 +113,12 @@ static json_t *emit_json_transitions(struct emit_json_b *b, const struct pn_net 
     const struct pn_transition *t = &net->transitions[i];
     json_t *o = json_object();
     if (o) {
-      set(b, o, "name", json_string(t->name));
-      set(b, o, "kind", json_string(emit_util_kind_name(t->kind)));
+      set(b, o, "name", str(t->name));
+      set(b, o, "kind", str(emit_util_kind_name(t->kind)));
       set(b, o, "pre", emit_json_arcs(b, net, t->pre, t->npre));
       set(b, o, "post", emit_json_arcs(b, net, t->post, t->npost));
       if (t->completion >= 0 && (uint32_t)t->completion < net->ntransitions)
-        set(b, o, "completion", json_string(net->transitions[t->completion].name));
+        set(b, o, "completion", str(net->transitions[t->completion].name));
       else
         set(b, o, "completion", json_null());
     }
@@ -94,8 +147,8 @@ static json_t *emit_json_assertions(struct emit_json_b *b, const struct pn_net *
     const struct pn_assert_result *r = pn_analysis_assertion(a, i);
     json_t *o = json_object();
     if (o) {
-      set(b, o, "text", json_string(as->text ? as->text : ""));
-      set(b, o, "kind", json_string(emit_util_assert_kind_name(as->kind)));
+      set(b, o, "text", str(as->text ? as->text : ""));
+      set(b, o, "kind", str(emit_util_assert_kind_name(as->kind)));
       set(b, o, "implicit", json_boolean(as->implicit));
       set(b, o, "line", as->loc.line > 0 ? json_integer(as->loc.line) : json_null());
       set(b, o, "holds", json_boolean(r->holds));
@@ -106,7 +159,7 @@ static json_t *emit_json_assertions(struct emit_json_b *b, const struct pn_net *
         json_t *trace = json_array();
         if (trace)
           for (uint32_t k = 0; k < r->ntrace; k++)
-            push(b, trace, json_string(net->transitions[r->trace[k]].name));
+            push(b, trace, str(net->transitions[r->trace[k]].name));
         set(b, o, "trace", trace);
         if (r->witness >= 0)
           set(b, o, "state", emit_json_marking(b, net, a, (uint64_t)r->witness, tokens));
@@ -124,8 +177,8 @@ json_t *emit_json_report(const struct pn_net *net, const struct pn_analysis *a) 
   if (!tokens || !root) goto fail;
 
   set(&b, root, "schema_version", json_integer(EMIT_JSON_SCHEMA_VERSION));
-  set(&b, root, "model", json_string(net->name && net->name[0] ? net->name : ""));
-  set(&b, root, "source", json_string(net->source_path ? net->source_path : ""));
+  set(&b, root, "model", str(net->name && net->name[0] ? net->name : ""));
+  set(&b, root, "source", str(net->source_path ? net->source_path : ""));
   set(&b, root, "places", emit_json_places(&b, net));
   set(&b, root, "transitions", emit_json_transitions(&b, net));
   set(&b, root, "states", json_integer((json_int_t)pn_analysis_states(a)));
