@@ -2,7 +2,8 @@
 # builds a separate project against it, twice:
 #   1. CMake: find_package(CommanderSandbox) + pnetc_add_model + cs_runtime;
 #      then edits the model's INCLUDED file and rebuilds: the depfile must
-#      make pnetc run again and the new table take effect;
+#      make pnetc run again and the new table take effect (Makefiles, and
+#      Ninja when installed);
 #   2. pkg-config: cflags/libs and the pnetc variable of commander-sandbox.pc.
 #   cmake -DBUILD=<build dir> -DSRC=<source root> -DWORK=<scratch dir>
 #         -DCC=<compiler> [-DSANITIZE=ON] -P install_project.cmake
@@ -61,6 +62,26 @@ expect_admitted(${proj}/build/consumer 3)
 file(WRITE ${proj}/model/tiers.pnet "place slots capacity 2 initial 2;\nplace running capacity 2;\n")
 run("rebuild after editing the included file" ${CMAKE_COMMAND} --build ${proj}/build)
 expect_admitted(${proj}/build/consumer 2)
+
+# The same with Ninja, which reads depfiles itself: the include edit must
+# regenerate, and a build with nothing changed must not rerun pnetc.
+find_program(NINJA ninja)
+if(NINJA)
+  run("configure the consumer (Ninja)" ${CMAKE_COMMAND} -G Ninja -S ${proj} -B ${proj}/build-ninja
+      -DCMAKE_C_COMPILER=${CC} -DCMAKE_PREFIX_PATH=${prefix} ${flags})
+  run("build the consumer (Ninja)" ${CMAKE_COMMAND} --build ${proj}/build-ninja)
+  expect_admitted(${proj}/build-ninja/consumer 2)
+  file(WRITE ${proj}/model/tiers.pnet "place slots capacity 3 initial 3;\nplace running capacity 3;\n")
+  run("rebuild after editing the included file (Ninja)" ${CMAKE_COMMAND} --build ${proj}/build-ninja)
+  expect_admitted(${proj}/build-ninja/consumer 3)
+  run("null build (Ninja)" ${CMAKE_COMMAND} --build ${proj}/build-ninja)
+  if(NOT run_out MATCHES "no work to do")
+    message(FATAL_ERROR "FAIL: a build with nothing changed did work:\n${run_out}")
+  endif()
+  file(WRITE ${proj}/model/tiers.pnet "place slots capacity 2 initial 2;\nplace running capacity 2;\n")
+else()
+  message(STATUS "ninja not found: Ninja part skipped")
+endif()
 
 find_program(PKG_CONFIG pkg-config)
 if(NOT PKG_CONFIG)
