@@ -218,9 +218,20 @@ static void dispatch(struct cs_sched *s)
   }
 }
 
+#ifdef CS_SCHED_TEST_HOOKS
+/* Test builds only (tests/admission links a separate copy): called after a
+ * successful state change, before waiters are dispatched, to probe the
+ * window in which the fast path must not overtake queued waiters. */
+void (*cs_sched_test_after_change)(struct cs_sched *s);
+#endif
+
 /* After any successful state change: hand the new state to waiters. */
 static void after_change(struct cs_sched *s)
 {
+#ifdef CS_SCHED_TEST_HOOKS
+  if (cs_sched_test_after_change)
+    cs_sched_test_after_change(s);
+#endif
   if (atomic_load(&s->n_waiters) == 0)
     return;
   pthread_mutex_lock(&s->lock);
