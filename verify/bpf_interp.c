@@ -210,9 +210,11 @@ int bpf_run(const struct sock_filter *f, uint32_t len, const struct seccomp_data
     case BPF_ALU | BPF_XOR | BPF_K: A ^= x->k; break;
     case BPF_ALU | BPF_XOR | BPF_X: A ^= X; break;
     case BPF_ALU | BPF_LSH | BPF_K: A = x->k < 32 ? A << x->k : 0; break;
-    case BPF_ALU | BPF_LSH | BPF_X: A = X < 32 ? A << X : 0; break;
+    /* The kernel runs classic BPF as eBPF, whose 32-bit shifts use the low
+     * five bits of the count. */
+    case BPF_ALU | BPF_LSH | BPF_X: A <<= (X & 31); break;
     case BPF_ALU | BPF_RSH | BPF_K: A = x->k < 32 ? A >> x->k : 0; break;
-    case BPF_ALU | BPF_RSH | BPF_X: A = X < 32 ? A >> X : 0; break;
+    case BPF_ALU | BPF_RSH | BPF_X: A >>= (X & 31); break;
     case BPF_ALU | BPF_NEG: A = (uint32_t)-A; break;
     case BPF_JMP | BPF_JA: pc += x->k; break;
     case BPF_JMP | BPF_JEQ | BPF_K: pc += A == x->k ? x->jt : x->jf; break;

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "bpf_gen.h"
+#include "bpf_interp.h"
 #include "bpf_testlib.h"
 #include "oci_import.h"
 
@@ -234,6 +235,107 @@ START_TEST(test_live_far_accepted) {
 }
 END_TEST
 
+/* The interpreter against the kernel: random classic-BPF programs using
+ * every seccomp opcode (loads, scratch memory, ALU with K and X, jumps)
+ * compute a value the kernel hands back as the errno of getppid; the
+ * interpreter must compute the same value and accept the same programs. */
+#define RP_BODY 40
+
+static uint32_t rp_state;
+static uint32_t rp_next(void) {
+  rp_state = rp_state * 1103515245u + 12345u;
+  return rp_state >> 8;
+}
+
+static uint32_t random_program(struct sock_filter *f) {
+  static const uint32_t offs[] = {0, 4, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60};
+  static const uint16_t alu_k[] = {BPF_ADD, BPF_SUB, BPF_MUL, BPF_DIV, BPF_AND, BPF_OR, BPF_XOR, BPF_LSH, BPF_RSH};
+  static const uint16_t alu_x[] = {BPF_ADD, BPF_SUB, BPF_MUL, BPF_AND, BPF_OR, BPF_XOR, BPF_LSH, BPF_RSH};
+  static const uint16_t jmp[] = {BPF_JEQ, BPF_JGT, BPF_JGE, BPF_JSET};
+  uint32_t n = 0;
+  f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0);
+  uint32_t body = 3 + 17, epilogue = body + RP_BODY, allow = epilogue + 3;
+  f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 0, (uint8_t)(allow - 2));
+  f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_IMM, rp_next());
+  for (uint32_t m = 0; m < 16; m++) f[n++] = (struct sock_filter)BPF_STMT(BPF_ST, m);
+  f[n++] = (struct sock_filter)BPF_STMT(BPF_LDX | BPF_IMM, rp_next());
+  while (n < epilogue) {
+    uint32_t r = rp_next() % 12, k = rp_next();
+    switch (r) {
+    case 0: f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offs[k % 14]); break;
+    case 1: f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_IMM, k); break;
+    case 2: f[n++] = (struct sock_filter)BPF_STMT(BPF_LDX | BPF_IMM, k % 40); break;
+    case 3: f[n++] = (struct sock_filter)BPF_STMT((k & 1 ? BPF_LD : BPF_LDX) | BPF_MEM, k % 16); break;
+    case 4: f[n++] = (struct sock_filter)BPF_STMT(k & 1 ? BPF_ST : BPF_STX, k % 16); break;
+    case 5: f[n++] = (struct sock_filter)BPF_STMT(BPF_MISC | (k & 1 ? BPF_TAX : BPF_TXA), 0); break;
+    case 6:
+    case 7: {
+      uint16_t op = alu_k[k % 9];
+      uint32_t kk = rp_next();
+      if (op == BPF_DIV && kk == 0) kk = 3;
+      if (op == BPF_LSH || op == BPF_RSH) kk %= 32;
+      f[n++] = (struct sock_filter)BPF_STMT(BPF_ALU | op | BPF_K, kk);
+      break;
+    }
+    case 8: f[n++] = (struct sock_filter)BPF_STMT(BPF_ALU | alu_x[k % 8] | BPF_X, 0); break;
+    case 9: f[n++] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_NEG, 0); break;
+    default: {
+      /* A forward jump that stays inside the body (or lands on its end). */
+      uint32_t room = epilogue - n - 1;
+      uint8_t jt = (uint8_t)(rp_next() % (room + 1)), jf = (uint8_t)(rp_next() % (room + 1));
+      uint16_t src = (k & 1) ? BPF_X : BPF_K;
+      uint32_t kk = (k & 2) ? rp_next() % 64 : rp_next();
+      f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | jmp[(k >> 2) % 4] | src, kk, jt, jf);
+      break;
+    }
+    }
+  }
+  f[n++] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0xfff);
+  f[n++] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_OR | BPF_K, SECCOMP_RET_ERRNO);
+  f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_A, 0);
+  f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+  return n;
+}
+
+START_TEST(test_interp_vs_kernel) {
+  rp_state = 20261129u;
+  for (int round = 0; round < 150; round++) {
+    struct sock_filter f[128];
+    uint32_t len = random_program(f);
+    char err[128] = "";
+    ck_assert_msg(bpf_validate(f, len, err, sizeof err) == 0, "round %d: validator refuses: %s", round, err);
+    struct seccomp_data sd = {.nr = SYS_getppid, .arch = AUDIT_ARCH_X86_64};
+    for (int a = 0; a < 6; a++) sd.args[a] = ((uint64_t)rp_next() << 32) | rp_next();
+    struct bpf_run_result r;
+    ck_assert_int_eq(bpf_run(f, len, &sd, &r), 0);
+    int fds[2];
+    ck_assert_int_eq(pipe(fds), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+      struct sock_fprog prog = {.len = (unsigned short)len, .filter = f};
+      close(fds[0]);
+      if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) _exit(98);
+      if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) _exit(99);
+      errno = 0;
+      long ret = syscall(SYS_getppid, sd.args[0], sd.args[1], sd.args[2], sd.args[3], sd.args[4], sd.args[5]);
+      int got = ret == -1 ? errno : 0;
+      if (write(fds[1], &got, sizeof got) != sizeof got) _exit(97);
+      _exit(0);
+    }
+    close(fds[1]);
+    int got = -1;
+    ssize_t rd = read(fds[0], &got, sizeof got);
+    close(fds[0]);
+    int st = wait_child(pid);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0 && rd == sizeof got,
+                  "round %d: child status %#x (99: the kernel refused a program the validator accepts)", round, st);
+    ck_assert_msg((uint32_t)got == (r.ret & 0xfff), "round %d: kernel errno %d, interpreter %u", round, got,
+                  r.ret & 0xfff);
+  }
+}
+END_TEST
+
 static bool seccomp_available(void) {
   pid_t pid = fork();
   if (pid < 0) return false;
@@ -265,6 +367,7 @@ int main(void) {
   tcase_add_test(tc, test_live_int80);
   tcase_add_test(tc, test_live_moby);
   tcase_add_test(tc, test_live_far_accepted);
+  tcase_add_test(tc, test_interp_vs_kernel);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
