@@ -61,7 +61,14 @@ expect_admitted(${proj}/build/consumer 3)
 # Only the included file changes: the depfile is what makes this rebuild.
 file(WRITE ${proj}/model/tiers.pnet "place slots capacity 2 initial 2;\nplace running capacity 2;\n")
 run("rebuild after editing the included file" ${CMAKE_COMMAND} --build ${proj}/build)
+if(NOT run_out MATCHES "pnetc: compiling model model/slots.pnet")
+  message(FATAL_ERROR "FAIL: editing the included file did not rerun pnetc:\n${run_out}")
+endif()
 expect_admitted(${proj}/build/consumer 2)
+run("null build" ${CMAKE_COMMAND} --build ${proj}/build)
+if(run_out MATCHES "pnetc: compiling model")
+  message(FATAL_ERROR "FAIL: a build with nothing changed reran pnetc:\n${run_out}")
+endif()
 
 # The same with Ninja, which reads depfiles itself: the include edit must
 # regenerate, and a build with nothing changed must not rerun pnetc.
