@@ -73,10 +73,14 @@ static size_t pnet_edit_distance(const char *a, const char *b) {
 
 const struct pnet_sym *pnet_sym_similar(const struct pnet_symtab *tab, const char *name) {
   const struct pnet_sym *best = NULL;
-  size_t best_d = 3;
+  size_t best_d = 3, len = strlen(name);
   for (size_t i = 0; i < tab->size; i++) {
     const struct pnet_sym *s = &tab->slots[i];
     if (!s->name) continue;
+    /* The distance is at least the difference in length: skipping those
+     * keeps a model with thousands of names fast to diagnose. */
+    size_t slen = strlen(s->name);
+    if ((slen > len ? slen - len : len - slen) >= best_d) continue;
     size_t d = pnet_edit_distance(name, s->name);
     /* Ties go to the earlier definition so the note is deterministic. */
     if (d < best_d || (d == best_d && best && d < 3 &&
