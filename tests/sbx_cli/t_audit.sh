@@ -67,12 +67,13 @@ else
   read -r action nr name rule <<<"$row"
   # The kernel rate-limits its log (printk/audit), and other tests may be
   # filling it at the same moment: a record missing once is retried, a
-  # record missing three times (1 s apart) fails.
-  for attempt in 1 2 3; do
+  # record missing four times, 2 s apart (longer than the kernel's 5 s
+  # printk rate-limit window), fails.
+  for attempt in 1 2 3 4; do
     run_sbx run --profile strict --audit "$LOG" -- python3 -c "import ctypes; ctypes.CDLL(None).syscall($nr, 0, 0, 0, 0)"
     grep -q "seccomp refused" <<<"$ERR" && break
     echo "note: attempt $attempt: the kernel's record of $name was not found; retrying" >&2
-    sleep 1
+    sleep 2
   done
   case $action in
     kill*) [[ $RC == 159 || $RC == 137 ]] && pass "$name killed the command ($RC)" || fail "$name: exit $RC: $ERR" ;;
