@@ -808,7 +808,7 @@ static int pol_apply_stmts(struct pol_profile *out, struct pol_delta **chain, si
           /* A group that silently erases an exception written for one
            * call (e.g. `allow @process` after a clone rule) is a likely
            * mistake; naming the call makes the intent explicit. */
-          if (tg->via_group && e->ncond)
+          if (tg->via_group && e->ncond && c == nchain - 1) /* once: for the profile that says it */
             diag_warning(&p->stmt->loc, "this rule replaces the conditional rule for '%s' stated earlier",
                          tg->name);
           e->ncond = 0;
