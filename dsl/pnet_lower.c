@@ -98,16 +98,21 @@ static const char *const pnet_keywords[] = {
     "no",       "deadlock",  "invariant", "reachable",   "unreachable", "and",    "family", "sum",
 };
 
+/* ENUM-TABLE(pn_rel) */
 static const char *const pnet_rel_text[] = {
     [PN_REL_EQ] = "==", [PN_REL_NE] = "!=", [PN_REL_LT] = "<",
     [PN_REL_LE] = "<=", [PN_REL_GT] = ">",  [PN_REL_GE] = ">=",
 };
+_Static_assert(sizeof pnet_rel_text / sizeof pnet_rel_text[0] == PN_REL_GE + 1, "pnet_rel_text follows enum pn_rel");
 
+/* ENUM-TABLE(pn_place_role) */
 static const char *const pnet_role_text[] = {
     [PN_PLACE_TRACKED] = "tracked",
     [PN_PLACE_SOURCE] = "source",
     [PN_PLACE_SINK] = "sink",
 };
+_Static_assert(sizeof pnet_role_text / sizeof pnet_role_text[0] == PN_PLACE_SINK + 1,
+               "pnet_role_text follows enum pn_place_role");
 
 static void lw_error(struct pnet_lower *lw, const struct diag_loc *loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -658,6 +663,7 @@ fail:
 /* The assertion's text for reports: the lowered form, written back in the
  * language, so a family assertion shows the entry it was expanded for. */
 static char *lw_assert_text(const struct pn_net *net, const struct pn_assertion *a) {
+  /* ENUM-TABLE(pn_assert_kind) */
   static const char *const kind_text[] = {
       [PN_ASSERT_NO_DEADLOCK] = "no deadlock",
       [PN_ASSERT_CAPACITY] = "every place within its capacity",
@@ -665,6 +671,8 @@ static char *lw_assert_text(const struct pn_net *net, const struct pn_assertion 
       [PN_ASSERT_REACHABLE] = "reachable",
       [PN_ASSERT_UNREACHABLE] = "unreachable",
   };
+  _Static_assert(sizeof kind_text / sizeof kind_text[0] == PN_ASSERT_UNREACHABLE + 1,
+                 "kind_text follows enum pn_assert_kind");
   char *buf = NULL;
   size_t size = 0;
   FILE *f = open_memstream(&buf, &size);
