@@ -336,6 +336,56 @@ START_TEST(test_interp_vs_kernel) {
 }
 END_TEST
 
+/* The validator against the kernel: random programs with one instruction
+ * damaged (an opcode seccomp forbids, a load outside seccomp_data or
+ * unaligned, a jump past the end, a division by 0, a shift by 32 or more, a
+ * scratch read before any write, no final ret) must be refused by both or
+ * accepted by both. A child whose seccomp() fails exits 3; any other end
+ * means the kernel took the filter. */
+static void damage(struct sock_filter *f, uint32_t *len) {
+  static const uint16_t bad_codes[] = {
+      BPF_LD | BPF_B | BPF_ABS, BPF_LD | BPF_H | BPF_ABS, BPF_LD | BPF_W | BPF_IND, BPF_LDX | BPF_B | BPF_MSH,
+      BPF_ALU | BPF_MOD | BPF_K, BPF_ALU | BPF_MOD | BPF_X, BPF_JMP | 0x70 | BPF_K, 0xffff};
+  uint32_t at = 3 + 17 + rp_next() % RP_BODY; /* inside the random body */
+  switch (rp_next() % 8) {
+  case 0: f[at] = (struct sock_filter)BPF_STMT(bad_codes[rp_next() % 8], rp_next() % 8); break;
+  case 1: f[at] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (rp_next() % 2) ? 64 : 2); break;
+  case 2: f[at] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 200, 0); break;
+  case 3: f[at] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_DIV | BPF_K, 0); break;
+  case 4: f[at] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_LSH | BPF_K, 32 + rp_next() % 10); break;
+  case 5: f[3] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_MEM, 0); break; /* before the stores */
+  case 6: (*len)--; f[*len - 1] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_IMM, 0); break;
+  default: f[at] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 4 * (rp_next() % 16)); break; /* valid */
+  }
+}
+
+START_TEST(test_validator_vs_kernel) {
+  rp_state = 4242u;
+  unsigned refused = 0;
+  for (int round = 0; round < 80; round++) {
+    struct sock_filter f[128];
+    uint32_t len = random_program(f);
+    damage(f, &len);
+    char err[128] = "";
+    bool ours = bpf_validate(f, len, err, sizeof err) == 0;
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+      struct sock_fprog prog = {.len = (unsigned short)len, .filter = f};
+      if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) _exit(98);
+      if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) _exit(3);
+      _exit(0);
+    }
+    int st = wait_child(pid);
+    bool kernel = !(WIFEXITED(st) && WEXITSTATUS(st) == 3);
+    ck_assert_msg(ours == kernel, "round %d: validator %s (%s), kernel %s", round, ours ? "accepts" : "refuses",
+                  err, kernel ? "accepts" : "refuses");
+    refused += !ours;
+  }
+  ck_assert_uint_gt(refused, 40); /* the damage really is damage, mostly */
+}
+END_TEST
+
 static bool seccomp_available(void) {
   pid_t pid = fork();
   if (pid < 0) return false;
@@ -368,6 +418,7 @@ int main(void) {
   tcase_add_test(tc, test_live_moby);
   tcase_add_test(tc, test_live_far_accepted);
   tcase_add_test(tc, test_interp_vs_kernel);
+  tcase_add_test(tc, test_validator_vs_kernel);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
