@@ -467,22 +467,35 @@ static inline __attribute__((always_inline)) int admit_fast(struct cs_sched *s, 
   return 0;
 }
 
-int cs_try_admit(struct cs_sched *s, uint32_t a, struct cs_ticket *tk)
+static int admit_slow(struct cs_sched *s, uint32_t a, const struct timespec *deadline, struct cs_ticket *tk,
+                      uint32_t slot, uint64_t gen);
+
+/* Both entry points: the fast path, then (when blocking) the queue. */
+static inline __attribute__((always_inline)) int admit(struct cs_sched *s, uint32_t a, bool block,
+                                                       const struct timespec *deadline, struct cs_ticket *tk)
 {
   uint32_t slot;
   uint64_t gen;
   int rc;
-  if (!s || !tk || !is_admission(s, a))
+  if (!s || !tk || !is_admission(s, a) ||
+      (deadline && (deadline->tv_nsec < 0 || deadline->tv_nsec >= 1000000000L)))
     return -EINVAL;
   uint32_t waiting = atomic_load(&s->ti[a].waiting), cur = atomic_load(&s->state);
   int32_t nx = s->next[(size_t)cur * s->nt + a];
   rc = slot_claim(s, a, &slot, &gen);
   if (rc)
     return rc;
-  rc = admit_fast(s, a, waiting, cur, nx, tk, slot, gen);
+  if (admit_fast(s, a, waiting, cur, nx, tk, slot, gen) == 0)
+    return 0;
+  rc = block ? admit_slow(s, a, deadline, tk, slot, gen) : -EAGAIN;
   if (rc)
     slot_unclaim(s, slot, gen);
   return rc;
+}
+
+int cs_try_admit(struct cs_sched *s, uint32_t a, struct cs_ticket *tk)
+{
+  return admit(s, a, false, NULL, tk);
 }
 
 static bool deadline_passed(const struct timespec *dl)
@@ -553,23 +566,7 @@ out:
 
 int cs_admit_timed(struct cs_sched *s, uint32_t a, const struct timespec *deadline, struct cs_ticket *tk)
 {
-  uint32_t slot;
-  uint64_t gen;
-  int rc;
-  if (!s || !tk || !is_admission(s, a) ||
-      (deadline && (deadline->tv_nsec < 0 || deadline->tv_nsec >= 1000000000L)))
-    return -EINVAL;
-  uint32_t waiting = atomic_load(&s->ti[a].waiting), cur = atomic_load(&s->state);
-  int32_t nx = s->next[(size_t)cur * s->nt + a];
-  rc = slot_claim(s, a, &slot, &gen);
-  if (rc)
-    return rc;
-  if (admit_fast(s, a, waiting, cur, nx, tk, slot, gen) == 0)
-    return 0;
-  rc = admit_slow(s, a, deadline, tk, slot, gen);
-  if (rc)
-    slot_unclaim(s, slot, gen);
-  return rc;
+  return admit(s, a, true, deadline, tk);
 }
 
 int cs_admit(struct cs_sched *s, uint32_t a, struct cs_ticket *tk)

@@ -731,18 +731,21 @@ uint32_t cs_shared_state(const struct cs_shared_sched *sh)
   return atomic_load(&sh->h->state);
 }
 
+/* Records in use, counting the `used` word of each. */
+static int count_used(const void *records, size_t stride, uint32_t n)
+{
+  int used = 0;
+  for (uint32_t i = 0; i < n; i++)
+    used += __atomic_load_n((const uint32_t *)((const char *)records + i * stride), __ATOMIC_ACQUIRE) != 0;
+  return used;
+}
+
 int cs_shared_holders(const struct cs_shared_sched *sh)
 {
-  int n = 0;
-  for (uint32_t i = 0; i < sh->h->max_holders; i++)
-    n += __atomic_load_n(&sh->holders[i].used, __ATOMIC_ACQUIRE) != 0;
-  return n;
+  return count_used(&sh->holders[0].used, sizeof *sh->holders, sh->h->max_holders);
 }
 
 int cs_shared_waiters(const struct cs_shared_sched *sh)
 {
-  int n = 0;
-  for (uint32_t i = 0; i < sh->h->max_waiters; i++)
-    n += __atomic_load_n(&sh->waiters[i].used, __ATOMIC_ACQUIRE) != 0;
-  return n;
+  return count_used(&sh->waiters[0].used, sizeof *sh->waiters, sh->h->max_waiters);
 }

@@ -12,6 +12,7 @@
 #include "commander.h"
 #include "fixture_opposite.h"
 #include "model_tables.h"
+#include "check_run.h"
 #include "test_util.h"
 
 static int T(struct cs_sched *s, const char *name)
@@ -461,9 +462,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-  SRunner *sr = srunner_create(suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return test_check_run(suite());
 }

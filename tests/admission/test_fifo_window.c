@@ -9,6 +9,7 @@
 
 #include "commander.h"
 #include "fixture_opposite.h"
+#include "check_run.h"
 #include "test_util.h"
 
 extern void (*cs_sched_test_after_change)(struct cs_sched *s);
@@ -74,9 +75,5 @@ int main(void)
   tcase_set_timeout(tc, 30);
   tcase_add_test(tc, no_overtaking_in_the_window);
   suite_add_tcase(su, tc);
-  SRunner *sr = srunner_create(su);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return test_check_run(su);
 }

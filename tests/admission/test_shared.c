@@ -16,6 +16,7 @@
 #include "commander.h"
 #include "fixture_opposite.h"
 #include "model_tables.h"
+#include "check_run.h"
 #include "test_util.h"
 
 static char dir[64], path[128];
@@ -345,9 +346,5 @@ int main(void)
   tcase_add_test(tc, shared_random_kills);
 #endif
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return test_check_run(s);
 }
