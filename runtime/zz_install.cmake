@@ -114,5 +114,7 @@ function(cs_install_rules)
   configure_file(${CS_SOURCE_ROOT}/cmake/commander-sandbox.pc.in ${gen}/commander-sandbox.pc @ONLY)
   install(FILES ${gen}/commander-sandbox.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
           COMPONENT Development)
+  install(FILES ${CS_SOURCE_ROOT}/docs/pnetc.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1
+          COMPONENT Development)
 endfunction()
 cmake_language(DEFER DIRECTORY ${CMAKE_SOURCE_DIR} CALL cs_install_rules)
