@@ -577,15 +577,21 @@ static int grant_now(struct cs_shared_sched *sh, uint32_t a, struct cs_shared_ti
   return 0;
 }
 
-int cs_shared_try_admit(struct cs_shared_sched *sh, uint32_t a, struct cs_shared_ticket *tk)
+/* Common start of both admissions: arguments, our identity, the lock. */
+static int admit_enter(struct cs_shared_sched *sh, uint32_t a, const struct timespec *deadline,
+                       const struct cs_shared_ticket *tk)
 {
   int rc;
-  if (!sh || !tk || !is_admission(sh, a))
+  if (!sh || !tk || !is_admission(sh, a) ||
+      (deadline && (deadline->tv_nsec < 0 || deadline->tv_nsec >= 1000000000L)))
     return -EINVAL;
   rc = refresh_identity(sh);
-  if (rc)
-    return rc;
-  rc = shm_lock(sh);
+  return rc ? rc : shm_lock(sh);
+}
+
+int cs_shared_try_admit(struct cs_shared_sched *sh, uint32_t a, struct cs_shared_ticket *tk)
+{
+  int rc = admit_enter(sh, a, NULL, tk);
   if (rc)
     return rc;
   rc = grant_now(sh, a, tk);
@@ -606,13 +612,7 @@ int cs_shared_admit(struct cs_shared_sched *sh, uint32_t a, const struct timespe
   struct shm_waiter *w = NULL;
   int rc, widx = -1;
 
-  if (!sh || !tk || !is_admission(sh, a) ||
-      (deadline && (deadline->tv_nsec < 0 || deadline->tv_nsec >= 1000000000L)))
-    return -EINVAL;
-  rc = refresh_identity(sh);
-  if (rc)
-    return rc;
-  rc = shm_lock(sh);
+  rc = admit_enter(sh, a, deadline, tk);
   if (rc)
     return rc;
   reclaim_locked(sh);
