@@ -60,6 +60,17 @@ out=$("$SBX_SLOTS" check "$STATE") && pass "every slot free after the kills: $ou
 run_sbx run --tier "$tier" --no-wait -- true
 expect_rc 0 "--no-wait admitted again"
 
+# A state directory others could write to is refused (they could replace
+# the state and decide our admissions); so is one that cannot be created.
+mkdir -m 0777 "$T/open"
+chmod 0777 "$T/open"
+SBX_STATE_DIR="$T/open" run_sbx run -- touch "$WS/marker"
+expect_rc 125 "world-writable state directory"
+expect_err "writable by others" "message says why"
+SBX_STATE_DIR="$T/no/such/dir" run_sbx run -- touch "$WS/marker"
+expect_rc 125 "state directory cannot be created"
+[[ ! -e $WS/marker ]] || fail "a command ran without admission"
+
 run_sbx run --tier no-such-tier -- true
 expect_rc 125 "unknown tier"
 expect_err "has no tier 'no-such-tier'" "message names the tier"
