@@ -39,7 +39,7 @@
 #include "cs_table_check.h"
 
 #define SHM_MAGIC UINT64_C(0x31304d44415343) /* "CSADM01" */
-#define SHM_LAYOUT 1u
+#define SHM_LAYOUT 2u
 #define JOURNAL_MAX 12
 
 struct jentry {
@@ -63,6 +63,7 @@ struct shm_header {
   _Atomic uint32_t state;
   uint32_t pad1;
   uint64_t next_arrival;
+  uint64_t last_poll_ms; /* advisory: when a waiter last looked for dead holders */
   _Atomic uint32_t journal_valid;
   uint32_t journal_n;
   struct jentry journal[JOURNAL_MAX];
@@ -599,6 +600,13 @@ int cs_shared_try_admit(struct cs_shared_sched *sh, uint32_t a, struct cs_shared
   return rc;
 }
 
+static uint64_t mono_ms(void)
+{
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (uint64_t)now.tv_sec * 1000u + (uint64_t)now.tv_nsec / 1000000u;
+}
+
 static long ms_until(const struct timespec *dl)
 {
   struct timespec now;
@@ -670,7 +678,11 @@ int cs_shared_admit(struct cs_shared_sched *sh, uint32_t a, const struct timespe
     rc = shm_lock(sh);
     if (rc)
       return rc;
-    if (!atomic_load(&w->granted)) {
+    /* One waiter per poll interval reads /proc for all of them: with many
+     * waiters the cost stays that of one. */
+    uint64_t now = mono_ms();
+    if (!atomic_load(&w->granted) && now - sh->h->last_poll_ms >= CS_SHARED_POLL_MS) {
+      sh->h->last_poll_ms = now;
       reclaim_locked(sh);
       dispatch(sh);
     }
