@@ -78,6 +78,7 @@ enum pnet_decl_kind {
   PNET_DECL_ASSERT,
   PNET_DECL_FOR,
   PNET_DECL_FAMILY,
+  PNET_DECL_LET,
   PNET_DECL_INCLUDE,
 };
 
@@ -94,10 +95,10 @@ struct pnet_decl {
   struct diag_loc loc;      /* the keyword that starts the declaration */
   struct pnet_decl *next;
 
-  char *name;               /* NET, CONST, FAMILY, PLACE, TRANSITION: a template */
+  char *name;               /* NET, CONST, FAMILY, PLACE, TRANSITION: a template; LET: plain */
   struct diag_loc name_loc;
 
-  struct pnet_expr *value;  /* CONST */
+  struct pnet_expr *value;  /* CONST, LET */
   struct pnet_place_attrs *attrs; /* PLACE, never NULL */
 
   enum pn_transition_kind tkind; /* TRANSITION */

@@ -15,6 +15,7 @@
 #define PNET_MAX_EXPR_DEPTH 64         /* operator nesting in one expression */
 #define PNET_MAX_FOR_DEPTH 4           /* for inside for inside ... */
 #define PNET_MAX_FAMILY_ITEMS 1024     /* entries in one { a: 1, b: 2 } list or range */
+#define PNET_MAX_BINDINGS 256          /* loop, sum and let variables in scope at once */
 #define PNET_MAX_INCLUDE_DEPTH 16      /* include chain length */
 #define PNET_MAX_SOURCES 64            /* files read for one model */
 #define PNET_MAX_PLACES 4096

@@ -45,8 +45,7 @@ struct pnet_lower {
   struct pnet_symtab syms;
   uint32_t nconsts;
 
-  /* Two per for loop and per sum, and sums nest inside expressions. */
-  struct pnet_binding env[2 * (PNET_MAX_FOR_DEPTH + PNET_MAX_EXPR_DEPTH)];
+  struct pnet_binding env[PNET_MAX_BINDINGS];
   int nenv;
 
   /* Files being lowered, outermost first: canonical path (NULL for an
@@ -95,7 +94,7 @@ struct pnet_lin {
 static const char *const pnet_keywords[] = {
     "net",      "const",     "include",   "place",       "capacity", "initial", "source",
     "sink",     "admission", "progress",  "completion",  "for",      "in",      "assert",
-    "no",       "deadlock",  "invariant", "reachable",   "unreachable", "and",    "family", "sum",
+    "no",       "deadlock",  "invariant", "reachable",   "unreachable", "and",    "family", "sum",    "let",
 };
 
 /* ENUM-TABLE(pn_rel) */
@@ -202,7 +201,7 @@ static int lw_expand(struct pnet_lower *lw, const char *tmpl, const struct diag_
         snprintf(name, sizeof name, "%.*s", (int)(end - var), var);
         s = pnet_sym_find(&lw->syms, name);
         if (!s || s->kind != PNET_SYM_CONST) {
-          lw_error(lw, &at, "unknown variable '%s' in ${%s}: no enclosing for loop or constant defines it",
+          lw_error(lw, &at, "unknown variable '%s' in ${%s}: no enclosing loop, let or constant defines it",
                    name, name);
           return -1;
         }
@@ -458,6 +457,7 @@ cleanup:
 static void lw_file(struct pnet_lower *lw, const char *path, const char *text, size_t len,
                     const struct diag_loc *from);
 static void lw_decls(struct pnet_lower *lw, const struct pnet_decl *d);
+static int lw_bind(struct pnet_lower *lw, const char *name, const struct diag_loc *loc);
 
 static void lw_net(struct pnet_lower *lw, const struct pnet_decl *d) {
   char name[PNET_MAX_NAME_LEN + 1];
@@ -813,19 +813,18 @@ static int lw_bind(struct pnet_lower *lw, const char *name, const struct diag_lo
   }
   for (int i = 0; i < lw->nenv; i++)
     if (strcmp(lw->env[i].name, name) == 0) {
-      lw_error(lw, loc, "loop variable '%s' is already bound by an enclosing loop", name);
+      lw_error(lw, loc, "variable '%s' is already bound (by an enclosing loop, sum or let)", name);
       if (!lw->stop) diag_note(&lw->env[i].loc, "'%s' is bound here", name);
       return -1;
     }
   const struct pnet_sym *s = pnet_sym_find(&lw->syms, name);
   if (s) {
-    lw_error(lw, loc, "loop variable '%s' hides the %s of the same name", name, lw_kind_text(s->kind));
+    lw_error(lw, loc, "variable '%s' hides the %s of the same name", name, lw_kind_text(s->kind));
     if (!lw->stop) diag_note(&s->loc, "'%s' is defined here", name);
     return -1;
   }
-  /* Unreachable: bracket and loop nesting limits bound the bindings. */
-  if (lw->nenv >= (int)(sizeof lw->env / sizeof lw->env[0])) {
-    lw_error(lw, loc, "too many nested loops and sums");
+  if (lw->nenv >= PNET_MAX_BINDINGS) {
+    lw_error(lw, loc, "too many loop variables and lets in scope (limit %d)", PNET_MAX_BINDINGS);
     return -1;
   }
   lw->env[lw->nenv++] = (struct pnet_binding){.name = name, .loc = *loc};
@@ -867,8 +866,8 @@ static void lw_family(struct pnet_lower *lw, const struct pnet_decl *d) {
 
 /* One iteration. After an iteration with errors the loop stops: the next
  * entries would repeat the same ones. */
-static bool lw_iterate(struct pnet_lower *lw, const struct pnet_loop *loop, const struct diag_loc *entry_loc,
-                       lw_body_fn body, void *arg) {
+static bool lw_iterate(struct pnet_lower *lw, const struct pnet_loop *loop, int key,
+                       const struct diag_loc *entry_loc, lw_body_fn body, void *arg) {
   unsigned before = lw->errors;
   if (++lw->iterations > PNET_MAX_ITERATIONS) {
     lw_error(lw, &loop->var_loc, "families expand to more than %d iterations in total", PNET_MAX_ITERATIONS);
@@ -878,7 +877,7 @@ static bool lw_iterate(struct pnet_lower *lw, const struct pnet_loop *loop, cons
   bool go_on = body(lw, arg);
   if (lw->errors != before) {
     if (!lw->stop) {
-      const struct pnet_binding *b = &lw->env[lw->nenv - (loop->value_var ? 2 : 1)];
+      const struct pnet_binding *b = &lw->env[key];
       if (b->is_int)
         diag_note(entry_loc, "in the iteration with %s = %" PRId64, b->name, b->ival);
       else
@@ -927,7 +926,7 @@ static void lw_loop(struct pnet_lower *lw, const struct pnet_loop *loop, const c
     key->is_int = true;
     for (int64_t i = lo; i <= hi; i++) {
       key->ival = i;
-      if (!lw_iterate(lw, loop, &loop->lo->loc, body, arg)) break;
+      if (!lw_iterate(lw, loop, saved, &loop->lo->loc, body, arg)) break;
     }
     goto done;
   }
@@ -956,15 +955,28 @@ static void lw_loop(struct pnet_lower *lw, const struct pnet_loop *loop, const c
       val->is_int = true;
       if (lw_const(lw, it->value, "a family value", &val->ival) != 0) break;
     }
-    if (!lw_iterate(lw, loop, &it->loc, body, arg)) break;
+    if (!lw_iterate(lw, loop, saved, &it->loc, body, arg)) break;
   }
 done:
   lw->nenv = saved;
 }
 
 static bool lw_for_body(struct pnet_lower *lw, void *arg) {
+  int saved = lw->nenv; /* drops the iteration's lets */
   lw_decls(lw, ((const struct pnet_decl *)arg)->body);
+  lw->nenv = saved;
   return true;
+}
+
+/* The value is computed before the name is bound, so it cannot refer to
+ * itself. A failed value still binds the name (as 0), so its uses add no
+ * second error. */
+static void lw_let(struct pnet_lower *lw, const struct pnet_decl *d) {
+  int64_t value = 0;
+  if (lw_const(lw, d->value, "a let value", &value) != 0) value = 0;
+  if (lw_bind(lw, d->name, &d->name_loc) != 0) return;
+  lw->env[lw->nenv - 1].is_int = true;
+  lw->env[lw->nenv - 1].ival = value;
 }
 
 static void lw_for(struct pnet_lower *lw, const struct pnet_decl *d) {
@@ -1000,6 +1012,7 @@ static void lw_decls(struct pnet_lower *lw, const struct pnet_decl *d) {
     case PNET_DECL_ASSERT: lw_assert(lw, d); break;
     case PNET_DECL_FOR: lw_for(lw, d); break;
     case PNET_DECL_FAMILY: lw_family(lw, d); break;
+    case PNET_DECL_LET: lw_let(lw, d); break;
     case PNET_DECL_INCLUDE: lw_include(lw, d); break;
     }
   }

@@ -145,13 +145,13 @@ static struct pnet_loop *pnet_loop_new(char *var, struct diag_loc var_loc, char 
 %token INITIAL_ "initial" SOURCE "source" SINK "sink" ADMISSION "admission"
 %token PROGRESS "progress" COMPLETION "completion" FOR "for" IN "in" ASSERT "assert"
 %token NO "no" DEADLOCK "deadlock" INVARIANT "invariant" REACHABLE "reachable"
-%token UNREACHABLE "unreachable" AND "and" FAMILY "family" SUM "sum"
+%token UNREACHABLE "unreachable" AND "and" FAMILY "family" SUM "sum" LET "let"
 %token ARROW "->" DOTDOT ".." EQ "==" NE "!=" LE "<=" GE ">=" LT "<" GT ">"
 %token <str> NAME "name"
 %token <str> STRING "string"
 %token <num> INT "integer"
 
-%type <decl> decls decl body body_decl place_decl transition_decl assert_decl for_decl for_head
+%type <decl> decls decl body body_decl let_decl place_decl transition_decl assert_decl for_decl for_head
 %type <attrs> place_attrs
 %type <loop> loop_head
 %type <expr> expr
@@ -198,6 +198,15 @@ decl:
 body:
   %empty                          { $$ = NULL; }
 | body body_decl                  { $2->next = $1; $$ = $2; }
+| body let_decl                   { $2->next = $1; $$ = $2; }
+;
+
+/* A name for a number computed from the loop variables, for the rest of
+ * one iteration: let right = (i + 1) % n; ... fork_${right} */
+let_decl:
+  LET NAME '=' expr ';'           { $$ = pnet_decl_new(PNET_DECL_LET, LOC(@1));
+                                    if (!$$) { free($2); pnet_expr_free($4); NOMEM; }
+                                    $$->name = $2; $$->name_loc = LOC(@2); $$->value = $4; }
 ;
 
 body_decl:

@@ -11,6 +11,7 @@
 
 #include "pnet.h"
 #include "pnet_limits.h"
+#include "pnml.h"
 
 #define MODEL(rel) CS_SOURCE_ROOT "/" rel
 
@@ -209,6 +210,59 @@ START_TEST(seed_literal_model) {
     ck_assert_uint_eq(t->npre, 1);
     ck_assert_int_eq(t->pre[0].place, exec);
   }
+  pn_net_free(net);
+}
+END_TEST
+
+/* The same net through two independent front ends: a family-generated
+ * .pnet and a hand-listed PNML file must lower to the same places,
+ * transitions and arcs, in the same order. */
+START_TEST(philosophers_match_pnml) {
+  struct pn_net *a = pnet_parse_file(MODEL("tests/pnet_frontend/cross/philosophers3.pnet"));
+  struct pn_net *b = pnml_parse_file(MODEL("tests/pnetc_cli/data/philosophers3.pnml"));
+  ck_assert_ptr_nonnull(a);
+  ck_assert_ptr_nonnull(b);
+  ck_assert_str_eq(a->name, b->name);
+  ck_assert_uint_eq(a->nplaces, 15);
+  ck_assert_uint_eq(a->nplaces, b->nplaces);
+  for (uint32_t i = 0; i < a->nplaces; i++) {
+    ck_assert_str_eq(a->places[i].name, b->places[i].name);
+    ck_assert_int_eq(a->places[i].role, b->places[i].role);
+    ck_assert_int_eq(a->places[i].capacity, b->places[i].capacity);
+    ck_assert_int_eq(a->places[i].initial, b->places[i].initial);
+  }
+  ck_assert_uint_eq(a->ntransitions, 15);
+  ck_assert_uint_eq(a->ntransitions, b->ntransitions);
+  for (uint32_t i = 0; i < a->ntransitions; i++) {
+    const struct pn_transition *x = &a->transitions[i], *y = &b->transitions[i];
+    ck_assert_str_eq(x->name, y->name);
+    ck_assert_int_eq(x->kind, y->kind);
+    ck_assert_uint_eq(x->npre, y->npre);
+    ck_assert_uint_eq(x->npost, y->npost);
+    ck_assert_mem_eq(x->pre, y->pre, x->npre * sizeof *x->pre);
+    ck_assert_mem_eq(x->post, y->post, x->npost * sizeof *x->post);
+  }
+  pn_net_free(a);
+  pn_net_free(b);
+}
+END_TEST
+
+START_TEST(lets_are_per_iteration) {
+  struct pn_net *net = parse_ok("const n = 3;\n"
+                                "for i in 0 .. n - 1 { place r${i}; }\n"
+                                "for i in 0 .. n - 1 {\n"
+                                "  let next = (i + 1) % n;\n"
+                                "  let twice = 2 * next;\n"
+                                "  progress pass${i}: r${i} -> (twice + 1) * r${next};\n"
+                                "}\n");
+  ck_assert_uint_eq(net->ntransitions, 3);
+  ck_assert_uint_eq(net->transitions[0].post[0].place, 1); /* next = 1, twice = 2 */
+  ck_assert_uint_eq(net->transitions[0].post[0].weight, 3);
+  ck_assert_uint_eq(net->transitions[2].post[0].place, 0); /* next = 0, twice = 0 */
+  ck_assert_uint_eq(net->transitions[2].post[0].weight, 1);
+  /* A let lives for one iteration and cannot be rebound in it. */
+  parse_fails_with("place a; for i in 1 .. 2 { let j = i; let j = 2; }", "variable 'j' is already bound");
+  parse_fails_with("place a; for i in 1 .. 2 { let j = i; } assert invariant a == j;", "unknown name 'j'");
   pn_net_free(net);
 }
 END_TEST
@@ -513,6 +567,7 @@ static Suite *pnet_suite(void) {
   tcase_add_test(models, default_model);
   tcase_add_test(models, two_stage_model);
   tcase_add_test(models, seed_literal_model);
+  tcase_add_test(models, philosophers_match_pnml);
   suite_add_tcase(s, models);
   TCase *lowering = tcase_create("lowering");
   tcase_add_test(lowering, constants_fold_like_c);
@@ -520,6 +575,7 @@ static Suite *pnet_suite(void) {
   tcase_add_test(lowering, constraints_normalised);
   tcase_add_test(lowering, families_expand_in_order);
   tcase_add_test(lowering, sums_fold_over_families);
+  tcase_add_test(lowering, lets_are_per_iteration);
   tcase_add_test(lowering, explicit_and_conventional_completion);
   tcase_add_test(lowering, include_diamond_reads_once);
   tcase_add_test(lowering, default_name_from_path);
