@@ -27,6 +27,9 @@ set(cs_pol_sources
   ${CMAKE_CURRENT_LIST_DIR}/pol_ast.c
   ${CMAKE_CURRENT_LIST_DIR}/pol_load.c
   ${CMAKE_CURRENT_LIST_DIR}/pol_resolve.c
+  ${CMAKE_CURRENT_LIST_DIR}/pol_settings.c
+  ${CMAKE_CURRENT_LIST_DIR}/pol_stmt.c
+  ${CMAKE_CURRENT_LIST_DIR}/pol_inherit.c
   ${CMAKE_CURRENT_LIST_DIR}/pol_cond.c
   ${CMAKE_CURRENT_LIST_DIR}/pol_lower.c
   ${CMAKE_CURRENT_LIST_DIR}/pol_consts.c

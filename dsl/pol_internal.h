@@ -80,9 +80,31 @@ struct pol_policy {
 };
 
 /* pol_resolve.c: names, inheritance, validation. Errors are printed;
- * returns 0, -EINVAL or -ENOMEM. */
+ * returns 0, -EINVAL or -ENOMEM (as do the stage functions below). */
 int pol_resolve(struct pol_policy *pol);
 void pol_resolve_free(struct pol_policy *pol);
+/* The x86_64 number of a system call name; -1 after printing an error. */
+int pol_syscall_nr(const struct pol_name *n);
+const struct pol_groupdef *pol_group_find(const struct pol_policy *pol, const char *name);
+
+/* pol_settings.c: one profile declaration on its own (settings, paths,
+ * approvals, then its statements through pol_stmt.c) into dl. */
+extern const char *const pol_setting_keys[POL_SET_COUNT];
+int pol_check_profile(struct pol_policy *pol, struct pol_delta *dl);
+int pol_check_prop(struct pol_delta *dl, const struct pol_item *it);
+int pol_check_paths(const struct pol_policy *pol, struct pol_delta *dl, const struct pol_item *it);
+int pol_check_approve(struct pol_delta *dl, const struct pol_item *it);
+void pol_paths_free(struct pol_path_rule *rules, size_t n);
+
+/* pol_stmt.c: one syscalls statement, checked and lowered into p (which
+ * the caller frees with pol_prepared_free even after an error). */
+int pol_check_stmt(const struct pol_policy *pol, const struct pol_delta *dl, const struct pol_stmt *s,
+                   struct pol_prepared *p);
+void pol_prepared_free(struct pol_prepared *p);
+
+/* pol_inherit.c: the profile dl resolves to, after its extends chain. */
+struct pol_delta *pol_delta_find(struct pol_policy *pol, const char *name);
+int pol_compose(struct pol_policy *pol, struct pol_delta *dl, struct pol_profile *out);
 
 /* "path:line:col" for loc, with path relative to the main file's
  * directory; caller frees. suffix, when not NULL, is appended after a space. */

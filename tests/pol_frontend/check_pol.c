@@ -346,6 +346,41 @@ START_TEST(test_lowered_ruleset) {
 }
 END_TEST
 
+/* libseccomp's name table (the front end's resolver) against the kernel
+ * headers' numbers, for calls the seed profiles name: two independent
+ * sources must agree. */
+START_TEST(test_syscall_numbers_cross_checked) {
+  static const struct {
+    const char *name;
+    long nr;
+  } calls[] = {
+      {"read", SYS_read},         {"ioctl", SYS_ioctl},           {"clone", SYS_clone},
+      {"clone3", SYS_clone3},     {"ptrace", SYS_ptrace},         {"unshare", SYS_unshare},
+      {"setns", SYS_setns},       {"bpf", SYS_bpf},               {"userfaultfd", SYS_userfaultfd},
+      {"io_uring_setup", SYS_io_uring_setup}, {"io_uring_enter", SYS_io_uring_enter},
+      {"open_tree", SYS_open_tree}, {"fsopen", SYS_fsopen},       {"mount_setattr", SYS_mount_setattr},
+      {"kexec_file_load", SYS_kexec_file_load}, {"open_by_handle_at", SYS_open_by_handle_at},
+      {"process_vm_writev", SYS_process_vm_writev}, {"faccessat2", SYS_faccessat2},
+      {"epoll_pwait2", SYS_epoll_pwait2}, {"close_range", SYS_close_range}, {"socket", SYS_socket},
+  };
+  char text[8192];
+  int n = snprintf(text, sizeof text, "profile p { " LIMITS " syscalls { default allow; errno(EPERM) ");
+  for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++)
+    n += snprintf(text + n, sizeof text - (size_t)n, "%s%s", i ? ", " : "", calls[i].name);
+  snprintf(text + n, sizeof text - (size_t)n, "; } }");
+  struct pol_policy *pol = load(text);
+  ck_assert_ptr_nonnull(pol);
+  const struct pol_profile *p = pol_profile_at(pol, 0);
+  for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+    const struct pol_rule *r = rule_at(p, calls[i].name, 0);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_msg(r->nr == calls[i].nr, "%s: libseccomp %d, <asm/unistd_64.h> %ld", calls[i].name, r->nr,
+                  calls[i].nr);
+  }
+  pol_policy_free(pol);
+}
+END_TEST
+
 static Suite *pol_suite(void) {
   Suite *s = suite_create("pol");
   TCase *tc = tcase_create("frontend");
@@ -362,6 +397,7 @@ static Suite *pol_suite(void) {
   tcase_add_test(tc, test_approvals_and_settings);
   tcase_add_test(tc, test_errors_fail_closed);
   tcase_add_test(tc, test_lowered_ruleset);
+  tcase_add_test(tc, test_syscall_numbers_cross_checked);
   suite_add_tcase(s, tc);
   return s;
 }

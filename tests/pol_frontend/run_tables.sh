@@ -33,7 +33,17 @@ check() { # description, then a command that must succeed
 if [ "$update" = "--update" ]; then
   cp "$work/a/small.c" "$work/a/small.h" "$here/golden/"
 fi
-check "small.c matches golden" cmp "$work/a/small.c" "$here/golden/small.c"
+# The BPF rows and the pseudo-code are the generator's (gen/bpf_gen.c, with
+# its own golden tests); they are masked so an improvement there does not
+# break this test, which is about the tables around them.
+mask() {
+  sed -E -e 's|^    /\* [0-9]{4} \*/ \{.*|    <filter row>|' -e 's|^ \*   .*| *   <pseudo-code>|' \
+      -e 's|(_filter)\[[0-9]+\]|\1[N]|' -e 's|(\.filter_len = )[0-9]+u|\1Nu|' "$1" | uniq
+}
+mask "$work/a/small.c" >"$work/a/small.masked"
+mask "$here/golden/small.c" >"$work/b/small.masked"
+check "small.c matches golden (filter rows masked)" cmp "$work/a/small.masked" "$work/b/small.masked"
+check "small.c rows: one per instruction of --emit bpf" sh -c "cd '$here/golden' && '$pnetc' --emit bpf --profile base -o '$work/c/base.bpf' small.pol && test \$(wc -c <'$work/c/base.bpf') -eq \$(( (\$(grep -A10000 'cs_profile_base_filter\[' '$work/a/small.c' | grep -m1 -n '^};' | cut -d: -f1) - 3) * 8))"
 check "small.h matches golden" cmp "$work/a/small.h" "$here/golden/small.h"
 check "output does not depend on the working directory" cmp "$work/a/small.c" "$work/b/small.c"
 

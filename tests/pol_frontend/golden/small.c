@@ -34,32 +34,27 @@
 /* ==== Begin profile base (alias BASE) ==== */
 /* Base profile: "quoted" text and a trigraph ?_= stay literal */
 
-static const struct sock_filter cs_profile_base_filter[24] = {
+static const struct sock_filter cs_profile_base_filter[19] = {
     /* pc:  code    jt   jf   k              instruction | what it decides */
     /* 0000 */ {0x0020,   0,   0, 0x00000004}, /* ld   [4]  arch | A = arch */
-    /* 0001 */ {0x0015,   0,  21, 0xc000003e}, /* jeq  #0xc000003e  true 0002 false 0023 | arch == x86_64? no: foreign ABI -> kill-process */
+    /* 0001 */ {0x0015,   0,  16, 0xc000003e}, /* jeq  #0xc000003e  true 0002 false 0018 | arch == x86_64? no: foreign ABI -> kill-process */
     /* 0002 */ {0x0020,   0,   0, 0x00000000}, /* ld   [0]  nr | A = nr (the tree below loads nothing else) */
     /* 0003 */ {0x0035,   1,   0, 0x00000004}, /* jge  #0x4  true 0005 false 0004 | nr >= 4 (stat)? yes: [4, 0xffffffff] stat..-1; no: [0, 3] read..close */
-    /* 0004 */ {0x0015,  17,  16, 0x00000002}, /* jeq  #0x2  true 0022 false 0021 | nr == 2 open? -> errno(EPERM); else rest of [0, 3] read..close -> allow */
+    /* 0004 */ {0x0015,  12,  11, 0x00000002}, /* jeq  #0x2  true 0017 false 0016 | nr == 2 open? -> errno(EPERM); else rest of [0, 3] read..close -> allow */
     /* 0005 */ {0x0035,   2,   0, 0x000000e7}, /* jge  #0xe7  true 0008 false 0006 | nr >= 231 (exit_group)? yes: [231, 0xffffffff] exit_group..-1; no: [4, 230] stat..clock_nanosleep */
     /* 0006 */ {0x0015,   4,   0, 0x00000010}, /* jeq  #0x10  true 0011 false 0007 | nr == 16 ioctl? -> check ioctl's arguments; else rest of [4, 230] stat..clock_nanosleep */
-    /* 0007 */ {0x0015,   7,  14, 0x00000038}, /* jeq  #0x38  true 0015 false 0022 | nr == 56 clone? -> check clone's arguments; else rest of [4, 230] stat..clock_nanosleep -> errno(EPERM) */
-    /* 0008 */ {0x0035,   0,  12, 0x000000e8}, /* jge  #0xe8  true 0009 false 0021 | nr >= 232 (epoll_wait)? yes: [232, 0xffffffff] epoll_wait..-1; no: 231 exit_group -> allow */
-    /* 0009 */ {0x0035,   0,  12, 0x40000000}, /* jge  #0x40000000  true 0010 false 0022 | nr >= 0x40000000 (x32 bit)? yes: [1073741824, 0xffffffff] x32 bit..-1; no: [232, 1073741823] epoll_wait..#1073741823 -> errno(EPERM) */
-    /* 0010 */ {0x0035,  11,  12, 0xffffffff}, /* jge  #0xffffffff  true 0022 false 0023 | nr >= 0xffffffff (-1)? yes: 0xffffffff -1 -> errno(EPERM); no: [0x40000000, 0xfffffffe] x32 ABI -> kill-process */
+    /* 0007 */ {0x0015,   6,   9, 0x00000038}, /* jeq  #0x38  true 0014 false 0017 | nr == 56 clone? -> check clone's arguments; else rest of [4, 230] stat..clock_nanosleep -> errno(EPERM) */
+    /* 0008 */ {0x0035,   0,   7, 0x000000e8}, /* jge  #0xe8  true 0009 false 0016 | nr >= 232 (epoll_wait)? yes: [232, 0xffffffff] epoll_wait..-1; no: 231 exit_group -> allow */
+    /* 0009 */ {0x0035,   0,   7, 0x40000000}, /* jge  #0x40000000  true 0010 false 0017 | nr >= 0x40000000 (x32 bit)? yes: [1073741824, 0xffffffff] x32 bit..-1; no: [232, 1073741823] epoll_wait..#1073741823 -> errno(EPERM) */
+    /* 0010 */ {0x0035,   6,   7, 0xffffffff}, /* jge  #0xffffffff  true 0017 false 0018 | nr >= 0xffffffff (-1)? yes: 0xffffffff -1 -> errno(EPERM); no: [0x40000000, 0xfffffffe] x32 ABI -> kill-process */
     /* 0011 */ {0x0020,   0,   0, 0x00000018}, /* ld   [24]  args[1] +0 | ioctl (nr 16) rules from small.pol:25:5 (profile base): A = args[1] low word */
-    /* 0012 */ {0x0015,   9,   0, 0x00005412}, /* jeq  #0x5412  true 0022 false 0013 | args[1] == 0x5412? */
-    /* 0013 */ {0x0020,   0,   0, 0x00000018}, /* ld   [24]  args[1] +0 | A = args[1] low word */
-    /* 0014 */ {0x0015,   6,   7, 0x00005401}, /* jeq  #0x5401  true 0021 false 0022 | args[1] == 0x5401? */
-    /* 0015 */ {0x0020,   0,   0, 0x00000010}, /* ld   [16]  args[0] +0 | clone (nr 56) rules from small.pol:24:5 (profile base): A = args[0] low word */
-    /* 0016 */ {0x0054,   0,   0, 0x10000000}, /* and  #0x10000000 | A &= 0x10000000 (mask) */
-    /* 0017 */ {0x0015,   4,   0, 0x10000000}, /* jeq  #0x10000000  true 0022 false 0018 | args[0] low == 0x10000000? */
-    /* 0018 */ {0x0020,   0,   0, 0x00000010}, /* ld   [16]  args[0] +0 | A = args[0] low word */
-    /* 0019 */ {0x0054,   0,   0, 0x40000000}, /* and  #0x40000000 | A &= 0x40000000 (mask) */
-    /* 0020 */ {0x0015,   1,   0, 0x40000000}, /* jeq  #0x40000000  true 0022 false 0021 | args[0] low == 0x40000000? */
-    /* 0021 */ {0x0006,   0,   0, 0x7fff0000}, /* ret  #0x7fff0000  allow | return allow */
-    /* 0022 */ {0x0006,   0,   0, 0x00050001}, /* ret  #0x00050001  errno(EPERM) | return errno(EPERM) */
-    /* 0023 */ {0x0006,   0,   0, 0x80000000}, /* ret  #0x80000000  kill-process | return kill-process */
+    /* 0012 */ {0x0015,   4,   0, 0x00005412}, /* jeq  #0x5412  true 0017 false 0013 | args[1] == 0x5412? */
+    /* 0013 */ {0x0015,   2,   3, 0x00005401}, /* jeq  #0x5401  true 0016 false 0017 | args[1] == 0x5401? */
+    /* 0014 */ {0x0020,   0,   0, 0x00000010}, /* ld   [16]  args[0] +0 | clone (nr 56) rules from small.pol:24:5 (profile base): A = args[0] low word */
+    /* 0015 */ {0x0045,   1,   0, 0x50000000}, /* jset #0x50000000  true 0017 false 0016 | args[0] low has any of bits 0x50000000? (2 rules) */
+    /* 0016 */ {0x0006,   0,   0, 0x7fff0000}, /* ret  #0x7fff0000  allow | return allow */
+    /* 0017 */ {0x0006,   0,   0, 0x00050001}, /* ret  #0x00050001  errno(EPERM) | return errno(EPERM) */
+    /* 0018 */ {0x0006,   0,   0, 0x80000000}, /* ret  #0x80000000  kill-process | return kill-process */
 };
 
 /* Pseudo-code of cs_profile_base_filter:
@@ -135,35 +130,30 @@ static const struct cs_path_rule cs_profile_base_denied_paths[1] = {
 /* ==== Begin profile child-one ==== */
 /* Child: writes the workspace, asks before deleting * / not a comment end */
 
-static const struct sock_filter cs_profile_child_one_filter[27] = {
+static const struct sock_filter cs_profile_child_one_filter[22] = {
     /* pc:  code    jt   jf   k              instruction | what it decides */
     /* 0000 */ {0x0020,   0,   0, 0x00000004}, /* ld   [4]  arch | A = arch */
-    /* 0001 */ {0x0015,   0,  24, 0xc000003e}, /* jeq  #0xc000003e  true 0002 false 0026 | arch == x86_64? no: foreign ABI -> kill-process */
+    /* 0001 */ {0x0015,   0,  19, 0xc000003e}, /* jeq  #0xc000003e  true 0002 false 0021 | arch == x86_64? no: foreign ABI -> kill-process */
     /* 0002 */ {0x0020,   0,   0, 0x00000000}, /* ld   [0]  nr | A = nr (the tree below loads nothing else) */
     /* 0003 */ {0x0035,   1,   0, 0x00000004}, /* jge  #0x4  true 0005 false 0004 | nr >= 4 (stat)? yes: [4, 0xffffffff] stat..-1; no: [0, 3] read..close */
-    /* 0004 */ {0x0015,  20,  19, 0x00000002}, /* jeq  #0x2  true 0025 false 0024 | nr == 2 open? -> errno(EPERM); else rest of [0, 3] read..close -> allow */
+    /* 0004 */ {0x0015,  15,  14, 0x00000002}, /* jeq  #0x2  true 0020 false 0019 | nr == 2 open? -> errno(EPERM); else rest of [0, 3] read..close -> allow */
     /* 0005 */ {0x0035,   2,   0, 0x00000057}, /* jge  #0x57  true 0008 false 0006 | nr >= 87 (unlink)? yes: [87, 0xffffffff] unlink..-1; no: [4, 86] stat..link */
     /* 0006 */ {0x0015,   7,   0, 0x00000010}, /* jeq  #0x10  true 0014 false 0007 | nr == 16 ioctl? -> check ioctl's arguments; else rest of [4, 86] stat..link */
-    /* 0007 */ {0x0015,  10,  17, 0x00000038}, /* jeq  #0x38  true 0018 false 0025 | nr == 56 clone? -> check clone's arguments; else rest of [4, 86] stat..link -> errno(EPERM) */
+    /* 0007 */ {0x0015,   9,  12, 0x00000038}, /* jeq  #0x38  true 0017 false 0020 | nr == 56 clone? -> check clone's arguments; else rest of [4, 86] stat..link -> errno(EPERM) */
     /* 0008 */ {0x0035,   2,   0, 0x000000e7}, /* jge  #0xe7  true 0011 false 0009 | nr >= 231 (exit_group)? yes: [231, 0xffffffff] exit_group..-1; no: [87, 230] unlink..clock_nanosleep */
-    /* 0009 */ {0x0035,   0,  14, 0x00000058}, /* jge  #0x58  true 0010 false 0024 | nr >= 88 (symlink)? yes: [88, 230] symlink..clock_nanosleep; no: 87 unlink -> allow */
-    /* 0010 */ {0x0015,  15,  14, 0x00000065}, /* jeq  #0x65  true 0026 false 0025 | nr == 101 ptrace? -> kill-process; else rest of [88, 230] symlink..clock_nanosleep -> errno(EPERM) */
-    /* 0011 */ {0x0035,   0,  12, 0x000000e8}, /* jge  #0xe8  true 0012 false 0024 | nr >= 232 (epoll_wait)? yes: [232, 0xffffffff] epoll_wait..-1; no: 231 exit_group -> allow */
-    /* 0012 */ {0x0035,   0,  12, 0x40000000}, /* jge  #0x40000000  true 0013 false 0025 | nr >= 0x40000000 (x32 bit)? yes: [1073741824, 0xffffffff] x32 bit..-1; no: [232, 1073741823] epoll_wait..#1073741823 -> errno(EPERM) */
-    /* 0013 */ {0x0035,  11,  12, 0xffffffff}, /* jge  #0xffffffff  true 0025 false 0026 | nr >= 0xffffffff (-1)? yes: 0xffffffff -1 -> errno(EPERM); no: [0x40000000, 0xfffffffe] x32 ABI -> kill-process */
+    /* 0009 */ {0x0035,   0,   9, 0x00000058}, /* jge  #0x58  true 0010 false 0019 | nr >= 88 (symlink)? yes: [88, 230] symlink..clock_nanosleep; no: 87 unlink -> allow */
+    /* 0010 */ {0x0015,  10,   9, 0x00000065}, /* jeq  #0x65  true 0021 false 0020 | nr == 101 ptrace? -> kill-process; else rest of [88, 230] symlink..clock_nanosleep -> errno(EPERM) */
+    /* 0011 */ {0x0035,   0,   7, 0x000000e8}, /* jge  #0xe8  true 0012 false 0019 | nr >= 232 (epoll_wait)? yes: [232, 0xffffffff] epoll_wait..-1; no: 231 exit_group -> allow */
+    /* 0012 */ {0x0035,   0,   7, 0x40000000}, /* jge  #0x40000000  true 0013 false 0020 | nr >= 0x40000000 (x32 bit)? yes: [1073741824, 0xffffffff] x32 bit..-1; no: [232, 1073741823] epoll_wait..#1073741823 -> errno(EPERM) */
+    /* 0013 */ {0x0035,   6,   7, 0xffffffff}, /* jge  #0xffffffff  true 0020 false 0021 | nr >= 0xffffffff (-1)? yes: 0xffffffff -1 -> errno(EPERM); no: [0x40000000, 0xfffffffe] x32 ABI -> kill-process */
     /* 0014 */ {0x0020,   0,   0, 0x00000018}, /* ld   [24]  args[1] +0 | ioctl (nr 16) rules from small.pol:25:5 (profile base): A = args[1] low word */
-    /* 0015 */ {0x0015,   9,   0, 0x00005412}, /* jeq  #0x5412  true 0025 false 0016 | args[1] == 0x5412? */
-    /* 0016 */ {0x0020,   0,   0, 0x00000018}, /* ld   [24]  args[1] +0 | A = args[1] low word */
-    /* 0017 */ {0x0015,   6,   7, 0x00005401}, /* jeq  #0x5401  true 0024 false 0025 | args[1] == 0x5401? */
-    /* 0018 */ {0x0020,   0,   0, 0x00000010}, /* ld   [16]  args[0] +0 | clone (nr 56) rules from small.pol:24:5 (profile base): A = args[0] low word */
-    /* 0019 */ {0x0054,   0,   0, 0x10000000}, /* and  #0x10000000 | A &= 0x10000000 (mask) */
-    /* 0020 */ {0x0015,   4,   0, 0x10000000}, /* jeq  #0x10000000  true 0025 false 0021 | args[0] low == 0x10000000? */
-    /* 0021 */ {0x0020,   0,   0, 0x00000010}, /* ld   [16]  args[0] +0 | A = args[0] low word */
-    /* 0022 */ {0x0054,   0,   0, 0x40000000}, /* and  #0x40000000 | A &= 0x40000000 (mask) */
-    /* 0023 */ {0x0015,   1,   0, 0x40000000}, /* jeq  #0x40000000  true 0025 false 0024 | args[0] low == 0x40000000? */
-    /* 0024 */ {0x0006,   0,   0, 0x7fff0000}, /* ret  #0x7fff0000  allow | return allow */
-    /* 0025 */ {0x0006,   0,   0, 0x00050001}, /* ret  #0x00050001  errno(EPERM) | return errno(EPERM) */
-    /* 0026 */ {0x0006,   0,   0, 0x80000000}, /* ret  #0x80000000  kill-process | return kill-process */
+    /* 0015 */ {0x0015,   4,   0, 0x00005412}, /* jeq  #0x5412  true 0020 false 0016 | args[1] == 0x5412? */
+    /* 0016 */ {0x0015,   2,   3, 0x00005401}, /* jeq  #0x5401  true 0019 false 0020 | args[1] == 0x5401? */
+    /* 0017 */ {0x0020,   0,   0, 0x00000010}, /* ld   [16]  args[0] +0 | clone (nr 56) rules from small.pol:24:5 (profile base): A = args[0] low word */
+    /* 0018 */ {0x0045,   1,   0, 0x50000000}, /* jset #0x50000000  true 0020 false 0019 | args[0] low has any of bits 0x50000000? (2 rules) */
+    /* 0019 */ {0x0006,   0,   0, 0x7fff0000}, /* ret  #0x7fff0000  allow | return allow */
+    /* 0020 */ {0x0006,   0,   0, 0x00050001}, /* ret  #0x00050001  errno(EPERM) | return errno(EPERM) */
+    /* 0021 */ {0x0006,   0,   0, 0x80000000}, /* ret  #0x80000000  kill-process | return kill-process */
 };
 
 /* Pseudo-code of cs_profile_child_one_filter:
@@ -269,7 +259,7 @@ const struct cs_profile cs_profiles[CS_PROFILES_COUNT] = {
         .approval_ops = 0 /* none */,
         .default_tier = "seccomp",
         .filter = cs_profile_base_filter,
-        .filter_len = 24u,
+        .filter_len = 19u,
         .syscall_notes = cs_profile_base_syscalls,
         .n_syscall_notes = 8u,
         .default_action = "errno(EPERM)",
@@ -299,7 +289,7 @@ const struct cs_profile cs_profiles[CS_PROFILES_COUNT] = {
         .approval_ops = CS_APPROVE_FILE_DELETE | CS_APPROVE_GIT_CONFIG,
         .default_tier = "wasm",
         .filter = cs_profile_child_one_filter,
-        .filter_len = 27u,
+        .filter_len = 22u,
         .syscall_notes = cs_profile_child_one_syscalls,
         .n_syscall_notes = 10u,
         .default_action = "errno(EPERM)",
