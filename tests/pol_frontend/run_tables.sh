@@ -104,5 +104,9 @@ check "--check --json lists the four profiles" sh -c "grep -c '\"filter_instruct
 (cd "$root" && "$pnetc" -q -o "$work/c" --depfile "$work/c/profiles.d" models/profiles.pol) || fail=$((fail + 1))
 check "--depfile names the included library" grep -q "^  $root/models/stdlib/syscalls.pol" "$work/c/profiles.d"
 
+# The tiers a profile may name are those of the scheduler model.
+tiers=$(grep -o 'family tiers = {[^}]*}' "$root/models/default.pnet" | sed -E 's/.*\{//; s/\}//; s/: *[0-9]+//g; s/ //g')
+check "tiers match models/default.pnet ($tiers)" test "$tiers" = "v8,seccomp,wasm,tee"
+
 echo "$fail failed"
 [ "$fail" -eq 0 ]
