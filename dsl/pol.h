@@ -42,6 +42,7 @@ struct pol_rule {
   const struct sc_clause *clauses; /* NULL: unconditional (owned by the policy) */
   uint32_t nclauses;
   const char *origin;        /* "profiles.pol:42:3 (profile strict)" */
+  const char *source;        /* the statement as written, blanks collapsed, comments dropped */
   struct diag_loc loc;
 };
 

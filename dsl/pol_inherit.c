@@ -99,6 +99,7 @@ static int pol_rule_from(struct pol_rule *r, const struct pol_prepared *p, size_
   r->clauses = tg->clauses;
   r->nclauses = tg->nclauses;
   r->origin = p->origin;
+  r->source = p->source;
   r->loc = p->stmt->loc;
   return 0;
 }

@@ -37,6 +37,7 @@ struct pol_prepared {
   struct pol_target *targets;
   size_t ntargets;
   char *origin; /* "file:line:col (profile NAME)" */
+  char *source; /* the statement's text, on one line */
 };
 
 /* What one profile declaration itself says (before inheritance). */

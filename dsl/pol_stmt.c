@@ -83,7 +83,45 @@ static int pol_check_action(const struct pol_action *a, struct sc_action *out) {
   return -EINVAL;
 }
 
+/* The statement at loc as one line of text, up to its ';': blanks
+ * collapsed, comments dropped (statements hold no strings, so a ';' or a
+ * comment marker cannot be inside a literal). */
+static char *pol_stmt_source(const struct diag_loc *loc) {
+  const struct diag_source *src = loc->file;
+  if (!src || loc->line < 1 || (size_t)loc->line > src->line_count) return strdup("");
+  const char *p = src->text + src->line_starts[loc->line - 1] + loc->col - 1;
+  const char *end = src->text + src->length;
+  char *out = malloc((size_t)(end - p) + 2);
+  if (!out) return NULL;
+  size_t n = 0;
+  bool blank = false;
+  while (p < end && *p != ';') {
+    if (*p == '#' || (p[0] == '/' && p + 1 < end && p[1] == '/')) {
+      while (p < end && *p != '\n') p++;
+      continue;
+    }
+    if (p[0] == '/' && p + 1 < end && p[1] == '*') {
+      const char *close = strstr(p + 2, "*/");
+      p = close ? close + 2 : end;
+      blank = true;
+      continue;
+    }
+    if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') {
+      blank = true;
+      p++;
+      continue;
+    }
+    if (blank && n) out[n++] = ' ';
+    blank = false;
+    out[n++] = *p++;
+  }
+  out[n++] = ';';
+  out[n] = '\0';
+  return out;
+}
+
 void pol_prepared_free(struct pol_prepared *p) {
+  free(p->source);
   free(p->action_text);
   free(p->origin);
   for (size_t t = 0; t < p->ntargets; t++) pol_clauses_free(p->targets[t].clauses, p->targets[t].nclauses);
@@ -114,7 +152,8 @@ int pol_check_stmt(const struct pol_policy *pol, const struct pol_delta *dl, con
   char suffix[96];
   snprintf(suffix, sizeof suffix, "(profile %s)", dl->decl->name.text);
   p->origin = pol_origin(pol, &s->loc, suffix);
-  if (!p->origin) return -ENOMEM;
+  p->source = pol_stmt_source(&s->loc);
+  if (!p->origin || !p->source) return -ENOMEM;
   if (pol_check_action(&s->action, &p->action) != 0) rc = -EINVAL;
   else if (!(p->action_text = pol_action_text(p->action))) return -ENOMEM;
   if (p->is_default) return rc;

@@ -197,7 +197,8 @@ static void ecp_condition(FILE *out, const struct pol_rule *r) {
 static int ecp_notes(FILE *out, const char *id, const struct pol_profile *p) {
   if (p->nrules == 0) return 0;
   fprintf(out, "static const struct cs_syscall_note cs_profile_%s_syscalls[%zu] = {\n", id, p->nrules);
-  fputs("    /* nr, name, action (and its condition, arguments as argN; .lo32: low 32 bits only), origin */\n",
+  fputs("    /* nr, name, action (and its condition, arguments as argN; .lo32: low 32 bits only), origin;\n"
+        "     * then, in a comment, the statement as written in the policy */\n",
         out);
   for (size_t i = 0; i < p->nrules; i++) {
     const struct pol_rule *r = &p->rules[i];
@@ -220,7 +221,9 @@ static int ecp_notes(FILE *out, const char *id, const struct pol_profile *p) {
     ecp_string(out, action);
     fputs(", ", out);
     ecp_string(out, r->origin);
-    fputs("},\n", out);
+    fputs("}, /* ", out);
+    ecp_comment_text(out, r->source);
+    fputs(" */\n", out);
     free(action);
   }
   fputs("};\n\n", out);

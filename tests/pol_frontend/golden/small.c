@@ -102,15 +102,16 @@ static const struct sock_filter cs_profile_base_filter[19] = {
  */
 
 static const struct cs_syscall_note cs_profile_base_syscalls[8] = {
-    /* nr, name, action (and its condition, arguments as argN; .lo32: low 32 bits only), origin */
-    {  0, "read", "allow", "small.pol:23:5 (profile base)"},
-    {  1, "write", "allow", "small.pol:23:5 (profile base)"},
-    {  3, "close", "allow", "small.pol:23:5 (profile base)"},
-    { 16, "ioctl", "errno(EPERM) if arg1.lo32 == 0x5412", "small.pol:25:5 (profile base)"},
-    { 16, "ioctl", "allow if arg1.lo32 == 0x5401", "small.pol:26:5 (profile base)"},
-    { 56, "clone", "errno(EPERM) if (arg0 & 0x10000000) == 0x10000000 || (arg0 & 0x40000000) == 0x40000000", "small.pol:24:5 (profile base)"},
-    { 56, "clone", "allow", "small.pol:23:5 (profile base)"},
-    {231, "exit_group", "allow", "small.pol:23:5 (profile base)"},
+    /* nr, name, action (and its condition, arguments as argN; .lo32: low 32 bits only), origin;
+     * then, in a comment, the statement as written in the policy */
+    {  0, "read", "allow", "small.pol:23:5 (profile base)"}, /* allow @io, exit_group, clone; */
+    {  1, "write", "allow", "small.pol:23:5 (profile base)"}, /* allow @io, exit_group, clone; */
+    {  3, "close", "allow", "small.pol:23:5 (profile base)"}, /* allow @io, exit_group, clone; */
+    { 16, "ioctl", "errno(EPERM) if arg1.lo32 == 0x5412", "small.pol:25:5 (profile base)"}, /* errno(EPERM) ioctl if cmd == TIOCSTI; */
+    { 16, "ioctl", "allow if arg1.lo32 == 0x5401", "small.pol:26:5 (profile base)"}, /* allow ioctl if cmd == TCGETS; */
+    { 56, "clone", "errno(EPERM) if (arg0 & 0x10000000) == 0x10000000 || (arg0 & 0x40000000) == 0x40000000", "small.pol:24:5 (profile base)"}, /* errno(EPERM) clone if (flags & NS) != 0; */
+    { 56, "clone", "allow", "small.pol:23:5 (profile base)"}, /* allow @io, exit_group, clone; */
+    {231, "exit_group", "allow", "small.pol:23:5 (profile base)"}, /* allow @io, exit_group, clone; */
 };
 
 static const struct cs_path_rule cs_profile_base_allowed_paths[3] = {
@@ -210,17 +211,18 @@ static const struct sock_filter cs_profile_child_one_filter[22] = {
  */
 
 static const struct cs_syscall_note cs_profile_child_one_syscalls[10] = {
-    /* nr, name, action (and its condition, arguments as argN; .lo32: low 32 bits only), origin */
-    {  0, "read", "allow", "small.pol:23:5 (profile base)"},
-    {  1, "write", "allow", "small.pol:23:5 (profile base)"},
-    {  3, "close", "allow", "small.pol:23:5 (profile base)"},
-    { 16, "ioctl", "errno(EPERM) if arg1.lo32 == 0x5412", "small.pol:25:5 (profile base)"},
-    { 16, "ioctl", "allow if arg1.lo32 == 0x5401", "small.pol:26:5 (profile base)"},
-    { 56, "clone", "errno(EPERM) if (arg0 & 0x10000000) == 0x10000000 || (arg0 & 0x40000000) == 0x40000000", "small.pol:24:5 (profile base)"},
-    { 56, "clone", "allow", "small.pol:23:5 (profile base)"},
-    { 87, "unlink", "allow", "small.pol:39:5 (profile child-one)"},
-    {101, "ptrace", "kill-process", "small.pol:40:5 (profile child-one)"},
-    {231, "exit_group", "allow", "small.pol:23:5 (profile base)"},
+    /* nr, name, action (and its condition, arguments as argN; .lo32: low 32 bits only), origin;
+     * then, in a comment, the statement as written in the policy */
+    {  0, "read", "allow", "small.pol:23:5 (profile base)"}, /* allow @io, exit_group, clone; */
+    {  1, "write", "allow", "small.pol:23:5 (profile base)"}, /* allow @io, exit_group, clone; */
+    {  3, "close", "allow", "small.pol:23:5 (profile base)"}, /* allow @io, exit_group, clone; */
+    { 16, "ioctl", "errno(EPERM) if arg1.lo32 == 0x5412", "small.pol:25:5 (profile base)"}, /* errno(EPERM) ioctl if cmd == TIOCSTI; */
+    { 16, "ioctl", "allow if arg1.lo32 == 0x5401", "small.pol:26:5 (profile base)"}, /* allow ioctl if cmd == TCGETS; */
+    { 56, "clone", "errno(EPERM) if (arg0 & 0x10000000) == 0x10000000 || (arg0 & 0x40000000) == 0x40000000", "small.pol:24:5 (profile base)"}, /* errno(EPERM) clone if (flags & NS) != 0; */
+    { 56, "clone", "allow", "small.pol:23:5 (profile base)"}, /* allow @io, exit_group, clone; */
+    { 87, "unlink", "allow", "small.pol:39:5 (profile child-one)"}, /* allow unlink; */
+    {101, "ptrace", "kill-process", "small.pol:40:5 (profile child-one)"}, /* kill-process ptrace; */
+    {231, "exit_group", "allow", "small.pol:23:5 (profile base)"}, /* allow @io, exit_group, clone; */
 };
 
 static const struct cs_path_rule cs_profile_child_one_allowed_paths[3] = {
