@@ -493,7 +493,11 @@ int cs_shared_open(const char *path, const struct cs_model_table *table, const s
     rc = -EPERM;
     goto fail;
   }
-  if (st.st_size == 0) {
+  /* Under the flock, a file without the magic is one whose creator died
+   * before finishing (nobody uses a file before its magic is set): make
+   * it again. */
+  if (st.st_size == 0 || ((size_t)st.st_size >= sizeof hdr && pread(fd, &hdr, sizeof hdr, 0) == (ssize_t)sizeof hdr &&
+                          hdr.magic == 0)) {
     rc = init_file(fd, table, opts, &size);
     if (rc)
       goto fail;
