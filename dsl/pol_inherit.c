@@ -30,11 +30,19 @@ static int pol_chain(struct pol_policy *pol, struct pol_delta *dl, struct pol_de
   for (struct pol_delta *cur = dl; cur;) {
     for (size_t i = 0; i < k; i++) {
       if (c[i] == cur) {
-        diag_error(&dl->decl->extends.loc, "profile '%s' extends itself through a cycle", dl->decl->name.text);
-        for (size_t j = 0; j < k; j++)
-          if (c[j]->decl->extends.text)
+        /* One report per cycle, from its first member reached; profiles
+         * in it or extending into it fail without repeating it. */
+        bool reported = false;
+        for (size_t j = i; j < k; j++) reported = reported || c[j]->visiting == 2;
+        if (!reported) {
+          diag_error(&c[i]->decl->extends.loc, "profile '%s' extends itself through a cycle",
+                     c[i]->decl->name.text);
+          for (size_t j = i; j < k; j++) {
             diag_note(&c[j]->decl->extends.loc, "'%s' extends '%s'", c[j]->decl->name.text,
                       c[j]->decl->extends.text);
+            c[j]->visiting = 2;
+          }
+        }
         free(c);
         return -EINVAL;
       }

@@ -57,7 +57,7 @@ struct pol_delta {
   struct pol_prepared *stmts;
   size_t nstmts;
   bool ok;       /* no error in this declaration */
-  int visiting;  /* inheritance walk: 0 new, 1 on the stack, 2 done */
+  int visiting;  /* 2 once an inheritance cycle through it was reported */
 };
 
 struct pol_policy {
