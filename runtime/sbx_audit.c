@@ -128,6 +128,7 @@ static json_t *sbx_audit_build(const struct sbx_audit_record *r, bool shorten, i
 
   sbx_set(o, "schema", json_integer(SBX_AUDIT_SCHEMA), bad);
   sbx_set_str(o, "time", when, SIZE_MAX, bad);
+  sbx_set_str(o, "sbx_version", r->sbx_version, SIZE_MAX, bad);
   sbx_set(o, "pid", json_integer(getpid()), bad);
   sbx_set(o, "uid", json_integer(getuid()), bad);
   sbx_set_str(o, "profile", r->profile, SIZE_MAX, bad);

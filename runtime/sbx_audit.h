@@ -53,6 +53,7 @@ struct sbx_audit_denial {
 
 struct sbx_audit_record {
   struct timespec start; /* CLOCK_REALTIME when sbx began the run */
+  const char *sbx_version; /* which sbx enforced it; may be NULL */
   const char *profile;
   const char *profile_alias;  /* may be NULL */
   const char *profile_source; /* "flag", "env", "default" */

@@ -144,6 +144,7 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
   memset(&res, 0, sizeof(res));
   memset(&adm, 0, sizeof(adm));
   clock_gettime(CLOCK_REALTIME, &rec.start);
+  rec.sbx_version = SBX_VERSION;
   rec.argv = o->cmd_argv;
   rec.argc = o->cmd_argc;
   rec.model = t->model->model_name;

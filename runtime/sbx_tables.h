@@ -17,8 +17,4 @@
 #define SBX_N_PROFILES cs_profiles_count
 #define SBX_MODEL cs_model_default
 
-#ifndef SBX_VERSION
-#define SBX_VERSION "0.1.0"
-#endif
-
 #endif

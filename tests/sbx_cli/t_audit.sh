@@ -14,6 +14,7 @@ lines = open(sys.argv[1]).read().splitlines()
 assert len(lines) == 1, lines
 r = json.loads(lines[0])
 assert r["schema"] == 1
+assert re.fullmatch(r"\d+\.\d+\.\d+", r["sbx_version"]), r["sbx_version"]
 assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", r["time"]), r["time"]
 assert r["profile"] == "strict" and r["profile_source"] == "flag"
 assert isinstance(r["tier"], str) and r["tier"]
