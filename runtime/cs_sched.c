@@ -343,11 +343,12 @@ int cs_sched_create(const struct cs_model_table *table, const struct cs_sched_op
     return -EINVAL;
   *out = NULL;
   rc = cs_table_check(table, !(opts && opts->skip_table_check), why, sizeof why);
-  if (rc) {
+  if (rc == -EPROTO) {
     fprintf(stderr, "cs_runtime: model table %s rejected: %s\n",
             table->model_name ? table->model_name : "?", why);
-    return rc;
   }
+  if (rc)
+    return rc;
   if (table->n_transitions > CS_SCHED_MAX_TRANSITIONS)
     return -EPROTO;
   /* sizeof is a multiple of the 64-byte alignment, as aligned_alloc wants. */

@@ -472,11 +472,12 @@ int cs_shared_open(const char *path, const struct cs_model_table *table, const s
     return -EINVAL;
   *out = NULL;
   rc = cs_table_check(table, true, why, sizeof why);
-  if (rc) {
+  if (rc == -EPROTO) {
     fprintf(stderr, "cs_runtime: model table %s rejected: %s\n", table->model_name ? table->model_name : "?",
             why);
-    return rc;
   }
+  if (rc)
+    return rc;
   /* O_NOFOLLOW: a symlink planted in the directory must not redirect the
    * state of every sandbox to a file of the attacker's choosing. */
   fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, opts && opts->mode ? opts->mode : 0600);

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int64_t arc_weight(const struct cs_model_arc *arcs, uint32_t lo, uint32_t hi, uint32_t place)
@@ -90,14 +91,24 @@ static int structural(const struct cs_model_table *t, char *why, size_t whylen)
 
 static int deep(const struct cs_model_table *t, char *why, size_t whylen)
 {
-  for (uint32_t s = 0; s < t->n_states; s++) {
+  /* The firing effect per transition and column, computed once: the
+   * check is then O(states x transitions x tracked places). */
+  int64_t *eff = calloc((size_t)t->n_transitions * t->n_tracked + 1, sizeof *eff);
+  int rc = 0;
+  if (!eff)
+    return -ENOMEM;
+  for (uint32_t tr = 0; tr < t->n_transitions; tr++)
+    for (uint32_t c = 0; c < t->n_tracked; c++)
+      eff[(size_t)tr * t->n_tracked + c] = cs_table_effect(t, tr, c);
+  for (uint32_t s = 0; s < t->n_states && rc == 0; s++) {
     const uint32_t *m = t->markings + (size_t)s * t->n_tracked;
     for (uint32_t c = 0; c < t->n_tracked; c++) {
       int64_t cap = t->place_capacities[t->tracked_places[c]];
       if (cap >= 0 && m[c] > cap) {
         snprintf(why, whylen, "state %u: place %s holds %u, capacity %lld", s,
                  t->place_names[t->tracked_places[c]], m[c], (long long)cap);
-        return -EPROTO;
+        rc = -EPROTO;
+        goto out;
       }
     }
     for (uint32_t tr = 0; tr < t->n_transitions; tr++) {
@@ -105,16 +116,20 @@ static int deep(const struct cs_model_table *t, char *why, size_t whylen)
       if (nx < 0)
         continue;
       const uint32_t *n = t->markings + (size_t)nx * t->n_tracked;
+      const int64_t *e = eff + (size_t)tr * t->n_tracked;
       for (uint32_t c = 0; c < t->n_tracked; c++)
-        if ((int64_t)n[c] != (int64_t)m[c] + cs_table_effect(t, tr, c)) {
-          snprintf(why, whylen, "next_state[%u][%s] = %d, but firing it changes place %s from %u to %lld, not %u",
-                   s, t->transition_names[tr], nx, t->place_names[t->tracked_places[c]], m[c],
-                   (long long)m[c] + (long long)cs_table_effect(t, tr, c), n[c]);
-          return -EPROTO;
+        if ((int64_t)n[c] != (int64_t)m[c] + e[c]) {
+          snprintf(why, whylen, "next_state[%u][%s] = %d has %s=%u, but the arcs take it from %u to %lld", s,
+                   t->transition_names[tr], nx, t->place_names[t->tracked_places[c]], n[c], m[c],
+                   (long long)m[c] + (long long)e[c]);
+          rc = -EPROTO;
+          goto out;
         }
     }
   }
-  return 0;
+out:
+  free(eff);
+  return rc;
 }
 
 int cs_table_check(const struct cs_model_table *t, bool deep_check, char *why, size_t whylen)

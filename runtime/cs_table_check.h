@@ -13,7 +13,8 @@
  * state of S or CS_DISABLED / CS_REFUSED, progress steps never refused,
  * completions are progress steps. With `deep`, also re-derives every
  * successor from the arcs and checks capacities (O(states x transitions x
- * places)). 0 or -EPROTO; the first problem is described in `why`. */
+ * places)). 0, -ENOMEM, or -EPROTO with the first problem described in
+ * `why`. */
 int cs_table_check(const struct cs_model_table *t, bool deep, char *why, size_t whylen);
 
 /* Whether transition t is the completion step of some admission. */
