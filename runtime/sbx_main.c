@@ -1,12 +1,34 @@
 /* sbx: run untrusted commands confined by a security profile, admitted by
  * the compiled scheduler, with an audit record (docs/sbx.1, docs/sbx.md). */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "sbx_cli.h"
 #include "sbx_confine.h"
 #include "sbx_run.h"
 #include "sbx_tables.h"
+
+/* A closed 0, 1 or 2 would be taken by the next open(): the audit log or
+ * the admission state would then receive our messages (or the command's
+ * output). They are pointed at /dev/null first; if even that fails sbx
+ * stops, since it could not promise where anything goes. */
+static int sbx_std_fds(void)
+{
+  for (int fd = 0; fd <= 2; fd++) {
+    if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+      continue;
+    int nfd = open("/dev/null", O_RDWR);
+    if (nfd != fd) {
+      if (nfd >= 0)
+        close(nfd);
+      return -1;
+    }
+  }
+  return 0;
+}
 
 int main(int argc, char *argv[])
 {
@@ -17,6 +39,8 @@ int main(int argc, char *argv[])
     .model = &SBX_MODEL,
   };
 
+  if (sbx_std_fds() != 0)
+    return SBX_EXIT_FAILURE;
   if (sbx_cli_parse(argc, argv, &o, stderr) != 0)
     return SBX_EXIT_FAILURE;
   switch (o.cmd) {

@@ -42,6 +42,11 @@ run_sbx run --audit "$LOG" -- ls "$(printf 'caf\xff')"
 [[ $(audit_field "$LOG" 'r["argv"][1]["hex"]') == 636166ff ]] && pass "non-UTF-8 argument as hex" || fail "non-UTF-8 argument lost"
 [[ $(stat -c %a "$LOG") == 600 ]] && pass "log mode 0600" || fail "log mode $(stat -c %a "$LOG")"
 
+# With stderr closed the log must not become fd 2 and swallow messages.
+"$SBX" run --audit "$LOG" --profile no-such -- true 2>&-
+python3 -c 'import json, sys; [json.loads(l) for l in open(sys.argv[1])]' "$LOG" &&
+  pass "closed stderr: the log still holds only records" || fail "closed stderr corrupted the log"
+
 # Concurrent runs: every line parses, one per run.
 before=$(wc -l <"$LOG")
 for i in $(seq 12); do "$SBX" run --audit "$LOG" -- true & done
