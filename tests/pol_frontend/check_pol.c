@@ -381,6 +381,40 @@ START_TEST(test_syscall_numbers_cross_checked) {
 }
 END_TEST
 
+START_TEST(test_every_action) {
+  static const struct {
+    const char *written, *text;
+    enum sc_action_kind kind;
+    unsigned data;
+  } acts[] = {
+      {"allow", "allow", SC_ACT_ALLOW, 0},
+      {"log", "log", SC_ACT_LOG, 0},
+      {"kill-process", "kill-process", SC_ACT_KILL_PROCESS, 0},
+      {"kill-thread", "kill-thread", SC_ACT_KILL_THREAD, 0},
+      {"trap", "trap", SC_ACT_TRAP, 0},
+      {"trap(7)", "trap(7)", SC_ACT_TRAP, 7},
+      {"notify", "notify", SC_ACT_NOTIFY, 0},
+      {"trace(3)", "trace(3)", SC_ACT_TRACE, 3},
+      {"errno(EPERM)", "errno(EPERM)", SC_ACT_ERRNO, EPERM},
+      {"errno(38)", "errno(ENOSYS)", SC_ACT_ERRNO, ENOSYS},
+      {"errno(4095)", "errno(4095)", SC_ACT_ERRNO, 4095},
+  };
+  for (size_t i = 0; i < sizeof acts / sizeof acts[0]; i++) {
+    char text[512];
+    snprintf(text, sizeof text, "profile p { " LIMITS " syscalls { default %s; %s getpid; } }", acts[i].written,
+             acts[i].written);
+    struct pol_policy *pol = load(text);
+    ck_assert_msg(pol != NULL, "%s", acts[i].written);
+    const struct pol_profile *p = pol_profile_at(pol, 0);
+    ck_assert_str_eq(p->default_text, acts[i].text);
+    ck_assert_int_eq(p->default_action.kind, acts[i].kind);
+    ck_assert_uint_eq(p->default_action.data, acts[i].data);
+    ck_assert_str_eq(rule_at(p, "getpid", 0)->action_text, acts[i].text);
+    pol_policy_free(pol);
+  }
+}
+END_TEST
+
 static Suite *pol_suite(void) {
   Suite *s = suite_create("pol");
   TCase *tc = tcase_create("frontend");
@@ -398,6 +432,7 @@ static Suite *pol_suite(void) {
   tcase_add_test(tc, test_errors_fail_closed);
   tcase_add_test(tc, test_lowered_ruleset);
   tcase_add_test(tc, test_syscall_numbers_cross_checked);
+  tcase_add_test(tc, test_every_action);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -104,6 +104,15 @@ check "--check --json lists the four profiles" sh -c "grep -c '\"filter_instruct
 (cd "$root" && "$pnetc" -q -o "$work/c" --depfile "$work/c/profiles.d" models/profiles.pol) || fail=$((fail + 1))
 check "--depfile names the included library" grep -q "^  $root/models/stdlib/syscalls.pol" "$work/c/profiles.d"
 
+# OCI export (gen/emit_oci.c): every seed profile can be said in OCI terms
+# (the exporter splits first-match rules into disjoint, order-free entries
+# or refuses); an unknown profile is an error that writes nothing.
+for p in strict standard permissive hardened; do
+  (cd "$root" && "$pnetc" --emit oci --profile $p -o "$work/c/$p.json" models/profiles.pol)
+  check "--emit oci $p" grep -q '"defaultAction"' "$work/c/$p.json"
+done
+check "... the TIOCSTI refusal is in permissive's export" grep -q '"valueTwo": 21522' "$work/c/permissive.json"
+
 # The tiers a profile may name are those of the scheduler model.
 tiers=$(grep -o 'family tiers = {[^}]*}' "$root/models/default.pnet" | sed -E 's/.*\{//; s/\}//; s/: *[0-9]+//g; s/ //g')
 check "tiers match models/default.pnet ($tiers)" test "$tiers" = "v8,seccomp,wasm,tee"
