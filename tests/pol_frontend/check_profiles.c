@@ -4,7 +4,8 @@
  *   2. the compiled BPF program run in the userspace interpreter
  *      (verify/bpf_interp.h), which must agree with (1) on every system
  *      call number and on argument values around every condition,
- *   3. (check_profiles_kernel.c) the real kernel.
+ *   3. (check_profiles_kernel.c) the real kernel,
+ * and the OCI export read back as runc would apply it decides the same.
  * argv[1]: path of models/profiles.pol. */
 #include <check.h>
 #include <errno.h>
@@ -17,9 +18,12 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "bpf_gen.h"
 #include "bpf_interp.h"
+#include "emit_oci.h"
+#include "oci_import.h"
 #include "pol.h"
 
 static const char *policy_path;
@@ -188,6 +192,49 @@ START_TEST(test_bpf_agrees_with_rules) {
 }
 END_TEST
 
+/* The OCI export of each profile, read back the way runc + libseccomp
+ * would apply it (dsl/oci_import.h), decides like the profile on every
+ * number and around every condition. */
+START_TEST(test_oci_round_trip) {
+  const struct pol_profile *p = pol_profile_at(pol, (size_t)_i);
+  struct sc_ruleset rs, back = {0};
+  struct diag_source *src = NULL;
+  struct oci_import_report rep = {0};
+  char path[] = "/tmp/pol_oci_XXXXXX";
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  FILE *f = fdopen(fd, "w");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_int_eq(pol_lower(p, &rs), 0);
+  ck_assert_msg(oci_export_ruleset(f, &rs) == 0, "%s: export refused", p->name);
+  ck_assert_int_eq(fclose(f), 0);
+  ck_assert_msg(oci_import_file(path, &src, &back, &rep) == 0, "%s: import failed", p->name);
+  unlink(path);
+  for (int nr = -1; nr < 600; nr++) {
+    struct seccomp_data sd = {.nr = nr, .arch = AUDIT_ARCH_X86_64};
+    ck_assert_msg(sc_ruleset_eval(&rs, &sd) == sc_ruleset_eval(&back, &sd), "%s nr %d", p->name, nr);
+  }
+  for (uint32_t r = 0; r < rs.nrules; r++) {
+    for (uint32_t k = 0; k < rs.rules[r].nclauses; k++) {
+      for (uint32_t j = 0; j < rs.rules[r].clauses[k].nconds; j++) {
+        const struct sc_cond *cd = &rs.rules[r].clauses[k].conds[j];
+        const uint64_t probes[] = {cd->value, cd->value + 1, cd->value | (1ull << 32), cd->mask, 0, UINT64_MAX};
+        for (size_t q = 0; q < sizeof probes / sizeof probes[0]; q++) {
+          struct seccomp_data sd = {.nr = rs.rules[r].nr, .arch = AUDIT_ARCH_X86_64};
+          sd.args[cd->arg] = probes[q];
+          ck_assert_msg(sc_ruleset_eval(&rs, &sd) == sc_ruleset_eval(&back, &sd), "%s %s arg%u=0x%llx", p->name,
+                        rs.rules[r].name, cd->arg, (unsigned long long)probes[q]);
+        }
+      }
+    }
+  }
+  sc_ruleset_free(&rs);
+  sc_ruleset_free(&back);
+  oci_import_report_free(&rep);
+  diag_source_free(src);
+}
+END_TEST
+
 /* Settings the seed description fixes. */
 START_TEST(test_seed_settings) {
   const struct pol_profile *s = pol_profile_find(pol, "WORKSPACE_WRITE");
@@ -263,6 +310,7 @@ int main(int argc, char **argv) {
   tcase_add_loop_test(tc, test_terminal_injection_everywhere, 0, 4);
   tcase_add_loop_test(tc, test_network_by_profile, 0, 4);
   tcase_add_loop_test(tc, test_bpf_agrees_with_rules, 0, 4);
+  tcase_add_loop_test(tc, test_oci_round_trip, 0, 4);
   tcase_add_test(tc, test_seed_settings);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
