@@ -79,16 +79,7 @@ static void pnr_unmap(void *p, size_t bytes) {
 
 /* ---- packed store ------------------------------------------------------ */
 
-static inline uint64_t pnr_mask_bits(uint64_t n) {
-  return n >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1;
-}
 
-static inline uint64_t pnr_read_bits(const uint64_t *store, uint64_t off, uint64_t n) {
-  uint64_t w = off >> 6, sh = off & 63;
-  uint64_t v = store[w] >> sh;
-  if (sh + n > 64) v |= store[w + 1] << (64 - sh);
-  return v & pnr_mask_bits(n);
-}
 
 static inline void pnr_write_bits(uint64_t *store, uint64_t off, uint64_t n, uint64_t v) {
   uint64_t w = off >> 6, sh = off & 63;
@@ -101,15 +92,6 @@ static inline void pnr_write_bits(uint64_t *store, uint64_t off, uint64_t n, uin
   }
 }
 
-void pnr_load(const struct pn_analysis *a, uint64_t s, uint64_t *buf) {
-  uint64_t off = s * a->lay.bits, left = a->lay.bits;
-  for (uint32_t i = 0; i < a->lay.nwords; i++) {
-    uint64_t n = left < 64 ? left : 64;
-    buf[i] = n ? pnr_read_bits(a->store, off, n) : 0;
-    off += n;
-    left -= n;
-  }
-}
 
 static void pnr_store_state(struct pn_analysis *a, uint64_t s, const uint64_t *buf) {
   uint64_t off = s * a->lay.bits, left = a->lay.bits;
@@ -121,11 +103,6 @@ static void pnr_store_state(struct pn_analysis *a, uint64_t s, const uint64_t *b
   }
 }
 
-void pnr_decode(const struct pn_analysis *a, const uint64_t *buf, uint32_t *tokens) {
-  const struct pnr_layout *l = &a->lay;
-  for (uint32_t i = 0; i < a->ntracked; i++)
-    tokens[i] = (uint32_t)((buf[l->word[i]] >> l->shift[i]) & l->mask[i]);
-}
 
 void pnr_encode(const struct pn_analysis *a, const uint32_t *tokens, uint64_t *buf) {
   const struct pnr_layout *l = &a->lay;
@@ -159,59 +136,13 @@ static void pnr_layout_compute(struct pnr_layout *l, uint32_t n) {
 
 /* ---- hash table ---------------------------------------------------------- */
 
-static inline uint64_t pnr_hash(const uint64_t *buf, uint32_t n) {
-  uint64_t h = UINT64_C(0x9e3779b97f4a7c15) ^ n;
-  for (uint32_t i = 0; i < n; i++) {
-    h ^= buf[i];
-    h *= UINT64_C(0xbf58476d1ce4e5b9);
-    h ^= h >> 31;
-  }
-  h *= UINT64_C(0x94d049bb133111eb);
-  h ^= h >> 29;
-  return h;
-}
 
-static inline bool pnr_equal(const struct pn_analysis *a, uint64_t s, const uint64_t *buf) {
-  uint64_t off = s * a->lay.bits, left = a->lay.bits;
-  for (uint32_t i = 0; i < a->lay.nwords; i++) {
-    uint64_t n = left < 64 ? left : 64;
-    if (n && pnr_read_bits(a->store, off, n) != buf[i]) return false;
-    off += n;
-    left -= n;
-  }
-  return true;
-}
 
-static inline uint32_t pnr_fingerprint(const struct pn_analysis *a, uint64_t h) {
-  unsigned fbits = 32 - a->idx_bits;
-  return fbits ? (uint32_t)(h >> (64 - fbits)) : 0;
-}
 
 static inline uint32_t pnr_entry(const struct pn_analysis *a, uint64_t h, uint64_t s) {
   return (uint32_t)((uint64_t)pnr_fingerprint(a, h) << a->idx_bits) | (uint32_t)(s + 1);
 }
 
-/* Slot holding buf (hash h), or the empty slot where it belongs; *found
- * tells which, *index gives the state. */
-static inline uint64_t pnr_probe(const struct pn_analysis *a, const uint64_t *buf, uint64_t h,
-                                 bool *found, uint64_t *index) {
-  uint64_t i = h & a->table_mask;
-  uint32_t fp = pnr_fingerprint(a, h);
-  uint64_t imask = pnr_mask_bits(a->idx_bits);
-  for (;;) {
-    uint32_t e = a->table[i];
-    if (!e) {
-      *found = false;
-      return i;
-    }
-    if ((uint32_t)((uint64_t)e >> a->idx_bits) == fp && pnr_equal(a, (e & imask) - 1, buf)) {
-      *found = true;
-      *index = (e & imask) - 1;
-      return i;
-    }
-    i = (i + 1) & a->table_mask;
-  }
-}
 
 int64_t pnr_lookup(const struct pn_analysis *a, const uint64_t *buf) {
   bool found;
@@ -220,20 +151,8 @@ int64_t pnr_lookup(const struct pn_analysis *a, const uint64_t *buf) {
   return found ? (int64_t)s : -1;
 }
 
-uint64_t pnr_state_hash(const struct pn_analysis *a, const uint64_t *buf) {
-  return pnr_hash(buf, a->lay.nwords);
-}
 
-void pnr_prefetch(const struct pn_analysis *a, uint64_t h) {
-  __builtin_prefetch(&a->table[h & a->table_mask]);
-}
 
-int64_t pnr_lookup_hashed(const struct pn_analysis *a, const uint64_t *buf, uint64_t h) {
-  bool found;
-  uint64_t s = 0;
-  pnr_probe(a, buf, h, &found, &s);
-  return found ? (int64_t)s : -1;
-}
 
 bool pnr_fits_tokens(const struct pn_analysis *a, const uint32_t *tokens) {
   return pnr_fits(a, tokens);
@@ -537,13 +456,10 @@ static int pnr_make_fit(struct pn_analysis *a, const uint32_t *tokens) {
 /* Adds the marking packed in buf with hash h, if it is new. tokens is the
  * same marking decoded, or NULL to decode it only when it is new (most
  * successors are not: decoding them all would be wasted work). */
-static int pnr_insert_packed(struct pn_analysis *a, const uint32_t *tokens, const uint64_t *buf,
-                             uint64_t h) {
+static int pnr_add_at(struct pn_analysis *a, const uint32_t *tokens, const uint64_t *buf,
+                      uint64_t h, uint64_t slot) {
   int rc;
-  bool found;
-  uint64_t s = 0;
-  uint64_t slot = pnr_probe(a, buf, h, &found, &s);
-  if (found) return 0;
+  uint64_t s;
   if (a->nstates >= a->max_states) {
     diag_error(NULL,
                "%s: the state space has more than %" PRIu64
@@ -572,6 +488,14 @@ static int pnr_insert_packed(struct pn_analysis *a, const uint32_t *tokens, cons
   }
   pnr_assert_visit(a, s, tokens);
   return 0;
+}
+
+static int pnr_insert_packed(struct pn_analysis *a, const uint32_t *tokens, const uint64_t *buf,
+                             uint64_t h) {
+  bool found;
+  uint64_t s = 0;
+  uint64_t slot = pnr_probe(a, buf, h, &found, &s);
+  return found ? 0 : pnr_add_at(a, tokens, buf, h, slot);
 }
 
 static int pnr_insert(struct pn_analysis *a, const uint32_t *tokens) {
@@ -657,8 +581,13 @@ static int pnr_insert_batch(struct pn_analysis *a, const struct pnr_batch *b, un
     }
     if (b->start[i] == b->start[i + 1]) pnr_set(a->dead, s);
     a->edges += b->start[i + 1] - b->start[i];
-    for (uint32_t k = b->start[i]; k < b->start[i + 1]; k++)
-      if ((rc = pnr_insert_packed(a, NULL, buf + (size_t)k * nw, hash[k]))) return rc;
+    for (uint32_t k = b->start[i]; k < b->start[i + 1]; k++) {
+      /* Most successors were seen before: probe inline, add out of line. */
+      bool found;
+      uint64_t old;
+      uint64_t at = pnr_probe(a, buf + (size_t)k * nw, hash[k], &found, &old);
+      if (!found && (rc = pnr_add_at(a, NULL, buf + (size_t)k * nw, hash[k], at))) return rc;
+    }
   }
   return 0;
 }

@@ -117,19 +117,12 @@ struct pn_analysis {
   size_t succ_cap;
 };
 
-/* Unpacks state s into buf (lay.nwords words). */
-void pnr_load(const struct pn_analysis *a, uint64_t s, uint64_t *buf);
-void pnr_decode(const struct pn_analysis *a, const uint64_t *buf, uint32_t *tokens);
 void pnr_encode(const struct pn_analysis *a, const uint32_t *tokens, uint64_t *buf);
 /* Index of the packed state buf, or -1 when it was never reached. */
 int64_t pnr_lookup(const struct pn_analysis *a, const uint64_t *buf);
 /* Index of the marking tokens (which may exceed the current widths), or -1. */
 int64_t pnr_lookup_tokens(const struct pn_analysis *a, const uint32_t *tokens, uint64_t *scratch);
 
-/* Batched lookups: hash, prefetch the slot, then look up. */
-uint64_t pnr_state_hash(const struct pn_analysis *a, const uint64_t *buf);
-void pnr_prefetch(const struct pn_analysis *a, uint64_t h);
-int64_t pnr_lookup_hashed(const struct pn_analysis *a, const uint64_t *buf, uint64_t h);
 bool pnr_fits_tokens(const struct pn_analysis *a, const uint32_t *tokens);
 /* Prefetches the stored keys of hash[0..n) (after their slots). */
 void pnr_prefetch_keys(const struct pn_analysis *a, const uint64_t *hash, uint32_t n);
@@ -174,6 +167,100 @@ bool pnr_fire(const struct pnr_trans *t, const uint32_t *tokens, uint32_t *next,
 int pnr_compute_safe(struct pn_analysis *a);
 /* pn_trace.c */
 int pnr_level_of(const struct pn_analysis *a, uint64_t s);
+
+/* ---- hot paths, inline in both the forward and the backward search ---- */
+
+static inline uint64_t pnr_mask_bits(uint64_t n) {
+  return n >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1;
+}
+
+static inline uint64_t pnr_read_bits(const uint64_t *store, uint64_t off, uint64_t n) {
+  uint64_t w = off >> 6, sh = off & 63;
+  uint64_t v = store[w] >> sh;
+  if (sh + n > 64) v |= store[w + 1] << (64 - sh);
+  return v & pnr_mask_bits(n);
+}
+
+static inline void pnr_load(const struct pn_analysis *a, uint64_t s, uint64_t *buf) {
+  uint64_t off = s * a->lay.bits, left = a->lay.bits;
+  for (uint32_t i = 0; i < a->lay.nwords; i++) {
+    uint64_t n = left < 64 ? left : 64;
+    buf[i] = n ? pnr_read_bits(a->store, off, n) : 0;
+    off += n;
+    left -= n;
+  }
+}
+
+static inline void pnr_decode(const struct pn_analysis *a, const uint64_t *buf, uint32_t *tokens) {
+  const struct pnr_layout *l = &a->lay;
+  for (uint32_t i = 0; i < a->ntracked; i++)
+    tokens[i] = (uint32_t)((buf[l->word[i]] >> l->shift[i]) & l->mask[i]);
+}
+
+static inline uint64_t pnr_hash(const uint64_t *buf, uint32_t n) {
+  uint64_t h = UINT64_C(0x9e3779b97f4a7c15) ^ n;
+  for (uint32_t i = 0; i < n; i++) {
+    h ^= buf[i];
+    h *= UINT64_C(0xbf58476d1ce4e5b9);
+    h ^= h >> 31;
+  }
+  h *= UINT64_C(0x94d049bb133111eb);
+  h ^= h >> 29;
+  return h;
+}
+
+static inline bool pnr_equal(const struct pn_analysis *a, uint64_t s, const uint64_t *buf) {
+  uint64_t off = s * a->lay.bits, left = a->lay.bits;
+  for (uint32_t i = 0; i < a->lay.nwords; i++) {
+    uint64_t n = left < 64 ? left : 64;
+    if (n && pnr_read_bits(a->store, off, n) != buf[i]) return false;
+    off += n;
+    left -= n;
+  }
+  return true;
+}
+
+static inline uint32_t pnr_fingerprint(const struct pn_analysis *a, uint64_t h) {
+  unsigned fbits = 32 - a->idx_bits;
+  return fbits ? (uint32_t)(h >> (64 - fbits)) : 0;
+}
+
+/* Slot holding buf (hash h), or the empty slot where it belongs; *found
+ * tells which, *index gives the state. */
+static inline uint64_t pnr_probe(const struct pn_analysis *a, const uint64_t *buf, uint64_t h,
+                                 bool *found, uint64_t *index) {
+  uint64_t i = h & a->table_mask;
+  uint32_t fp = pnr_fingerprint(a, h);
+  uint64_t imask = pnr_mask_bits(a->idx_bits);
+  for (;;) {
+    uint32_t e = a->table[i];
+    if (!e) {
+      *found = false;
+      return i;
+    }
+    if ((uint32_t)((uint64_t)e >> a->idx_bits) == fp && pnr_equal(a, (e & imask) - 1, buf)) {
+      *found = true;
+      *index = (e & imask) - 1;
+      return i;
+    }
+    i = (i + 1) & a->table_mask;
+  }
+}
+
+static inline uint64_t pnr_state_hash(const struct pn_analysis *a, const uint64_t *buf) {
+  return pnr_hash(buf, a->lay.nwords);
+}
+
+static inline void pnr_prefetch(const struct pn_analysis *a, uint64_t h) {
+  __builtin_prefetch(&a->table[h & a->table_mask]);
+}
+
+static inline int64_t pnr_lookup_hashed(const struct pn_analysis *a, const uint64_t *buf, uint64_t h) {
+  bool found;
+  uint64_t s = 0;
+  pnr_probe(a, buf, h, &found, &s);
+  return found ? (int64_t)s : -1;
+}
 
 static inline bool pnr_bit(const uint64_t *set, uint64_t i) {
   return (set[i >> 6] >> (i & 63)) & 1u;
