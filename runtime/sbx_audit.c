@@ -340,7 +340,7 @@ int sbx_audit_append(struct sbx_audit *a, const struct sbx_audit_record *r, FILE
   len = strlen(line);
   rc = sbx_audit_room(a->fd, len, a->path, err);
   if (rc != 0)
-    goto lost;
+    goto cleanup;
   /* One write of the whole line: with O_APPEND the kernel positions and
    * writes it under the inode lock, so concurrent sbx never interleave. A
    * short write is only possible when the file system fails; retrying the
@@ -349,24 +349,23 @@ int sbx_audit_append(struct sbx_audit *a, const struct sbx_audit_record *r, FILE
   if (w < 0) {
     rc = -errno;
     fprintf(err, "sbx: error: audit log %s: write: %s\n", a->path, strerror(-rc));
-    goto lost;
+    goto cleanup;
   }
   if ((size_t)w != len) {
     rc = -ENOSPC;
     fprintf(err, "sbx: error: audit log %s: short write (%zd of %zu bytes)\n", a->path, w, len);
-    goto lost;
+    goto cleanup;
   }
   /* The record is the proof the run happened: make it durable before sbx
    * reports the command's status. */
   if (fdatasync(a->fd) != 0 && errno != EINVAL) {
     rc = -errno;
     fprintf(err, "sbx: error: audit log %s: fdatasync: %s\n", a->path, strerror(-rc));
-    goto lost;
   }
-  goto cleanup;
-lost:
-  fprintf(err, "sbx: audit record not written, here it is: %s", line);
 cleanup:
+  /* A record that could not be stored is still shown, not lost. */
+  if (rc != 0 && line)
+    fprintf(err, "sbx: audit record not written, here it is: %s", line);
   free(line);
   return rc;
 }
