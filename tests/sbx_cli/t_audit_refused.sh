@@ -47,6 +47,20 @@ if unshare -m true 2>/dev/null; then
   grep -q "read-only\|Read-only" "$T/err.ro" 2>/dev/null && pass "read-only named" || fail "read-only not named: $(cat "$T/err.ro" 2>/dev/null)"
   grep -q "bytes free" "$T/err.full" 2>/dev/null && pass "full disk named" || fail "full disk not named: $(cat "$T/err.full" 2>/dev/null)"
   [[ $(wc -l <"$T/mnt.out") == 2 ]] || fail "mount cases did not run: $(cat "$T/mnt.out")"
+
+  # The command itself fills the log's file system: the record can no
+  # longer be stored, which is an error (125) that shows the record on
+  # stderr instead of losing it.
+  mkdir "$T/fill"
+  unshare -m bash -c '
+    mount -t tmpfs -o size=512k tmpfs "$1/fill" && mkdir "$1/fill/ws" &&
+    "$2" run --profile "$3" --workspace "$1/fill/ws" --audit "$1/fill/audit.jsonl" -- \
+      dd if=/dev/zero of="$1/fill/ws/big" bs=4k 2>"$1/fill.err" >/dev/null
+    echo "$?" >"$1/fill.rc"' _ "$T" "$SBX" "$writer" >/dev/null 2>&1
+  [[ $(cat "$T/fill.rc" 2>/dev/null) == 125 ]] && pass "log filled during the run: exit 125" ||
+    fail "log filled during the run: exit $(cat "$T/fill.rc" 2>/dev/null): $(cat "$T/fill.err" 2>/dev/null)"
+  grep -q "audit record not written, here it is: {" "$T/fill.err" &&
+    pass "the unstored record is shown on stderr" || fail "record lost: $(cat "$T/fill.err" 2>/dev/null)"
 else
   echo "note: no mount namespace; read-only and full file system cases not run" >&2
 fi
