@@ -138,6 +138,12 @@ static void pnetc_net_summary(FILE *out, const struct pn_net *net, const struct 
     const struct pn_assert_result *r = pn_analysis_assertion(a, i);
     fprintf(out, "    %-4s %-11s %s%s\n", r->holds ? "ok" : "FAIL", pnetc_net_assert_kind(as->kind),
             as->text ? as->text : "", as->implicit ? " (implicit)" : "");
+    if (r->holds && as->kind == PN_ASSERT_REACHABLE && (r->trace || r->witness >= 0)) {
+      /* How it is reachable: the check a reader would otherwise redo by hand. */
+      fprintf(out, "         witness (%" PRIu32 " step%s): ", r->ntrace, r->ntrace == 1 ? "" : "s");
+      pnetc_net_trace(out, net, r->trace, r->ntrace);
+      fputc('\n', out);
+    }
     if (!r->holds && (r->trace || r->witness >= 0)) {
       fprintf(out, "         shortest firing sequence (%" PRIu32 " step%s): ", r->ntrace,
               r->ntrace == 1 ? "" : "s");
