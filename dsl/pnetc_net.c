@@ -188,15 +188,6 @@ static int pnetc_net_report_failures(const struct pn_net *net, const struct pn_a
   return failed;
 }
 
-static int pnetc_net_depfile(FILE *out, const struct pn_net *net, const char *target) {
-  const char **deps = malloc((net->nsources ? net->nsources : 1) * sizeof *deps);
-  if (!deps) return -ENOMEM;
-  for (uint32_t i = 0; i < net->nsources; i++) deps[i] = net->sources[i]->path;
-  int rc = out_file_write_depfile(out, target, deps, net->nsources);
-  free(deps);
-  return rc;
-}
-
 static char *pnetc_net_join(const char *dir, const char *name, const char *ext) {
   size_t len = strlen(dir) + strlen(name) + strlen(ext) + 2;
   char *r = malloc(len);
@@ -242,6 +233,7 @@ int pnetc_run_net(const struct pnetc_options *o) {
   struct out_file *files[3] = {NULL, NULL, NULL};
   size_t nfiles = 0;
   char *ident = NULL, *c_path = NULL, *h_path = NULL, *h_name = NULL, *target = NULL;
+  const char **deps = NULL;
   int64_t *tokens = NULL;
   int rc, exit_code = PNETC_EXIT_INPUT, failed = 0;
 
@@ -346,12 +338,13 @@ commit:
     rc = -ENOMEM;
     goto fail;
   }
-  if (o->depfile) {
-    if ((rc = out_file_open(o->depfile, &files[nfiles])) != 0) goto fail;
-    nfiles++;
-    if ((rc = pnetc_net_depfile(out_file_stream(files[nfiles - 1]), net, target)) != 0) goto fail;
+  deps = malloc((net->nsources ? net->nsources : 1) * sizeof *deps);
+  if (!deps) {
+    rc = -ENOMEM;
+    goto fail;
   }
-  rc = out_file_commit_all(files, nfiles);
+  for (uint32_t i = 0; i < net->nsources; i++) deps[i] = net->sources[i]->path;
+  rc = out_file_commit_group(files, nfiles, o->depfile, target, deps, net->nsources);
   nfiles = 0;
   if (rc != 0) {
     exit_code = pnetc_net_exit_for(rc); /* out_file named the file and the reason */
@@ -374,6 +367,7 @@ cleanup:
   free(h_path);
   free(h_name);
   free(target);
+  free(deps);
   free(tokens);
   pn_analysis_free(a);
   pn_net_free(net);

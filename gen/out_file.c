@@ -251,3 +251,33 @@ int out_file_write_depfile(FILE *out, const char *target, const char *const *dep
   }
   return ferror(out) ? -EIO : 0;
 }
+
+int out_file_commit_group(struct out_file **files, size_t n, const char *depfile,
+                          const char *target, const char *const *deps, size_t ndeps) {
+  struct out_file **all = NULL;
+  int rc = 0;
+  if (!depfile) return out_file_commit_all(files, n);
+  all = calloc(n + 1, sizeof *all);
+  if (!all) {
+    rc = -ENOMEM;
+    goto fail;
+  }
+  if ((rc = out_file_open(depfile, &all[n])) != 0) goto fail;
+  if ((rc = out_file_write_depfile(out_file_stream(all[n]), target, deps, ndeps)) != 0) {
+    out_file_abort(all[n]);
+    goto fail;
+  }
+  for (size_t i = 0; i < n; i++) all[i] = files[i];
+  rc = out_file_commit_all(all, n + 1);
+  for (size_t i = 0; i < n; i++) files[i] = NULL;
+  free(all);
+  return rc;
+
+fail:
+  for (size_t i = 0; i < n; i++) {
+    out_file_abort(files[i]);
+    files[i] = NULL;
+  }
+  free(all);
+  return rc;
+}

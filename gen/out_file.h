@@ -44,4 +44,12 @@ void out_file_abort(struct out_file *f);
  * doubled. Returns 0 or -EIO (the stream reported an error). */
 int out_file_write_depfile(FILE *out, const char *target, const char *const *deps, size_t ndeps);
 
+/* The usual ending of a pnetc back end: when depfile is not NULL, writes
+ * the dependency list of target to it (out_file_write_depfile) and commits
+ * it in one group with files[0..n) (out_file_commit_all), so a build never
+ * sees a depfile promising outputs that were not written. Always frees
+ * every entry of files; 0 or a negative errno. */
+int out_file_commit_group(struct out_file **files, size_t n, const char *depfile,
+                          const char *target, const char *const *deps, size_t ndeps);
+
 #endif

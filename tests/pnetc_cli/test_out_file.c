@@ -137,6 +137,25 @@ START_TEST(test_device_written_in_place) {
 }
 END_TEST
 
+/* Outputs and depfile together, or neither. */
+START_TEST(test_commit_group_with_depfile) {
+  struct out_file *g[1];
+  const char *deps[] = {"/nonexistent/model.pnet"};
+  ck_assert_int_eq(out_file_open(path_in("t.json"), &g[0]), 0);
+  fputs("{}\n", out_file_stream(g[0]));
+  ck_assert_int_lt(out_file_commit_group(g, 1, path_in("no/dir/t.d"), "t.json", deps, 1), 0);
+  ck_assert_int_ne(access(path_in("t.json"), F_OK), 0);
+  ck_assert_int_eq(leftovers(), 0);
+
+  ck_assert_int_eq(out_file_open(path_in("t.json"), &g[0]), 0);
+  fputs("{}\n", out_file_stream(g[0]));
+  ck_assert_int_eq(out_file_commit_group(g, 1, path_in("t.d"), "/out/t.json", deps, 1), 0);
+  ck_assert_str_eq(slurp(path_in("t.json")), "{}\n");
+  ck_assert_str_eq(slurp(path_in("t.d")), "/out/t.json: \\\n  /nonexistent/model.pnet\n\n/nonexistent/model.pnet:\n");
+  ck_assert_int_eq(leftovers(), 0);
+}
+END_TEST
+
 START_TEST(test_depfile_escapes) {
   char *buf = NULL;
   size_t len = 0;
@@ -160,6 +179,7 @@ int main(void) {
   tcase_add_test(tc, test_missing_directory);
   tcase_add_test(tc, test_symlink_target_replaced);
   tcase_add_test(tc, test_device_written_in_place);
+  tcase_add_test(tc, test_commit_group_with_depfile);
   tcase_add_test(tc, test_depfile_escapes);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
