@@ -44,8 +44,12 @@ wall_seconds() {
     awk -F: '{ if (NF == 3) print $1*3600 + $2*60 + $3; else print $1*60 + $2 }'
 }
 rss_kib() { sed -n 's/.*Maximum resident set size (kbytes): //p' "$1"; }
+# User + system CPU seconds: less sensitive than wall time to other load.
+cpu_seconds() {
+  awk -F': ' '/User time \(seconds\)|System time \(seconds\)/ { t += $2 } END { print t }' "$1"
+}
 
-printf '%-10s %-36s %12s %9s %12s %10s %8s\n' model tool states wall_s states/s peak_MiB B/state
+printf '%-10s %-34s %10s %8s %8s %10s %9s %8s\n' model tool states wall_s cpu_s states/s peak_MiB B/state
 for model in "kanban 5" "fms 5"; do
   set -- $model
   name=$1-$2
@@ -55,6 +59,7 @@ for model in "kanban 5" "fms 5"; do
   ours_states=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["states"])' "$work/out")
   ours_wall=$(wall_seconds "$work/tv")
   ours_rss=$(rss_kib "$work/tv")
+  ours_cpu=$(cpu_seconds "$work/tv")
 
   "$pnetc" --emit promela -o "$work/$name.pml" "$work/$name.pnml"
   mkdir -p "$work/spin_$name"
@@ -64,14 +69,16 @@ for model in "kanban 5" "fms 5"; do
   spin_states=$(sed -n 's/^ *\([0-9][0-9]*\) states, stored.*/\1/p' "$work/out")
   spin_wall=$(wall_seconds "$work/tv")
   spin_rss=$(rss_kib "$work/tv")
+  spin_cpu=$(cpu_seconds "$work/tv")
 
-  for row in "pnetc --check --json|$ours_states|$ours_wall|$ours_rss" \
-             "spin pan -DBFS -DSAFETY (peer)|$spin_states|$spin_wall|$spin_rss"; do
-    IFS='|' read -r tool states wall rss <<<"$row"
-    awk -v m="$name" -v t="$tool" -v s="$states" -v w="$wall" -v r="$rss" 'BEGIN {
-      printf "%-10s %-36s %12d %9.2f %12.0f %10.1f %8.1f\n", m, t, s, w, s / w, r / 1024, r * 1024 / s }'
+  for row in "pnetc --check --json|$ours_states|$ours_wall|$ours_cpu|$ours_rss" \
+             "spin pan -DBFS -DSAFETY (peer)|$spin_states|$spin_wall|$spin_cpu|$spin_rss"; do
+    IFS='|' read -r tool states wall cpu rss <<<"$row"
+    awk -v m="$name" -v t="$tool" -v s="$states" -v w="$wall" -v c="$cpu" -v r="$rss" 'BEGIN {
+      printf "%-10s %-34s %10d %8.2f %8.2f %10.0f %9.1f %8.1f\n", m, t, s, w, c, s / w, r / 1024, r * 1024 / s }'
   done
-  awk -v a="$ours_wall" -v b="$spin_wall" -v m="$name" 'BEGIN { printf "%-10s speed-up over Spin: %.2fx\n", m, b / a }'
+  awk -v a="$ours_wall" -v b="$spin_wall" -v c="$ours_cpu" -v d="$spin_cpu" -v m="$name" \
+    'BEGIN { printf "%-10s speed-up over Spin: %.2fx wall, %.2fx CPU\n", m, b / a, d / c }'
   [[ $ours_states == "$spin_states" ]] || echo "WARNING: $name: state counts differ ($ours_states vs $spin_states)"
 done
 echo "machine: $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1); load: $(cut -d' ' -f1-3 /proc/loadavg)"
