@@ -702,7 +702,12 @@ int pn_analyze(const struct pn_net *net, const struct pn_analysis_opts *opts,
     if ((rc = pnr_level_push(a, a->nstates))) goto fail;
     a->nlevels--;
   }
-  if ((rc = pnr_compute_safe(a))) goto fail;
+  /* The backward searches take about as long as the exploration: say so,
+   * then erase the line. */
+  if (opts && opts->show_progress) fputs("pnetc: computing the safe set and the classes...", stderr);
+  rc = pnr_compute_safe(a);
+  if (opts && opts->show_progress) fputs("\r\033[K", stderr);
+  if (rc) goto fail;
   if ((rc = pnr_assert_finish(a))) goto fail;
   *out = a;
   return 0;

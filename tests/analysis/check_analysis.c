@@ -200,6 +200,41 @@ START_TEST(test_multiword_states) {
 }
 END_TEST
 
+START_TEST(test_degenerate_nets) {
+  /* Only environment places: every marking is the empty one. */
+  struct pn_net *net = nb_new("env_only");
+  nb_place(net, "in", PN_PLACE_SOURCE, 0);
+  nb_place(net, "out", PN_PLACE_SINK, 0);
+  nb_trans(net, "admit_pass", PN_ADMISSION, "in", "out");
+  nb_assert(net, PN_ASSERT_NO_DEADLOCK, NULL);
+  struct pn_analysis *a = analyze(net, 0);
+  ck_assert_uint_eq(pn_analysis_states(a), 1);
+  ck_assert_uint_eq(pn_analysis_edges(a), 1);
+  ck_assert_int_eq(pn_analysis_class(a, 0), PN_CLASS_SAFE);
+  ck_assert_int_eq(pn_analysis_successor(a, 0, 0), 0);
+  ck_assert(pn_analysis_assertion(a, 0)->holds);
+  pn_analysis_free(a);
+  pn_net_free(net);
+
+  /* No transition: the initial marking is dead, the violation trace empty. */
+  net = nb_new("frozen");
+  nb_place(net, "p", PN_PLACE_TRACKED, 2);
+  nb_assert(net, PN_ASSERT_NO_DEADLOCK, NULL);
+  a = analyze(net, 0);
+  ck_assert_uint_eq(pn_analysis_states(a), 1);
+  ck_assert_int_eq(pn_analysis_class(a, 0), PN_CLASS_DEAD);
+  ck_assert_uint_eq(pn_analysis_class_count(a, PN_CLASS_DEAD), 1);
+  const struct pn_assert_result *r = pn_analysis_assertion(a, 0);
+  ck_assert(!r->holds);
+  ck_assert_int_eq(r->witness, 0);
+  ck_assert_uint_eq(r->ntrace, 0);
+  ck_assert_int_eq(pn_analysis_successor(a, 0, 0), -1);
+  ck_assert_int_eq(pn_analysis_successor(a, 5, 0), -1);
+  pn_analysis_free(a);
+  pn_net_free(net);
+}
+END_TEST
+
 /* Assertion kinds on the two-lock net, each trace checked for validity and
  * against the naive breadth-first distance. */
 START_TEST(test_shortest_traces) {
@@ -389,6 +424,7 @@ static Suite *analysis_suite(void) {
   tcase_add_test(tc, test_adaptive_width);
   tcase_add_test(tc, test_multiword_states);
   tcase_add_test(tc, test_shortest_traces);
+  tcase_add_test(tc, test_degenerate_nets);
   suite_add_tcase(s, tc);
   TCase *cross = tcase_create("cross-check");
   tcase_set_timeout(cross, 120);
