@@ -73,6 +73,7 @@ struct pol_expr *pol_expr_new_cmp(struct pol_name *arg, struct pol_value *mask, 
   e->kind = POL_EXPR_CMP;
   e->loc = loc;
   e->depth = 1;
+  e->ncmp = 1;
   e->arg = *arg;
   memset(arg, 0, sizeof *arg);
   e->mask = mask;
@@ -89,9 +90,17 @@ struct pol_expr *pol_expr_new_bin(enum pol_expr_kind kind, struct pol_expr *lhs,
   e->loc = loc;
   e->lhs = lhs;
   e->rhs = rhs;
-  int d = lhs ? lhs->depth : 0;
-  if (rhs && rhs->depth > d) d = rhs->depth;
-  e->depth = d + 1;
+  /* A chain of the same operator is one level: the stages after the
+   * parser recurse through it, but its length is bounded by ncmp. */
+  int d = 0;
+  const struct pol_expr *kids[2] = {lhs, rhs};
+  for (int i = 0; i < 2; i++) {
+    if (!kids[i]) continue;
+    int kd = kids[i]->depth + (kids[i]->kind == kind && kind != POL_EXPR_NOT ? 0 : 1);
+    if (kd > d) d = kd;
+    e->ncmp += kids[i]->ncmp;
+  }
+  e->depth = d;
   return e;
 }
 

@@ -18,7 +18,8 @@
  * bound memory and recursion for hostile input; real policies stay far
  * below them. */
 #define POL_MAX_INCLUDE_DEPTH 8
-#define POL_MAX_EXPR_DEPTH 32   /* nesting of ( ), !, && and || */
+#define POL_MAX_EXPR_DEPTH 32   /* nesting of ( ), ! and alternations of && and || */
+#define POL_MAX_COND_CMPS 256   /* comparisons in one condition */
 #define POL_MAX_LIST 4096       /* items in one list (names, paths, statements) */
 #define POL_MAX_STRING 4096     /* bytes in one string literal */
 #define POL_MAX_IDENT 64        /* bytes in one identifier */
@@ -59,7 +60,9 @@ enum pol_expr_kind { POL_EXPR_CMP, POL_EXPR_AND, POL_EXPR_OR, POL_EXPR_NOT };
 struct pol_expr {
   enum pol_expr_kind kind;
   struct diag_loc loc;
-  int depth; /* nesting depth of this subtree, bounded by POL_MAX_EXPR_DEPTH */
+  int depth; /* nesting depth of this subtree, bounded by POL_MAX_EXPR_DEPTH; a chain
+              * of one operator (a || b || c) counts once */
+  int ncmp;  /* comparisons in this subtree, bounded by POL_MAX_COND_CMPS */
   /* POL_EXPR_CMP: [ (arg & mask) | arg ] op value */
   struct pol_name arg;
   struct pol_value *mask; /* NULL: plain comparison */

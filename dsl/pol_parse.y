@@ -121,10 +121,14 @@ static void list_error(const struct diag_loc *loc, int rc) {
  * recurse over them. */
 #define CHECK_DEPTH(e, loc)                                                          \
   do {                                                                               \
-    if ((e)->depth > POL_MAX_EXPR_DEPTH) {                                           \
+    if ((e)->depth > POL_MAX_EXPR_DEPTH || (e)->ncmp > POL_MAX_COND_CMPS) {          \
       struct diag_loc depth_loc_ = L(st, &(loc));                                    \
+      bool deep_ = (e)->depth > POL_MAX_EXPR_DEPTH;                                  \
       pol_expr_free(e);                                                              \
-      diag_error(&depth_loc_, "condition nested deeper than %d", POL_MAX_EXPR_DEPTH); \
+      if (deep_)                                                                     \
+        diag_error(&depth_loc_, "condition nested deeper than %d", POL_MAX_EXPR_DEPTH); \
+      else                                                                           \
+        diag_error(&depth_loc_, "condition has more than %d comparisons", POL_MAX_COND_CMPS); \
       YYERROR;                                                                       \
     }                                                                                \
   } while (0)

@@ -113,6 +113,33 @@ for p in strict standard permissive hardened; do
 done
 check "... the TIOCSTI refusal is in permissive's export" grep -q '"valueTwo": 21522' "$work/c/permissive.json"
 
+# A policy whose filter exceeds BPF_MAXINSNS: exit 3 (a limit), no output.
+{
+  printf 'profile p {\n  summary = "big"; tier = seccomp; allowShell = none; allowNetwork = false;\n'
+  printf '  allowFileWrite = false; allowFileDelete = false; maxExecutionTime = 1m; maxMemory = 64MiB;\n'
+  printf '  maxCpuTime = 10s; maxProcesses = 8; maxOpenFiles = 64; maxFileSize = 1MiB; approve none;\n'
+  printf '  syscalls {\n    default allow;\n'
+  i=0
+  for nr in read write open close stat fstat lstat poll lseek mmap mprotect munmap brk ioctl pread64 \
+            pwrite64 readv writev access pipe select sched_yield mremap msync mincore madvise dup dup2; do
+    printf '    errno(EPERM) %s if ' "$nr"
+    k=0
+    while [ $k -lt 32 ]; do
+      [ $k -gt 0 ] && printf ' || '
+      printf '(arg%d == %d && arg%d > %d)' $((k % 6)) $((i * 1000 + k * 7 + 1)) $(((k + 1) % 6)) $((k * 13 + 5))
+      k=$((k + 1))
+    done
+    printf ';\n'
+    i=$((i + 1)) # distinct values: the generator shares identical argument blocks
+  done
+  printf '  }\n}\n'
+} >"$work/c/toobig.pol"
+mkdir -p "$work/big"
+(cd "$work/c" && "$pnetc" -q -o "$work/big" toobig.pol 2>"$work/c/toobig.err")
+check "filter past BPF_MAXINSNS exits 3" test $? -eq 3
+check "... names the limit" grep -q "BPF_MAXINSNS" "$work/c/toobig.err"
+check "... and writes nothing" test -z "$(ls -A "$work/big")"
+
 # The tiers a profile may name are those of the scheduler model.
 tiers=$(grep -o 'family tiers = {[^}]*}' "$root/models/default.pnet" | sed -E 's/.*\{//; s/\}//; s/: *[0-9]+//g; s/ //g')
 check "tiers match models/default.pnet ($tiers)" test "$tiers" = "v8,seccomp,wasm,tee"
