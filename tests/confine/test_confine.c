@@ -466,6 +466,25 @@ START_TEST(t_daemon_dies)
 }
 END_TEST
 
+/* The same at the deadline: killing pid 1 kills the daemon too. */
+START_TEST(t_timeout_kills_tree)
+{
+  struct sbx_run_result res;
+  char path[PATH_MAX];
+  struct stat a, b;
+  run_in("standard", ws, 800, &res, "sh", "-c", ESC("esc_daemon") " daemon.out; sleep 30",
+         (char *)NULL);
+  ck_assert_int_eq(res.outcome, SBX_OUTCOME_TIMED_OUT);
+  snprintf(path, sizeof path, "%s/daemon.out", ws);
+  ck_assert_int_eq(stat(path, &a), 0);
+  ck_assert_int_gt(a.st_size, 0);
+  usleep(300000);
+  ck_assert_int_eq(stat(path, &b), 0);
+  ck_assert_msg(a.st_size == b.st_size, "the daemon outlived the timeout (%lld -> %lld bytes)",
+                (long long)a.st_size, (long long)b.st_size);
+}
+END_TEST
+
 START_TEST(t_timeout)
 {
   struct sbx_run_result res;
@@ -685,6 +704,7 @@ static bool add_suite(TCase *tc, const char *name)
     tcase_add_test(tc, t_memory_hog);
     tcase_add_test(tc, t_daemon_dies);
     tcase_add_test(tc, t_timeout);
+    tcase_add_test(tc, t_timeout_kills_tree);
   } else if (strcmp(name, "shell") == 0) {
     tcase_add_test(tc, t_no_shell);
     tcase_add_test(tc, t_exit_codes);

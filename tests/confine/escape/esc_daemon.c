@@ -21,7 +21,16 @@ int main(int argc, char **argv)
       _exit(0);
     signal(SIGHUP, SIG_IGN);
     signal(SIGTERM, SIG_IGN);
-    for (;;) {
+    /* Like a real daemon: no stdio (an escaped one would otherwise hold
+     * the test's output pipe open), and a bounded life (30 s) so that an
+     * escape fails the test without lingering on the machine. */
+    int null = open("/dev/null", O_RDWR);
+    if (null >= 0) {
+      dup2(null, 0);
+      dup2(null, 1);
+      dup2(null, 2);
+    }
+    for (int i = 0; i < 3000; i++) {
       int fd = open(argv[1], O_WRONLY | O_APPEND | O_CREAT, 0644);
       if (fd >= 0) {
         (void)!write(fd, ".", 1);
@@ -29,6 +38,7 @@ int main(int argc, char **argv)
       }
       usleep(10000);
     }
+    _exit(0);
   }
   usleep(100000); /* let the daemon start writing */
   return 0;
