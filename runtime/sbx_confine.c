@@ -239,6 +239,19 @@ fail:
   _exit(SBX_EXIT_FAILURE);
 }
 
+/* Moves fd above 0..2 (close-on-exec). If the caller had closed its stdio,
+ * a control descriptor could otherwise land on 0..2, which the command
+ * keeps: it could then forge the supervisor's messages. */
+static int sbx_above_stdio(int fd)
+{
+  int n;
+  if (fd < 0 || fd > 2)
+    return fd;
+  n = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+  close(fd);
+  return n;
+}
+
 static int sbx_write_proc(pid_t pid, const char *file, const char *text)
 {
   char path[64];
@@ -403,9 +416,12 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
   if (!(req->flags & SBX_RUN_NO_KMSG))
     kmsg = sbx_kmsg_open(); /* best effort: < 0 only loses the syscall's name */
 
+  kmsg = sbx_above_stdio(kmsg);
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0 ||
+      (sv[0] = sbx_above_stdio(sv[0])) < 0 || (sv[1] = sbx_above_stdio(sv[1])) < 0 ||
       setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof one) < 0 ||
-      pipe2(sync_pipe, O_CLOEXEC) < 0) {
+      pipe2(sync_pipe, O_CLOEXEC) < 0 || (sync_pipe[0] = sbx_above_stdio(sync_pipe[0])) < 0 ||
+      (sync_pipe[1] = sbx_above_stdio(sync_pipe[1])) < 0) {
     rc = -errno;
     snprintf(err, sizeof err, "supervisor: control channel: %s", strerror(errno));
     sbx_result_fail(res, SBX_LAYER_SUPERVISOR, -rc, err);

@@ -410,6 +410,27 @@ START_TEST(t_fds_env)
 }
 END_TEST
 
+/* A caller with stdin, stdout and stderr closed: sbx's own descriptors
+ * must not land on 0..2 where the command would keep them. */
+START_TEST(t_closed_stdio)
+{
+  int st;
+  pid_t helper = fork();
+  ck_assert_int_ge(helper, 0);
+  if (helper == 0) {
+    struct sbx_run_result res;
+    close(0);
+    close(1);
+    close(2);
+    run_in("standard", ws, 0, &res, ESC("esc_fdenv"), (char *)NULL);
+    _exit(res.outcome == SBX_OUTCOME_EXITED ? res.exit_code : 92);
+  }
+  ck_assert_int_eq(waitpid(helper, &st, 0), helper);
+  ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "closed stdio: status %d",
+                WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+END_TEST
+
 START_TEST(t_privileges)
 {
   static const char *const profiles[] = {"standard", "strict", "hardened"};
@@ -699,6 +720,7 @@ static bool add_suite(TCase *tc, const char *name)
   } else if (strcmp(name, "privs") == 0) {
     tcase_add_test(tc, t_fds_env);
     tcase_add_test(tc, t_privileges);
+    tcase_add_test(tc, t_closed_stdio);
   } else if (strcmp(name, "resources") == 0) {
     tcase_add_test(tc, t_fork_bomb);
     tcase_add_test(tc, t_memory_hog);

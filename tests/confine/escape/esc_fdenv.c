@@ -1,6 +1,8 @@
 /* What the caller had that the command must not get: open descriptors
  * beyond 0-2 and secrets in the environment (tokens, keys, LD_*). */
 #include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "esc_common.h"
@@ -16,6 +18,21 @@ int main(int argc, char **argv)
   (void)argv;
   if (argc != 1)
     ESC_USAGE("esc_fdenv");
+  /* sbx's control channel is a SEQPACKET socket: it must not be reachable,
+   * not even on 0..2 when the caller ran sbx with its stdio closed. */
+  for (int fd = 0; fd < 3; fd++) {
+    struct stat st;
+    int type = 0;
+    socklen_t len = sizeof type;
+    errno = 0;
+    snprintf(what, sizeof what, "descriptor %d closed (a later open would land there)", fd);
+    ESC_ATTEMPT(fcntl(fd, F_GETFD) < 0, what);
+    if (fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) &&
+        getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 && type == SOCK_SEQPACKET) {
+      snprintf(what, sizeof what, "descriptor %d is a SEQPACKET socket", fd);
+      ESC_ATTEMPT(1, what);
+    }
+  }
   for (int fd = 3; fd < 4096; fd++) {
     if (fcntl(fd, F_GETFD) >= 0) {
       snprintf(what, sizeof what, "inherited descriptor %d is open", fd);
