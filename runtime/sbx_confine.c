@@ -228,7 +228,8 @@ static _Noreturn void sbx_init(const struct sbx_plan *plan, const struct sbx_run
     pid = waitpid(-1, &st, 0);
     if (pid == cmd) {
       sbx_send(ctl, SBX_MSG_EXIT, NULL, st);
-      _exit(0);
+      /* Our own status mirrors the command's (the report is the message). */
+      _exit(WIFEXITED(st) ? WEXITSTATUS(st) : SBX_EXIT_SIGNAL_BASE + WTERMSIG(st));
     }
     if (pid < 0 && errno != EINTR)
       break;
