@@ -1,0 +1,65 @@
+/* sbx_unotify: the system-call layer of the approval workflow
+ * (docs/approvals.md, "System-call layer").
+ *
+ * The sandboxed process loads a second, small seccomp filter whose only
+ * non-allow action is SECCOMP_RET_USER_NOTIF, for the calls that delete
+ * (unlink, unlinkat, rmdir, rename, renameat, renameat2) when the profile
+ * approves `delete`, and that reach an address (connect, sendto with a
+ * destination) when it approves `network`. The kernel runs every filter
+ * and applies the strictest action: the profile's ERRNO or KILL for a call
+ * still wins over NOTIFY, so approval never widens a profile.
+ *
+ * The supervisor receives each call, copies its pointer arguments ONCE
+ * (process_vm_readv), checks the notification is still live, takes the
+ * process's root, cwd and descriptors (/proc/TID/root, /proc/TID/cwd,
+ * pidfd_getfd), asks the approval manager and then PERFORMS the call
+ * itself in a helper process that has the sandboxed process's root,
+ * uids/gids, no capabilities and (via the confine hook) its Landlock
+ * rules, replying with the helper's result. It never answers
+ * SECCOMP_USER_NOTIF_FLAG_CONTINUE: the process's memory may change
+ * between our check and the kernel's second read (seccomp_unotify(2)).
+ *
+ * Errors: negative errno; -ENOSYS when the kernel or libseccomp lacks
+ * user notification. */
+#ifndef CS_RUNTIME_SBX_UNOTIFY_H
+#define CS_RUNTIME_SBX_UNOTIFY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cs_approval.h"
+#include "cs_profile_table.h"
+
+struct sbx_unotify_cfg {
+  struct cs_approval_mgr *mgr; /* required */
+  const char *profile;
+  char *const *argv;           /* the command the sandbox was started with */
+  uint32_t ops;                /* CS_APPROVE_* bits the filter was built for */
+  /* Run in each helper after it took the process's root and ids, before
+   * the operation (sbx: the profile's Landlock rules). 0 or -errno. */
+  int (*confine)(void *arg);
+  void *confine_arg;
+};
+
+/* Which CS_APPROVE_* bits the system-call layer handles. */
+#define SBX_UNOTIFY_OPS (CS_APPROVE_FILE_DELETE | CS_APPROVE_EXTERNAL_NETWORK)
+
+/* In the process to be confined, after no_new_privs: loads the notify
+ * filter for `ops` and returns the listener (>= 0), which the caller must
+ * hand to the supervisor and CLOSE before running anything untrusted (a
+ * process holding its own listener could answer its own calls).
+ * 0 ops: -EINVAL. */
+int sbx_unotify_install(uint32_t ops);
+
+/* Supervisor: serves notifications until every process of the filter is
+ * gone (the listener hangs up) or stop_fd (may be -1) becomes readable.
+ * Returns 0, or -errno when the listener failed; pending calls then fail
+ * with ENOSYS in the sandbox (the kernel's answer without a listener). */
+int sbx_unotify_serve(int listener, const struct sbx_unotify_cfg *cfg, int stop_fd);
+
+/* Is this IPv4/IPv6 address local (loopback, unspecified)? Exposed for
+ * tests; sa_len as passed to connect(). */
+struct sockaddr;
+bool sbx_unotify_addr_local(const struct sockaddr *sa, unsigned sa_len);
+
+#endif

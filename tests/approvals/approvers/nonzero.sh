@@ -1,0 +1,4 @@
+#!/bin/sh
+cat > /dev/null
+echo '{"decision": "allow"}'
+exit 3

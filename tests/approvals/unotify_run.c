@@ -1,0 +1,137 @@
+/* unotify_run: runs a program under the approval workflow's system-call
+ * layer alone (sbx_unotify + cs_approval), for the tests:
+ *   unotify_run [--timeout MS] [--store FILE] APPROVER OPS -- PROGRAM ARGS...
+ * APPROVER: exec:PATH | socket:PATH | none; OPS: delete, network or
+ * delete,network. Exits with the program's status; 77 when the kernel
+ * lacks seccomp user notification; 125 on its own failure. Approval
+ * records are printed on stderr as "record: ..." lines. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cs_approval.h"
+#include "sbx_unotify.h"
+
+static void record(void *ctx, const struct cs_approval_request *req,
+                   const struct cs_approval_decision *d)
+{
+  (void)ctx;
+  fprintf(stderr, "record: op=%s path=%s address=%s decision=%s scope=%s approver=%s reason=%s\n",
+          cs_approval_op_name(req->operation), req->path ? req->path : "-",
+          req->address ? req->address : "-", d->allow ? "allow" : "deny",
+          cs_approval_scope_name(d->scope), d->approver, d->reason);
+}
+
+static int send_fd(int sock, int fd)
+{
+  char c = 'L';
+  union {
+    struct cmsghdr h;
+    char buf[CMSG_SPACE(sizeof(int))];
+  } u;
+  struct iovec iov = {.iov_base = &c, .iov_len = 1};
+  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+                      .msg_controllen = sizeof u.buf};
+  struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+  cm->cmsg_level = SOL_SOCKET;
+  cm->cmsg_type = SCM_RIGHTS;
+  cm->cmsg_len = CMSG_LEN(sizeof(int));
+  memcpy(CMSG_DATA(cm), &fd, sizeof fd);
+  return sendmsg(sock, &mh, 0) == 1 ? 0 : -errno;
+}
+
+static int recv_fd(int sock)
+{
+  char c;
+  union {
+    struct cmsghdr h;
+    char buf[CMSG_SPACE(sizeof(int))];
+  } u;
+  struct iovec iov = {.iov_base = &c, .iov_len = 1};
+  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+                      .msg_controllen = sizeof u.buf};
+  int fd = -1;
+  if (recvmsg(sock, &mh, MSG_CMSG_CLOEXEC) != 1)
+    return -1;
+  struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+  if (cm && cm->cmsg_type == SCM_RIGHTS)
+    memcpy(&fd, CMSG_DATA(cm), sizeof fd);
+  return fd;
+}
+
+int main(int argc, char **argv)
+{
+  struct cs_approval_opts o = {0};
+  struct cs_approval_mgr *m = NULL;
+  struct sbx_unotify_cfg cfg = {0};
+  uint32_t ops = 0;
+  int i = 1, sv[2], st, listener;
+  pid_t pid;
+
+  while (i < argc && argv[i][0] == '-' && argv[i][1] == '-' && argv[i][2]) {
+    if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc)
+      o.timeout_ms = (unsigned)atoi(argv[++i]);
+    else if (strcmp(argv[i], "--store") == 0 && i + 1 < argc)
+      o.store_path = argv[++i];
+    i++;
+  }
+  if (argc - i < 4 || strcmp(argv[i + 2], "--") != 0) {
+    fprintf(stderr, "usage: unotify_run [--timeout MS] [--store F] APPROVER OPS -- PROG ARGS\n");
+    return 125;
+  }
+  if (strcmp(argv[i], "none") != 0 && cs_approver_parse(argv[i], &o.approver) != 0) {
+    fprintf(stderr, "unotify_run: bad approver %s\n", argv[i]);
+    return 125;
+  }
+  if (strstr(argv[i + 1], "delete"))
+    ops |= CS_APPROVE_FILE_DELETE;
+  if (strstr(argv[i + 1], "network"))
+    ops |= CS_APPROVE_EXTERNAL_NETWORK;
+  o.record = record;
+  if (cs_approval_create(&o, &m) != 0)
+    return 125;
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+    return 125;
+  pid = fork();
+  if (pid == 0) {
+    close(sv[0]);
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+      _exit(125);
+    int l = sbx_unotify_install(ops);
+    if (l < 0) {
+      fprintf(stderr, "unotify_run: %s\n", strerror(-l));
+      _exit(l == -ENOSYS ? 77 : 125);
+    }
+    /* The listener must not stay in the process it supervises. */
+    if (send_fd(sv[1], l) != 0)
+      _exit(125);
+    close(l);
+    close(sv[1]);
+    execv(argv[i + 3], argv + i + 3);
+    _exit(127);
+  }
+  close(sv[1]);
+  listener = recv_fd(sv[0]);
+  close(sv[0]);
+  if (listener >= 0) {
+    cfg.mgr = m;
+    cfg.profile = "test";
+    cfg.argv = argv + i + 3;
+    cfg.ops = ops;
+    int r = sbx_unotify_serve(listener, &cfg, -1);
+    if (r != 0)
+      fprintf(stderr, "unotify_run: serve: %s\n", strerror(-r));
+    close(listener);
+  }
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+    ;
+  cs_approval_destroy(m);
+  if (WIFEXITED(st))
+    return WEXITSTATUS(st);
+  return 128 + WTERMSIG(st);
+}
