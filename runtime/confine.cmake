@@ -9,6 +9,7 @@ add_library(cs_confine STATIC
   ${CMAKE_CURRENT_LIST_DIR}/sbx_privs.c
   ${CMAKE_CURRENT_LIST_DIR}/sbx_cgroup.c
   ${CMAKE_CURRENT_LIST_DIR}/sbx_kmsg.c
-  ${CMAKE_CURRENT_LIST_DIR}/sbx_features.c)
+  ${CMAKE_CURRENT_LIST_DIR}/sbx_features.c
+  ${CMAKE_CURRENT_LIST_DIR}/sbx_describe.c)
 target_include_directories(cs_confine PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 target_link_libraries(cs_confine PUBLIC PkgConfig::LIBCAP PkgConfig::SECCOMP)

@@ -180,6 +180,13 @@ int sbx_profile_landlock_abi(const struct cs_profile *p);
 int sbx_profile_enforceable(const struct cs_profile *p, const struct sbx_features *f,
                             char *why, size_t why_len);
 
+/* Prints what sbx_confine_run would set up for *req on this kernel, without
+ * running anything: namespaces, every mount of the view (kind, path, why),
+ * every Landlock rule with its rights, limits and the environment. For
+ * `sbx explain --workspace` and auditors. Returns 0 or a negative errno
+ * (the message of a refusal is printed). */
+int sbx_confine_describe(const struct sbx_run_request *req, FILE *out);
+
 /* The environment allowlist (NULL-terminated; entries ending in '*' are
  * prefixes, e.g. "LC_*"), for docs and `sbx explain`. */
 extern const char *const sbx_env_allowlist[];

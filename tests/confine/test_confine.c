@@ -702,6 +702,36 @@ START_TEST(t_features)
 }
 END_TEST
 
+/* The plan in words is the plan that is enforced. */
+START_TEST(t_describe)
+{
+  struct sbx_run_request req = {0};
+  char *argv[] = {"true", NULL}, *text = NULL;
+  size_t len = 0;
+  FILE *out;
+  req.workspace = ws;
+  req.argv = argv;
+  req.profile = cfx_profile("strict");
+  out = open_memstream(&text, &len);
+  ck_assert_int_eq(sbx_confine_describe(&req, out), 0);
+  fclose(out);
+  ck_assert_ptr_nonnull(strstr(text, "[shell (CS_SHELL_NONE)]"));
+  ck_assert_ptr_nonnull(strstr(text, "net (empty)"));
+  ck_assert_ptr_nonnull(strstr(text, "tcp: bind and connect refused"));
+  ck_assert_ptr_nonnull(strstr(text, "files of the bin directories (no shells)"));
+  ck_assert_ptr_null(strstr(text, "GITHUB_TOKEN"));
+  free(text);
+  ck_assert_int_eq(git_setup(ws), 0);
+  req.profile = cfx_profile("standard");
+  out = open_memstream(&text, &len);
+  ck_assert_int_eq(sbx_confine_describe(&req, out), 0);
+  fclose(out);
+  ck_assert_ptr_nonnull(strstr(text, "/.git/hooks  [git config/hooks]"));
+  ck_assert_ptr_nonnull(strstr(text, "(host network)"));
+  free(text);
+}
+END_TEST
+
 static bool add_suite(TCase *tc, const char *name)
 {
   if (strcmp(name, "fs") == 0) {
@@ -737,6 +767,7 @@ static bool add_suite(TCase *tc, const char *name)
     tcase_add_test(tc, t_strict_tools);
   } else if (strcmp(name, "features") == 0) {
     tcase_add_test(tc, t_features);
+    tcase_add_test(tc, t_describe);
   } else
     return false;
   return true;
