@@ -41,6 +41,22 @@ for x in r:
 print("sbx / bwrap = %.2f (target <= 0.70)" % (sbx / bwrap))
 PY
 
+echo "== start-up by profile, and sbx's own front end"
+# "--tier nosuch" stops right after the profile lookup and opening the
+# shared admission state: the cost of the command line and admission alone.
+by_profile=()
+for p in $("$sbx" check | awk '/^Profiles/ {p=1; next} p && /^  [^ ]/ {print $1}'); do
+  by_profile+=("$sbx run --profile $p -- /bin/true")
+done
+hyperfine -N -i --warmup 3 --runs "${BENCH_PROFILE_RUNS:-30}" --export-json "$out/startup_profiles.json" \
+  "${by_profile[@]}" "$sbx run --tier nosuch -- /bin/true" "/bin/true" >/dev/null
+python3 - "$out/startup_profiles.json" "$sbx" <<'PY'
+import json, sys
+for x in json.load(open(sys.argv[1]))["results"]:
+    print("%-44s mean %6.2f ms  median %6.2f ms" % (x["command"].replace(sys.argv[2], "sbx"),
+          x["mean"] * 1e3, x["median"] * 1e3))
+PY
+
 echo "== system-call overhead (getppid, ns per call; median of ${BENCH_REPS:-9} interleaved runs)"
 # The loop binary is put in /usr/local/bin for the run: strict and hardened
 # execute only the files of the system bin directories (no shells), and the
