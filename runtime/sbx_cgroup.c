@@ -89,6 +89,15 @@ static enum sbx_cgroup_mode sbx_cgroup_find(char *dir, size_t len, char *detail,
       snprintf(detail, dlen, "cgroup v2 at %s delegates memory and pids", path);
       return SBX_CGROUP_V2;
     }
+    /* Root may place the run's cgroup directly under the hierarchy's root
+     * (where systemd enables memory and pids), like a service manager. */
+    snprintf(ctl, sizeof ctl, "%s/cgroup.subtree_control", v2root);
+    if (geteuid() == 0 && sbx_file_has_word(ctl, "pids") && sbx_file_has_word(ctl, "memory") &&
+        access(v2root, W_OK) == 0) {
+      snprintf(dir, len, "%s", v2root);
+      snprintf(detail, dlen, "cgroup v2 root %s has memory and pids (sbx is root)", v2root);
+      return SBX_CGROUP_V2;
+    }
   }
   if (sbx_fs_is("/sys/fs/cgroup/pids", SBX_CGROUP1_MAGIC) &&
       sbx_cgroup_self("pids", self, sizeof self) == 0) {

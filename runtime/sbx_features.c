@@ -237,6 +237,16 @@ int sbx_profile_enforceable(const struct cs_profile *p, const struct sbx_feature
                            "read-only binds");
     return -ENOTSUP;
   }
+  /* RLIMIT_NPROC does not apply to uid 0 (the kernel exempts the root
+   * user), so as root only a pids cgroup enforces maxProcesses. */
+  if (f->root && f->cgroup == SBX_CGROUP_NONE && p->limits.max_processes) {
+    snprintf(why, why_len,
+             "cgroup: sbx runs as root and no pids cgroup is usable, so maxProcesses (%llu) "
+             "cannot be enforced (RLIMIT_NPROC does not apply to uid 0); run sbx unprivileged "
+             "or give it a cgroup with the pids controller",
+             (unsigned long long)p->limits.max_processes);
+    return -ENOTSUP;
+  }
   need = sbx_profile_landlock_abi(p);
   if (f->landlock_abi < need) {
     snprintf(why, why_len,

@@ -699,6 +699,14 @@ START_TEST(t_features)
   none.ns_net = false;
   ck_assert_int_eq(sbx_profile_enforceable(p, &none, why, sizeof why), -ENOTSUP);
   ck_assert_ptr_nonnull(strstr(why, "network"));
+  /* As root without a pids cgroup the process limit would not hold. */
+  none = f;
+  none.root = true;
+  none.cgroup = SBX_CGROUP_NONE;
+  ck_assert_int_eq(sbx_profile_enforceable(p, &none, why, sizeof why), -ENOTSUP);
+  ck_assert_ptr_nonnull(strstr(why, "cgroup"));
+  none.root = false;
+  ck_assert_int_eq(sbx_profile_enforceable(p, &none, why, sizeof why), 0);
 }
 END_TEST
 
