@@ -564,8 +564,9 @@ int sbx_plan_build(const struct sbx_run_request *req, int abi, struct sbx_plan *
     home = pw ? pw->pw_dir : NULL;
   }
 
+  errno = 0;
   if (!realpath(req->workspace, ws) || stat(ws, &st) < 0 || !S_ISDIR(st.st_mode)) {
-    rc = -errno ? -errno : -ENOTDIR;
+    rc = errno ? -errno : -ENOTDIR;
     snprintf(err, err_len, "request: workspace '%s' is not a directory", req->workspace);
     goto fail;
   }
@@ -589,7 +590,6 @@ int sbx_plan_build(const struct sbx_run_request *req, int abi, struct sbx_plan *
   }
   if (!(p->workspace = strdup(ws)))
     goto nomem;
-
 
   /* The profile's allowed paths. */
   for (uint32_t i = 0; i < prof->n_allowed_paths; i++) {
