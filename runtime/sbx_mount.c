@@ -60,6 +60,14 @@ static int sbx_setattr(const char *path, uint64_t set, bool recursive)
   return 0;
 }
 
+/* Records errno against the step `what` and returns it negated. */
+static int sbx_mount_errno(struct sbx_fail *f, const char *what)
+{
+  int e = errno;
+  sbx_fail_set(f, SBX_LAYER_MOUNT, e, "%s: %s", what, strerror(e));
+  return -e;
+}
+
 static int sbx_mkdirs(char *path, mode_t mode)
 {
   for (char *s = path + 1; *s; s++) {
@@ -223,9 +231,7 @@ static int sbx_mount_dev(const struct sbx_plan *plan, struct sbx_fail *f)
   }
   return 0;
 fail_errno:
-  rc = -errno;
-  sbx_fail_set(f, SBX_LAYER_MOUNT, errno, "%s: %s", what, strerror(errno));
-  return rc;
+  return sbx_mount_errno(f, what);
 }
 
 static int sbx_mount_tmp(const struct sbx_plan *plan, struct sbx_fail *f)
@@ -371,7 +377,5 @@ int sbx_mount_build(const struct sbx_plan *plan, struct sbx_fail *f)
     goto fail_errno;
   return 0;
 fail_errno:
-  rc = -errno;
-  sbx_fail_set(f, SBX_LAYER_MOUNT, errno, "%s: %s", what, strerror(errno));
-  return rc;
+  return sbx_mount_errno(f, what);
 }
