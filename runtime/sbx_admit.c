@@ -220,3 +220,55 @@ void sbx_admit_close(struct sbx_admit *a)
   cs_shared_close(a->sh);
   a->sh = NULL;
 }
+
+/* How many admissions of `adm` fire one after the other from the initial
+ * marking: the tier's slots as the compiled table sees them. */
+static uint32_t sbx_admit_capacity(const struct cs_model_table *t, uint32_t adm)
+{
+  uint32_t s = t->initial_state, n = 0;
+
+  while (n < t->n_states) {
+    int32_t next = t->next_state[(size_t)s * t->n_transitions + adm];
+    if (next < 0)
+      break;
+    s = (uint32_t)next;
+    n++;
+  }
+  return n;
+}
+
+void sbx_admit_describe(FILE *out, const struct cs_model_table *t)
+{
+  char dir[4096], path[4200];
+  struct cs_shared_sched *sh = NULL;
+  struct stat st;
+  int r;
+
+  fprintf(out, "Admission (model '%s' from %s, %" PRIu32 " safe states):\n", t->model_name,
+          t->source_path ? t->source_path : "?", t->n_states);
+  for (uint32_t i = 0; i < t->n_transitions; i++) {
+    if (t->transition_kinds[i] != CS_TRANSITION_ADMISSION ||
+        strncmp(t->transition_names[i], "admit_", 6) != 0)
+      continue;
+    fprintf(out, "  tier %-12s %" PRIu32 " at once\n", t->transition_names[i] + 6,
+            sbx_admit_capacity(t, i));
+  }
+  if (sbx_admit_state_dir(dir, sizeof(dir)) != 0) {
+    fprintf(out, "  state: no location (set %s or XDG_RUNTIME_DIR); sbx run will refuse\n",
+            SBX_STATE_DIR_ENV);
+    return;
+  }
+  snprintf(path, sizeof(path), "%s/%s.state", dir, t->model_name);
+  if (stat(path, &st) != 0) {
+    fprintf(out, "  state: %s (not created yet; the first sbx run creates it)\n", path);
+    return;
+  }
+  r = cs_shared_open(path, t, NULL, &sh);
+  if (r != 0) {
+    fprintf(out, "  state: %s: UNUSABLE: %s; sbx run will refuse\n", path, cs_strerror(r));
+    return;
+  }
+  fprintf(out, "  state: %s: state %" PRIu32 ", %d holder(s), %d waiter(s)\n", path,
+          cs_shared_state(sh), cs_shared_holders(sh), cs_shared_waiters(sh));
+  cs_shared_close(sh);
+}

@@ -42,6 +42,11 @@ int sbx_admit_acquire(struct sbx_admit *a, const char *tier, bool no_wait, FILE 
 int sbx_admit_release(struct sbx_admit *a, FILE *err);
 void sbx_admit_close(struct sbx_admit *a);
 
+/* For `sbx check`: the state file, the model's tiers with how many runs
+ * each admits at once from the initial marking, and, when the state file
+ * exists (it is never created here), its current holders and waiters. */
+void sbx_admit_describe(FILE *out, const struct cs_model_table *table);
+
 /* The directory of the shared state: $SBX_STATE_DIR, else
  * /run/commander-sandbox for root, else $XDG_RUNTIME_DIR/commander-sandbox.
  * 0 or -ENOENT (no usable location) / -ENAMETOOLONG. */

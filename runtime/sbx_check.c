@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "bpf_gen.h"
+#include "sbx_admit.h"
 #include "sbx_confine.h"
 #include "sbx_explain.h"
 #include "sbx_profile.h"
@@ -40,6 +41,8 @@ int sbx_check(const struct sbx_tables *t)
     ok += r == 0;
   }
   printf("\n%zu of %zu profiles can be enforced on this kernel.\n", ok, t->n_profiles);
+  printf("\n");
+  sbx_admit_describe(stdout, t->model);
   return 0;
 }
 

@@ -45,7 +45,7 @@ echo "== start-up by profile, and sbx's own front end"
 # "--tier nosuch" stops right after the profile lookup and opening the
 # shared admission state: the cost of the command line and admission alone.
 by_profile=()
-for p in $("$sbx" check | awk '/^Profiles/ {p=1; next} p && /^  [^ ]/ {print $1}'); do
+for p in $("$sbx" check | awk '/^Profiles/ {p=1; next} p && /^$/ {exit} p && /^  [^ ]/ {print $1}'); do
   by_profile+=("$sbx run --profile $p -- /bin/true")
 done
 hyperfine -N -i --warmup 3 --runs "${BENCH_PROFILE_RUNS:-30}" --export-json "$out/startup_profiles.json" \
@@ -67,7 +67,7 @@ cc -O2 -o "$loop" tests/bench/getppid_loop.c
 chmod 0755 "$loop"
 n=${BENCH_CALLS:-2000000}
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-profiles=$("$sbx" check | awk '/^Profiles/ {p=1; next} p && /^  [^ ]/ {print $1}')
+profiles=$("$sbx" check | awk '/^Profiles/ {p=1; next} p && /^$/ {exit} p && /^  [^ ]/ {print $1}')
 configs=("none" $profiles)
 # Interleaved (every configuration once per round), so drifting load on a
 # shared machine hits all of them alike; the median per configuration.

@@ -6,7 +6,7 @@ require_sandbox
 
 # A profile that lets the command write the workspace, so a marker would
 # appear if the command ran.
-writer=$("$SBX" check | awk '/^Profiles/ {p=1; next} p && /^  [^ ]/ {print $1}' | while read -r p; do
+writer=$("$SBX" check | awk '/^Profiles/ {p=1; next} p && /^$/ {exit} p && /^  [^ ]/ {print $1}' | while read -r p; do
   "$SBX" explain --profile "$p" | grep -q '^File writes:    allowed' && { echo "$p"; break; }; done)
 [[ -n $writer ]] || skip "no profile allows writing the workspace"
 cp "$SBX_EXIT_HELPER" "$WS/helper"

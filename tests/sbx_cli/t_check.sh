@@ -20,7 +20,23 @@ while read -r name verdict; do
   else
     expect_rc 125 "$name: check says not enforceable, run refuses"
   fi
-done < <(awk '/^Profiles/ {p=1; next} p && /^  [^ ]/ {v=($0 ~ /NOT enforceable/) ? "not" : "enforceable"; print $1, v}' <<<"$OUT")
+done < <(awk '/^Profiles/ {p=1; next} p && /^$/ {exit} p && /^  [^ ]/ {v=($0 ~ /NOT enforceable/) ? "not" : "enforceable"; print $1, v}' <<<"$OUT")
+
+# The admission section: every tier with the slots the table gives it (the
+# same count sbx_slots walks independently), and the state file's status.
+SBX_STATE_DIR="$T/fresh" run_sbx check
+grep -q "^Admission (model '$("$SBX_SLOTS" model)'" <<<"$OUT" && pass "admission section" || fail "no admission section"
+while read -r tier n; do
+  want=$("$SBX_SLOTS" capacity "$tier")
+  [[ $n == "$want" ]] && pass "tier $tier: $n at once" || fail "tier $tier: check says $n, table walk $want"
+done < <(awk '/^  tier / {print $2, $3}' <<<"$OUT")
+grep -q "not created yet" <<<"$OUT" && pass "fresh state reported as not created" || fail "fresh state: $OUT"
+"$SBX" run -- true
+run_sbx check
+grep -Eq "state: .*: state 0, 0 holder\(s\), 0 waiter\(s\)" <<<"$OUT" && pass "state after a run: idle" || fail "state after a run: $OUT"
+head -c 20000 /dev/urandom >"$SBX_STATE_DIR/$("$SBX_SLOTS" model).state"
+run_sbx check
+grep -q "UNUSABLE" <<<"$OUT" && pass "garbage state reported unusable" || fail "garbage state not reported"
 
 run_sbx check --profile strict
 expect_rc 125 "check takes no option"

@@ -5,7 +5,7 @@
 # sbx_units.)
 source "$SBX_TEST_DIR/lib.sh"
 
-profiles=$("$SBX" check | awk '/^Profiles/ {p=1; next} p && /^  [^ ]/ {print $1}')
+profiles=$("$SBX" check | awk '/^Profiles/ {p=1; next} p && /^$/ {exit} p && /^  [^ ]/ {print $1}')
 [[ -n $profiles ]] || { fail "no profiles"; finish; }
 for p in $profiles; do
   run_sbx explain --profile "$p"

@@ -7,7 +7,7 @@ require_sandbox
 LOG="$T/audit.jsonl"
 
 # A second profile to tell the sources apart: any one that is not strict.
-other=$("$SBX" check | awk '/^Profiles/ {p=1; next} p && /^  [^ ]/ && $1!="strict" {print $1; exit}')
+other=$("$SBX" check | awk '/^Profiles/ {p=1; next} p && /^$/ {exit} p && /^  [^ ]/ && $1!="strict" {print $1; exit}')
 [[ -n $other ]] || { fail "sbx check lists no profile besides strict"; finish; }
 
 check_choice() { # WANT_PROFILE WANT_SOURCE DESCRIPTION
