@@ -19,3 +19,23 @@ target_link_libraries(cs_approval PUBLIC PkgConfig::JANSSON Threads::Threads)
 add_library(cs_approval_unotify STATIC ${CMAKE_CURRENT_LIST_DIR}/sbx_unotify.c)
 target_include_directories(cs_approval_unotify PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 target_link_libraries(cs_approval_unotify PUBLIC cs_approval PkgConfig::SECCOMP)
+
+# The hooks confinement and the CLI call (sbx_unotify_sbx.c into cs_confine,
+# sbx_approve.c into sbx). Those targets are defined by fragments included
+# after this one (confine.cmake) and by a call deferred to the end of the
+# top directory (sbx.cmake), so the sources are added from deferred calls
+# registered after theirs.
+function(cs_approval_attach_sbx)
+  if(TARGET sbx)
+    target_sources(sbx PRIVATE ${CS_SOURCE_ROOT}/runtime/sbx_approve.c)
+    target_link_libraries(sbx PRIVATE cs_approval_unotify)
+  endif()
+endfunction()
+function(cs_approval_attach)
+  if(TARGET cs_confine)
+    target_sources(cs_confine PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/sbx_unotify_sbx.c)
+    target_link_libraries(cs_confine PUBLIC cs_approval_unotify)
+  endif()
+  cmake_language(DEFER DIRECTORY ${CMAKE_SOURCE_DIR} CALL cs_approval_attach_sbx)
+endfunction()
+cmake_language(DEFER CALL cs_approval_attach)

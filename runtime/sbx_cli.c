@@ -11,7 +11,8 @@
 #define SBX_MAX_TIMEOUT_MS (30ull * 24 * 3600 * 1000)
 
 enum { OPT_PROFILE = 'p', OPT_WORKSPACE = 'w', OPT_TIER = 't', OPT_TIMEOUT = 'T',
-       OPT_NO_WAIT = 'n', OPT_AUDIT = 'a', OPT_HELP = 'h', OPT_BPF = 'b' };
+       OPT_NO_WAIT = 'n', OPT_AUDIT = 'a', OPT_HELP = 'h', OPT_BPF = 'b',
+       OPT_APPROVER = 256, OPT_APPROVAL_TIMEOUT, OPT_APPROVAL_STORE };
 
 static const struct option sbx_run_options[] = {
   {"profile", required_argument, NULL, OPT_PROFILE},
@@ -22,6 +23,9 @@ static const struct option sbx_run_options[] = {
   {"audit", required_argument, NULL, OPT_AUDIT},
   {"help", no_argument, NULL, OPT_HELP},
   {"bpf", no_argument, NULL, OPT_BPF},
+  {"approver", required_argument, NULL, OPT_APPROVER},
+  {"approval-timeout", required_argument, NULL, OPT_APPROVAL_TIMEOUT},
+  {"approval-store", required_argument, NULL, OPT_APPROVAL_STORE},
   {NULL, 0, NULL, 0},
 };
 
@@ -31,6 +35,7 @@ void sbx_cli_usage(FILE *out)
     "Usage: sbx run [OPTIONS] -- CMD [ARG...]\n"
     "       sbx check\n"
     "       sbx explain [--profile NAME] [--bpf]\n"
+    "       sbx approvals [--approval-store FILE] list | revoke ID | clear\n"
     "       sbx --help | --version\n"
     "\n"
     "Runs CMD confined by a security profile, after the compiled scheduler\n"
@@ -40,6 +45,7 @@ void sbx_cli_usage(FILE *out)
     "  run        run CMD inside the sandbox\n"
     "  check      list the kernel features present and the profiles they can enforce\n"
     "  explain    say in plain words what a profile enforces\n"
+    "  approvals  list, revoke or clear the standing (\"always\") approval grants\n"
     "\n"
     "Options of run (explain takes --profile, and --bpf to add the disassembly\n"
     "of the compiled seccomp filter exactly as the kernel gets it):\n"
@@ -55,10 +61,17 @@ void sbx_cli_usage(FILE *out)
     "                     instead of waiting in FIFO order for a slot\n"
     "  --audit FILE       append one JSON line per run to FILE (default:\n"
     "                     $SBX_AUDIT_LOG; none when unset); checked before CMD runs\n"
+    "  --approver SPEC    who approves the profile's sensitive operations: tty\n"
+    "                     (default: a prompt on sbx's terminal), exec:PROGRAM,\n"
+    "                     socket:PATH, or none (deny them all); see docs/approvals.md\n"
+    "  --approval-timeout SECONDS  no answer within this is a deny (default 60)\n"
+    "  --approval-store FILE  standing grants (default: $SBX_APPROVAL_STORE, else\n"
+    "                     ~/.config/commander/approvals.json; must be 0600 and yours)\n"
     "\n"
     "Environment:\n"
     "  COMMANDER_SECURITY_PROFILE  profile when --profile is absent\n"
     "  SBX_AUDIT_LOG               audit log when --audit is absent\n"
+    "  SBX_APPROVAL_STORE          approval store when --approval-store is absent\n"
     "  SBX_STATE_DIR               directory of the shared admission state\n"
     "                              (default: /run/commander-sandbox as root,\n"
     "                              else $XDG_RUNTIME_DIR/commander-sandbox)\n"
@@ -68,7 +81,7 @@ void sbx_cli_usage(FILE *out)
     "  124    the command ran out of time (profile limit or --timeout)\n"
     "  125    sbx itself failed or refused: bad usage, unknown profile,\n"
     "         missing kernel feature, admission refused with --no-wait,\n"
-    "         unusable audit log\n"
+    "         unusable audit log, command denied by the approval workflow\n"
     "  126    the command was found but could not be executed\n"
     "  127    the command was not found\n"
     "  128+N  the command was ended by signal N (e.g. 137 for SIGKILL)\n"
@@ -145,6 +158,20 @@ static int sbx_cli_parse_options(int argc, char *const argv[], struct sbx_opts *
     case OPT_BPF:
       o->bpf = true;
       break;
+    case OPT_APPROVER:
+      o->approver = optarg;
+      break;
+    case OPT_APPROVAL_TIMEOUT:
+      if (sbx_cli_parse_seconds(optarg, &o->approval_timeout_ms) != 0 ||
+          o->approval_timeout_ms > 24ull * 3600 * 1000) {
+        fprintf(err, "sbx: error: --approval-timeout '%s': expected seconds > 0, at most "
+                     "one day\n", optarg);
+        return -EINVAL;
+      }
+      break;
+    case OPT_APPROVAL_STORE:
+      o->approval_store = optarg;
+      break;
     case OPT_HELP:
       o->cmd = SBX_CMD_HELP;
       return 0;
@@ -185,8 +212,14 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
     o->cmd = SBX_CMD_CHECK;
   else if (strcmp(sub, "explain") == 0)
     o->cmd = SBX_CMD_EXPLAIN;
-  else {
-    fprintf(err, "sbx: error: unknown command '%s' (expected run, check or explain)\n", sub);
+  else if (strcmp(sub, "approvals") == 0) {
+    /* Parsed by sbx_approvals_cmd (runtime/sbx_approve.c). */
+    o->cmd = SBX_CMD_APPROVALS;
+    o->sub_argv = argv + 1;
+    o->sub_argc = argc - 1;
+    return 0;
+  } else {
+    fprintf(err, "sbx: error: unknown command '%s' (expected run, check, explain or approvals)\n", sub);
     return -EINVAL;
   }
 
@@ -220,6 +253,7 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
     /* Options that mean nothing here are refused, not ignored: a caller
      * who passed them expected them to matter. */
     if (o->workspace || o->tier || o->has_timeout || o->no_wait || o->audit_path ||
+        o->approver || o->approval_timeout_ms || o->approval_store ||
         (o->cmd == SBX_CMD_CHECK && (o->profile || o->bpf))) {
       fprintf(err, "sbx: error: %s: only %s accepted\n", sub,
               o->cmd == SBX_CMD_CHECK ? "no option is" : "--profile and --bpf are");

@@ -16,6 +16,7 @@ enum sbx_command {
   SBX_CMD_EXPLAIN,
   SBX_CMD_HELP,
   SBX_CMD_VERSION,
+  SBX_CMD_APPROVALS, /* sbx approvals list|revoke ID|clear (runtime/sbx_approve.c) */
 };
 
 struct sbx_opts {
@@ -30,6 +31,12 @@ struct sbx_opts {
   bool bpf;               /* explain --bpf: add the filter's disassembly */
   char *const *cmd_argv;  /* run: the command and its arguments, NULL-terminated */
   int cmd_argc;
+  /* Approval workflow (docs/approvals.md). */
+  const char *approver;       /* --approver tty|exec:PROG|socket:PATH|none; NULL: tty */
+  uint64_t approval_timeout_ms; /* --approval-timeout, 0: 60 s */
+  const char *approval_store; /* --approval-store; NULL: $SBX_APPROVAL_STORE or default */
+  char *const *sub_argv;      /* approvals: argv from "approvals" on */
+  int sub_argc;
 };
 
 /* Parses argv (argv[0] is sbx itself). On success fills *o; the command's

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "sbx_internal.h"
+#include "sbx_unotify_sbx.h"
 
 #ifndef SYS_close_range
 #define SYS_close_range 436
@@ -40,6 +41,7 @@ enum sbx_msg_kind {
   SBX_MSG_READY = 2,     /* every layer applied; exec follows */
   SBX_MSG_EXEC_FAIL = 3, /* execve failed (after all layers) */
   SBX_MSG_EXIT = 4,      /* init: the command's wait status */
+  SBX_MSG_LISTENER = 5,  /* approvals: status is the notify listener we received */
 };
 
 struct sbx_msg {
@@ -168,6 +170,9 @@ static _Noreturn void sbx_command(const struct sbx_plan *plan, const struct sbx_
     }
   if (sbx_rlimits_apply(plan->profile, &f) < 0 || sbx_nnp_apply(&f) < 0 ||
       sbx_landlock_apply(plan, &f) < 0 || sbx_caps_drop(&f) < 0)
+    goto fail;
+  /* Approvals: the notify filter goes before the profile's (sbx_unotify_sbx.h). */
+  if (req->unotify && sbx_unotify_handoff(ctl, req->unotify->ops, &f) < 0)
     goto fail;
   /* The supervisor learns our host pid from this message's credentials. */
   sbx_send(ctl, SBX_MSG_READY, NULL, 0);
@@ -298,14 +303,27 @@ static int sbx_recv(int fd, struct sbx_msg *m, pid_t *sender)
 {
   union {
     struct cmsghdr h;
-    char buf[CMSG_SPACE(sizeof(struct ucred))];
+    char buf[CMSG_SPACE(sizeof(struct ucred)) + SBX_UNOTIFY_CMSG_SPACE];
   } cbuf;
+  int passed;
   struct iovec iov = {.iov_base = m, .iov_len = sizeof *m};
   struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.buf,
                       .msg_controllen = sizeof cbuf.buf};
   ssize_t n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
   if (n <= 0)
     return n == 0 ? 0 : -errno;
+  /* The approval listener comes as one byte with SCM_RIGHTS; a descriptor
+   * on any other message is not ours to keep. */
+  passed = sbx_unotify_take_fd(&mh);
+  if (n == 1 && passed >= 0) {
+    memset(m, 0, sizeof *m);
+    m->kind = SBX_MSG_LISTENER;
+    m->status = passed;
+    *sender = 0;
+    return 1;
+  }
+  if (passed >= 0)
+    close(passed);
   if ((size_t)n != sizeof *m)
     return -EIO;
   m->text[sizeof m->text - 1] = '\0';
@@ -364,6 +382,7 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
   struct sbx_features feat;
   struct sbx_plan plan;
   struct sbx_cgroup cg = {0};
+  struct sbx_unotify_srv unotify = {0};
   struct sbx_msg m, fail_msg = {0}, exec_msg = {0};
   char err[512];
   int sv[2] = {-1, -1}, sync_pipe[2] = {-1, -1}, kmsg = -1, one = 1, rc, wst = 0, st = 0;
@@ -518,6 +537,16 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
       exec_msg = m;
       have_exec_fail = true;
       break;
+    case SBX_MSG_LISTENER:
+      /* Without a server the sandbox's notified calls fail (ENOSYS):
+       * closed, never open. */
+      if (!req->unotify || unotify.running ||
+          sbx_unotify_start(&unotify, m.status, req->unotify, &plan) != 0) {
+        if (!req->unotify || unotify.running)
+          close(m.status);
+        fprintf(stderr, "sbx: approval: system-call layer not served; those calls fail\n");
+      }
+      break;
     case SBX_MSG_EXIT:
       wst = m.status;
       have_exit = true;
@@ -585,6 +614,7 @@ kill_init:
       ;
   }
 cleanup:
+  sbx_unotify_stop(&unotify);
   if (sv[0] >= 0)
     close(sv[0]);
   if (sv[1] >= 0)

@@ -42,6 +42,8 @@
 
 #include "cs_profile_table.h"
 
+struct sbx_unotify_cfg;
+
 /* Exit codes of `sbx run` besides the command's own status (0..123 as the
  * command chose; 128+N when it died by signal N). Same convention as
  * timeout(1), env(1) and POSIX shells. */
@@ -106,6 +108,10 @@ struct sbx_run_request {
    * (NULL-terminated, may be NULL). Names starting with LD_ are refused. */
   const char *const *pass_env;
   uint32_t flags;         /* enum sbx_run_flags */
+  /* Approval workflow, system-call layer (runtime/sbx_unotify.h,
+   * docs/approvals.md): non-NULL loads a notify filter for unotify->ops
+   * in the command and serves it in the supervisor. NULL: none. */
+  const struct sbx_unotify_cfg *unotify;
 };
 
 struct sbx_run_result {

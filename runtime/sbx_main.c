@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "sbx_approve.h"
 #include "sbx_cli.h"
 #include "sbx_confine.h"
 #include "sbx_run.h"
@@ -56,6 +57,8 @@ int main(int argc, char *argv[])
     return sbx_explain_cmd(&t, &o);
   case SBX_CMD_RUN:
     return sbx_run(&t, &o);
+  case SBX_CMD_APPROVALS:
+    return sbx_approvals_cmd(o.sub_argc, o.sub_argv, stdout, stderr);
   }
   return SBX_EXIT_FAILURE;
 }

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "sbx_admit.h"
+#include "sbx_approve.h"
 #include "sbx_audit.h"
 #include "sbx_confine.h"
 #include "sbx_profile.h"
@@ -129,7 +130,9 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
   struct sbx_audit_record rec;
   struct sbx_run_request req;
   struct sbx_run_result res;
-  struct sbx_audit_denial den[2];
+  struct sbx_audit_denial den[3];
+  struct sbx_approve appr;
+  bool appr_open = false;
   size_t n_den = 0;
   char workspace[PATH_MAX];
   char what[128];
@@ -185,6 +188,28 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
     goto record;
   }
 
+  /* Approvals before admission: a command a human refuses never takes a
+   * slot, and one waiting for a human holds none (docs/approvals.md). */
+  {
+    struct sbx_approve_opts ao = {.approver = o->approver,
+                                  .timeout_ms = (unsigned)o->approval_timeout_ms,
+                                  .store = o->approval_store};
+    if (sbx_approve_begin(&appr, &ao, p, o->cmd_argv, &audit, stderr) != 0) {
+      rec.error = "approval workflow unavailable";
+      goto record;
+    }
+    appr_open = true;
+    if (sbx_approve_command(&appr, stderr) != 0) {
+      rec.error = appr.message;
+      den[n_den].layer = "approval";
+      den[n_den].rule = appr.rule[0] ? appr.rule : NULL;
+      den[n_den].what = o->cmd_argv[0];
+      den[n_den].action = "not run";
+      n_den++;
+      goto record;
+    }
+  }
+
   r = sbx_admit_open(&adm, t->model, stderr);
   if (r != 0) {
     rec.error = "admission state unavailable";
@@ -209,6 +234,10 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
   req.workspace = workspace;
   req.argv = o->cmd_argv;
   req.timeout_ms = rec.timeout_ms;
+  req.unotify = sbx_approve_unotify(&appr);
+  /* An approved `git config` may write .git/config (docs/confinement.md). */
+  if (appr.git_config_granted)
+    req.flags |= SBX_RUN_ALLOW_GIT_CONFIG;
   /* From here a SIGINT/SIGTERM/SIGHUP ends the sandbox, not sbx, so the
    * ticket is completed and the run recorded (sbx_signal.h). */
   if (sbx_signal_install() != 0)
@@ -256,6 +285,8 @@ record:
     code = SBX_EXIT_FAILURE;
   if (admit_open)
     sbx_admit_close(&adm);
+  if (appr_open)
+    sbx_approve_end(&appr);
   sbx_audit_close(&audit);
   return code;
 }

@@ -505,6 +505,10 @@ static void sbx_un_handle(int listener, const struct seccomp_notif *n,
     /* Loopback and non-IP families never leave the machine. */
     ask = !sbx_unotify_addr_local((const struct sockaddr *)&op->addr, op->addrlen);
   }
+  if (ask && (cfg->preapproved & (req.operation == CS_APPROVAL_OP_DELETE
+                                        ? CS_APPROVE_FILE_DELETE
+                                        : CS_APPROVE_EXTERNAL_NETWORK)))
+    ask = false;
   if (ask) {
     r = cs_approval_ask(cfg->mgr, &req, &d);
     if (r != 0) {

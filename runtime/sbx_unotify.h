@@ -35,6 +35,10 @@ struct sbx_unotify_cfg {
   const char *profile;
   char *const *argv;           /* the command the sandbox was started with */
   uint32_t ops;                /* CS_APPROVE_* bits the filter was built for */
+  /* CS_APPROVE_* bits a human already approved for this whole command at
+   * the command layer (`rm -rf build` was approved: its unlinks are not
+   * asked about one by one). Still performed by the supervisor. */
+  uint32_t preapproved;
   /* Run in each helper after it took the process's root and ids, before
    * the operation (sbx: the profile's Landlock rules). 0 or -errno. */
   int (*confine)(void *arg);

@@ -1,0 +1,50 @@
+/* sbx_unotify_sbx: the system-call approval layer inside
+ * sbx_confine_run (runtime/sbx_confine.c calls these three hooks).
+ *
+ *   command process, after no_new_privs and before the profile's filter:
+ *     sbx_unotify_handoff() loads the notify filter and passes its listener
+ *     to the supervisor over the control socket (one byte + SCM_RIGHTS),
+ *     then closes its own copy: nothing in the sandbox holds a listener;
+ *   supervisor, on receiving it: sbx_unotify_start() serves it in a thread;
+ *   supervisor, when the sandbox is gone: sbx_unotify_stop().
+ *
+ * Why a second filter rather than notify rules in the profile's: the
+ * profile's filter is generated and shared by runs with and without an
+ * approver, and the kernel allows one listener per filter; a second
+ * filter is loaded only when this run has approvals to ask. The kernel
+ * runs both and takes the strictest action (KILL > TRAP > ERRNO >
+ * USER_NOTIF > TRACE > LOG > ALLOW), so a call the profile refuses is
+ * refused before anyone is asked, and approval can never widen the
+ * profile. */
+#ifndef CS_RUNTIME_SBX_UNOTIFY_SBX_H
+#define CS_RUNTIME_SBX_UNOTIFY_SBX_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <sys/socket.h>
+
+#include "sbx_internal.h"
+#include "sbx_unotify.h"
+
+/* Extra control-message room the receiver needs for the handoff. */
+#define SBX_UNOTIFY_CMSG_SPACE CMSG_SPACE(sizeof(int))
+
+struct sbx_unotify_srv {
+  pthread_t thread;
+  bool running;
+  int listener;
+  int stop[2];
+  struct sbx_unotify_cfg cfg;
+  const struct sbx_plan *plan;
+};
+
+int sbx_unotify_handoff(int ctl, uint32_t ops, struct sbx_fail *f);
+/* The first SCM_RIGHTS descriptor of a received message (others are
+ * closed), or -1. */
+int sbx_unotify_take_fd(struct msghdr *mh);
+/* Takes ownership of listener (closed on failure). */
+int sbx_unotify_start(struct sbx_unotify_srv *s, int listener, const struct sbx_unotify_cfg *cfg,
+                      const struct sbx_plan *plan);
+void sbx_unotify_stop(struct sbx_unotify_srv *s);
+
+#endif
