@@ -294,7 +294,25 @@ fail:
 
 /* ---- compilation of the net ---------------------------------------------- */
 
-/* (Re)computes every transition's packed add/sub words for the layout. */
+/* A field test for slot in the current layout: at least value
+ * (at_least) or at most value. */
+static struct pnr_guard pnr_guard_for(const struct pn_analysis *a, uint32_t slot, uint64_t value,
+                                      bool at_least) {
+  uint64_t m = a->lay.mask[slot];
+  unsigned sh = a->lay.shift[slot];
+  struct pnr_guard g = {a->lay.word[slot], false, m << sh, 0};
+  if (at_least) {
+    if (value > m) g.never = true, g.bound = UINT64_MAX; /* the field cannot hold it */
+    else g.bound = value << sh;
+  } else {
+    if (value > m) g.never = true;
+    else g.bound = (m - value) << sh; /* room for value more */
+  }
+  return g;
+}
+
+/* (Re)computes every transition's packed add/sub words and field tests for
+ * the layout. */
 static int pnr_trans_pack(struct pn_analysis *a) {
   uint32_t nw = a->lay.nwords;
   for (uint32_t i = 0; i < a->ntrans; i++) {
@@ -305,14 +323,31 @@ static int pnr_trans_pack(struct pn_analysis *a) {
     uint64_t *sub = realloc(t->sub, nw * sizeof *sub);
     if (!sub) return -ENOMEM;
     t->sub = sub;
+    if (!t->g_pre) {
+      t->g_pre = calloc(t->npre + 1, sizeof *t->g_pre);
+      t->g_post = calloc(t->npost + 1, sizeof *t->g_post);
+      t->g_inc = calloc(t->ndelta + 1, sizeof *t->g_inc);
+      t->g_dec = calloc(t->ndelta + 1, sizeof *t->g_dec);
+      if (!t->g_pre || !t->g_post || !t->g_inc || !t->g_dec) return -ENOMEM;
+    }
     memset(add, 0, nw * sizeof *add);
     memset(sub, 0, nw * sizeof *sub);
+    t->ninc = t->ndec = 0;
     for (uint32_t k = 0; k < t->ndelta; k++) {
       uint32_t slot = t->delta[k].slot;
       int64_t d = (int32_t)t->delta[k].weight;
-      if (d > 0) add[a->lay.word[slot]] += (uint64_t)d << a->lay.shift[slot];
-      else sub[a->lay.word[slot]] += (uint64_t)(-d) << a->lay.shift[slot];
+      if (d > 0) {
+        add[a->lay.word[slot]] += (uint64_t)d << a->lay.shift[slot];
+        t->g_inc[t->ninc++] = pnr_guard_for(a, slot, (uint64_t)d, false);
+      } else {
+        sub[a->lay.word[slot]] += (uint64_t)(-d) << a->lay.shift[slot];
+        t->g_dec[t->ndec++] = pnr_guard_for(a, slot, (uint64_t)(-d), false);
+      }
     }
+    for (uint32_t k = 0; k < t->npre; k++)
+      t->g_pre[k] = pnr_guard_for(a, t->pre[k].slot, t->pre[k].weight, true);
+    for (uint32_t k = 0; k < t->npost; k++)
+      t->g_post[k] = pnr_guard_for(a, t->post[k].slot, t->post[k].weight, true);
   }
   return 0;
 }
@@ -528,19 +563,15 @@ restart:;
   for (uint32_t i = 0; i < b->count; i++) {
     b->start[i] = nsucc;
     pnr_load(a, b->first + i, a->buf_b);
-    pnr_decode(a, a->buf_b, tok);
     for (uint32_t t = 0; t < a->ntrans; t++) {
       const struct pnr_trans *tr = &a->trans[t];
-      bool enabled = true;
-      for (uint32_t k = 0; k < tr->npre; k++)
-        if (tok[tr->pre[k].slot] < tr->pre[k].weight) {
-          enabled = false;
-          break;
-        }
-      if (!enabled) continue;
       uint64_t *nb = buf + (size_t)nsucc * nw;
-      if (!pnr_fire_packed(a, tr, tok, a->buf_b, nb)) {
+      int fired = pnr_try_fire(tr, a->buf_b, nb, nw);
+      if (!fired) continue;
+      if (fired == 2) {
+        /* Rare: a count outgrows its field. */
         uint32_t *next = a->succ_tok;
+        pnr_decode(a, a->buf_b, tok);
         if (!pnr_fire(tr, tok, next, n)) return -EOVERFLOW;
         if ((rc = pnr_make_fit(a, next))) return rc;
         goto restart;
@@ -730,6 +761,10 @@ void pn_analysis_free(struct pn_analysis *a) {
       free(a->trans[i].delta);
       free(a->trans[i].add);
       free(a->trans[i].sub);
+      free(a->trans[i].g_pre);
+      free(a->trans[i].g_post);
+      free(a->trans[i].g_inc);
+      free(a->trans[i].g_dec);
     }
   }
   pnr_assert_free(a);

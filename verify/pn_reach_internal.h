@@ -36,6 +36,16 @@ struct pnr_arc {
   uint32_t weight;
 };
 
+/* One field test on a packed state, (word & mask) against bound, both
+ * at the field's position: at least bound (enabling) or at most bound (room
+ * for an increase); never: the test can never pass in this layout. */
+struct pnr_guard {
+  uint32_t word;
+  bool never;
+  uint64_t mask;
+  uint64_t bound;
+};
+
 /* A transition restricted to the tracked places: environment arcs vanish
  * because a source always has enough tokens and a sink is not tracked. */
 struct pnr_trans {
@@ -50,6 +60,11 @@ struct pnr_trans {
    * Valid because enabling guarantees no field borrows and the width check
    * guarantees none carries. Recomputed whenever the layout changes. */
   uint64_t *add, *sub;
+  /* Per layout too: g_pre[npre] (enabled), g_inc[ninc] (each increased
+   * field has room), g_post[npost] (reverse-enabled), g_dec[ndec] (each
+   * field decreased by the firing has room when un-fired). */
+  struct pnr_guard *g_pre, *g_inc, *g_post, *g_dec;
+  uint32_t ninc, ndec;
 };
 
 /* Bit layout of one state: every tracked place is a field of width[slot]
@@ -130,31 +145,31 @@ void pnr_prefetch_keys(const struct pn_analysis *a, const uint64_t *hash, uint32
 uint64_t *pnr_pipe_buf(const struct pn_analysis *a, unsigned slot);
 uint64_t *pnr_pipe_hash(const struct pn_analysis *a, unsigned slot);
 
-/* Packed firing (see pnr_trans.add): true when every increased field still
- * fits its width; tokens are the decoded source state. */
-static inline bool pnr_fire_packed(const struct pn_analysis *a, const struct pnr_trans *t,
-                                   const uint32_t *tokens, const uint64_t *src, uint64_t *dst) {
-  for (uint32_t i = 0; i < t->ndelta; i++) {
-    int32_t d = (int32_t)t->delta[i].weight;
-    if (d > 0 && (uint64_t)tokens[t->delta[i].slot] + (uint64_t)d > a->lay.mask[t->delta[i].slot])
-      return false;
-  }
-  for (uint32_t w = 0; w < a->lay.nwords; w++) dst[w] = src[w] + t->add[w] - t->sub[w];
-  return true;
+/* Firing on the packed state, no decoding: 0 when t is not enabled, 1
+ * when dst holds the successor, 2 when an increased count would not fit
+ * its field (the caller widens the layout and tries again). */
+static inline int pnr_try_fire(const struct pnr_trans *t, const uint64_t *src, uint64_t *dst,
+                               uint32_t nw) {
+  for (uint32_t i = 0; i < t->npre; i++)
+    if ((src[t->g_pre[i].word] & t->g_pre[i].mask) < t->g_pre[i].bound) return 0;
+  for (uint32_t i = 0; i < t->ninc; i++)
+    if (t->g_inc[i].never || (src[t->g_inc[i].word] & t->g_inc[i].mask) > t->g_inc[i].bound)
+      return 2;
+  for (uint32_t w = 0; w < nw; w++) dst[w] = src[w] + t->add[w] - t->sub[w];
+  return 1;
 }
 
-static inline bool pnr_unfire_packed(const struct pn_analysis *a, const struct pnr_trans *t,
-                                     const uint32_t *tokens, const uint64_t *src, uint64_t *dst) {
+/* Reverse firing on the packed state: false when the output places lack
+ * the output weights, or when a predecessor count would not fit its field
+ * (such a marking was never stored). */
+static inline bool pnr_try_unfire(const struct pnr_trans *t, const uint64_t *src, uint64_t *dst,
+                                  uint32_t nw) {
   for (uint32_t i = 0; i < t->npost; i++)
-    if (tokens[t->post[i].slot] < t->post[i].weight) return false;
-  for (uint32_t i = 0; i < t->ndelta; i++) {
-    int32_t d = (int32_t)t->delta[i].weight;
-    /* A count wider than its field was never stored. */
-    if (d < 0 && (uint64_t)tokens[t->delta[i].slot] + (uint64_t)(-(int64_t)d) >
-                     a->lay.mask[t->delta[i].slot])
+    if ((src[t->g_post[i].word] & t->g_post[i].mask) < t->g_post[i].bound) return false;
+  for (uint32_t i = 0; i < t->ndec; i++)
+    if (t->g_dec[i].never || (src[t->g_dec[i].word] & t->g_dec[i].mask) > t->g_dec[i].bound)
       return false;
-  }
-  for (uint32_t w = 0; w < a->lay.nwords; w++) dst[w] = src[w] - t->add[w] + t->sub[w];
+  for (uint32_t w = 0; w < nw; w++) dst[w] = src[w] - t->add[w] + t->sub[w];
   return true;
 }
 

@@ -34,17 +34,16 @@ struct pnr_bitsets {
 /* Predecessors of the frontier states in batch b, into pipeline slot
  * slot, with their table slots prefetched. */
 static void pnr_backward_expand(struct pn_analysis *a, struct pnr_batch *b, const uint64_t *states,
-                                unsigned slot, bool progress_only, uint32_t *tok) {
+                                unsigned slot, bool progress_only) {
   uint32_t nw = a->lay.nwords, np = 0;
   uint64_t *buf = pnr_pipe_buf(a, slot), *hash = pnr_pipe_hash(a, slot);
   for (uint32_t i = 0; i < b->count; i++) {
     b->start[i] = np;
     pnr_load(a, states[i], a->buf_b);
-    pnr_decode(a, a->buf_b, tok);
     for (uint32_t t = 0; t < a->ntrans; t++) {
       if (progress_only && a->trans[t].admission) continue;
       uint64_t *pb = buf + (size_t)np * nw;
-      if (!pnr_unfire_packed(a, &a->trans[t], tok, a->buf_b, pb)) continue;
+      if (!pnr_try_unfire(&a->trans[t], a->buf_b, pb, nw)) continue;
       hash[np] = pnr_state_hash(a, pb);
       pnr_prefetch(a, hash[np]);
       np++;
@@ -83,7 +82,7 @@ static bool pnr_backward_resolve(struct pn_analysis *a, struct pnr_bitsets *bs,
  * are marked in v (reachability). Newly marked states form the next
  * frontier. Batched and pipelined like the forward search. */
 static bool pnr_backward_step(struct pn_analysis *a, struct pnr_bitsets *bs, bool progress_only,
-                              uint64_t *v, uint32_t *tok) {
+                              uint64_t *v) {
   bool any = false;
   struct pnr_batch ring[PNR_PIPE];
   uint64_t states[PNR_PIPE][PNR_BATCH];
@@ -105,7 +104,7 @@ static bool pnr_backward_step(struct pn_analysis *a, struct pnr_bitsets *bs, boo
     }
     if (count) {
       ring[slot].count = count;
-      pnr_backward_expand(a, &ring[slot], states[slot], slot, progress_only, tok);
+      pnr_backward_expand(a, &ring[slot], states[slot], slot, progress_only);
       npend++;
       if (npend >= 2) {
         unsigned prev = (head + npend - 2) % PNR_PIPE;
@@ -164,7 +163,7 @@ int pnr_compute_safe(struct pn_analysis *a) {
     if (pnr_bit(b.x, 0)) {
       pnr_set(b.v, 0);
       pnr_set(b.f, 0);
-      while (pnr_backward_step(a, &b, false, b.v, tok)) {
+      while (pnr_backward_step(a, &b, false, b.v)) {
       }
     }
     /* Removed = X \ V becomes the frontier of the closure. */
@@ -177,7 +176,7 @@ int pnr_compute_safe(struct pn_analysis *a) {
     if (!removed) break;
     /* Step 2: a progress step cannot be refused, so a marking with one into
      * a removed marking must go too, transitively. */
-    while (pnr_backward_step(a, &b, true, b.x, tok)) {
+    while (pnr_backward_step(a, &b, true, b.x)) {
     }
   }
   a->safe = b.x;
