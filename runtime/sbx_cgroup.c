@@ -9,7 +9,9 @@
  *   v1: a writable "pids" hierarchy (pids.max only: sbx does not create
  *       memory cgroups inside a v1 memory hierarchy it does not own).
  * Otherwise rlimits only, and `sbx check` says so. */
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -135,6 +137,32 @@ static int sbx_write_file(const char *dir, const char *name, const char *value)
   return rc;
 }
 
+/* Removes the empty cgroups of earlier runs whose sbx is gone (a SIGKILLed
+ * sbx cannot clean up after itself). rmdir only succeeds on an empty
+ * cgroup, and a live owner's (or a reused pid's) cgroup is left alone. */
+static void sbx_cgroup_reap_stale(const char *base)
+{
+  char path[PATH_MAX];
+  struct dirent *de;
+  DIR *dir = opendir(base);
+  if (!dir)
+    return;
+  while ((de = readdir(dir))) {
+    char *end;
+    long pid;
+    if (strncmp(de->d_name, "sbx-", 4) != 0)
+      continue;
+    pid = strtol(de->d_name + 4, &end, 10);
+    if (end == de->d_name + 4 || *end != '-' || pid <= 0 || pid == (long)getpid())
+      continue;
+    if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+      continue;
+    if (snprintf(path, sizeof path, "%s/%s", base, de->d_name) < (int)sizeof path)
+      (void)rmdir(path);
+  }
+  closedir(dir);
+}
+
 int sbx_cgroup_create(const struct cs_profile *p, const struct sbx_features *f,
                       struct sbx_cgroup *cg, char *err, size_t err_len)
 {
@@ -148,6 +176,7 @@ int sbx_cgroup_create(const struct cs_profile *p, const struct sbx_features *f,
     snprintf(cg->info, sizeof cg->info, "none (rlimits only)");
     return 0;
   }
+  sbx_cgroup_reap_stale(base);
   clock_gettime(CLOCK_MONOTONIC, &ts);
   if (snprintf(cg->pids_dir, sizeof cg->pids_dir, "%s/sbx-%d-%ld", base, (int)getpid(),
                (long)(ts.tv_nsec & 0xffffff)) >= (int)sizeof cg->pids_dir) {

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <glob.h>
 #include <limits.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
@@ -487,6 +488,42 @@ START_TEST(t_daemon_dies)
 }
 END_TEST
 
+/* The run's cgroup (when one is used) exists during the run and is gone
+ * after it, also after a timeout. */
+START_TEST(t_cgroup_lifecycle)
+{
+  struct sbx_run_result res;
+  char pattern[128];
+  glob_t g;
+  RUN("standard", &res, "cat", "/proc/self/cgroup");
+  ck_assert_int_eq(res.exit_code, 0);
+  if (strncmp(res.cgroup_info, "none", 4) == 0)
+    return; /* rlimits only on this machine (sbx check says so) */
+  ck_assert_ptr_nonnull(strstr(res.cgroup_info, "pids.max="));
+  run_in("standard", ws, 300, &res, "sleep", "30", (char *)NULL);
+  ck_assert_int_eq(res.outcome, SBX_OUTCOME_TIMED_OUT);
+  snprintf(pattern, sizeof pattern, "/sys/fs/cgroup/*/sbx-%d-*", (int)getpid());
+  ck_assert_int_eq(glob(pattern, 0, NULL, &g), GLOB_NOMATCH);
+  snprintf(pattern, sizeof pattern, "/sys/fs/cgroup/sbx-%d-*", (int)getpid());
+  ck_assert_int_eq(glob(pattern, 0, NULL, &g), GLOB_NOMATCH);
+  /* A cgroup left by a SIGKILLed sbx (its pid is dead) is removed by the
+   * next run (checked where this machine puts them: cgroup v1 pids root). */
+  if (strstr(res.cgroup_info, "v1") && access("/sys/fs/cgroup/pids", W_OK) == 0) {
+    char stale[128];
+    pid_t dead = fork();
+    ck_assert_int_ge(dead, 0);
+    if (dead == 0)
+      _exit(0);
+    waitpid(dead, NULL, 0);
+    snprintf(stale, sizeof stale, "/sys/fs/cgroup/pids/sbx-%d-1", (int)dead);
+    if (mkdir(stale, 0755) == 0) {
+      RUN("standard", &res, "true");
+      ck_assert_msg(access(stale, F_OK) != 0, "stale cgroup %s not removed", stale);
+    }
+  }
+}
+END_TEST
+
 /* The same at the deadline: killing pid 1 kills the daemon too. */
 START_TEST(t_timeout_kills_tree)
 {
@@ -765,6 +802,7 @@ static bool add_suite(TCase *tc, const char *name)
     tcase_add_test(tc, t_daemon_dies);
     tcase_add_test(tc, t_timeout);
     tcase_add_test(tc, t_timeout_kills_tree);
+    tcase_add_test(tc, t_cgroup_lifecycle);
   } else if (strcmp(name, "shell") == 0) {
     tcase_add_test(tc, t_no_shell);
     tcase_add_test(tc, t_exit_codes);
