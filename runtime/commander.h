@@ -5,6 +5,7 @@
  *   1. Errors                        (all sections)
  *   2. In-process admission          cs_sched_*, cs_admit*, cs_complete   runtime/cs_sched.c
  *   3. Cross-process admission       cs_shared_*                          runtime/cs_shared_sched.c
+ *   4. Approvals                     cs_approval*, cs_approver*, cs_cmdrule*  runtime/cs_approval*.c
  *
  * The scheduler never searches: pnetc already computed the safe set S of
  * the model and, for every marking of S and every transition, the marking
@@ -203,5 +204,18 @@ int cs_shared_waiters(const struct cs_shared_sched *sh);
 #ifdef __cplusplus
 }
 #endif
+
+/* ===== 4. Approvals (library cs_approval) ================================
+ *
+ * The human-approval workflow of docs/approvals.md for embedders: an
+ * approval manager (cs_approval_create / cs_approval_ask) with a pluggable
+ * approver (struct cs_approver: a decide() callback; built-in: terminal
+ * prompt, exec:PROGRAM, socket:PATH JSON lines), scopes once / session /
+ * always (a 0600 store file), and the command-rule engine (cs_cmdrule_*,
+ * built-in rules for rm, find -delete, git clean, sudo, su, doas, git
+ * config, git remote add, curl, wget, ssh, ...). Everything but a
+ * well-formed allow is a deny. The declarations live in cs_approval.h
+ * (errors listed there) so that the library can be used alone. */
+#include "cs_approval.h"
 
 #endif
