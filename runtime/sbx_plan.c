@@ -608,6 +608,19 @@ int sbx_plan_build(const struct sbx_run_request *req, int abi, struct sbx_plan *
       continue; /* absent: nothing to allow (it cannot be created outside the view) */
     if (sbx_denied_covering(prof, ws, home, real))
       continue; /* denied wins: neither shown nor granted */
+    /* No shell, yet EXECUTE on the workspace or on a writable path: a
+     * binary there (a static busybox in the repository, or one written by
+     * the command) could be a shell under any name. The two rules
+     * contradict each other: refuse rather than pretend. */
+    if (p->shell_none && (rights & SBX_LL_FS_EXECUTE) &&
+        (sbx_path_under(real, ws) || sbx_path_under(ws, real) || rw)) {
+      rc = -EINVAL;
+      snprintf(err, err_len,
+               "request: profile %s allows no shell but grants execute on '%s' (%s), which is "
+               "the workspace or writable: any binary there could be a shell",
+               prof->name ? prof->name : "?", r->path, r->origin ? r->origin : "?");
+      goto fail;
+    }
     if (strcmp(real, "/") == 0) {
       /* Full access (permissive): the host's root is the base of the view,
        * still with sbx's own /proc, /dev, /tmp and the masks on top. */

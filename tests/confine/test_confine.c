@@ -571,6 +571,21 @@ START_TEST(t_no_shell)
     RUN(profiles[i], &res, "/usr/bin/bash", "-c", "exit 0");
     ck_assert_int_eq(res.exit_code, SBX_EXIT_NOT_EXECUTABLE);
   }
+  /* No shell + EXECUTE on the workspace is a contradiction: refused. */
+  {
+    struct cs_profile bad = *cfx_profile("strict");
+    struct cs_path_rule rules[1] = {{"${WORKSPACE}", CS_PATH_READ | CS_PATH_EXEC, "test"}};
+    struct sbx_run_request req = {0};
+    char *argv[] = {"true", NULL};
+    bad.allowed_paths = rules;
+    bad.n_allowed_paths = 1;
+    req.profile = &bad;
+    req.workspace = ws;
+    req.argv = argv;
+    ck_assert_int_lt(sbx_confine_run(&req, &res), 0);
+    ck_assert_int_eq(res.exit_code, SBX_EXIT_FAILURE);
+    ck_assert_ptr_nonnull(strstr(res.message, "could be a shell"));
+  }
   /* The sandboxed-shell profile runs one (confined like the rest). */
   RUN("standard", &res, "sh", "-c", "exit 3");
   ck_assert_int_eq(res.outcome, SBX_OUTCOME_EXITED);
