@@ -29,9 +29,13 @@
  * silent downgrade.
  *
  * Errors: functions returning int return 0 or a negative errno from this
- * list: -EINVAL (bad request), -ENOMEM, -ENOTSUP (kernel lacks a feature the
- * profile needs), -EPERM (the kernel refused a layer), -EIO (supervisor
- * channel failure), or any errno a system call reported while setting up. */
+ * list: -EINVAL (bad request or contradictory profile), -ENOMEM, -ENOTSUP
+ * (kernel lacks a feature the profile needs), -EACCES (the workspace lies in
+ * a denied path), -ELOOP (a symlinked .git, .git/config or .git/hooks),
+ * -ESTALE (a path changed between planning and mounting), -EPERM (the kernel
+ * refused a layer), -EIO (supervisor channel failure), or any errno a system
+ * call reported while setting up. `sbx explain` can print the exact plan with
+ * sbx_confine_describe(). */
 #ifndef CS_RUNTIME_SBX_CONFINE_H
 #define CS_RUNTIME_SBX_CONFINE_H
 
