@@ -143,6 +143,29 @@ START_TEST(test_state_limit) {
 }
 END_TEST
 
+START_TEST(test_token_overflow) {
+  /* 2^30 tokens per firing: the fifth marking would need 2^32 tokens in p,
+   * more than a count can hold. A clear error, not a wrap-around. */
+  struct pn_net *net = nb_new("flood");
+  nb_place(net, "in", PN_PLACE_SOURCE, 0);
+  nb_place(net, "p", PN_PLACE_TRACKED, 0);
+  nb_trans(net, "pour", PN_PROGRESS, "in", "p:1073741824");
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&text, &len);
+  ck_assert_ptr_nonnull(mem);
+  diag_set_stream(mem);
+  struct pn_analysis *a = NULL;
+  ck_assert_int_eq(pn_analyze(net, NULL, &a), -EOVERFLOW);
+  ck_assert_ptr_null(a);
+  diag_set_stream(stderr);
+  fclose(mem);
+  ck_assert_ptr_nonnull(strstr(text, "token count exceeds"));
+  free(text);
+  pn_net_free(net);
+}
+END_TEST
+
 START_TEST(test_adaptive_width) {
   /* p starts with 0 tokens (a 1-bit field) and grows to 300: the store is
    * re-encoded several times while states are being added. */
@@ -422,6 +445,7 @@ static Suite *analysis_suite(void) {
   tcase_add_test(tc, test_initial_outside_safe_set);
   tcase_add_test(tc, test_state_limit);
   tcase_add_test(tc, test_adaptive_width);
+  tcase_add_test(tc, test_token_overflow);
   tcase_add_test(tc, test_multiword_states);
   tcase_add_test(tc, test_shortest_traces);
   tcase_add_test(tc, test_degenerate_nets);
