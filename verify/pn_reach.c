@@ -1,6 +1,6 @@
 /* pn_reach: breadth-first exploration of every reachable marking into a
  * bit-packed state store indexed by an open-addressing hash table of 32-bit
- * state numbers (docs/analysis.md, "Encoding").
+ * state numbers (docs/analysis.md, "State encoding").
  *
  * Why this shape: the analysis must hold millions of markings in a few bytes
  * each, so a state is a run of bits in one big array (no per-state malloc,
@@ -153,10 +153,6 @@ int64_t pnr_lookup(const struct pn_analysis *a, const uint64_t *buf) {
 
 
 
-
-bool pnr_fits_tokens(const struct pn_analysis *a, const uint32_t *tokens) {
-  return pnr_fits(a, tokens);
-}
 
 int64_t pnr_lookup_tokens(const struct pn_analysis *a, const uint32_t *tokens, uint64_t *scratch) {
   /* A count wider than its field was never stored. */

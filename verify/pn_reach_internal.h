@@ -138,7 +138,6 @@ int64_t pnr_lookup(const struct pn_analysis *a, const uint64_t *buf);
 /* Index of the marking tokens (which may exceed the current widths), or -1. */
 int64_t pnr_lookup_tokens(const struct pn_analysis *a, const uint32_t *tokens, uint64_t *scratch);
 
-bool pnr_fits_tokens(const struct pn_analysis *a, const uint32_t *tokens);
 /* Prefetches the stored keys of hash[0..n) (after their slots). */
 void pnr_prefetch_keys(const struct pn_analysis *a, const uint64_t *hash, uint32_t n);
 /* The buffers of pipeline slot slot (see succ_cap). */
