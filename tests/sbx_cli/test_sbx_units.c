@@ -72,6 +72,29 @@ START_TEST(cli_command_options_are_not_ours)
 }
 END_TEST
 
+START_TEST(cli_approvals)
+{
+  char *run[] = {"sbx", "run", "--approver", "none", "--approval-timeout", "2.5",
+                 "--approval-store", "/tmp/s.json", "--", "true", NULL};
+  char *sub[] = {"sbx", "approvals", "--approval-store", "/tmp/s.json", "list", NULL};
+  char *bad[] = {"sbx", "explain", "--approver", "none", NULL};
+  struct sbx_opts o;
+  char msg[256] = "";
+
+  ck_assert_int_eq(parse(&o, msg, sizeof(msg), 10, run), 0);
+  ck_assert_str_eq(o.approver, "none");
+  ck_assert_uint_eq(o.approval_timeout_ms, 2500);
+  ck_assert_str_eq(o.approval_store, "/tmp/s.json");
+  ck_assert_int_eq(parse(&o, msg, sizeof(msg), 5, sub), 0);
+  ck_assert_int_eq(o.cmd, SBX_CMD_APPROVALS);
+  ck_assert_int_eq(o.sub_argc, 4);
+  ck_assert_str_eq(o.sub_argv[0], "approvals");
+  ck_assert_str_eq(o.sub_argv[3], "list");
+  /* Approval options mean nothing to explain: refused, not ignored. */
+  ck_assert_int_eq(parse(&o, msg, sizeof(msg), 4, bad), -EINVAL);
+}
+END_TEST
+
 START_TEST(cli_errors)
 {
   struct {
@@ -501,6 +524,7 @@ int main(int argc, char **argv)
   tcase_set_timeout(tc, 30);
   tcase_add_test(tc, cli_run_options);
   tcase_add_test(tc, cli_command_options_are_not_ours);
+  tcase_add_test(tc, cli_approvals);
   tcase_add_test(tc, cli_errors);
   tcase_add_test(tc, cli_help_lists_every_exit_code);
   tcase_add_test(tc, cli_seconds);
