@@ -65,7 +65,7 @@ require_sandbox() {
 procs_matching() {
   local f args line
   for f in /proc/[0-9]*/cmdline; do
-    mapfile -d '' args <"$f" 2>/dev/null || continue
+    { mapfile -d '' args <"$f"; } 2>/dev/null || continue
     ((${#args[@]})) || continue
     line="${args[*]}"
     if [[ $line =~ ^$1$ ]]; then f=${f#/proc/}; echo "${f%/cmdline}"; fi

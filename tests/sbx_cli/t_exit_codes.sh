@@ -62,6 +62,22 @@ expect_rc 126 "not executable"
 run_sbx run -- /usr
 expect_rc 126 "a directory is not executable"
 
+# A shell under a profile whose shell policy is "none" is not executable.
+if "$SBX" explain --profile strict | grep -q '^Shell: *no shell'; then
+  run_sbx run --profile strict -- sh -c 'exit 7'
+  expect_rc 126 "sh under strict (no shell)"
+  run_sbx run --profile strict -- /bin/bash -c 'exit 7'
+  expect_rc 126 "/bin/bash under strict (no shell)"
+fi
+shellok=$("$SBX" check | awk '/^Profiles/ {p=1; next} p && /^$/ {exit} p && /^  [^ ]/ {print $1}' | while read -r q; do
+  "$SBX" explain --profile "$q" | grep -q '^Shell: *a shell may run' && { echo "$q"; break; }; done)
+if [[ -n $shellok ]]; then
+  run_sbx run --profile "$shellok" -- sh -c 'exit 7'
+  expect_rc 7 "sh -c 'exit 7' under $shellok (own status through a shell)"
+  run_sbx run --profile "$shellok" -- sh -c 'kill -USR1 $$'
+  expect_rc 138 "sh killing itself with SIGUSR1 under $shellok"
+fi
+
 run_sbx run --profile no-such -- true
 expect_rc 125 "sbx refused (unknown profile)"
 run_sbx run --workspace "$T/no-such-dir" -- true
