@@ -63,6 +63,86 @@ cleanup:
   return r;
 }
 
+/* Is `path` the directory `dir` or inside it? */
+static bool sbx_run_under(const char *path, const char *dir)
+{
+  size_t n = strlen(dir);
+
+  if (n == 1 && dir[0] == '/')
+    return true;
+  return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* The sandbox gets its own /tmp, /dev, /proc and no /sys (docs/
+ * confinement.md, "mount view"): a host path there is out of the
+ * command's reach unless it is (under) the workspace, which is bound in. */
+static bool sbx_run_private(const char *path)
+{
+  return sbx_run_under(path, "/tmp") || sbx_run_under(path, "/dev") ||
+         sbx_run_under(path, "/proc") || sbx_run_under(path, "/sys");
+}
+
+/* 0 unless the audit log lies where the profile lets the command write
+ * (the writable workspace, or any other path rule with write access): the
+ * command could then truncate or forge the records of every run, its own
+ * included, so such a log is refused before anything runs (-EPERM). The
+ * cases follow the mount view sbx_confine builds (runtime/sbx_plan.c):
+ * rules under the workspace are bound in, "/" shows the host's root, other
+ * rules under the private directories are the sandbox's own. */
+static int sbx_run_log_exposed(const struct cs_profile *p, const char *workspace,
+                               const struct sbx_audit *audit)
+{
+  char fdpath[64], log[PATH_MAX], rule[PATH_MAX], *real;
+  const char *home = getenv("HOME");
+  ssize_t n;
+  int r = 0;
+
+  if (audit->fd < 0 || !p->allow_file_write)
+    return 0;
+  snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", audit->fd);
+  n = readlink(fdpath, log, sizeof(log) - 1);
+  if (n <= 0) {
+    /* Cannot tell where the log is: refuse rather than guess. */
+    fprintf(stderr, "sbx: error: audit log %s: cannot resolve where it is: %s\n", audit->path,
+            strerror(errno));
+    return -EPERM;
+  }
+  log[n] = '\0';
+  for (uint32_t i = 0; i < p->n_allowed_paths && r == 0; i++) {
+    const struct cs_path_rule *pr = &p->allowed_paths[i];
+    bool exposed;
+    int k;
+    if (!(pr->access & CS_PATH_WRITE))
+      continue;
+    if (strncmp(pr->path, "${WORKSPACE}", 12) == 0)
+      k = snprintf(rule, sizeof(rule), "%s%s", workspace, pr->path + 12);
+    else if (pr->path[0] == '~' && home)
+      k = snprintf(rule, sizeof(rule), "%s%s", home, pr->path + 1);
+    else
+      k = snprintf(rule, sizeof(rule), "%s", pr->path);
+    if (k < 0 || (size_t)k >= sizeof(rule))
+      continue;
+    real = realpath(rule, NULL);
+    if (!real)
+      continue; /* absent: the sandbox shows nothing there */
+    if (sbx_run_under(real, workspace))
+      exposed = sbx_run_under(log, real);
+    else if (strcmp(real, "/") == 0)
+      exposed = sbx_run_under(log, workspace) || !sbx_run_private(log);
+    else
+      exposed = !sbx_run_private(real) && sbx_run_under(log, real);
+    if (exposed) {
+      fprintf(stderr, "sbx: error: audit log %s lies in %s, which profile '%s' lets the command "
+                      "write (%s); put the log outside it\n", log,
+              strcmp(real, "/") == 0 && sbx_run_under(log, workspace) ? workspace : real,
+              p->name, pr->origin ? pr->origin : pr->path);
+      r = -EPERM;
+    }
+    free(real);
+  }
+  return r;
+}
+
 /* The audit view of the confinement result. */
 static void sbx_run_record_result(struct sbx_audit_record *rec, const struct cs_profile *p,
                                   const struct sbx_run_result *res,
@@ -178,6 +258,10 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
     goto record;
   }
   rec.workspace = workspace;
+  if (sbx_run_log_exposed(p, workspace, &audit) != 0) {
+    rec.error = "audit log writable by the command";
+    goto record;
+  }
   if (sbx_profile_timeout(p, o->has_timeout, o->timeout_ms, &rec.timeout_ms, stderr) != 0) {
     rec.error = "--timeout above the profile's maxExecutionTime";
     goto record;

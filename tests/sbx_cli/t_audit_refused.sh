@@ -23,6 +23,9 @@ refused() { # DESCRIPTION LOG
 }
 
 refused "log is a directory" "$T"
+refused "log inside the writable workspace" "$WS/audit.jsonl"
+expect_err "lets the command write" "the exposure is named"
+rm -f "$WS/audit.jsonl"
 refused "log directory missing" "$T/missing/audit.jsonl"
 mkfifo "$T/fifo"
 refused "log is a FIFO" "$T/fifo"
@@ -63,6 +66,26 @@ if unshare -m true 2>/dev/null; then
     pass "the unstored record is shown on stderr" || fail "record lost: $(cat "$T/fill.err" 2>/dev/null)"
 else
   echo "note: no mount namespace; read-only and full file system cases not run" >&2
+fi
+
+# A profile that shows the host's root writable ("/" with write) reaches
+# any log outside the sandbox's private /tmp, /dev, /proc.
+rootw=$("$SBX" check | awk '/^Profiles/ {p=1; next} p && /^$/ {exit} p && /^  [^ ]/ {print $1}' | while read -r q; do
+  "$SBX" explain --profile "$q" | grep -Eq '^  / +read\+write' && { echo "$q"; break; }; done)
+if [[ -n $rootw ]]; then
+  vt=$(mktemp -d /var/tmp/sbx-cli-test.XXXXXX)
+  run_sbx run --profile "$rootw" --workspace "$WS" --audit "$vt/audit.jsonl" -- touch "$WS/marker"
+  expect_rc 125 "$rootw: a log on the host's writable root"
+  [[ ! -e $WS/marker ]] || fail "$rootw: the command ran with an exposed log"
+  run_sbx run --profile "$rootw" --workspace "$WS" --audit "$T/rootw.jsonl" -- true
+  expect_rc 0 "$rootw: a log under the host's /tmp (private in the sandbox)"
+  rm -rf "$vt"
+fi
+
+# A read-only workspace may hold the log: the command cannot touch it.
+if "$SBX" explain --profile strict | grep -q '^File writes: *none'; then
+  run_sbx run --profile strict --workspace "$WS" --audit "$WS/ro-audit.jsonl" -- true
+  expect_rc 0 "log in a workspace the profile keeps read-only"
 fi
 
 # And a usable log does let it run.
