@@ -34,6 +34,7 @@ set(cs_pol_sources
   ${CMAKE_CURRENT_LIST_DIR}/pol_lower.c
   ${CMAKE_CURRENT_LIST_DIR}/pol_consts.c
   ${CMAKE_CURRENT_LIST_DIR}/pol_sysargs.c
+  ${CMAKE_CURRENT_LIST_DIR}/pol_cmdrule.c
   ${pol_gen}/pol_consts.inc
   ${FLEX_pol_lexer_OUTPUTS}
   ${BISON_pol_parser_OUTPUTS})
@@ -51,4 +52,7 @@ set_source_files_properties(${FLEX_pol_lexer_OUTPUTS} PROPERTIES COMPILE_OPTIONS
 # cs_bpf: bpf_compile and the OCI exporter; cs_emit: gen/out_file.c (all or
 # nothing output files). Both are defined in gen/, after this directory.
 target_link_libraries(cs_pol PUBLIC cs_diag cs_bpf cs_emit PkgConfig::SECCOMP)
+# cs_approval (runtime/): the command-rule matcher, so pnetc checks a rule's
+# examples with the very code sbx matches commands with.
+target_link_libraries(cs_pol PUBLIC cs_approval)
 target_compile_definitions(cs_pol PRIVATE CS_VERSION="${PROJECT_VERSION}")

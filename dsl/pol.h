@@ -46,6 +46,17 @@ struct pol_rule {
   struct diag_loc loc;
 };
 
+/* A command-level approval rule (`rule "name" ACTION OPERATION { ... }`),
+ * checked against its examples (dsl/pol_cmdrule.c). */
+struct pol_cmd_rule {
+  char *name;
+  char *program;
+  char *args;         /* "" when none */
+  uint32_t action;    /* enum cs_cmdrule_action */
+  uint32_t operation; /* enum cs_approval_operation */
+  char *origin;       /* "profiles.pol:140:3 (profile standard)" */
+};
+
 struct pol_profile {
   char *name;
   char *alias;    /* NULL when none */
@@ -76,6 +87,10 @@ struct pol_profile {
    * number in the order they are tried (conditional ones first). */
   struct pol_rule *rules;
   size_t nrules;
+
+  /* Command-level approval rules, the parents' first. */
+  struct pol_cmd_rule *cmd_rules;
+  size_t n_cmd_rules;
 };
 
 struct pol_policy;

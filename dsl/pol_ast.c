@@ -176,6 +176,9 @@ void pol_item_free(struct pol_item *it) {
   pol_path_block_free(it->paths);
   pol_names_free(&it->approve);
   pol_stmts_free(&it->stmts);
+  pol_name_free(&it->rule_name);
+  pol_name_free(&it->rule_action);
+  pol_name_free(&it->rule_op);
   free(it);
 }
 

@@ -129,6 +129,7 @@ enum pol_item_kind {
   POL_ITEM_DENIED_PATHS,
   POL_ITEM_APPROVE,
   POL_ITEM_SYSCALLS,
+  POL_ITEM_RULE, /* rule "name" ACTION OPERATION { key "value", ...; ... } (paths holds the body) */
 };
 
 struct pol_item {
@@ -138,6 +139,7 @@ struct pol_item {
   struct pol_path_block *paths;
   struct pol_names approve;
   struct pol_stmts stmts;
+  struct pol_name rule_name, rule_action, rule_op; /* POL_ITEM_RULE */
 };
 
 struct pol_items {

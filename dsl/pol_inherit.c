@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pol_cmdrule.h"
 #include "pol_internal.h"
 
 struct pol_delta *pol_delta_find(struct pol_policy *pol, const char *name) {
@@ -263,6 +264,8 @@ int pol_compose(struct pol_policy *pol, struct pol_delta *dl, struct pol_profile
         (rc = pol_copy_paths(&out->denied, &out->n_denied, x->denied, x->n_denied, x->denied_append)))
       goto done;
     for (size_t s = 0; s < x->nstmts; s++) has_default = has_default || x->stmts[s].is_default;
+    /* Command rules accumulate down the chain, the parent's first. */
+    if ((rc = pol_cmdrule_collect(pol, x->decl, out))) goto done;
   }
   rc = pol_apply_stmts(out, chain, nchain);
   if (rc) goto done;

@@ -358,14 +358,21 @@ item
       $$->stmts = *$3;
       free($3);
     }
-  | RULE {
-      /* Reserved for command-level approval rules (`rule "rm" ask;`),
-       * which the approval workflow will add; refusing them now keeps a
-       * policy written for a later version from being half-enforced. */
-      struct diag_loc loc = L(st, &@1);
-      diag_error(&loc, "command rules ('rule') are not supported by this version of pnetc");
-      $$ = NULL;
-      YYERROR;
+  | RULE STRING IDENT IDENT path_block {
+      /* A command-level approval rule (docs/approvals.md); its body has
+       * the shape of a path block (`key "text", ...;`) and is checked in
+       * dsl/pol_cmdrule.c. */
+      $$ = calloc(1, sizeof *$$);
+      if (!$$) { free($2); free($3); free($4); pol_path_block_free($5); OOM(@1); }
+      $$->kind = POL_ITEM_RULE;
+      $$->loc = L(st, &@1);
+      $$->rule_name.text = $2;
+      $$->rule_name.loc = L(st, &@2);
+      $$->rule_action.text = $3;
+      $$->rule_action.loc = L(st, &@3);
+      $$->rule_op.text = $4;
+      $$->rule_op.loc = L(st, &@4);
+      $$->paths = $5;
     }
   ;
 

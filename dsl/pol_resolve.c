@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "pol_consts.h"
+#include "pol_cmdrule.h"
 #include "pol_internal.h"
 
 #define POL_MAX_PROFILES 256
@@ -290,6 +291,7 @@ static void pol_profile_release(struct pol_profile *p) {
   free(p->default_text);
   free(p->default_origin);
   free(p->rules);
+  pol_cmdrules_free(p->cmd_rules, p->n_cmd_rules);
 }
 
 void pol_resolve_free(struct pol_policy *pol) {

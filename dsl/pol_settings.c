@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pol_cmdrule.h"
 #include "pol_internal.h"
 
 const char *const pol_setting_keys[POL_SET_COUNT] = {
@@ -311,6 +312,7 @@ int pol_check_profile(struct pol_policy *pol, struct pol_delta *dl) {
       case POL_ITEM_ALLOWED_PATHS:
       case POL_ITEM_DENIED_PATHS: irc = pol_check_paths(pol, dl, it); break;
       case POL_ITEM_APPROVE: irc = pol_check_approve(dl, it); break;
+      case POL_ITEM_RULE: irc = pol_cmdrule_check(dl->decl, it); break;
       case POL_ITEM_SYSCALLS:
         for (size_t k = 0; k < it->stmts.n; k++) {
           struct pol_prepared *grown = realloc(dl->stmts, (dl->nstmts + 1) * sizeof *grown);

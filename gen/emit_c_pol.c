@@ -174,6 +174,35 @@ static void ecp_paths(FILE *out, const char *id, const char *which, const struct
   fputs("};\n\n", out);
 }
 
+/* Command-level approval rules (docs/approvals.md); emitted only for a
+ * profile that has some, so tables without rules read as before. */
+static void ecp_command_rules(FILE *out, const char *id, const struct pol_profile *p) {
+  static const char *const actions[] = {"allow", "ask", "deny"};
+  static const char *const ops[] = {"delete", "network", "sudo", "git-config", "exec"};
+  if (p->n_cmd_rules == 0) return;
+  fputs("/* Command rules: sbx matches the command line against these (with its\n"
+        " * built-in ones; the strictest match wins) before running anything.\n"
+        " * action: 0 allow, 1 ask, 2 deny; operation: enum cs_approval_operation.\n"
+        " * pnetc checked each rule's match / nomatch examples. */\n",
+        out);
+  fprintf(out, "static const struct cs_command_rule cs_profile_%s_command_rules[%zu] = {\n", id, p->n_cmd_rules);
+  fputs("    /* name, program, args, action, operation, origin */\n", out);
+  for (size_t i = 0; i < p->n_cmd_rules; i++) {
+    const struct pol_cmd_rule *r = &p->cmd_rules[i];
+    fputs("    {", out);
+    ecp_string(out, r->name);
+    fputs(", ", out);
+    ecp_string(out, r->program);
+    fputs(", ", out);
+    ecp_string(out, r->args);
+    fprintf(out, ", %uu /* %s */, %uu /* %s */, ", r->action, actions[r->action % 3], r->operation,
+            ops[r->operation % 5]);
+    ecp_string(out, r->origin);
+    fputs("},\n", out);
+  }
+  fputs("};\n\n", out);
+}
+
 /* The condition of a rule as text ("arg1 == 0x5412 || arg1 == 0x541c"). */
 static void ecp_condition(FILE *out, const struct pol_rule *r) {
   for (uint32_t c = 0; c < r->nclauses; c++) {
@@ -372,6 +401,7 @@ int emit_c_pol_source(FILE *out, const struct pol_policy *pol, const struct emit
     if ((rc = ecp_notes(out, ids[i], p)) != 0) goto done;
     ecp_paths(out, ids[i], "allowed_paths", p->allowed, p->n_allowed);
     ecp_paths(out, ids[i], "denied_paths", p->denied, p->n_denied);
+    ecp_command_rules(out, ids[i], p);
     fprintf(out, "/* ==== End profile %s ==== */\n\n", p->name);
   }
 
@@ -424,6 +454,9 @@ int emit_c_pol_source(FILE *out, const struct pol_policy *pol, const struct emit
       fputs("        .syscall_notes = NULL,\n        .n_syscall_notes = 0u,\n", out);
     fputs("        .default_action = ", out);
     ecp_string(out, p->default_text);
+    if (p->n_cmd_rules)
+      fprintf(out, ",\n        .command_rules = cs_profile_%s_command_rules,\n        .n_command_rules = %zuu", id,
+              p->n_cmd_rules);
     fputs(",\n    },\n", out);
   }
   fputs("};\n/* End profile table. */\n\n", out);

@@ -37,6 +37,21 @@ enum cs_approval_op {
   CS_APPROVE_GIT_CONFIG = 1u << 3,
 };
 
+/* A command-level approval rule written in .pol (`rule "force-push" ask
+ * network { program "git"; args "push --force"; }`); sbx adds them to its
+ * built-in rules (docs/approvals.md, struct cs_cmdrule). action: enum
+ * cs_cmdrule_action (0 allow, 1 ask, 2 deny); operation: enum
+ * cs_approval_operation (0 delete, 1 network, 2 sudo, 3 git-config,
+ * 4 exec). Their examples were checked by pnetc. */
+struct cs_command_rule {
+  const char *name;
+  const char *program; /* glob on argv[0]'s base name */
+  const char *args;    /* argument patterns, "" for none */
+  uint32_t action;
+  uint32_t operation;
+  const char *origin;  /* "profiles.pol:140:3 (profile standard)" */
+};
+
 /* Which rule of which profile decides a system call; sbx uses it to name
  * the rule when the kernel refuses or kills a call. */
 struct cs_syscall_note {
@@ -82,6 +97,11 @@ struct cs_profile {
   const struct cs_syscall_note *syscall_notes;
   uint32_t n_syscall_notes;
   const char *default_action; /* text of the profile's default action */
+
+  /* Command-level approval rules of the profile and its parents (parents'
+   * first); NULL with count 0 when it has none. */
+  const struct cs_command_rule *command_rules;
+  uint32_t n_command_rules;
 };
 
 /* What the generated tables promise (gen/emit_c_pol.c, maintained by the

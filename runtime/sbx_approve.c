@@ -118,18 +118,23 @@ static bool sbx_approve_permitted(const struct cs_profile *p, enum cs_approval_o
 int sbx_approve_command(struct sbx_approve *a, FILE *err)
 {
   const struct cs_profile *p = a->profile;
-  struct cs_cmdrule rules[64];
+  struct cs_cmdrule *rules = NULL;
   struct cs_cmdrule_result res;
   struct cs_approval_request req;
   struct cs_approval_decision d;
   size_t n = 0;
   int r;
 
+  rules = calloc(cs_cmdrules_builtin_count + p->n_command_rules + 1, sizeof *rules);
+  if (!rules) {
+    r = -ENOMEM;
+    goto fail;
+  }
   /* A rule for an operation the profile permits outright is dropped: only
    * the operations the profile lists under `approve` ask, and those it
    * neither permits nor approves are refused (the layers below would
    * refuse them anyway; refusing up front says why). */
-  for (size_t i = 0; i < cs_cmdrules_builtin_count && n < 64; i++) {
+  for (size_t i = 0; i < cs_cmdrules_builtin_count ; i++) {
     const struct cs_cmdrule *rule = &cs_cmdrules_builtin[i];
     static const uint32_t bit[CS_APPROVAL_OP_COUNT_] = {
         [CS_APPROVAL_OP_DELETE] = CS_APPROVE_FILE_DELETE,
@@ -141,19 +146,50 @@ int sbx_approve_command(struct sbx_approve *a, FILE *err)
       continue;
     rules[n++] = *rule;
   }
+  /* The profile's own rules (`rule` in .pol, examples checked by pnetc):
+   * an ask for an operation the profile permits outright is dropped like
+   * a built-in one; allow and deny always count (strictest wins, so an
+   * allow never overrides another rule's ask or deny). */
+  for (uint32_t i = 0; i < p->n_command_rules; i++) {
+    const struct cs_command_rule *cr = &p->command_rules[i];
+    if (cr->operation >= CS_APPROVAL_OP_COUNT_ || cr->action > CS_CMDRULE_DENY) {
+      r = -EPROTO; /* a table this sbx does not understand: refuse */
+      goto fail;
+    }
+    static const uint32_t ubit[CS_APPROVAL_OP_COUNT_] = {
+        [CS_APPROVAL_OP_DELETE] = CS_APPROVE_FILE_DELETE,
+        [CS_APPROVAL_OP_NETWORK] = CS_APPROVE_EXTERNAL_NETWORK,
+        [CS_APPROVAL_OP_SUDO] = CS_APPROVE_SUDO,
+        [CS_APPROVAL_OP_GIT_CONFIG] = CS_APPROVE_GIT_CONFIG,
+    };
+    if (cr->action == CS_CMDRULE_ASK && !(p->approval_ops & ubit[cr->operation]) &&
+        cr->operation != CS_APPROVAL_OP_EXEC &&
+        sbx_approve_permitted(p, (enum cs_approval_operation)cr->operation))
+      continue;
+    rules[n++] = (struct cs_cmdrule){
+        .name = cr->name,
+        .program = cr->program,
+        .args = cr->args,
+        .action = (enum cs_cmdrule_action)cr->action,
+        .operation = (enum cs_approval_operation)cr->operation,
+        .origin = cr->origin,
+    };
+  }
   r = cs_cmdrule_match(rules, n, a->argv, p->approval_ops, &res);
   if (r != 0)
-    return r;
+    goto fail;
   if (!res.rule || res.action == CS_CMDRULE_ALLOW)
-    return 0;
-  snprintf(a->rule, sizeof a->rule, "%s rule '%s' (%s)", res.rule->origin, res.rule->name,
+    goto done;
+  snprintf(a->rule, sizeof a->rule, "%s rule '%s' (%s)",
+           strcmp(res.rule->origin, "builtin") == 0 ? "builtin" : res.rule->origin, res.rule->name,
            cs_approval_op_name(res.rule->operation));
   if (res.action == CS_CMDRULE_DENY) {
     snprintf(a->message, sizeof a->message,
              "approval: %s denied by %s: profile %s neither permits nor approves '%s'",
              a->argv[0], a->rule, p->name, cs_approval_op_name(res.rule->operation));
     fprintf(err, "sbx: %s\n", a->message);
-    return -EPERM;
+    r = -EPERM;
+    goto done;
   }
   memset(&req, 0, sizeof req);
   req.operation = res.rule->operation;
@@ -166,7 +202,8 @@ int sbx_approve_command(struct sbx_approve *a, FILE *err)
     snprintf(a->message, sizeof a->message, "approval: %s denied (%s, %s): %s [%s]", a->argv[0],
              cs_approval_op_name(req.operation), a->rule, d.reason, d.approver);
     fprintf(err, "sbx: %s\n", a->message);
-    return -EPERM;
+    r = -EPERM;
+    goto done;
   }
   if (req.operation == CS_APPROVAL_OP_GIT_CONFIG)
     a->git_config_granted = true;
@@ -174,7 +211,17 @@ int sbx_approve_command(struct sbx_approve *a, FILE *err)
     a->unotify.preapproved |= CS_APPROVE_FILE_DELETE;
   if (req.operation == CS_APPROVAL_OP_NETWORK)
     a->unotify.preapproved |= CS_APPROVE_EXTERNAL_NETWORK;
-  return 0;
+  r = 0;
+  goto done;
+fail:
+  /* Every failure of the workflow itself is a deny. */
+  snprintf(a->message, sizeof a->message, "approval: %s not run: command rules unusable (%s)",
+           a->argv[0], strerror(-r));
+  fprintf(err, "sbx: %s\n", a->message);
+  r = -EPERM;
+done:
+  free(rules);
+  return r;
 }
 
 const struct sbx_unotify_cfg *sbx_approve_unotify(struct sbx_approve *a)

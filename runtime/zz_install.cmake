@@ -18,7 +18,7 @@ function(cs_install_rules)
   set(CS_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/CommanderSandbox)
   # The headers a program using the runtime includes; the others in
   # runtime/ are internal to the library or to sbx.
-  set(CS_RUNTIME_PUBLIC_HEADERS commander.h cs_model_table.h cs_profile_table.h)
+  set(CS_RUNTIME_PUBLIC_HEADERS commander.h cs_model_table.h cs_profile_table.h cs_approval.h)
 
   if(NOT TARGET cs_runtime OR NOT TARGET pnetc)
     message(STATUS "install: cs_runtime or pnetc missing; no install rules or packages")

@@ -79,6 +79,12 @@ grep -q "builtin rule 'sudo'" <<<"$out" || fail "sudo message: $out"
 out=$("$SBX" run --profile strict --workspace "$ws" --approver "exec:$APPROVERS/allow.sh" -- sudo id 2>&1)
 [ $? = 125 ] && grep -q "profile strict neither permits nor approves 'sudo'" <<<"$out" || fail "strict sudo: $out"
 
+# 5b. A rule written in the profile (models/profiles.pol `rule "kubectl
+#     delete"`) asks like a built-in one and names its .pol line.
+out=$(run --approver "exec:$APPROVERS/deny.sh" -- kubectl delete pod web-1 2>&1); [ $? = 125 ] || fail "denied kubectl ran"
+grep -q "profiles.pol:[0-9]*:[0-9]* (profile standard) rule 'kubectl delete' (delete)" <<<"$out" || fail "profile rule message: $out"
+out=$(run --approver "exec:$APPROVERS/deny.sh" -- kubectl get pods 2>&1); [ $? != 125 ] || fail "kubectl get was stopped: $out"
+
 # 6. Scopes: "always" is stored (0600) and used by the next run without asking;
 #    listed, revoked, cleared; a store others can read is refused.
 reset; : > "$tmp/asked"
