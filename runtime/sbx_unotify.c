@@ -76,8 +76,10 @@ int sbx_unotify_install(uint32_t ops)
   if ((ops & CS_APPROVE_EXTERNAL_NETWORK) && r == 0) {
     r = seccomp_rule_add(c, SCMP_ACT_NOTIFY, SCMP_SYS(connect), 0);
     /* sendto with a destination reaches an address without connect(). */
-    if (r == 0)
-      r = seccomp_rule_add(c, SCMP_ACT_NOTIFY, SCMP_SYS(sendto), 1, SCMP_A4(SCMP_CMP_NE, 0));
+    if (r == 0) {
+      const struct scmp_arg_cmp to = {.arg = 4, .op = SCMP_CMP_NE, .datum_a = 0, .datum_b = 0};
+      r = seccomp_rule_add_array(c, SCMP_ACT_NOTIFY, SCMP_SYS(sendto), 1, &to);
+    }
   }
   if (r != 0)
     goto cleanup;
