@@ -20,6 +20,7 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
@@ -243,12 +244,57 @@ static void sbx_un_display(int dirfd, const char *path, char *out, size_t len)
   snprintf(out, len, "%s/%s", n ? dir : "?", path);
 }
 
+/* Probe mode (unlink family only): is the entry's directory on the
+ * private /tmp? Then delete it here, through the very directory checked,
+ * and say so (msg[2] = 1); otherwise do nothing (msg[2] = 0). The
+ * directory is opened once and both the check and the unlinkat use that
+ * descriptor, so a renamed path component cannot move the deletion
+ * elsewhere after the check. */
+#define SBX_UN_PROBE_TMP (-2)
+static long sbx_un_tmp_unlink(const struct sbx_un_op *op, int *exempt)
+{
+  char dir[4096], *slash, *base;
+  struct stat tmp, parent;
+  size_t len;
+  int pfd;
+  long ret;
+
+  *exempt = 0;
+  snprintf(dir, sizeof dir, "%s", op->path[0]);
+  len = strlen(dir);
+  while (len > 1 && dir[len - 1] == '/')
+    dir[--len] = '\0';
+  slash = strrchr(dir, '/');
+  if (slash) {
+    *slash = '\0';
+    base = slash + 1;
+    pfd = openat(op->fd[0], slash == dir ? "/" : dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  } else {
+    base = dir;
+    pfd = openat(op->fd[0], ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  }
+  if (pfd < 0)
+    return 0;
+  if (!base[0] || strcmp(base, ".") == 0 || strcmp(base, "..") == 0 ||
+      stat("/tmp", &tmp) != 0 || fstat(pfd, &parent) != 0 || tmp.st_dev != parent.st_dev) {
+    close(pfd);
+    return 0;
+  }
+  *exempt = 1;
+  ret = unlinkat(pfd, base, op->flags);
+  if (ret < 0)
+    ret = -errno;
+  close(pfd);
+  return ret;
+}
+
 /* The helper: the process's root, ids, no capabilities, the confine hook,
  * then the call. Returns the call's result or -errno, via the pipe. */
 static _Noreturn void sbx_un_helper(const struct sbx_un_op *op, int rootfd,
                                     const struct sbx_unotify_cfg *cfg, int flags_override,
                                     int out)
 {
+  int exempt = 0;
   struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
   struct __user_cap_data_struct d[2];
   long ret = -1;
@@ -263,6 +309,12 @@ static _Noreturn void sbx_un_helper(const struct sbx_un_op *op, int rootfd,
   }
   if (cfg->confine && (err = -cfg->confine(cfg->confine_arg)) != 0)
     goto report;
+  if (flags_override == SBX_UN_PROBE_TMP) {
+    long r = sbx_un_tmp_unlink(op, &exempt);
+    ret = r < 0 ? -1 : r;
+    err = r < 0 ? (int)-r : 0;
+    goto report;
+  }
   switch (op->kind) {
   case SBX_UN_UNLINK:
     ret = unlinkat(op->fd[0], op->path[0], op->flags);
@@ -281,16 +333,18 @@ static _Noreturn void sbx_un_helper(const struct sbx_un_op *op, int rootfd,
   }
   err = ret < 0 ? errno : 0;
 report:;
-  long msg[2] = {err ? -1 : ret, err};
+  long msg[3] = {err ? -1 : ret, err, exempt};
   (void)!write(out, msg, sizeof msg);
   _exit(0);
 }
 
-/* Runs the helper; *result is the call's return value or -errno. */
+/* Runs the helper; *result is the call's return value or -errno; *exempt
+ * (may be NULL) tells whether a probe found and deleted a /tmp entry. */
 static int sbx_un_perform(const struct sbx_un_op *op, int rootfd,
-                          const struct sbx_unotify_cfg *cfg, int flags_override, long *result)
+                          const struct sbx_unotify_cfg *cfg, int flags_override, long *result,
+                          int *exempt)
 {
-  long msg[2] = {-1, EIO};
+  long msg[3] = {-1, EIO, 0};
   int p[2], st;
   pid_t pid;
 
@@ -315,6 +369,8 @@ static int sbx_un_perform(const struct sbx_un_op *op, int rootfd,
   while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
     ;
   *result = msg[1] ? -msg[1] : msg[0];
+  if (exempt)
+    *exempt = (int)msg[2];
   return 0;
 }
 
@@ -480,6 +536,16 @@ static void sbx_un_handle(int listener, const struct seccomp_notif *n,
     req.operation = CS_APPROVAL_OP_DELETE;
     sbx_un_display(op->fd[0], op->path[0], shown, sizeof shown);
     req.path = shown;
+    if (op->kind == SBX_UN_UNLINK && cfg->private_tmp) {
+      int exempt = 0;
+      r = sbx_un_perform(op, rootfd, cfg, SBX_UN_PROBE_TMP, &result, &exempt);
+      if (r != 0) {
+        resp->error = r;
+        goto cleanup;
+      }
+      if (exempt)
+        goto reply;
+    }
     if (op->kind == SBX_UN_RENAME) {
       sbx_un_display(op->fd[1], op->path[1], shown2, sizeof shown2);
       req.path = shown2; /* what would be replaced */
@@ -489,7 +555,7 @@ static void sbx_un_handle(int listener, const struct seccomp_notif *n,
       if (op->flags & RENAME_EXCHANGE) {
         ask = false;
       } else if (!(op->flags & RENAME_NOREPLACE)) {
-        r = sbx_un_perform(op, rootfd, cfg, op->flags | RENAME_NOREPLACE, &result);
+        r = sbx_un_perform(op, rootfd, cfg, op->flags | RENAME_NOREPLACE, &result, NULL);
         if (r != 0) {
           resp->error = r;
           goto cleanup;
@@ -527,7 +593,7 @@ static void sbx_un_handle(int listener, const struct seccomp_notif *n,
       goto cleanup;
     }
   }
-  r = sbx_un_perform(op, rootfd, cfg, -1, &result);
+  r = sbx_un_perform(op, rootfd, cfg, -1, &result, NULL);
   if (r != 0) {
     resp->error = r;
     goto cleanup;

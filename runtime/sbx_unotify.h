@@ -39,6 +39,10 @@ struct sbx_unotify_cfg {
    * the command layer (`rm -rf build` was approved: its unlinks are not
    * asked about one by one). Still performed by the supervisor. */
   uint32_t preapproved;
+  /* The caller's /tmp is a private file system that dies with the run
+   * (sbx's sandbox): deleting there is not asked about, since nothing of
+   * it outlives the run (compilers delete temporaries on every call). */
+  bool private_tmp;
   /* Run in each helper after it took the process's root and ids, before
    * the operation (sbx: the profile's Landlock rules). 0 or -errno. */
   int (*confine)(void *arg);

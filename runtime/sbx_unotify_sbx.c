@@ -91,6 +91,9 @@ int sbx_unotify_start(struct sbx_unotify_srv *s, int listener, const struct sbx_
   s->listener = listener;
   s->cfg = *cfg;
   s->plan = plan;
+  /* sbx_mount.c gives every sandbox its own /tmp (a tmpfs); a host
+   * directory under /tmp (a workspace) is a separate bind mount on it. */
+  s->cfg.private_tmp = true;
   if (plan && plan->landlock_abi > 0) {
     s->cfg.confine = sbx_unotify_landlock;
     s->cfg.confine_arg = (void *)plan;

@@ -60,6 +60,14 @@ reset
 out=$(run --approver "exec:$APPROVERS/allow.sh" -- ./t_unlink "$ws" 2>&1) || fail "t_unlink under allow: $out"
 grep -q "unlink a: ok" <<<"$out" && [ ! -e "$ws/a" ] && [ ! -e "$ws/sub/b" ] || fail "allowed unlinks not done: $out"
 
+# 3b. The sandbox's private /tmp dies with the run: deleting there is not
+#     asked about (compilers' temporaries), but a workspace file reached
+#     through a symlink in /tmp still is.
+reset
+out=$(run --approver "exec:$APPROVERS/deny.sh" -- sh -c 'echo x > /tmp/t && rm /tmp/t && echo tmp-ok; ln -s '"$ws"' /tmp/w && rm /tmp/w/a' 2>&1)
+grep -q tmp-ok <<<"$out" || fail "deleting in the private /tmp was refused: $out"
+grep -q "denied delete /tmp/w/a" <<<"$out" && [ -e "$ws/a" ] || fail "a workspace file behind a /tmp symlink was deleted: $out"
+
 # 4. git config: command rule; without approval .git/config stays read-only
 #    even for a program writing it directly.
 if command -v git >/dev/null; then
