@@ -198,10 +198,12 @@ static int parse_cond(struct imp *im, json_t *arg, struct sc_cond *c) {
   else if (!strcmp(ops, "SCMP_CMP_GT")) c->op = SC_CMP_GT;
   else if (!strcmp(ops, "SCMP_CMP_GE")) c->op = SC_CMP_GE;
   else if (!strcmp(ops, "SCMP_CMP_MASKED_EQ")) {
-    /* runc: value is the mask, valueTwo the datum. */
+    /* runc: value is the mask, valueTwo the datum. libseccomp compares
+     * with the datum's bits inside the mask only ((x & m) == (d & m)), so
+     * a datum with bits outside the mask still matches - as here. */
     c->op = SC_CMP_MASKED_EQ;
     c->mask = value;
-    c->value = two;
+    c->value = two & value;
   } else
     return bad(im, ops, true, "unknown comparison operator '%s'", ops);
   /* libseccomp compares the full 64-bit register on x86_64; so must we to

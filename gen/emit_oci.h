@@ -5,8 +5,9 @@
  * under first-match (tests/bpf check it by loading the export the runc way
  * and comparing every input):
  *   - libseccomp has no rule order, so each rule is exported as its
- *     first-match region: the rule AND NOT every earlier rule with another
- *     action; regions of different actions are disjoint;
+ *     first-match region: the rule AND NOT every earlier rule of the call;
+ *     all regions are disjoint, so libseccomp never has to unite
+ *     overlapping rules (2.5.4 gets some such unions wrong);
  *   - an entry ANDs conditions on distinct arguments only (runc ORs repeated
  *     indexes), so the conditions on one argument become a union of single
  *     conditions: <=, >=, ==, or aligned value blocks as masked ==;

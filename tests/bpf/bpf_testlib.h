@@ -30,10 +30,13 @@ uint32_t tl_rule_nr(struct sc_ruleset *rs, int nr, struct sc_action act);
 void tl_clause(struct sc_ruleset *rs, uint32_t idx, const struct sc_cond *conds, uint32_t n);
 
 /* libseccomp's filter for the same rules. libseccomp has no rule order, so
- * every rule is first made disjoint from the earlier rules of its call
- * (R_j AND NOT R_1..R_j-1, in DNF); see bpf_testlib.c. optimize: 0 = the
- * library default, 1 or 2 = SCMP_FLTATR_CTL_OPTIMIZE. 0, -ENOTSUP (not
- * expressible, e.g. a negated masked comparison) or libseccomp's error. */
+ * every clause is first made disjoint from the earlier clauses of its call
+ * (C AND NOT earlier, in DNF, negations split disjointly); see
+ * bpf_testlib.c. When that cannot be written with libseccomp's one
+ * condition per argument, the profile --emit oci writes is loaded the runc
+ * way instead. optimize: 0 = the library default, 1 or 2 =
+ * SCMP_FLTATR_CTL_OPTIMIZE. 0, -ENOTSUP, -ETIMEDOUT (libseccomp did not
+ * finish in 3 s) or libseccomp's error. */
 int tl_libseccomp_filter(const struct sc_ruleset *rs, int optimize, struct sock_filter **insns,
                          uint32_t *len);
 /* After a failure of tl_libseccomp_filter: the call it could not express. */
@@ -72,6 +75,16 @@ bool tl_plain_allow(const struct sc_ruleset *rs, uint32_t nr);
  * conditions naming one argument twice added as one rule each, the rest
  * with seccomp_rule_add_array. 0 or -errno (libseccomp's refusal). */
 int tl_runc_filter(const char *path, struct sock_filter **insns, uint32_t *len);
+/* What an OCI profile means for one input, evaluated from the JSON with no
+ * libseccomp: runc's reading (repeated indexes OR'ed, an unconditional
+ * entry wins, MASKED_EQ compares datum & mask) and libseccomp's union of
+ * matching rules; TL_OCI_AMBIGUOUS when matching entries disagree. Foreign
+ * architectures and x32 numbers: kill-process, like tl_runc_filter. */
+#define TL_OCI_AMBIGUOUS 0xdeadbeefu
+struct tl_oci;
+struct tl_oci *tl_oci_load(const char *path);
+void tl_oci_free(struct tl_oci *o);
+uint32_t tl_oci_eval(const struct tl_oci *o, const struct seccomp_data *sd);
 /* The same with SCMP_FLTATR_CTL_OPTIMIZE set (0: the library default). */
 int tl_runc_filter_opt(const char *path, int optimize, struct sock_filter **insns, uint32_t *len);
 

@@ -90,7 +90,7 @@ static void rs_dnf(struct sc_ruleset *rs) {
   tl_clause(rs, r, a, 2);
   /* (libseccomp refuses one rule naming an argument twice, so the oracle
    * tables do not.) */
-  struct sc_cond b[] = {C64(0, SC_CMP_LT, 1024), M64(2, 0x40, 0x40)};
+  struct sc_cond b[] = {C32(0, SC_CMP_LT, 1024), M64(2, 0x40, 0x40)};
   tl_clause(rs, r, b, 2);
   struct sc_cond c[] = {C64(3, SC_CMP_EQ, 7), C64(4, SC_CMP_NE, 8), C64(5, SC_CMP_GT, 9)};
   uint32_t r2 = tl_rule(rs, "openat", A_ALLOW);
@@ -238,7 +238,11 @@ static void check_program(const struct sc_ruleset *rs, const struct bpf_program_
  * first-match - 32-bit arguments with high bits included, since exported
  * 32-bit conditions are masked to the low word. Returns false (and prints
  * the reason) when the exporter refuses the rule set. */
-static bool check_export(const struct sc_ruleset *rs) {
+static unsigned libseccomp_export_bugs; /* inputs libseccomp 2.5.4 got wrong */
+static unsigned libseccomp_timeouts;    /* profiles it did not compile in 3 s */
+static unsigned libseccomp_oracle_bugs; /* inputs its own filter got wrong */
+
+static bool check_export_mode(const struct sc_ruleset *rs, bool strict) {
   char tmp[] = "/tmp/cs_oci_export_XXXXXX.json";
   int fd = mkstemps(tmp, 5);
   ck_assert_int_ge(fd, 0);
@@ -249,20 +253,45 @@ static bool check_export(const struct sc_ruleset *rs) {
     unlink(tmp);
     return false;
   }
+  struct tl_inputs in;
+  tl_make_inputs(rs, &in);
+  /* 1. The profile's OCI meaning, read from the JSON: exactly the rules. */
+  size_t bad = 0;
+  struct tl_oci *oci = tl_oci_load(tmp);
+  ck_assert_ptr_nonnull(oci);
+  for (size_t i = 0; i < in.n; i++) {
+    uint32_t want = sc_ruleset_eval(rs, &in.v[i]), got = tl_oci_eval(oci, &in.v[i]);
+    if (want != got && bad++ < 5)
+      fprintf(stderr, "%s: export: nr %d args {%#llx,%#llx,%#llx,%#llx,%#llx,%#llx}: rules %#x, profile %#x\n",
+              rs->name, in.v[i].nr, (unsigned long long)in.v[i].args[0], (unsigned long long)in.v[i].args[1],
+              (unsigned long long)in.v[i].args[2], (unsigned long long)in.v[i].args[3],
+              (unsigned long long)in.v[i].args[4], (unsigned long long)in.v[i].args[5], want, got);
+  }
+  tl_oci_free(oci);
+  ck_assert_msg(bad == 0, "%s: the exported profile means something else for %zu inputs (%s)", rs->name, bad, tmp);
+  /* 2. What runc's libseccomp builds from it. */
   struct sock_filter *runc = NULL;
   uint32_t runc_len = 0;
   rc = tl_runc_filter(tmp, &runc, &runc_len);
+  if (!strict && rc == -ETIMEDOUT) { /* libseccomp gave no answer in time */
+    libseccomp_timeouts++;
+    unlink(tmp);
+    tl_inputs_free(&in);
+    return true;
+  }
   ck_assert_msg(rc == 0, "%s: runc/libseccomp refuses the exported profile (%d), kept in %s", rs->name, rc, tmp);
-  struct tl_inputs in;
-  tl_make_inputs(rs, &in);
-  size_t bad = tl_compare(rs, runc, runc_len, NULL, 0, &in, stderr);
-  ck_assert_msg(bad == 0, "%s: exported profile under libseccomp decides %zu of %zu inputs differently (%s)",
-                rs->name, bad, in.n, tmp);
+  bad = tl_compare(rs, runc, runc_len, NULL, 0, &in, strict ? stderr : NULL);
+  if (strict)
+    ck_assert_msg(bad == 0, "%s: exported profile under libseccomp decides %zu of %zu inputs differently (%s)",
+                  rs->name, bad, in.n, tmp);
+  libseccomp_export_bugs += (unsigned)bad;
   unlink(tmp);
   tl_inputs_free(&in);
   free(runc);
   return true;
 }
+
+static bool check_export(const struct sc_ruleset *rs) { return check_export_mode(rs, true); }
 
 START_TEST(test_rule_sets) {
   const struct case_def *c = &cases[_i];
@@ -579,6 +608,108 @@ START_TEST(test_pol_profiles) {
 END_TEST
 #endif
 
+/* Random rule sets (deterministic seed): clustered numbers, every action,
+ * every operator on both widths with values near word boundaries, DNF
+ * with repeated arguments, unconditional rules in the middle. Each must
+ * compile, validate, decide like the rules on all boundary inputs, keep
+ * plain allows cacheable, agree with libseccomp where its model can say
+ * it, and survive --emit oci where the exporter accepts it. */
+static uint32_t rr_state;
+static uint32_t rr(uint32_t n) {
+  rr_state = rr_state * 1664525u + 1013904223u;
+  return (rr_state >> 8) % n;
+}
+
+static bool rr_small; /* only values below 2^63, which OCI JSON can carry */
+
+static uint64_t rr_value(void) {
+  static const uint64_t pool[] = {0, 1, 2, 0x7f, 0xff, 0x5412, 0x7fffffff, 0x80000000u, 0xfffffffeu,
+                                  0xffffffffu, 0x100000000ull, 0x100000001ull, 0x123456789ull,
+                                  0x7ffffffffffffffeull, 0xffffffff00000000ull};
+  uint64_t v = pool[rr(rr_small ? 14 : 15)];
+  return rr(4) == 0 ? v + rr(3) : v;
+}
+
+static struct sc_action rr_action(void) {
+  static const struct sc_action acts[] = {A_ALLOW, A_ERRNO(EPERM), A_ERRNO(EACCES), A_KILLP,
+                                          A_KILLT, A_TRAP,         A_LOG,           A_TRACE(3)};
+  return acts[rr(8)];
+}
+
+static void rs_random(struct sc_ruleset *rs, uint32_t seed) {
+  rr_state = seed;
+  rr_small = seed % 2 == 0;
+  tl_init(rs, rr(3) ? A_ERRNO(EPERM) : A_ALLOW);
+  rs->name = "random";
+  uint32_t nrules = 1 + rr(40);
+  for (uint32_t i = 0; i < nrules; i++) {
+    int nr = rr(3) ? (int)rr(20) : (int)rr(457); /* clusters: many rules share a call */
+    uint32_t r = tl_rule_nr(rs, nr, rr_action());
+    uint32_t nclauses = rr(4) == 0 ? 0 : 1 + rr(3);
+    for (uint32_t c = 0; c < nclauses; c++) {
+      struct sc_cond conds[4];
+      uint32_t n = 1 + rr(3);
+      for (uint32_t k = 0; k < n; k++) {
+        uint8_t arg = (uint8_t)rr(6);
+        /* An argument has one width (from the call's prototype). */
+        conds[k] = (struct sc_cond){.arg = arg, .op = (enum sc_cmp)rr(7), .value = rr_value(),
+                                    .mask = rr(2) ? rr_value() : (1ull << rr(64)),
+                                    .is32 = ((uint32_t)nr * 7u + arg) % 3 == 0};
+        if (conds[k].op == SC_CMP_MASKED_EQ && rr(2)) conds[k].value &= conds[k].mask;
+      }
+      tl_clause(rs, r, conds, n);
+    }
+  }
+}
+
+START_TEST(test_random_rule_sets) {
+  unsigned oracle_runs = 0, exports = 0;
+  for (uint32_t seed = 1; seed <= 100; seed++) {
+    struct sc_ruleset rs;
+    struct bpf_program_out p;
+    rs_random(&rs, seed * 7919u);
+    int rc = bpf_compile(&rs, &p);
+    ck_assert_msg(rc == 0, "seed %u: bpf_compile %d", seed, rc);
+    char err[256] = "";
+    ck_assert_msg(bpf_validate(p.insns, p.len, err, sizeof err) == 0, "seed %u: %s", seed, err);
+    struct sock_filter *lsc = NULL;
+    uint32_t lsc_len = 0;
+    int lrc = tl_libseccomp_filter(&rs, 0, &lsc, &lsc_len);
+    oracle_runs += lrc == 0;
+    struct tl_inputs in;
+    tl_make_inputs(&rs, &in);
+    size_t bad = tl_compare(&rs, p.insns, p.len, NULL, 0, &in, stderr);
+    if (bad) bpf_write_pseudocode(stderr, &rs); /* the rules, for the record */
+    ck_assert_msg(bad == 0, "seed %u: %zu of %zu inputs disagree", seed, bad, in.n);
+    /* libseccomp 2.5.4 itself mis-merges some of these rule sets (see
+     * docs/bpf-layout.md); its disagreements are counted, not trusted. */
+    if (lrc == 0) libseccomp_oracle_bugs += tl_compare(&rs, lsc, lsc_len, NULL, 0, &in, NULL);
+    for (uint32_t nr = 0; nr <= TL_MAX_NR; nr++)
+      ck_assert_msg(tl_plain_allow(&rs, nr) == bpf_nr_is_const_allow(p.insns, p.len, AUDIT_ARCH_X86_64, nr),
+                    "seed %u: nr %u cacheability", seed, nr);
+    FILE *quiet = fopen("/dev/null", "w");
+    diag_set_stream(quiet);
+    /* libseccomp 2.5.4 mis-merges some range rules on one argument; the
+     * profile's meaning is checked exactly, libseccomp's reading counted. */
+    exports += check_export_mode(&rs, false);
+    diag_set_stream(stderr);
+    fclose(quiet);
+    tl_inputs_free(&in);
+    free(lsc);
+    bpf_program_out_free(&p);
+    sc_ruleset_free(&rs);
+  }
+  /* The oracle and the exporter must not quietly give up on everything. */
+  fprintf(stderr,
+          "random rule sets: libseccomp oracle for %u of 100, export checked for %u; inputs libseccomp 2.5.4 "
+          "decides against the exported profile's meaning: %u, against the rules: %u; libseccomp timeouts: "
+          "%u\n",
+          oracle_runs, exports, libseccomp_export_bugs, libseccomp_oracle_bugs, libseccomp_timeouts);
+  ck_assert_uint_ge(oracle_runs, 8);
+  ck_assert_uint_ge(exports, 8);
+}
+END_TEST
+
 static Suite *suite(bool moby) {
   Suite *s = suite_create("bpf");
   TCase *tc = tcase_create(moby ? "moby" : "core");
@@ -590,6 +721,7 @@ static Suite *suite(bool moby) {
     tcase_add_test(tc, test_oci_overlap);
     tcase_add_loop_test(tc, test_oci_errors, 0, (int)(sizeof bad_profiles / sizeof *bad_profiles));
     tcase_add_test(tc, test_golden_disasm);
+    tcase_add_test(tc, test_random_rule_sets);
 #ifdef CS_HAVE_POL
     tcase_add_test(tc, test_pol_profiles);
 #endif
