@@ -93,6 +93,13 @@ int sbx_approve_begin(struct sbx_approve *a, const struct sbx_approve_opts *o,
   a->unotify.profile = p->name;
   a->unotify.argv = argv;
   a->unotify.ops = p->approval_ops & SBX_UNOTIFY_OPS;
+  /* Compiled now, in sbx itself: the sandbox's process only loads it. */
+  if (a->unotify.ops && (r = sbx_unotify_prepare(a->unotify.ops)) != 0) {
+    fprintf(err, "sbx: error: approvals: compiling the system-call filter: %s\n", strerror(-r));
+    cs_approval_destroy(a->mgr);
+    a->mgr = NULL;
+    return r;
+  }
   return 0;
 }
 

@@ -56,13 +56,21 @@ struct sbx_un_op {
   gid_t gid;
 };
 
-int sbx_unotify_install(uint32_t ops)
+/* The compiled notify filter, built before the sandbox's process exists:
+ * that process runs under the profile's rlimits (RLIMIT_AS) by the time
+ * it loads the filter, so it must not need libseccomp's allocations (nor
+ * a sanitizer's) then. Filled by sbx_unotify_prepare; fork copies it. */
+static struct {
+  uint32_t ops;
+  unsigned short len;
+  struct sock_filter insns[512];
+} sbx_un_prog;
+
+int sbx_unotify_prepare(uint32_t ops)
 {
   static const char *const del[] = {"unlink", "unlinkat", "rmdir", "rename", "renameat",
                                     "renameat2"};
   scmp_filter_ctx c = NULL;
-  struct sock_filter insns[512];
-  struct sock_fprog prog;
   int p[2] = {-1, -1}, r = 0;
   ssize_t n;
 
@@ -96,22 +104,39 @@ int sbx_unotify_install(uint32_t ops)
   p[1] = -1;
   if (r != 0)
     goto cleanup;
-  n = read(p[0], insns, sizeof insns);
-  if (n <= 0 || n % (ssize_t)sizeof insns[0] != 0) {
+  n = read(p[0], sbx_un_prog.insns, sizeof sbx_un_prog.insns);
+  if (n <= 0 || n % (ssize_t)sizeof sbx_un_prog.insns[0] != 0) {
     r = -EIO;
     goto cleanup;
   }
-  prog.len = (unsigned short)(n / (ssize_t)sizeof insns[0]);
-  prog.filter = insns;
-  r = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
-  if (r < 0)
-    r = errno == EINVAL ? -ENOSYS : -errno;
+  sbx_un_prog.len = (unsigned short)(n / (ssize_t)sizeof sbx_un_prog.insns[0]);
+  sbx_un_prog.ops = ops;
 cleanup:
   if (p[0] >= 0)
     close(p[0]);
   if (p[1] >= 0)
     close(p[1]);
   seccomp_release(c);
+  return r;
+}
+
+int sbx_unotify_install(uint32_t ops)
+{
+  struct sock_fprog prog;
+  int r;
+
+  if (!(ops & SBX_UNOTIFY_OPS))
+    return -EINVAL;
+  if (sbx_un_prog.ops != ops || !sbx_un_prog.len) {
+    r = sbx_unotify_prepare(ops);
+    if (r != 0)
+      return r;
+  }
+  prog.len = sbx_un_prog.len;
+  prog.filter = sbx_un_prog.insns;
+  r = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+  if (r < 0)
+    r = errno == EINVAL ? -ENOSYS : -errno;
   return r;
 }
 
@@ -529,8 +554,12 @@ static void sbx_un_handle(int listener, const struct seccomp_notif *n,
   req.argv = (const char *const *)cfg->argv;
   req.profile = cfg->profile;
   req.layer = "syscall";
-  snprintf(rule, sizeof rule, "%s(2) (system-call layer)", seccomp_syscall_resolve_num_arch(
-                                                                SCMP_ARCH_X86_64, op->nr) ?: "?");
+  {
+    /* libseccomp returns a copy the caller frees. */
+    char *nm = seccomp_syscall_resolve_num_arch(SCMP_ARCH_X86_64, op->nr);
+    snprintf(rule, sizeof rule, "%s(2) (system-call layer)", nm ? nm : "?");
+    free(nm);
+  }
   req.rule = rule;
   if (op->kind == SBX_UN_UNLINK || op->kind == SBX_UN_RENAME) {
     req.operation = CS_APPROVAL_OP_DELETE;

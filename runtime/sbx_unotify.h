@@ -52,6 +52,11 @@ struct sbx_unotify_cfg {
 /* Which CS_APPROVE_* bits the system-call layer handles. */
 #define SBX_UNOTIFY_OPS (CS_APPROVE_FILE_DELETE | CS_APPROVE_EXTERNAL_NETWORK)
 
+/* Compiles the notify filter for `ops` (libseccomp) into a buffer of this
+ * process, so that a child forked afterwards loads it without allocating.
+ * 0, -EINVAL (no op the layer handles), -ENOMEM, -EIO. */
+int sbx_unotify_prepare(uint32_t ops);
+
 /* In the process to be confined, after no_new_privs: loads the notify
  * filter for `ops` and returns the listener (>= 0), which the caller must
  * hand to the supervisor and CLOSE before running anything untrusted (a
