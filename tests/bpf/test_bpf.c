@@ -710,6 +710,67 @@ START_TEST(test_random_rule_sets) {
 }
 END_TEST
 
+/* Damaged copies of Docker's profile (cut short, bytes flipped) are
+ * refused with a diagnostic or imported and compiled: never a crash, a
+ * leak (the sanitizer build checks) or a half-filled rule set. */
+START_TEST(test_oci_damaged) {
+  FILE *f = fopen(moby_path(), "rb");
+  ck_assert_ptr_nonnull(f);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&text, &len);
+  int ch;
+  while ((ch = fgetc(f)) != EOF) fputc(ch, mem);
+  fclose(f);
+  fclose(mem);
+  FILE *quiet = fopen("/dev/null", "w");
+  diag_set_stream(quiet);
+  uint32_t state = 99;
+  unsigned refused = 0, accepted = 0;
+  for (int round = 0; round < 80; round++) {
+    char tmp[] = "/tmp/cs_oci_damaged_XXXXXX.json";
+    int fd = mkstemps(tmp, 5);
+    ck_assert_int_ge(fd, 0);
+    FILE *out = fdopen(fd, "w");
+    state = state * 1103515245u + 12345u;
+    if (round < 40) {
+      fwrite(text, 1, (len * (size_t)round) / 40, out); /* cut short */
+    } else {
+      size_t at = (state >> 8) % len;
+      char saved = text[at];
+      static const char junk[] = "{}[],:\"0-x\\\n";
+      text[at] = junk[(state >> 4) % (sizeof junk - 1)];
+      fwrite(text, 1, len, out);
+      text[at] = saved;
+    }
+    fclose(out);
+    struct diag_source *src = NULL;
+    struct sc_ruleset rs;
+    struct oci_import_report rep;
+    int rc = oci_import_file(tmp, &src, &rs, &rep);
+    ck_assert_msg(rc == 0 || rc == -EINVAL, "round %d: %d", round, rc);
+    if (rc == 0) {
+      struct bpf_program_out p;
+      ck_assert_int_eq(bpf_compile(&rs, &p), 0);
+      bpf_program_out_free(&p);
+      accepted++;
+    } else {
+      ck_assert_uint_eq(rs.nrules, 0);
+      refused++;
+    }
+    sc_ruleset_free(&rs);
+    oci_import_report_free(&rep);
+    diag_source_free(src);
+    unlink(tmp);
+  }
+  diag_set_stream(stderr);
+  fclose(quiet);
+  free(text);
+  ck_assert_uint_ge(refused, 40); /* every cut is refused */
+  (void)accepted;
+}
+END_TEST
+
 static Suite *suite(bool moby) {
   Suite *s = suite_create("bpf");
   TCase *tc = tcase_create(moby ? "moby" : "core");
@@ -717,6 +778,7 @@ static Suite *suite(bool moby) {
   if (moby) {
     tcase_add_test(tc, test_moby_default);
     tcase_add_test(tc, test_moby_runc);
+    tcase_add_test(tc, test_oci_damaged);
   } else {
     tcase_add_test(tc, test_oci_overlap);
     tcase_add_loop_test(tc, test_oci_errors, 0, (int)(sizeof bad_profiles / sizeof *bad_profiles));
