@@ -151,7 +151,7 @@ static int leaf_for_action(struct plan *p, struct sc_action a, uint32_t *out) {
   return 0;
 }
 
-static int validate_rule(const struct sc_ruleset *rs, const struct sc_rule *r, bool x32_gate) {
+static int validate_rule(const struct sc_rule *r, bool x32_gate) {
   if (r->nr < 0) {
     diag_error(r->loc.file ? &r->loc : NULL, "system call '%s' has no number on this architecture",
                r->name ? r->name : "?");
@@ -172,7 +172,6 @@ static int validate_rule(const struct sc_ruleset *rs, const struct sc_rule *r, b
         return -EINVAL;
       }
     }
-  (void)rs;
   return 0;
 }
 
@@ -212,7 +211,7 @@ static int plan_rules(struct plan *p, struct nr_leaf **out, uint32_t *nout) {
     }
   }
   for (uint32_t i = 0; i < rs->nrules; i++) {
-    rc = validate_rule(rs, &rs->rules[i], p->x32_gate);
+    rc = validate_rule(&rs->rules[i], p->x32_gate);
     if (rc) goto fail;
     refs[i] = (struct rule_ref){(uint32_t)rs->rules[i].nr, i};
   }

@@ -226,7 +226,7 @@ static struct sc_cond widen(const struct sc_cond *c) {
 }
 
 static int add_disjoint(scmp_filter_ctx ctx, const struct sc_ruleset *rs, const struct sc_rule *r,
-                        const struct sc_rule *const *prev, uint32_t nprev, bool all_disjoint, bool dry_run) {
+                        const struct sc_rule *const *prev, uint32_t nprev) {
   /* Start from R's clauses (an unconditional rule: one empty clause). */
   size_t cap = TL_MAX_CLAUSES, n = 0;
   struct tl_clause *cur = calloc(cap, sizeof *cur), *next = calloc(cap, sizeof *next);
@@ -256,7 +256,6 @@ static int add_disjoint(scmp_filter_ctx ctx, const struct sc_ruleset *rs, const 
    * "a3 < 0x123456789" and "a3 <= 0x5413 && a5 != 0" lose a3 = 0xffffffff;
    * found by test_random_rule_sets). So every earlier clause is subtracted
    * and every piece is disjoint; what cannot be written so is -ENOTSUP. */
-  (void)all_disjoint;
   for (uint32_t p = 0; p < nprev; p++)
     for (uint32_t c = 0; c < prev[p]->nclauses; c++) {
       const struct sc_clause *pc = &prev[p]->clauses[c];
@@ -302,7 +301,7 @@ static int add_disjoint(scmp_filter_ctx ctx, const struct sc_ruleset *rs, const 
       next = t;
       n = m;
     }
-  if (dry_run || sc_action_equal(r->action, rs->default_action)) goto done; /* libseccomp refuses these */
+  if (sc_action_equal(r->action, rs->default_action)) goto done; /* libseccomp refuses these */
   for (size_t i = 0; i < n && rc == 0; i++) {
     struct scmp_arg_cmp cmp[6];
     for (unsigned k = 0; k < cur[i].n; k++) {
@@ -364,7 +363,7 @@ static int lsc_build(const struct sc_ruleset *rs, int optimize, int fd) {
       prev[nprev++] = &flat[j];
     }
     if (dead) continue;
-    rc = add_disjoint(ctx, rs, r, prev, nprev, true, false);
+    rc = add_disjoint(ctx, rs, r, prev, nprev);
     if (rc) tl_unsupported_nr = r->nr;
   }
   if (rc) goto done;
