@@ -53,11 +53,25 @@ setup
 # 4. The race: a thread flips the path between an allowed and a denied
 #    name while the main thread unlinks; the denied file must survive.
 rm -rf "$tmp/r"; mkdir "$tmp/r"; echo keep > "$tmp/r/protect"; : > "$tmp/log"
-out=$(APPROVAL_LOG="$tmp/log" "$UNOTIFY_RUN" "exec:$APPROVERS/by_path.sh" delete -- "$T_RACE" "$tmp/r" 40 2>/dev/null); rc=$?
+out=$(APPROVAL_LOG="$tmp/log" "$UNOTIFY_RUN" "exec:$APPROVERS/by_path.sh" delete -- "$T_RACE" "$tmp/r" 100 2>/dev/null); rc=$?
 echo "race: $out"
 [ $rc = 0 ] && [ -e "$tmp/r/protect" ] || fail "race: the protected file was deleted ($out)"
 deleted=$(sed -n 's/.*deleted=\([0-9]*\).*/\1/p' <<<"$out")
 [ "${deleted:-0}" -gt 0 ] || fail "race: nothing was deleted at all: the test proves nothing"
 # Every approval the approver granted named the victim, never anything else.
 grep -qv '/victim$' "$tmp/log" && fail "race: an approval named another file: $(cat "$tmp/log")"
+# Negative control: a supervisor that checks the name and answers CONTINUE
+# (what sbx never does) loses this race; if it did not here, the race test
+# above would prove nothing on this machine, which is said.
+lost=no
+for try in 1 2 3; do
+  rm -rf "$tmp/n"; mkdir "$tmp/n"; echo keep > "$tmp/n/protect"
+  "$UNOTIFY_RUN" --naive-continue none delete -- "$T_RACE" "$tmp/n" 2000 >/dev/null 2>&1
+  [ -e "$tmp/n/protect" ] || { lost=yes; break; }
+done
+if [ $lost = yes ]; then
+  echo "negative control: a CONTINUE supervisor deleted the protected file (the race is real here)"
+else
+  echo "negative control inconclusive: the CONTINUE supervisor did not lose the race in 3x2000 tries"
+fi
 echo "PASS"

@@ -1,11 +1,19 @@
 /* unotify_run: runs a program under the approval workflow's system-call
  * layer alone (sbx_unotify + cs_approval), for the tests:
  *   unotify_run [--timeout MS] [--store FILE] APPROVER OPS -- PROGRAM ARGS...
+ * --naive-continue: instead of sbx_unotify_serve, a deliberately WRONG
+ * supervisor that checks the path and answers CONTINUE (the negative
+ * control of the race test: it shows the race is real).
  * APPROVER: exec:PATH | socket:PATH | none; OPS: delete, network or
  * delete,network. Exits with the program's status; 77 when the kernel
  * lacks seccomp user notification; 125 on its own failure. Approval
  * records are printed on stderr as "record: ..." lines. */
 #include <errno.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +33,32 @@ static void record(void *ctx, const struct cs_approval_request *req,
           cs_approval_op_name(req->operation), req->path ? req->path : "-",
           req->address ? req->address : "-", d->allow ? "allow" : "deny",
           cs_approval_scope_name(d->scope), d->approver, d->reason);
+}
+
+/* The wrong way (seccomp_unotify(2) warns against it): read the path,
+ * allow names containing "victim", and let the kernel re-read it. */
+static void naive_serve(int l)
+{
+  struct seccomp_notif n;
+  struct seccomp_notif_resp r;
+  for (;;) {
+    struct pollfd p = {.fd = l, .events = POLLIN};
+    if (poll(&p, 1, -1) < 0 || !(p.revents & POLLIN))
+      return;
+    memset(&n, 0, sizeof n);
+    if (ioctl(l, SECCOMP_IOCTL_NOTIF_RECV, &n) != 0)
+      continue;
+    char path[256] = "";
+    struct iovec lo = {path, sizeof path - 1}, re = {(void *)(uintptr_t)n.data.args[0], sizeof path - 1};
+    process_vm_readv((pid_t)n.pid, &lo, 1, &re, 1, 0);
+    memset(&r, 0, sizeof r);
+    r.id = n.id;
+    if (strstr(path, "victim"))
+      r.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+    else
+      r.error = -EPERM;
+    ioctl(l, SECCOMP_IOCTL_NOTIF_SEND, &r);
+  }
 }
 
 static int send_fd(int sock, int fd)
@@ -70,7 +104,7 @@ int main(int argc, char **argv)
   struct cs_approval_mgr *m = NULL;
   struct sbx_unotify_cfg cfg = {0};
   uint32_t ops = 0;
-  int i = 1, sv[2], st, listener;
+  int i = 1, sv[2], st, listener, naive = 0;
   pid_t pid;
 
   while (i < argc && argv[i][0] == '-' && argv[i][1] == '-' && argv[i][2]) {
@@ -78,6 +112,8 @@ int main(int argc, char **argv)
       o.timeout_ms = (unsigned)atoi(argv[++i]);
     else if (strcmp(argv[i], "--store") == 0 && i + 1 < argc)
       o.store_path = argv[++i];
+    else if (strcmp(argv[i], "--naive-continue") == 0)
+      naive = 1;
     i++;
   }
   if (argc - i < 4 || strcmp(argv[i + 2], "--") != 0) {
@@ -118,7 +154,10 @@ int main(int argc, char **argv)
   close(sv[1]);
   listener = recv_fd(sv[0]);
   close(sv[0]);
-  if (listener >= 0) {
+  if (listener >= 0 && naive) {
+    naive_serve(listener);
+    close(listener);
+  } else if (listener >= 0) {
     cfg.mgr = m;
     cfg.profile = "test";
     cfg.argv = argv + i + 3;

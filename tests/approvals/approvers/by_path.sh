@@ -1,8 +1,10 @@
 #!/bin/sh
 # Allows a request whose path ends in /victim, denies everything else;
-# logs the path it allowed.
+# logs the path it allowed. (Matches the request's JSON text: the test
+# controls every path, none contains a quote or a backslash.)
 req=$(cat)
-path=$(printf '%s' "$req" | python3 -c 'import json, sys; print(json.load(sys.stdin).get("path") or "")')
+path=${req#*\"path\":\"}
+path=${path%%\"*}
 case "$path" in
   */victim) [ -n "$APPROVAL_LOG" ] && echo "$path" >> "$APPROVAL_LOG"
             echo '{"decision": "allow"}' ;;
