@@ -79,13 +79,16 @@ static int write_output(const struct pnetc_options *opts, const struct sc_rulese
 
 static void summary(const struct pnetc_options *opts, const struct sc_ruleset *rs,
                     const struct bpf_program_out *prog, const struct oci_import_report *rep) {
-  unsigned allowed = 0, cached = 0;
+  unsigned allowed = 0, cached = 0, worst = 0;
+  unsigned long total = 0;
   char def[48];
   for (uint32_t nr = 0; nr < 1024; nr++) {
     struct seccomp_data sd = {.nr = (int)nr, .arch = AUDIT_ARCH_X86_64};
     struct bpf_run_result r;
     if (bpf_run(prog->insns, prog->len, &sd, &r) == 0 && r.ret == SECCOMP_RET_ALLOW) {
       allowed++;
+      total += r.executed;
+      if (r.executed > worst) worst = r.executed;
       cached += bpf_nr_is_const_allow(prog->insns, prog->len, AUDIT_ARCH_X86_64, nr);
     }
   }
@@ -93,6 +96,9 @@ static void summary(const struct pnetc_options *opts, const struct sc_ruleset *r
   printf("%s: %u BPF instructions, %u rules; default %s; %u x86_64 calls allowed with zero "
          "arguments, %u of them decided by the number alone (kernel action cache)\n",
          opts->input, prog->len, rs->nrules, def, allowed, cached);
+  if (allowed)
+    printf("BPF instructions per allowed call (zero arguments): mean %.2f, worst %u\n",
+           (double)total / allowed, worst);
   printf("skipped entries: %u need a capability, %u other architectures, %u newer kernels, %u "
          "repeat the default action; %zu unknown names\n",
          rep->skipped_caps, rep->skipped_arch, rep->skipped_kernel, rep->skipped_default,
