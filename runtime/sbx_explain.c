@@ -151,6 +151,20 @@ void sbx_explain(FILE *out, const struct cs_profile *p)
   fprintf(out, "\n");
 
   sbx_explain_approvals(out, p->approval_ops);
+  /* The profile's own command rules (docs/approvals.md); sbx's built-in
+   * ones (rm, git clean, sudo, curl, ...) apply too. */
+  if (p->n_command_rules) {
+    static const char *const actions[] = {"allow", "ask", "deny"};
+    static const char *const ops[] = {"delete", "network", "sudo", "git-config", "exec"};
+    fprintf(out, "  command rules of this profile (besides sbx's built-in ones):\n");
+    for (uint32_t i = 0; i < p->n_command_rules; i++) {
+      const struct cs_command_rule *r = &p->command_rules[i];
+      fprintf(out, "    %s %s: %s%s%s (rule \"%s\", %s)\n",
+              r->action < 3 ? actions[r->action] : "?", r->operation < 5 ? ops[r->operation] : "?",
+              r->program, r->args && r->args[0] ? " " : "", r->args ? r->args : "", r->name,
+              r->origin ? r->origin : "?");
+    }
+  }
   fprintf(out, "\n");
 
   fprintf(out, "System calls (x86_64 seccomp filter, %" PRIu32 " BPF instructions):\n",
