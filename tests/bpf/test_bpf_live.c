@@ -78,6 +78,10 @@ static void rs_live(struct sc_ruleset *rs) {
   tl_rule(rs, "getpgrp", A_KILLT);
   tl_rule(rs, "gettid", A_TRAP);
   tl_rule(rs, "getuid", A_LOG);
+  /* Without a tracer or a notification listener the kernel fails these
+   * with ENOSYS and does not run the call. */
+  tl_rule(rs, "getgid", A_NOTIFY);
+  tl_rule(rs, "getegid", A_TRACE(7));
 }
 
 static struct bpf_program_out live_prog;
@@ -116,6 +120,10 @@ static int child_allowed_and_errno(void) {
   if (syscall(SYS_uname, NULL) != -1 || errno != ENOENT) return 8;
   if (syscall(SYS_getuid) != (long)getuid()) return 9; /* log: allowed */
   if (syscall(SYS_getpid) <= 0) return 10;
+  errno = 0;
+  if (syscall(SYS_getgid) != -1 || errno != ENOSYS) return 11; /* notify, no listener */
+  errno = 0;
+  if (syscall(SYS_getegid) != -1 || errno != ENOSYS) return 12; /* trace, no tracer */
   close(fd);
   return 0;
 }
