@@ -930,9 +930,11 @@ static void emit_group(struct emitter *e, uint32_t leaf) {
       bits |= bit;
       j++;
     }
-    int32_t next = j < n || (j == i && i + 1 < n) ? new_label(e) : fallback;
+    /* Where a false outcome goes: the next item, or the fallback after the
+     * last one. */
+    bool last = (j > i ? j : i + 1) == n;
+    int32_t next = last ? fallback : new_label(e);
     if (j > i) {
-      if (j == n) next = fallback;
       const struct sc_cond *c0 = &items[i].cl->conds[0];
       uint32_t lo = (uint32_t)bits, hi = (uint32_t)(bits >> 32);
       int32_t hi_lbl = hi ? new_label(e) : next;
@@ -952,7 +954,6 @@ static void emit_group(struct emitter *e, uint32_t leaf) {
     } else {
       /* A clause: a chain of conditions; any false one goes to the next item. */
       const struct sc_clause *cl = items[i].cl;
-      if (i + 1 == n) next = fallback;
       int false_known = -2; /* -2: no exit yet */
       for (uint32_t k = 0; k < cl->nconds; k++) {
         int32_t tk = k + 1 < cl->nconds ? new_label(e) : t;
