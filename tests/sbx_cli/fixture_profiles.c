@@ -14,6 +14,10 @@ static const struct cs_syscall_note strict_notes[] = {
   {0, "read", "allow", "fixture.pol:10:5"},
   {101, "ptrace", "kill-process", "fixture.pol:11:5"},
 };
+static const struct cs_command_rule std_rules[] = {
+  {"force-push", "git", "push --force", 1, 1, "fixture.pol:22:5 (profile standard)"},
+  {"no-dd", "dd", "", 2, 0, "fixture.pol:23:5 (profile standard)"},
+};
 static const struct cs_path_rule std_allowed[] = {
   {"${WORKSPACE}", CS_PATH_READ | CS_PATH_WRITE, "fixture.pol:20:5"},
 };
@@ -52,6 +56,9 @@ const struct cs_profile sbx_fixture_profiles[SBX_FIXTURE_N] = {
     .n_allowed_paths = 1,
     .limits = {.max_execution_ms = 1500},
     .default_tier = "batch",
+    .approval_ops = CS_APPROVE_EXTERNAL_NETWORK,
+    .command_rules = std_rules,
+    .n_command_rules = 2,
     .default_action = "kill-process",
   },
 };
