@@ -1,0 +1,374 @@
+/* sbx_unotify_op: see sbx_unotify_op.h. */
+#include "sbx_unotify_op.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <grp.h>
+#include <unistd.h>
+
+void sbx_un_addr_text(const struct sockaddr_storage *ss, char *buf, size_t len)
+{
+  char ip[INET6_ADDRSTRLEN] = "?";
+  if (ss->ss_family == AF_INET) {
+    const struct sockaddr_in *in = (const void *)ss;
+    inet_ntop(AF_INET, &in->sin_addr, ip, sizeof ip);
+    snprintf(buf, len, "%s:%u", ip, ntohs(in->sin_port));
+  } else if (ss->ss_family == AF_INET6) {
+    const struct sockaddr_in6 *in6 = (const void *)ss;
+    inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof ip);
+    snprintf(buf, len, "[%s]:%u", ip, ntohs(in6->sin6_port));
+  } else {
+    snprintf(buf, len, "family %u", ss->ss_family);
+  }
+}
+
+/* Copies a NUL-terminated string of the process, page by page so that a
+ * string ending just before an unmapped page is still read. */
+static int sbx_un_read_str(pid_t pid, uint64_t addr, char *out, size_t len)
+{
+  size_t got = 0;
+  if (!addr)
+    return -EFAULT;
+  while (got < len) {
+    size_t chunk = 4096 - ((addr + got) & 4095);
+    if (chunk > len - got)
+      chunk = len - got;
+    struct iovec l = {.iov_base = out + got, .iov_len = chunk};
+    struct iovec r = {.iov_base = (void *)(uintptr_t)(addr + got), .iov_len = chunk};
+    ssize_t n = process_vm_readv(pid, &l, 1, &r, 1, 0);
+    if (n <= 0)
+      return -EFAULT;
+    if (memchr(out + got, '\0', (size_t)n))
+      return 0;
+    got += (size_t)n;
+  }
+  return -ENAMETOOLONG;
+}
+
+static int sbx_un_read_mem(pid_t pid, uint64_t addr, void *out, size_t len)
+{
+  struct iovec l = {.iov_base = out, .iov_len = len};
+  struct iovec r = {.iov_base = (void *)(uintptr_t)addr, .iov_len = len};
+  if (len == 0)
+    return 0;
+  return process_vm_readv(pid, &l, 1, &r, 1, 0) == (ssize_t)len ? 0 : -EFAULT;
+}
+
+/* The calling thread's effective ids (fsuid is what file access uses; sbx
+ * never gives the sandbox setfsuid differences to play with). */
+static int sbx_un_ids(pid_t tid, uid_t *uid, gid_t *gid, pid_t *tgid)
+{
+  char path[64], line[256];
+  FILE *f;
+  int found = 0;
+  snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
+  f = fopen(path, "re");
+  if (!f)
+    return -errno;
+  while (fgets(line, sizeof line, f)) {
+    unsigned a, b;
+    if (sscanf(line, "Uid:\t%u\t%u", &a, &b) == 2) {
+      *uid = b;
+      found |= 1;
+    } else if (sscanf(line, "Gid:\t%u\t%u", &a, &b) == 2) {
+      *gid = b;
+      found |= 2;
+    } else if (sscanf(line, "Tgid:\t%u", &a) == 1) {
+      *tgid = (pid_t)a;
+      found |= 4;
+    }
+  }
+  fclose(f);
+  return found == 7 ? 0 : -ESRCH;
+}
+
+static int sbx_un_dirfd(pid_t tid, int fdnum)
+{
+  char path[64];
+  int fd;
+  if (fdnum == AT_FDCWD)
+    snprintf(path, sizeof path, "/proc/%d/cwd", (int)tid);
+  else if (fdnum < 0)
+    return -EBADF;
+  else
+    snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)tid, fdnum);
+  fd = open(path, O_PATH | O_CLOEXEC);
+  return fd < 0 ? (errno == ENOENT ? -EBADF : -errno) : fd;
+}
+
+/* What the approver is shown: the path as the process would resolve it,
+ * prefixed by its directory when relative. */
+void sbx_un_display(int dirfd, const char *path, char *out, size_t len)
+{
+  char link[64], dir[4096];
+  ssize_t n;
+  if (path[0] == '/') {
+    snprintf(out, len, "%s", path);
+    return;
+  }
+  snprintf(link, sizeof link, "/proc/self/fd/%d", dirfd);
+  n = readlink(link, dir, sizeof dir - 1);
+  if (n < 0)
+    n = 0;
+  dir[n] = '\0';
+  snprintf(out, len, "%s/%s", n ? dir : "?", path);
+}
+
+/* Probe mode (unlink family only): is the entry's directory on the
+ * private /tmp? Then delete it here, through the very directory checked,
+ * and say so (msg[2] = 1); otherwise do nothing (msg[2] = 0). The
+ * directory is opened once and both the check and the unlinkat use that
+ * descriptor, so a renamed path component cannot move the deletion
+ * elsewhere after the check. */
+static long sbx_un_tmp_unlink(const struct sbx_un_op *op, int *exempt)
+{
+  char dir[4096], *slash, *base;
+  struct stat tmp, parent;
+  size_t len;
+  int pfd;
+  long ret;
+
+  *exempt = 0;
+  snprintf(dir, sizeof dir, "%s", op->path[0]);
+  len = strlen(dir);
+  while (len > 1 && dir[len - 1] == '/')
+    dir[--len] = '\0';
+  slash = strrchr(dir, '/');
+  if (slash) {
+    *slash = '\0';
+    base = slash + 1;
+    pfd = openat(op->fd[0], slash == dir ? "/" : dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  } else {
+    base = dir;
+    pfd = openat(op->fd[0], ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  }
+  if (pfd < 0)
+    return 0;
+  if (!base[0] || strcmp(base, ".") == 0 || strcmp(base, "..") == 0 ||
+      stat("/tmp", &tmp) != 0 || fstat(pfd, &parent) != 0 || tmp.st_dev != parent.st_dev) {
+    close(pfd);
+    return 0;
+  }
+  *exempt = 1;
+  ret = unlinkat(pfd, base, op->flags);
+  if (ret < 0)
+    ret = -errno;
+  close(pfd);
+  return ret;
+}
+
+/* The helper: the process's root, ids, no capabilities, the confine hook,
+ * then the call. Returns the call's result or -errno, via the pipe. */
+static _Noreturn void sbx_un_helper(const struct sbx_un_op *op, int rootfd,
+                                    const struct sbx_unotify_cfg *cfg, int flags_override,
+                                    int out)
+{
+  int exempt = 0;
+  struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+  struct __user_cap_data_struct d[2];
+  long ret = -1;
+  int err = 0;
+
+  memset(d, 0, sizeof d);
+  if (fchdir(rootfd) != 0 || chroot(".") != 0 || setgroups(0, NULL) != 0 ||
+      setresgid(op->gid, op->gid, op->gid) != 0 || setresuid(op->uid, op->uid, op->uid) != 0 ||
+      syscall(SYS_capset, &h, d) != 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+    err = errno ? errno : EPERM;
+    goto report;
+  }
+  if (cfg->confine && (err = -cfg->confine(cfg->confine_arg)) != 0)
+    goto report;
+  if (flags_override == SBX_UN_PROBE_TMP) {
+    long r = sbx_un_tmp_unlink(op, &exempt);
+    ret = r < 0 ? -1 : r;
+    err = r < 0 ? (int)-r : 0;
+    goto report;
+  }
+  switch (op->kind) {
+  case SBX_UN_UNLINK:
+    ret = unlinkat(op->fd[0], op->path[0], op->flags);
+    break;
+  case SBX_UN_RENAME:
+    ret = syscall(SYS_renameat2, op->fd[0], op->path[0], op->fd[1], op->path[1],
+                  flags_override >= 0 ? flags_override : op->flags);
+    break;
+  case SBX_UN_CONNECT:
+    ret = connect(op->sock, (const struct sockaddr *)&op->addr, op->addrlen);
+    break;
+  case SBX_UN_SENDTO:
+    ret = sendto(op->sock, op->data, op->datalen, op->flags | MSG_NOSIGNAL,
+                 (const struct sockaddr *)&op->addr, op->addrlen);
+    break;
+  }
+  err = ret < 0 ? errno : 0;
+report:;
+  long msg[3] = {err ? -1 : ret, err, exempt};
+  (void)!write(out, msg, sizeof msg);
+  _exit(0);
+}
+
+/* Runs the helper; *result is the call's return value or -errno; *exempt
+ * (may be NULL) tells whether a probe found and deleted a /tmp entry. */
+int sbx_un_perform(const struct sbx_un_op *op, int rootfd,
+                          const struct sbx_unotify_cfg *cfg, int flags_override, long *result,
+                          int *exempt)
+{
+  long msg[3] = {-1, EIO, 0};
+  int p[2], st;
+  pid_t pid;
+
+  if (pipe2(p, O_CLOEXEC) < 0)
+    return -errno;
+  pid = fork();
+  if (pid < 0) {
+    int e = -errno;
+    close(p[0]);
+    close(p[1]);
+    return e;
+  }
+  if (pid == 0) {
+    close(p[0]);
+    sbx_un_helper(op, rootfd, cfg, flags_override, p[1]);
+  }
+  close(p[1]);
+  /* No message (the helper died) is EIO in the sandbox: fail closed. */
+  while (read(p[0], msg, sizeof msg) < 0 && errno == EINTR)
+    ;
+  close(p[0]);
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+    ;
+  *result = msg[1] ? -msg[1] : msg[0];
+  if (exempt)
+    *exempt = (int)msg[2];
+  return 0;
+}
+
+static int sbx_un_pidfd_getfd(pid_t tgid, int fdnum)
+{
+  int pfd = (int)syscall(SYS_pidfd_open, tgid, 0);
+  int fd;
+  if (pfd < 0)
+    return -errno;
+  fd = (int)syscall(SYS_pidfd_getfd, pfd, fdnum, 0);
+  if (fd < 0)
+    fd = -errno;
+  close(pfd);
+  return fd;
+}
+
+/* Copies the call's arguments (once) and takes our own handles on what
+ * they name. */
+int sbx_un_collect(const struct seccomp_notif *n, struct sbx_un_op *op, pid_t *tgid)
+{
+  const __u64 *a = n->data.args;
+  pid_t tid = (pid_t)n->pid;
+  int r;
+
+  op->nr = n->data.nr;
+  op->dirfd[0] = op->dirfd[1] = AT_FDCWD;
+  if (n->data.arch != AUDIT_ARCH_X86_64)
+    return -ENOSYS;
+  switch (n->data.nr) {
+  case SYS_unlink:
+  case SYS_rmdir:
+    op->kind = SBX_UN_UNLINK;
+    op->flags = n->data.nr == SYS_rmdir ? AT_REMOVEDIR : 0;
+    r = sbx_un_read_str(tid, a[0], op->path[0], sizeof op->path[0]);
+    break;
+  case SYS_unlinkat:
+    op->kind = SBX_UN_UNLINK;
+    op->dirfd[0] = (int)a[0];
+    op->flags = (int)a[2];
+    r = sbx_un_read_str(tid, a[1], op->path[0], sizeof op->path[0]);
+    break;
+  case SYS_rename:
+    op->kind = SBX_UN_RENAME;
+    r = sbx_un_read_str(tid, a[0], op->path[0], sizeof op->path[0]);
+    if (r == 0)
+      r = sbx_un_read_str(tid, a[1], op->path[1], sizeof op->path[1]);
+    break;
+  case SYS_renameat:
+  case SYS_renameat2:
+    op->kind = SBX_UN_RENAME;
+    op->dirfd[0] = (int)a[0];
+    op->dirfd[1] = (int)a[2];
+    op->flags = n->data.nr == SYS_renameat2 ? (int)a[4] : 0;
+    r = sbx_un_read_str(tid, a[1], op->path[0], sizeof op->path[0]);
+    if (r == 0)
+      r = sbx_un_read_str(tid, a[3], op->path[1], sizeof op->path[1]);
+    break;
+  case SYS_connect:
+  case SYS_sendto: {
+    bool to = n->data.nr == SYS_sendto;
+    uint64_t alen = to ? a[5] : a[2];
+    op->kind = to ? SBX_UN_SENDTO : SBX_UN_CONNECT;
+    op->sockfd = (int)a[0];
+    if (alen > sizeof op->addr)
+      return -EINVAL;
+    op->addrlen = (unsigned)alen;
+    r = sbx_un_read_mem(tid, to ? a[4] : a[1], &op->addr, op->addrlen);
+    if (r == 0 && to) {
+      op->flags = (int)a[3];
+      if (a[2] > SBX_UN_MAX_DATA)
+        return -EMSGSIZE; /* larger than any datagram: refused, documented */
+      op->datalen = (size_t)a[2];
+      op->data = malloc(op->datalen ? op->datalen : 1);
+      if (!op->data)
+        return -ENOMEM;
+      r = sbx_un_read_mem(tid, a[1], op->data, op->datalen);
+    }
+    break;
+  }
+  default:
+    return -ENOSYS;
+  }
+  if (r != 0)
+    return r;
+  r = sbx_un_ids(tid, &op->uid, &op->gid, tgid);
+  if (r != 0)
+    return r;
+  if (op->kind == SBX_UN_UNLINK || op->kind == SBX_UN_RENAME) {
+    for (int i = 0; i < (op->kind == SBX_UN_RENAME ? 2 : 1); i++) {
+      /* An absolute path ignores its dirfd (openat(2)); we still need an
+       * fd for the *at call, and the helper's root makes "/" right. */
+      op->fd[i] = sbx_un_dirfd(tid, op->path[i][0] == '/' ? AT_FDCWD : op->dirfd[i]);
+      if (op->fd[i] < 0)
+        return op->fd[i];
+    }
+  } else {
+    op->sock = sbx_un_pidfd_getfd(*tgid, op->sockfd);
+    if (op->sock < 0)
+      return op->sock;
+  }
+  return 0;
+}
+
+void sbx_un_op_free(struct sbx_un_op *op)
+{
+  for (int i = 0; i < 2; i++)
+    if (op->fd[i] > 0)
+      close(op->fd[i]);
+  if (op->sock > 0)
+    close(op->sock);
+  free(op->data);
+}
