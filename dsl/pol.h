@@ -55,6 +55,7 @@ struct pol_cmd_rule {
   uint32_t action;    /* enum cs_cmdrule_action */
   uint32_t operation; /* enum cs_approval_operation */
   char *origin;       /* "profiles.pol:140:3 (profile standard)" */
+  struct diag_loc loc;
 };
 
 struct pol_profile {

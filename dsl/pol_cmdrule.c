@@ -161,10 +161,33 @@ int pol_cmdrule_collect(const struct pol_policy *pol, const struct pol_profile_d
     r->program = strdup(prog ? prog->paths.items[0].text : "*");
     r->args = strdup(args ? args->paths.items[0].text : "");
     r->origin = pol_origin(pol, &it->loc, suffix);
+    r->loc = it->loc;
     if (!r->name || !r->program || !r->args || !r->origin)
       return -ENOMEM;
   }
   return 0;
+}
+
+void pol_cmdrule_lint(const struct pol_profile *p)
+{
+  static const uint32_t bit[CS_APPROVAL_OP_COUNT_] = {
+      [CS_APPROVAL_OP_DELETE] = CS_APPROVE_FILE_DELETE,
+      [CS_APPROVAL_OP_NETWORK] = CS_APPROVE_EXTERNAL_NETWORK,
+      [CS_APPROVAL_OP_SUDO] = CS_APPROVE_SUDO,
+      [CS_APPROVAL_OP_GIT_CONFIG] = CS_APPROVE_GIT_CONFIG,
+  };
+  for (size_t i = 0; i < p->n_cmd_rules; i++) {
+    const struct pol_cmd_rule *r = &p->cmd_rules[i];
+    if (r->action != CS_CMDRULE_ASK || r->operation >= CS_APPROVAL_OP_EXEC ||
+        (p->approval_ops & bit[r->operation]))
+      continue;
+    diag_warning(&r->loc,
+                 "rule \"%s\" asks about '%s', which profile '%s' does not approve: sbx runs "
+                 "such commands without asking when the profile permits '%s', and refuses them "
+                 "otherwise",
+                 r->name, cs_approval_op_name((enum cs_approval_operation)r->operation), p->name,
+                 cs_approval_op_name((enum cs_approval_operation)r->operation));
+  }
 }
 
 void pol_cmdrules_free(struct pol_cmd_rule *r, size_t n)

@@ -23,5 +23,8 @@ int pol_cmdrule_check(const struct pol_profile_decl *decl, const struct pol_item
 int pol_cmdrule_collect(const struct pol_policy *pol, const struct pol_profile_decl *decl,
                         struct pol_profile *out);
 void pol_cmdrules_free(struct pol_cmd_rule *r, size_t n);
+/* After inheritance: warns about an `ask` rule for an operation the
+ * profile does not approve (it can never ask there). Never an error. */
+void pol_cmdrule_lint(const struct pol_profile *p);
 
 #endif

@@ -269,6 +269,7 @@ int pol_compose(struct pol_policy *pol, struct pol_delta *dl, struct pol_profile
   }
   rc = pol_apply_stmts(out, chain, nchain);
   if (rc) goto done;
+  pol_cmdrule_lint(out);
 
   /* 5. Everything the runtime enforces must be stated: a missing limit
    * must not silently mean "unlimited". */
