@@ -46,6 +46,11 @@ void sbx_admit_close(struct sbx_admit *a);
  * each admits at once from the initial marking, and, when the state file
  * exists (it is never created here), its current holders and waiters. */
 void sbx_admit_describe(FILE *out, const struct cs_model_table *table);
+/* The same as a JSON object (jansson json_t *, NULL on -ENOMEM): model,
+ * source, tiers [{name, slots}], state {path, exists, usable, error,
+ * state, holders, waiters}. */
+struct json_t;
+struct json_t *sbx_admit_describe_json(const struct cs_model_table *table);
 
 /* The directory of the shared state: $SBX_STATE_DIR, else
  * /run/commander-sandbox for root, else $XDG_RUNTIME_DIR/commander-sandbox.

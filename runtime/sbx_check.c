@@ -1,5 +1,6 @@
 /* sbx_check: `sbx check` and `sbx explain` (see sbx_run.h). */
 #include <errno.h>
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,7 +11,73 @@
 #include "sbx_profile.h"
 #include "sbx_run.h"
 
-int sbx_check(const struct sbx_tables *t)
+static const char *sbx_check_cgroup_name(enum sbx_cgroup_mode m)
+{
+  switch (m) {
+  case SBX_CGROUP_NONE:
+    return "none";
+  case SBX_CGROUP_V2:
+    return "v2";
+  case SBX_CGROUP_V1:
+    return "v1";
+  }
+  return "unknown";
+}
+
+/* `sbx check --json`: the same facts for programs (agent hosts deciding
+ * which profile they can ask for). Keys are documented in docs/sbx.md. */
+static int sbx_check_json(const struct sbx_tables *t, const struct sbx_features *f)
+{
+  json_t *o = NULL, *profiles = NULL, *adm = NULL;
+  char why[512];
+  char *text = NULL;
+  int rc = SBX_EXIT_FAILURE;
+
+  o = json_pack("{s:i, s:{s:b, s:{s:b, s:b, s:b, s:b, s:b, s:b, s:b}, s:b, "
+                "s:{s:b, s:b, s:b, s:b, s:b, s:b}, s:i, s:b, s:b, s:b, s:i, s:{s:s, s:s}}}",
+                "schema", 1, "kernel", "root", f->root, "namespaces", "user", f->ns_user,
+                "mount", f->ns_mount, "pid", f->ns_pid, "ipc", f->ns_ipc, "uts", f->ns_uts,
+                "net", f->ns_net, "cgroup", f->ns_cgroup, "userns_usable", f->userns_usable,
+                "seccomp", "filter", f->seccomp_filter, "tsync", f->seccomp_tsync, "log",
+                f->seccomp_log, "spec_allow", f->seccomp_spec_allow, "new_listener",
+                f->seccomp_new_listener, "wait_killable_recv", f->seccomp_wait_killable_recv,
+                "landlock_abi", f->landlock_abi, "close_range", f->close_range, "mount_setattr",
+                f->mount_setattr, "kmsg_readable", f->kmsg_readable, "io_uring_disabled",
+                f->io_uring_disabled, "cgroup", "mode", sbx_check_cgroup_name(f->cgroup),
+                "detail", f->cgroup_detail);
+  profiles = json_array();
+  adm = sbx_admit_describe_json(t->model);
+  if (!o || !profiles || !adm)
+    goto cleanup;
+  for (size_t i = 0; i < t->n_profiles; i++) {
+    const struct cs_profile *p = &t->profiles[i];
+    int r;
+    why[0] = '\0';
+    r = sbx_profile_enforceable(p, f, why, sizeof(why));
+    if (json_array_append_new(profiles, json_pack("{s:s, s:s?, s:b, s:s?, s:s?}", "name", p->name,
+                                                  "alias", p->alias, "enforceable", r == 0,
+                                                  "reason", why[0] ? why : NULL,
+                                                  "default_tier", p->default_tier)) != 0)
+      goto cleanup;
+  }
+  if (json_object_set(o, "profiles", profiles) != 0 || json_object_set(o, "admission", adm) != 0)
+    goto cleanup;
+  text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+  if (!text)
+    goto cleanup;
+  printf("%s\n", text);
+  rc = fflush(stdout) == 0 ? 0 : SBX_EXIT_FAILURE;
+cleanup:
+  if (rc != 0)
+    fprintf(stderr, "sbx: error: check: cannot produce the JSON report\n");
+  free(text);
+  json_decref(o);
+  json_decref(profiles);
+  json_decref(adm);
+  return rc;
+}
+
+int sbx_check(const struct sbx_tables *t, const struct sbx_opts *o)
 {
   struct sbx_features f;
   char why[512];
@@ -23,6 +90,8 @@ int sbx_check(const struct sbx_tables *t)
     fprintf(stderr, "sbx: error: check: probing the kernel failed: %s\n", strerror(-r));
     return SBX_EXIT_FAILURE;
   }
+  if (o->json)
+    return sbx_check_json(t, &f);
   printf("Kernel features:\n");
   sbx_features_describe(&f, stdout);
   printf("\nProfiles (from the table sbx is built with):\n");

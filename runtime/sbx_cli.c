@@ -12,7 +12,7 @@
 
 enum { OPT_PROFILE = 'p', OPT_WORKSPACE = 'w', OPT_TIER = 't', OPT_TIMEOUT = 'T',
        OPT_NO_WAIT = 'n', OPT_AUDIT = 'a', OPT_HELP = 'h', OPT_BPF = 'b',
-       OPT_APPROVER = 256, OPT_APPROVAL_TIMEOUT, OPT_APPROVAL_STORE };
+       OPT_APPROVER = 256, OPT_APPROVAL_TIMEOUT, OPT_APPROVAL_STORE, OPT_JSON };
 
 static const struct option sbx_run_options[] = {
   {"profile", required_argument, NULL, OPT_PROFILE},
@@ -23,6 +23,7 @@ static const struct option sbx_run_options[] = {
   {"audit", required_argument, NULL, OPT_AUDIT},
   {"help", no_argument, NULL, OPT_HELP},
   {"bpf", no_argument, NULL, OPT_BPF},
+  {"json", no_argument, NULL, OPT_JSON},
   {"approver", required_argument, NULL, OPT_APPROVER},
   {"approval-timeout", required_argument, NULL, OPT_APPROVAL_TIMEOUT},
   {"approval-store", required_argument, NULL, OPT_APPROVAL_STORE},
@@ -33,7 +34,7 @@ void sbx_cli_usage(FILE *out)
 {
   fprintf(out,
     "Usage: sbx run [OPTIONS] -- CMD [ARG...]\n"
-    "       sbx check\n"
+    "       sbx check [--json]\n"
     "       sbx explain [--profile NAME] [--bpf]\n"
     "       sbx approvals [--approval-store FILE] list | revoke ID | clear\n"
     "       sbx --help | --version\n"
@@ -158,6 +159,9 @@ static int sbx_cli_parse_options(int argc, char *const argv[], struct sbx_opts *
     case OPT_BPF:
       o->bpf = true;
       break;
+    case OPT_JSON:
+      o->json = true;
+      break;
     case OPT_APPROVER:
       o->approver = optarg;
       break;
@@ -237,8 +241,9 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
 
   switch (o->cmd) {
   case SBX_CMD_RUN:
-    if (o->bpf) {
-      fprintf(err, "sbx: error: run: --bpf belongs to explain\n");
+    if (o->bpf || o->json) {
+      fprintf(err, "sbx: error: run: %s belongs to %s\n", o->bpf ? "--bpf" : "--json",
+              o->bpf ? "explain" : "check");
       return -EINVAL;
     }
     if (optind >= argc) {
@@ -254,9 +259,10 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
      * who passed them expected them to matter. */
     if (o->workspace || o->tier || o->has_timeout || o->no_wait || o->audit_path ||
         o->approver || o->approval_timeout_ms || o->approval_store ||
-        (o->cmd == SBX_CMD_CHECK && (o->profile || o->bpf))) {
+        (o->cmd == SBX_CMD_CHECK && (o->profile || o->bpf)) ||
+        (o->cmd == SBX_CMD_EXPLAIN && o->json)) {
       fprintf(err, "sbx: error: %s: only %s accepted\n", sub,
-              o->cmd == SBX_CMD_CHECK ? "no option is" : "--profile and --bpf are");
+              o->cmd == SBX_CMD_CHECK ? "--json is" : "--profile and --bpf are");
       return -EINVAL;
     }
     if (optind < argc) {

@@ -29,6 +29,7 @@ struct sbx_opts {
   bool no_wait;           /* --no-wait: a refused admission fails at once */
   const char *audit_path; /* --audit; NULL: SBX_AUDIT_LOG, else no log */
   bool bpf;               /* explain --bpf: add the filter's disassembly */
+  bool json;              /* check --json: one JSON object instead of text */
   char *const *cmd_argv;  /* run: the command and its arguments, NULL-terminated */
   int cmd_argc;
   /* Approval workflow (docs/approvals.md). */

@@ -52,7 +52,7 @@ int main(int argc, char *argv[])
     printf("sbx (Commander Sandbox) %s\n", SBX_VERSION);
     return fflush(stdout) == 0 ? 0 : SBX_EXIT_FAILURE;
   case SBX_CMD_CHECK:
-    return sbx_check(&t);
+    return sbx_check(&t, &o);
   case SBX_CMD_EXPLAIN:
     return sbx_explain_cmd(&t, &o);
   case SBX_CMD_RUN:

@@ -18,7 +18,7 @@ struct sbx_tables {
 };
 
 int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o);
-int sbx_check(const struct sbx_tables *t);
+int sbx_check(const struct sbx_tables *t, const struct sbx_opts *o);
 int sbx_explain_cmd(const struct sbx_tables *t, const struct sbx_opts *o);
 
 #endif

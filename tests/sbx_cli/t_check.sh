@@ -38,6 +38,27 @@ head -c 20000 /dev/urandom >"$SBX_STATE_DIR/$("$SBX_SLOTS" model).state"
 run_sbx check
 grep -q "UNUSABLE" <<<"$OUT" && pass "garbage state reported unusable" || fail "garbage state not reported"
 
+# --json: the same facts, machine-readable and consistent with the text.
+run_sbx check
+text=$OUT
+run_sbx check --json
+expect_rc 0 "check --json"
+python3 - "$text" "$OUT" "$SBX_SLOTS" <<'PY' && pass "check --json agrees with check" || fail "check --json disagrees"
+import json, re, subprocess, sys
+text, j, slots = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]
+assert j["schema"] == 1
+assert isinstance(j["kernel"]["landlock_abi"], int)
+m = re.search(r"landlock: ABI (\d+)", text)
+assert m is None or int(m.group(1)) == j["kernel"]["landlock_abi"], (m, j["kernel"]["landlock_abi"])
+rows = re.findall(r"^  (\S+) +(\S+) +(enforceable|NOT enforceable)", text, re.M)
+assert [(r[0], r[2] == "enforceable") for r in rows] == \
+       [(p["name"], p["enforceable"]) for p in j["profiles"]], (rows, j["profiles"])
+for t in j["admission"]["tiers"]:
+    want = int(subprocess.run([slots, "capacity", t["name"]], capture_output=True, text=True).stdout)
+    assert t["slots"] == want, (t, want)
+assert j["admission"]["state"]["path"].endswith(j["admission"]["model"] + ".state")
+PY
+
 run_sbx check --profile strict
 expect_rc 125 "check takes no option"
 finish

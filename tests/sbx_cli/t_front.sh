@@ -44,4 +44,7 @@ for p in $("$SBX" check | awk '/^Profiles/ {p=1; next} p && /^$/ {exit} p && /^ 
 done
 run_sbx check
 expect_rc 0 "check"
+run_sbx check --json
+expect_rc 0 "check --json"
+python3 -c 'import json, sys; json.loads(sys.argv[1])' "$OUT" && pass "check --json parses" || fail "check --json: $OUT"
 finish
