@@ -162,7 +162,7 @@ static void sbx_un_handle(int listener, const struct seccomp_notif *n,
     resp->error = -ENOMEM;
     return;
   }
-  op->fd[0] = op->fd[1] = op->sock = -1;
+  op->fd[0] = op->fd[1] = op->sock = op->userns = op->mntns = -1;
   r = sbx_un_collect(n, op, &tgid);
   if (r != 0) {
     resp->error = r;

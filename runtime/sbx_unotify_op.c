@@ -11,6 +11,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <seccomp.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,6 +103,24 @@ static int sbx_un_ids(pid_t tid, uid_t *uid, gid_t *gid, pid_t *tgid)
   return found == 7 ? 0 : -ESRCH;
 }
 
+/* Opens the caller's user and mount namespaces when its user namespace is
+ * not ours (see struct sbx_un_op). */
+static int sbx_un_namespaces(pid_t tid, struct sbx_un_op *op)
+{
+  char path[64];
+  struct stat self, them;
+
+  snprintf(path, sizeof path, "/proc/%d/ns/user", (int)tid);
+  if (stat("/proc/self/ns/user", &self) != 0 || stat(path, &them) != 0)
+    return -errno;
+  if (self.st_ino == them.st_ino && self.st_dev == them.st_dev)
+    return 0;
+  op->userns = open(path, O_RDONLY | O_CLOEXEC);
+  snprintf(path, sizeof path, "/proc/%d/ns/mnt", (int)tid);
+  op->mntns = open(path, O_RDONLY | O_CLOEXEC);
+  return op->userns < 0 || op->mntns < 0 ? -errno : 0;
+}
+
 static int sbx_un_dirfd(pid_t tid, int fdnum)
 {
   char path[64];
@@ -190,7 +209,18 @@ static _Noreturn void sbx_un_helper(const struct sbx_un_op *op, int rootfd,
   int err = 0;
 
   memset(d, 0, sizeof d);
-  if (fchdir(rootfd) != 0 || chroot(".") != 0 || setgroups(0, NULL) != 0 ||
+  /* sbx without root created the sandbox's user namespace and holds every
+   * capability in it, so entering it (and the mount namespace it owns)
+   * gives the helper the right to chroot into the caller's root there. */
+  if (op->userns >= 0 &&
+      (setns(op->userns, CLONE_NEWUSER) != 0 || setns(op->mntns, CLONE_NEWNS) != 0)) {
+    err = errno ? errno : EPERM;
+    goto report;
+  }
+  /* In such a namespace setgroups is denied (sbx wrote "deny"): the helper
+   * keeps the supplementary groups the caller has too, from sbx. */
+  if (fchdir(rootfd) != 0 || chroot(".") != 0 ||
+      (setgroups(0, NULL) != 0 && !(op->userns >= 0 && errno == EPERM)) ||
       setresgid(op->gid, op->gid, op->gid) != 0 || setresuid(op->uid, op->uid, op->uid) != 0 ||
       syscall(SYS_capset, &h, d) != 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
     err = errno ? errno : EPERM;
@@ -347,6 +377,9 @@ int sbx_un_collect(const struct seccomp_notif *n, struct sbx_un_op *op, pid_t *t
   r = sbx_un_ids(tid, &op->uid, &op->gid, tgid);
   if (r != 0)
     return r;
+  r = sbx_un_namespaces(tid, op);
+  if (r != 0)
+    return r;
   if (op->kind == SBX_UN_UNLINK || op->kind == SBX_UN_RENAME) {
     for (int i = 0; i < (op->kind == SBX_UN_RENAME ? 2 : 1); i++) {
       /* An absolute path ignores its dirfd (openat(2)); we still need an
@@ -365,6 +398,10 @@ int sbx_un_collect(const struct seccomp_notif *n, struct sbx_un_op *op, pid_t *t
 
 void sbx_un_op_free(struct sbx_un_op *op)
 {
+  if (op->userns >= 0)
+    close(op->userns);
+  if (op->mntns >= 0)
+    close(op->mntns);
   for (int i = 0; i < 2; i++)
     if (op->fd[i] > 0)
       close(op->fd[i]);

@@ -39,6 +39,11 @@ struct sbx_un_op {
   size_t datalen;
   uid_t uid;
   gid_t gid;
+  /* The caller's user and mount namespaces when its user namespace is not
+   * ours (sbx without root): the helper enters them to get the rights to
+   * chroot there; -1 otherwise. */
+  int userns;
+  int mntns;
 };
 
 /* Probe mode of sbx_un_perform (unlink family): delete only when the entry
