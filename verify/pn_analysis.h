@@ -28,6 +28,10 @@ enum pn_class {
 struct pn_analysis_opts {
   uint64_t max_states;  /* 0: PN_DEFAULT_MAX_STATES; reaching it is -E2BIG */
   bool show_progress;   /* progress lines on stderr; the caller passes isatty(2) */
+  /* Threads for the searches: 0 picks PNETC_THREADS from the environment
+   * if set, else the online CPUs (at most 4). Results are identical for
+   * any count (docs/analysis.md, "Parallel searches"). */
+  unsigned threads;
 };
 
 struct pn_assert_result {

@@ -536,41 +536,26 @@ static int pnr_insert(struct pn_analysis *a, const uint32_t *tokens) {
   return pnr_insert_packed(a, tokens, a->buf_a, pnr_hash(a->buf_a, a->lay.nwords));
 }
 
-uint64_t *pnr_pipe_buf(const struct pn_analysis *a, unsigned slot) {
-  return a->succ_buf + (size_t)slot * a->succ_cap * a->lay.nwords;
-}
-
-uint64_t *pnr_pipe_hash(const struct pn_analysis *a, unsigned slot) {
-  return a->succ_hash + (size_t)slot * a->succ_cap;
-}
-
-/* Fills pipeline slot b with the successors of the states [b->first,
- * b->first + b->count), state i's from b->start[i]; prefetches their table
- * slots. Widens the store (and starts over) when a count outgrows its
- * field: the caller then recomputes the other slots, packed for the old
- * layout. */
-static int pnr_expand_batch(struct pn_analysis *a, struct pnr_batch *b, unsigned slot) {
-  int rc;
-  uint32_t n = a->ntracked;
-  uint32_t *tok = a->tok_a;
-restart:;
+/* Fills pipeline slot slot of sc with the successors of the states
+ * [b->first, b->first + b->count), state i's from b->start[i]; prefetches
+ * their table slots. Only reads the analysis, so threads may run it side
+ * by side. Returns 0, or 2 when a count would outgrow its field: *wide_s
+ * and *wide_t name the state and the transition. */
+static int pnr_expand_ro(const struct pn_analysis *a, const struct pnr_scratch *sc,
+                         struct pnr_batch *b, unsigned slot, uint64_t *wide_s, uint32_t *wide_t) {
   uint32_t nw = a->lay.nwords, nsucc = 0;
-  uint64_t *buf = pnr_pipe_buf(a, slot), *hash = pnr_pipe_hash(a, slot);
+  uint64_t *buf = pnr_pipe_buf(a, sc, slot), *hash = pnr_pipe_hash(a, sc, slot);
   for (uint32_t i = 0; i < b->count; i++) {
     b->start[i] = nsucc;
-    pnr_load(a, b->first + i, a->buf_b);
+    pnr_load(a, b->first + i, sc->state);
     for (uint32_t t = 0; t < a->ntrans; t++) {
-      const struct pnr_trans *tr = &a->trans[t];
       uint64_t *nb = buf + (size_t)nsucc * nw;
-      int fired = pnr_try_fire(tr, a->buf_b, nb, nw);
+      int fired = pnr_try_fire(&a->trans[t], sc->state, nb, nw);
       if (!fired) continue;
       if (fired == 2) {
-        /* Rare: a count outgrows its field. */
-        uint32_t *next = a->succ_tok;
-        pnr_decode(a, a->buf_b, tok);
-        if (!pnr_fire(tr, tok, next, n)) return -EOVERFLOW;
-        if ((rc = pnr_make_fit(a, next))) return rc;
-        goto restart;
+        *wide_s = b->first + i;
+        *wide_t = t;
+        return 2;
       }
       hash[nsucc] = pnr_hash(nb, nw);
       __builtin_prefetch(&a->table[hash[nsucc] & a->table_mask]);
@@ -579,6 +564,26 @@ restart:;
   }
   b->start[b->count] = nsucc;
   return 0;
+}
+
+/* pnr_expand_ro for the sequential search: widens the store (and starts
+ * over) when a count outgrows its field; the caller then recomputes the
+ * other slots, packed for the old layout. */
+static int pnr_expand_batch(struct pn_analysis *a, struct pnr_batch *b, unsigned slot) {
+  int rc;
+  for (;;) {
+    struct pnr_scratch sc;
+    uint64_t ws;
+    uint32_t wt;
+    pnr_scratch_get(a, 0, &sc); /* thread 0: cannot fail */
+    if (!pnr_expand_ro(a, &sc, b, slot, &ws, &wt)) return 0;
+    /* Rare: a count outgrows its field. */
+    uint32_t *next = a->succ_tok;
+    pnr_load(a, ws, a->buf_b);
+    pnr_decode(a, a->buf_b, a->tok_a);
+    if (!pnr_fire(&a->trans[wt], a->tok_a, next, a->ntracked)) return -EOVERFLOW;
+    if ((rc = pnr_make_fit(a, next))) return rc;
+  }
 }
 
 /* Prefetches the stored state behind the first fingerprint match of each
@@ -593,21 +598,31 @@ void pnr_prefetch_keys(const struct pn_analysis *a, const uint64_t *hash, uint32
   }
 }
 
+/* The bookkeeping of expanded state s before its successors are inserted:
+ * level boundaries (s opens a level when it is the first state numbered
+ * after the previous level was complete), dead states, firings. */
+static int pnr_expanded(struct pn_analysis *a, uint64_t s, uint32_t nsucc, uint64_t *level_end) {
+  if (s == *level_end) {
+    int rc = pnr_level_push(a, s);
+    if (rc) return rc;
+    *level_end = a->nstates;
+  }
+  if (!nsucc) pnr_set(a->dead, s);
+  a->edges += nsucc;
+  return 0;
+}
+
 /* Inserts the successors of pipeline slot b, state by state: keeps the
  * store in breadth-first order and records levels and dead states. */
 static int pnr_insert_batch(struct pn_analysis *a, const struct pnr_batch *b, unsigned slot,
                             uint64_t *level_end) {
   int rc;
   uint32_t nw = a->lay.nwords;
-  const uint64_t *buf = pnr_pipe_buf(a, slot), *hash = pnr_pipe_hash(a, slot);
+  struct pnr_scratch sc;
+  pnr_scratch_get(a, 0, &sc);
+  const uint64_t *buf = pnr_pipe_buf(a, &sc, slot), *hash = pnr_pipe_hash(a, &sc, slot);
   for (uint32_t i = 0; i < b->count; i++) {
-    uint64_t s = b->first + i;
-    if (s == *level_end) {
-      if ((rc = pnr_level_push(a, s))) return rc;
-      *level_end = a->nstates;
-    }
-    if (b->start[i] == b->start[i + 1]) pnr_set(a->dead, s);
-    a->edges += b->start[i + 1] - b->start[i];
+    if ((rc = pnr_expanded(a, b->first + i, b->start[i + 1] - b->start[i], level_end))) return rc;
     for (uint32_t k = b->start[i]; k < b->start[i + 1]; k++) {
       /* Most successors were seen before: probe inline, add out of line. */
       bool found;
@@ -619,14 +634,241 @@ static int pnr_insert_batch(struct pn_analysis *a, const struct pnr_batch *b, un
   return 0;
 }
 
+/* Expands the queue [*cur, limit) (or until it is empty) in one thread.
+ * A software pipeline over batches of PNR_BATCH states: expand batch i
+ * (successors, hashes, table-slot prefetches), prefetch the keys of
+ * batch i - 1, insert batch i - 2. The cache misses of hundreds of
+ * lookups are then in flight together instead of one after another.
+ * Batches are inserted in order, so the store stays breadth-first. */
+static int pnr_explore_seq(struct pn_analysis *a, uint64_t limit, uint64_t *cur,
+                           uint64_t *level_end, struct pnr_progress *prog) {
+  int rc;
+  struct pnr_batch ring[PNR_PIPE];
+  unsigned head = 0, npend = 0;
+  uint64_t next_progress = *cur;
+  for (;;) {
+    uint64_t end = a->nstates < limit ? a->nstates : limit, avail = end - *cur;
+    if (avail && npend < PNR_PIPE) {
+      unsigned slot = (head + npend) % PNR_PIPE;
+      ring[slot].first = *cur;
+      ring[slot].count = avail < PNR_BATCH ? (uint32_t)avail : PNR_BATCH;
+      npend++;
+      *cur += ring[slot].count;
+      unsigned before = a->reencodes;
+      if ((rc = pnr_expand_batch(a, &ring[slot], slot))) return rc;
+      /* A widening re-encoded the store: re-pack every pending batch. */
+      while (before != a->reencodes) {
+        before = a->reencodes;
+        for (unsigned j = 0; j < npend && before == a->reencodes; j++)
+          if ((rc = pnr_expand_batch(a, &ring[(head + j) % PNR_PIPE], (head + j) % PNR_PIPE)))
+            return rc;
+      }
+      if (npend >= 2) {
+        struct pnr_scratch sc;
+        unsigned prev = (head + npend - 2) % PNR_PIPE;
+        pnr_scratch_get(a, 0, &sc);
+        pnr_prefetch_keys(a, pnr_pipe_hash(a, &sc, prev), ring[prev].start[ring[prev].count]);
+      }
+      if (npend < PNR_PIPE) continue;
+    }
+    if (!npend) return 0;
+    if ((rc = pnr_insert_batch(a, &ring[head], head, level_end))) return rc;
+    head = (head + 1) % PNR_PIPE;
+    npend--;
+    if (prog->on && *cur >= next_progress) {
+      pnr_progress_print(a, prog, false);
+      next_progress = *cur + 65536;
+    }
+  }
+}
+
+/* The forward search in several threads cuts the queue in chunks of
+ * PNR_CHUNK states and each chunk in pieces of PNR_PIECE states, handed
+ * out in order to whichever thread is free (a thread that the scheduler
+ * delays holds up one piece, not half the chunk). */
+#define PNR_PIECE 256u
+#define PNR_PIECES (PNR_CHUNK / PNR_PIECE)
+
+/* One thread of a parallel chunk: the pieces it took are expanded and
+ * their successors looked up while the table is only read; the
+ * successors not found (candidates: new states, or states that another
+ * thread or an earlier state of the chunk also found) are kept in order. */
+struct pnr_fwd_work {
+  const struct pn_analysis *a;
+  struct pnr_fwd_chunk *chunk;
+  unsigned id;
+  struct pnr_scratch sc;
+  uint64_t *cand, *cand_hash;
+  size_t ncand, cand_cap;
+  /* The candidates of this thread in this chunk, hashed (candidate + 1,
+   * 0 empty): a state this thread already kept is kept once, because its
+   * first copy is inserted first in phase 2 anyway. */
+  uint32_t *seen;
+  int rc; /* 0, 2: a count outgrows its field, -ENOMEM */
+};
+#define PNR_SEEN_SLOTS 65536u
+
+/* What the threads share in one chunk: the next piece to take, and per
+ * state of the chunk its firings and the end of its candidates in the
+ * buffer of the thread that took its piece. */
+struct pnr_fwd_chunk {
+  uint64_t first;
+  uint32_t count;
+  uint32_t next_piece; /* atomic */
+  uint8_t piece_thread[PNR_PIECES];
+  uint32_t piece_cand[PNR_PIECES]; /* first candidate of the piece */
+  uint32_t nsucc[PNR_CHUNK];
+  uint32_t cand_end[PNR_CHUNK];
+};
+
+static bool pnr_fwd_keep(struct pnr_fwd_work *w, const uint64_t *buf, uint64_t h) {
+  uint32_t nw = w->a->lay.nwords;
+  uint32_t i = (uint32_t)(h >> 40) & (PNR_SEEN_SLOTS - 1), *slot = NULL;
+  for (uint32_t probes = 0; probes < 16; probes++, i = (i + 1) & (PNR_SEEN_SLOTS - 1)) {
+    uint32_t e = w->seen[i];
+    if (!e) {
+      slot = &w->seen[i];
+      break;
+    }
+    if (w->cand_hash[e - 1] == h && !memcmp(w->cand + (size_t)(e - 1) * nw, buf, nw * sizeof *buf))
+      return true;
+  }
+  if (w->ncand == w->cand_cap) {
+    size_t cap = w->cand_cap ? w->cand_cap * 2 : 4096;
+    uint64_t *c = realloc(w->cand, cap * nw * sizeof *c);
+    if (!c) return false;
+    w->cand = c;
+    uint64_t *ch = realloc(w->cand_hash, cap * sizeof *ch);
+    if (!ch) return false;
+    w->cand_hash = ch;
+    w->cand_cap = cap;
+  }
+  memcpy(w->cand + w->ncand * nw, buf, nw * sizeof *buf);
+  w->cand_hash[w->ncand++] = h;
+  if (slot) *slot = (uint32_t)w->ncand; /* a full run: just not deduplicated */
+  return true;
+}
+
+/* Phase 1 of one piece: the same pipeline as pnr_explore_seq, but its last
+ * stage only probes. */
+static int pnr_fwd_piece(struct pnr_fwd_work *w, uint64_t first, uint32_t count) {
+  const struct pn_analysis *a = w->a;
+  struct pnr_fwd_chunk *c = w->chunk;
+  uint32_t nw = a->lay.nwords;
+  struct pnr_batch ring[PNR_PIPE];
+  unsigned head = 0, npend = 0;
+  uint64_t cur = first, end = first + count, ws;
+  uint32_t wt;
+  for (;;) {
+    if (cur < end && npend < PNR_PIPE) {
+      unsigned slot = (head + npend) % PNR_PIPE;
+      ring[slot].first = cur;
+      ring[slot].count = end - cur < PNR_BATCH ? (uint32_t)(end - cur) : PNR_BATCH;
+      npend++;
+      cur += ring[slot].count;
+      if (pnr_expand_ro(a, &w->sc, &ring[slot], slot, &ws, &wt)) return 2;
+      if (npend >= 2) {
+        unsigned prev = (head + npend - 2) % PNR_PIPE;
+        pnr_prefetch_keys(a, pnr_pipe_hash(a, &w->sc, prev), ring[prev].start[ring[prev].count]);
+      }
+      if (npend < PNR_PIPE) continue;
+    }
+    if (!npend) return 0;
+    const struct pnr_batch *b = &ring[head];
+    const uint64_t *buf = pnr_pipe_buf(a, &w->sc, head), *hash = pnr_pipe_hash(a, &w->sc, head);
+    for (uint32_t i = 0; i < b->count; i++) {
+      uint32_t at = (uint32_t)(b->first + i - c->first);
+      c->nsucc[at] = b->start[i + 1] - b->start[i];
+      for (uint32_t k = b->start[i]; k < b->start[i + 1]; k++) {
+        bool found;
+        uint64_t old;
+        pnr_probe(a, buf + (size_t)k * nw, hash[k], &found, &old);
+        if (!found && !pnr_fwd_keep(w, buf + (size_t)k * nw, hash[k])) return -ENOMEM;
+      }
+      c->cand_end[at] = (uint32_t)w->ncand;
+    }
+    head = (head + 1) % PNR_PIPE;
+    npend--;
+  }
+}
+
+static void *pnr_fwd_scan(void *arg) {
+  struct pnr_fwd_work *w = arg;
+  struct pnr_fwd_chunk *c = w->chunk;
+  uint32_t npieces = (c->count + PNR_PIECE - 1) / PNR_PIECE;
+  w->ncand = 0;
+  w->rc = 0;
+  memset(w->seen, 0, PNR_SEEN_SLOTS * sizeof *w->seen);
+  for (;;) {
+    uint32_t p = __atomic_fetch_add(&c->next_piece, 1, __ATOMIC_RELAXED);
+    if (p >= npieces) return NULL;
+    uint32_t off = p * PNR_PIECE;
+    c->piece_thread[p] = (uint8_t)w->id;
+    c->piece_cand[p] = (uint32_t)w->ncand;
+    w->rc = pnr_fwd_piece(w, c->first + off, c->count - off < PNR_PIECE ? c->count - off : PNR_PIECE);
+    if (w->rc) {
+      /* Stop every thread: the chunk will be redone sequentially. */
+      __atomic_store_n(&c->next_piece, npieces, __ATOMIC_RELAXED);
+      return NULL;
+    }
+  }
+}
+
+/* Expands the states [first, first + count) with the threads: phase 1
+ * (pnr_fwd_scan) spreads the pieces over the threads, phase 2 inserts the
+ * candidates in this thread in state order, probing each again. A
+ * successor found in phase 1 is also found by the sequential search (the
+ * table only grows), and the candidates are probed in the sequential
+ * order, so the numbering is exactly the one-thread numbering. Returns 0,
+ * 1 when a count outgrows its field (nothing was changed: the caller
+ * expands the chunk sequentially, which widens the layout), or an error. */
+static int pnr_explore_par(struct pn_analysis *a, struct pnr_fwd_work *work,
+                           struct pnr_fwd_chunk *c, uint64_t first, uint32_t count,
+                           uint64_t *level_end) {
+  unsigned nt = a->nthreads;
+  uint32_t nw = a->lay.nwords;
+  int rc;
+  c->first = first;
+  c->count = count;
+  c->next_piece = 0;
+  for (unsigned t = 0; t < nt; t++) {
+    if ((rc = pnr_scratch_get(a, t, &work[t].sc))) return rc;
+    work[t].a = a;
+    work[t].chunk = c;
+    work[t].id = t;
+  }
+  pnr_run_threads(nt, pnr_fwd_scan, work, sizeof work[0]);
+  for (unsigned t = 0; t < nt; t++)
+    if (work[t].rc) return work[t].rc == 2 ? 1 : work[t].rc;
+  for (uint32_t p = 0; p * PNR_PIECE < count; p++) {
+    const struct pnr_fwd_work *w = &work[c->piece_thread[p]];
+    uint32_t k = c->piece_cand[p];
+    uint32_t end = (p + 1) * PNR_PIECE < count ? (p + 1) * PNR_PIECE : count;
+    for (uint32_t i = p * PNR_PIECE; i < end; i++) {
+      if ((rc = pnr_expanded(a, first + i, c->nsucc[i], level_end))) return rc;
+      for (; k < c->cand_end[i]; k++) {
+        /* The candidates are random states: fetch the slots ahead. */
+        if (k + 8 < w->ncand) pnr_prefetch(a, w->cand_hash[k + 8]);
+        bool found;
+        uint64_t old;
+        const uint64_t *buf = w->cand + (size_t)k * nw;
+        uint64_t at = pnr_probe(a, buf, w->cand_hash[k], &found, &old);
+        if (!found && (rc = pnr_add_at(a, NULL, buf, w->cand_hash[k], at))) return rc;
+      }
+    }
+  }
+  return 0;
+}
+
 static int pnr_explore(struct pn_analysis *a, bool show_progress) {
   int rc;
   const struct pn_net *net = a->net;
   uint32_t n = a->ntracked;
   uint32_t *tok = a->tok_a;
-  struct pnr_batch ring[PNR_PIPE];
-  unsigned head = 0, npend = 0;
   struct pnr_progress prog = {show_progress, 0, 0};
+  struct pnr_fwd_work work[PNR_MAX_THREADS];
+  struct pnr_fwd_chunk *chunk = NULL;
+  memset(work, 0, sizeof work);
   prog.start = prog.last = pnr_now();
 
   for (uint32_t k = 0; k < n; k++) {
@@ -636,48 +878,44 @@ static int pnr_explore(struct pn_analysis *a, bool show_progress) {
   }
   if ((rc = pnr_table_rebuild(a, 1024)) || (rc = pnr_level_push(a, 0)) || (rc = pnr_insert(a, tok)))
     goto out;
+  rc = -ENOMEM;
+  if (a->nthreads > 1) {
+    if (!(chunk = malloc(sizeof *chunk))) goto out;
+    for (unsigned t = 0; t < a->nthreads; t++)
+      if (!(work[t].seen = malloc(PNR_SEEN_SLOTS * sizeof *work[t].seen))) goto out;
+  }
 
-  /* A software pipeline over batches of PNR_BATCH states: expand batch i
-   * (successors, hashes, table-slot prefetches), prefetch the keys of
-   * batch i - 1, insert batch i - 2. The cache misses of hundreds of
-   * lookups are then in flight together instead of one after another.
-   * Batches are inserted in order, so the store stays breadth-first. */
-  uint64_t level_end = 1, cur = 0, next_progress = 0;
-  for (;;) {
+  /* With one thread, one pipeline runs to the end. With more, the queue is
+   * cut in chunks of PNR_CHUNK states; small chunks (the first and last
+   * levels) go through the sequential pipeline. */
+  uint64_t level_end = 1, cur = 0;
+  while (cur < a->nstates) {
     uint64_t avail = a->nstates - cur;
-    if (avail && npend < PNR_PIPE) {
-      unsigned slot = (head + npend) % PNR_PIPE;
-      ring[slot].first = cur;
-      ring[slot].count = avail < PNR_BATCH ? (uint32_t)avail : PNR_BATCH;
-      npend++;
-      cur += ring[slot].count;
-      unsigned before = a->reencodes;
-      if ((rc = pnr_expand_batch(a, &ring[slot], slot))) goto out;
-      /* A widening re-encoded the store: re-pack every pending batch. */
-      while (before != a->reencodes) {
-        before = a->reencodes;
-        for (unsigned j = 0; j < npend && before == a->reencodes; j++)
-          if ((rc = pnr_expand_batch(a, &ring[(head + j) % PNR_PIPE], (head + j) % PNR_PIPE)))
-            goto out;
+    uint32_t take = avail < PNR_CHUNK ? (uint32_t)avail : PNR_CHUNK;
+    uint64_t limit = UINT64_MAX;
+    if (a->nthreads > 1) {
+      limit = cur + take;
+      if (take >= PNR_PAR_MIN) {
+        rc = pnr_explore_par(a, work, chunk, cur, take, &level_end);
+        if (rc < 0) goto out;
+        if (rc == 0) {
+          cur += take;
+          if (prog.on) pnr_progress_print(a, &prog, false);
+          continue;
+        }
       }
-      if (npend >= 2) {
-        unsigned prev = (head + npend - 2) % PNR_PIPE;
-        pnr_prefetch_keys(a, pnr_pipe_hash(a, prev), ring[prev].start[ring[prev].count]);
-      }
-      if (npend < PNR_PIPE) continue;
     }
-    if (!npend) break;
-    if ((rc = pnr_insert_batch(a, &ring[head], head, &level_end))) goto out;
-    head = (head + 1) % PNR_PIPE;
-    npend--;
-    if (prog.on && cur >= next_progress) {
-      pnr_progress_print(a, &prog, false);
-      next_progress = cur + 65536;
-    }
+    if ((rc = pnr_explore_seq(a, limit, &cur, &level_end, &prog))) goto out;
   }
   if (prog.on) pnr_progress_print(a, &prog, true);
   rc = 0;
 out:
+  free(chunk);
+  for (unsigned t = 0; t < PNR_MAX_THREADS; t++) {
+    free(work[t].cand);
+    free(work[t].seen);
+    free(work[t].cand_hash);
+  }
   if (rc && prog.on) fputc('\n', stderr);
   return rc;
 }
@@ -694,6 +932,7 @@ int pn_analyze(const struct pn_net *net, const struct pn_analysis_opts *opts,
   a->max_states = opts && opts->max_states ? opts->max_states : PN_DEFAULT_MAX_STATES;
   /* State numbers are 32-bit table entries and 0 marks an empty slot. */
   if (a->max_states > UINT32_MAX - 1) a->max_states = UINT32_MAX - 1;
+  a->nthreads = pnr_threads_choose(opts);
   if ((rc = pnr_compile(a))) goto fail;
   uint32_t n = a->ntracked ? a->ntracked : 1;
   a->lay.width = calloc(n, sizeof *a->lay.width);
@@ -764,6 +1003,7 @@ void pn_analysis_free(struct pn_analysis *a) {
     }
   }
   pnr_assert_free(a);
+  pnr_scratch_free(a);
   free(a->trans);
   free(a->slot_of);
   free(a->place_of);

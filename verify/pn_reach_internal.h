@@ -20,6 +20,23 @@
 #define PNR_PIPE 3u
 /* States hashed together when the table is rebuilt. */
 #define PNR_REBUILD_BATCH 64u
+/* Threads of the parallel searches (docs/analysis.md, "Parallel
+ * searches"): at most PNR_MAX_THREADS; a forward chunk or a backward
+ * frontier smaller than PNR_PAR_MIN states is searched by one thread,
+ * because starting threads would cost more than it saves. The forward
+ * search hands out PNR_CHUNK parent states per round. */
+#define PNR_MAX_THREADS 4u
+#define PNR_PAR_MIN 2048u
+#define PNR_CHUNK 8192u
+
+/* One thread's buffers for a pipelined search: the state being expanded
+ * and PNR_PIPE slots of successors (or predecessors) and their hashes,
+ * succ_cap entries per slot. */
+struct pnr_scratch {
+  uint64_t *state;
+  uint64_t *pipe_buf;
+  uint64_t *pipe_hash;
+};
 
 /* One batch of the pipeline: states [first, first + count), the
  * successors (or predecessors) of state first + i at [start[i], start[i+1])
@@ -130,6 +147,13 @@ struct pn_analysis {
   uint32_t *succ_tok;
   uint64_t *succ_buf, *succ_hash;
   size_t succ_cap;
+
+  /* Threads for the parallel searches (1: everything sequential), and
+   * the buffers of threads 1.. (thread 0 uses buf_b and succ_*), sized for
+   * extra_nwords words per state. */
+  unsigned nthreads;
+  struct pnr_scratch extra[PNR_MAX_THREADS - 1];
+  uint32_t extra_nwords;
 };
 
 void pnr_encode(const struct pn_analysis *a, const uint32_t *tokens, uint64_t *buf);
@@ -140,9 +164,26 @@ int64_t pnr_lookup_tokens(const struct pn_analysis *a, const uint32_t *tokens, u
 
 /* Prefetches the stored keys of hash[0..n) (after their slots). */
 void pnr_prefetch_keys(const struct pn_analysis *a, const uint64_t *hash, uint32_t n);
-/* The buffers of pipeline slot slot (see succ_cap). */
-uint64_t *pnr_pipe_buf(const struct pn_analysis *a, unsigned slot);
-uint64_t *pnr_pipe_hash(const struct pn_analysis *a, unsigned slot);
+/* The buffers of pipeline slot slot of sc (see succ_cap). */
+static inline uint64_t *pnr_pipe_buf(const struct pn_analysis *a, const struct pnr_scratch *sc,
+                                     unsigned slot) {
+  return sc->pipe_buf + (size_t)slot * a->succ_cap * a->lay.nwords;
+}
+static inline uint64_t *pnr_pipe_hash(const struct pn_analysis *a, const struct pnr_scratch *sc,
+                                      unsigned slot) {
+  return sc->pipe_hash + (size_t)slot * a->succ_cap;
+}
+
+/* pn_par.c: the thread count from opts (0: PNETC_THREADS from the
+ * environment, else the online CPUs), at most PNR_MAX_THREADS. */
+unsigned pnr_threads_choose(const struct pn_analysis_opts *opts);
+/* Thread i's buffers for the current layout (0: the analysis' own). */
+int pnr_scratch_get(struct pn_analysis *a, unsigned i, struct pnr_scratch *out);
+void pnr_scratch_free(struct pn_analysis *a);
+/* Runs fn(arg + i * size) for i in [0, n): 1.. in new threads, 0 in the
+ * caller; returns once all are done. A thread that cannot be started runs
+ * in the caller instead (slower, same result). */
+void pnr_run_threads(unsigned n, void *(*fn)(void *), void *arg, size_t size);
 
 /* Firing on the packed state, no decoding: 0 when t is not enabled, 1
  * when dst holds the successor, 2 when an increased count would not fit
@@ -284,6 +325,23 @@ static inline void pnr_set(uint64_t *set, uint64_t i) {
 }
 static inline void pnr_clear(uint64_t *set, uint64_t i) {
   set[i >> 6] &= ~(UINT64_C(1) << (i & 63));
+}
+/* Bitset updates safe while other threads update the same words: sets
+ * (clears) bit i, true when this call changed it. The plain load first
+ * skips the locked instruction when the bit is already as wanted, which
+ * is the common case. */
+static inline bool pnr_set_atomic(uint64_t *set, uint64_t i) {
+  uint64_t m = UINT64_C(1) << (i & 63);
+  if (__atomic_load_n(&set[i >> 6], __ATOMIC_RELAXED) & m) return false;
+  return !(__atomic_fetch_or(&set[i >> 6], m, __ATOMIC_RELAXED) & m);
+}
+static inline bool pnr_clear_atomic(uint64_t *set, uint64_t i) {
+  uint64_t m = UINT64_C(1) << (i & 63);
+  if (!(__atomic_load_n(&set[i >> 6], __ATOMIC_RELAXED) & m)) return false;
+  return (__atomic_fetch_and(&set[i >> 6], ~m, __ATOMIC_RELAXED) & m) != 0;
+}
+static inline bool pnr_bit_atomic(const uint64_t *set, uint64_t i) {
+  return (__atomic_load_n(&set[i >> 6], __ATOMIC_RELAXED) >> (i & 63)) & 1u;
 }
 
 #endif

@@ -27,23 +27,37 @@ struct pnr_bitsets {
   size_t words;
 };
 
-/* For every state in frontier f, visit the reverse-firing predecessors via
- * the transitions selected by progress_only; a predecessor p is taken when
- * take_if_set == pnr_bit(x, p) and not already marked in v; taken states
- * are marked in v (v may be x itself) and in the next frontier n. */
+/* Frontier words handed out at a time to the threads of a backward
+ * level: small enough that a thread the scheduler delays holds up little,
+ * large enough that taking one is rare. */
+#define PNR_BACK_BLOCK 256u
+
+/* One thread of a backward level. */
+struct pnr_back_work {
+  struct pn_analysis *a;
+  struct pnr_bitsets *bs;
+  struct pnr_scratch sc;
+  bool progress_only;
+  bool x_full; /* X is every state: no need to read it */
+  uint64_t *v;
+  size_t *next_block; /* shared, atomic */
+  bool any;
+};
+
 /* Predecessors of the frontier states in batch b, into pipeline slot
  * slot, with their table slots prefetched. */
-static void pnr_backward_expand(struct pn_analysis *a, struct pnr_batch *b, const uint64_t *states,
-                                unsigned slot, bool progress_only) {
+static void pnr_backward_expand(const struct pn_analysis *a, const struct pnr_scratch *sc,
+                                struct pnr_batch *b, const uint64_t *states, unsigned slot,
+                                bool progress_only) {
   uint32_t nw = a->lay.nwords, np = 0;
-  uint64_t *buf = pnr_pipe_buf(a, slot), *hash = pnr_pipe_hash(a, slot);
+  uint64_t *buf = pnr_pipe_buf(a, sc, slot), *hash = pnr_pipe_hash(a, sc, slot);
   for (uint32_t i = 0; i < b->count; i++) {
     b->start[i] = np;
-    pnr_load(a, states[i], a->buf_b);
+    pnr_load(a, states[i], sc->state);
     for (uint32_t t = 0; t < a->ntrans; t++) {
       if (progress_only && a->trans[t].admission) continue;
       uint64_t *pb = buf + (size_t)np * nw;
-      if (!pnr_try_unfire(&a->trans[t], a->buf_b, pb, nw)) continue;
+      if (!pnr_try_unfire(&a->trans[t], sc->state, pb, nw)) continue;
       hash[np] = pnr_state_hash(a, pb);
       pnr_prefetch(a, hash[np]);
       np++;
@@ -52,71 +66,111 @@ static void pnr_backward_expand(struct pn_analysis *a, struct pnr_batch *b, cons
   b->start[b->count] = np;
 }
 
-/* Looks the predecessors of slot up and applies the step to them. */
-static bool pnr_backward_resolve(struct pn_analysis *a, struct pnr_bitsets *bs,
-                                 const struct pnr_batch *b, unsigned slot, uint64_t *v) {
+/* Looks the predecessors of slot up and applies the step to them. The
+ * bitsets are shared with the other threads of the level: every update
+ * is atomic, and a state is taken by exactly one of them. */
+static bool pnr_backward_resolve(struct pnr_back_work *w, const struct pnr_batch *b,
+                                 unsigned slot) {
+  struct pn_analysis *a = w->a;
+  struct pnr_bitsets *bs = w->bs;
   bool any = false;
   uint32_t nw = a->lay.nwords;
-  const uint64_t *buf = pnr_pipe_buf(a, slot), *hash = pnr_pipe_hash(a, slot);
+  const uint64_t *buf = pnr_pipe_buf(a, &w->sc, slot), *hash = pnr_pipe_hash(a, &w->sc, slot);
   for (uint32_t k = 0; k < b->start[b->count]; k++) {
     int64_t p = pnr_lookup_hashed(a, buf + (size_t)k * nw, hash[k]);
     if (p < 0) continue;
-    if (v == bs->x) {
+    if (w->v == bs->x) {
       /* Closure step: remove p from X. */
-      if (!pnr_bit(bs->x, (uint64_t)p)) continue;
-      pnr_clear(bs->x, (uint64_t)p);
+      if (!pnr_clear_atomic(bs->x, (uint64_t)p)) continue;
     } else {
-      /* Reachability step: p must be in X and not yet seen. */
-      if (!pnr_bit(bs->x, (uint64_t)p) || pnr_bit(v, (uint64_t)p)) continue;
-      pnr_set(v, (uint64_t)p);
+      /* Reachability step: p must be in X (not written in this step) and
+       * not yet seen. */
+      if ((!w->x_full && !pnr_bit(bs->x, (uint64_t)p)) || !pnr_set_atomic(w->v, (uint64_t)p))
+        continue;
     }
-    pnr_set(bs->n, (uint64_t)p);
+    pnr_set_atomic(bs->n, (uint64_t)p);
     any = true;
   }
   return any;
+}
+
+/* Frontier blocks of one backward level, taken until none is left,
+ * batched and pipelined like the forward search. */
+static void *pnr_backward_run(void *arg) {
+  struct pnr_back_work *w = arg;
+  struct pn_analysis *a = w->a;
+  const uint64_t *f = w->bs->f;
+  size_t words = w->bs->words;
+  struct pnr_batch ring[PNR_PIPE];
+  uint64_t states[PNR_PIPE][PNR_BATCH];
+  unsigned head = 0, npend = 0;
+  size_t wi = 0, wend = 0; /* the block [wi, wend) being read */
+  bool done = false;
+  uint64_t bits = 0;
+  for (;;) {
+    /* Gather the next batch of frontier states. */
+    uint32_t count = 0;
+    unsigned slot = (head + npend) % PNR_PIPE;
+    while (count < PNR_BATCH) {
+      if (bits) {
+        states[slot][count++] = wi * 64 + (uint64_t)__builtin_ctzll(bits);
+        bits &= bits - 1;
+        continue;
+      }
+      if (++wi >= wend) {
+        if (done) break;
+        wi = __atomic_fetch_add(w->next_block, PNR_BACK_BLOCK, __ATOMIC_RELAXED);
+        if (wi >= words) {
+          done = true;
+          break;
+        }
+        wend = wi + PNR_BACK_BLOCK < words ? wi + PNR_BACK_BLOCK : words;
+      }
+      bits = f[wi];
+    }
+    if (count) {
+      ring[slot].count = count;
+      pnr_backward_expand(a, &w->sc, &ring[slot], states[slot], slot, w->progress_only);
+      npend++;
+      if (npend >= 2) {
+        unsigned prev = (head + npend - 2) % PNR_PIPE;
+        pnr_prefetch_keys(a, pnr_pipe_hash(a, &w->sc, prev), ring[prev].start[ring[prev].count]);
+      }
+      if (npend < PNR_PIPE) continue;
+    }
+    if (!npend) break;
+    w->any |= pnr_backward_resolve(w, &ring[head], head);
+    head = (head + 1) % PNR_PIPE;
+    npend--;
+  }
+  return NULL;
 }
 
 /* One level of a backward search: for every state of the frontier f,
  * its predecessors (via progress steps only when progress_only) are looked
  * up; with v == x they are removed from X (closure), otherwise those in X
  * are marked in v (reachability). Newly marked states form the next
- * frontier. Batched and pipelined like the forward search. */
-static bool pnr_backward_step(struct pn_analysis *a, struct pnr_bitsets *bs, bool progress_only,
-                              uint64_t *v) {
-  bool any = false;
-  struct pnr_batch ring[PNR_PIPE];
-  uint64_t states[PNR_PIPE][PNR_BATCH];
-  unsigned head = 0, npend = 0;
-  size_t w = 0;
-  uint64_t bits = bs->words ? bs->f[0] : 0;
+ * frontier. A large frontier is shared by the threads, block by block;
+ * the table and the store are only read and a state is marked once, so
+ * the level's result is the same set whichever thread takes a state.
+ * Returns 1 when something was marked, 0 when not, or -ENOMEM. */
+static int pnr_backward_step(struct pn_analysis *a, struct pnr_bitsets *bs, bool progress_only,
+                             bool x_full, uint64_t *v) {
+  struct pnr_back_work work[PNR_MAX_THREADS];
+  uint64_t total = 0;
+  size_t next_block = 0;
+  for (size_t i = 0; i < bs->words; i++) total += (uint64_t)__builtin_popcountll(bs->f[i]);
+  unsigned nt = a->nthreads;
+  if (total < PNR_PAR_MIN) nt = 1;
   memset(bs->n, 0, bs->words * sizeof *bs->n);
-  for (;;) {
-    /* Gather the next batch of frontier states. */
-    uint32_t count = 0;
-    unsigned slot = (head + npend) % PNR_PIPE;
-    while (count < PNR_BATCH && w < bs->words) {
-      if (!bits) {
-        if (++w < bs->words) bits = bs->f[w];
-        continue;
-      }
-      states[slot][count++] = w * 64 + (uint64_t)__builtin_ctzll(bits);
-      bits &= bits - 1;
-    }
-    if (count) {
-      ring[slot].count = count;
-      pnr_backward_expand(a, &ring[slot], states[slot], slot, progress_only);
-      npend++;
-      if (npend >= 2) {
-        unsigned prev = (head + npend - 2) % PNR_PIPE;
-        pnr_prefetch_keys(a, pnr_pipe_hash(a, prev), ring[prev].start[ring[prev].count]);
-      }
-      if (npend < PNR_PIPE) continue;
-    }
-    if (!npend) break;
-    any |= pnr_backward_resolve(a, bs, &ring[head], head, v);
-    head = (head + 1) % PNR_PIPE;
-    npend--;
+  for (unsigned t = 0; t < nt; t++) {
+    work[t] = (struct pnr_back_work){a, bs, {0}, progress_only, x_full, v, &next_block, false};
+    int rc = pnr_scratch_get(a, t, &work[t].sc);
+    if (rc) return rc;
   }
+  pnr_run_threads(nt, pnr_backward_run, work, sizeof work[0]);
+  bool any = false;
+  for (unsigned t = 0; t < nt; t++) any |= work[t].any;
   uint64_t *tmp = bs->f;
   bs->f = bs->n;
   bs->n = tmp;
@@ -155,6 +209,7 @@ int pnr_compute_safe(struct pn_analysis *a) {
   if (!tok || !pred || !next || !b.x || !b.v || !b.f || !b.n) goto out;
 
   memset(b.x, 0xff, b.words * sizeof *b.x);
+  bool x_full = true; /* until the first removal */
   if (a->nstates % 64) b.x[b.words - 1] = (UINT64_C(1) << (a->nstates % 64)) - 1;
   for (;;) {
     /* Step 1: V = markings of X that reach m0 inside X. */
@@ -163,8 +218,9 @@ int pnr_compute_safe(struct pn_analysis *a) {
     if (pnr_bit(b.x, 0)) {
       pnr_set(b.v, 0);
       pnr_set(b.f, 0);
-      while (pnr_backward_step(a, &b, false, b.v)) {
+      while ((rc = pnr_backward_step(a, &b, false, x_full, b.v)) > 0) {
       }
+      if (rc < 0) goto out;
     }
     /* Removed = X \ V becomes the frontier of the closure. */
     bool removed = false;
@@ -176,8 +232,11 @@ int pnr_compute_safe(struct pn_analysis *a) {
     if (!removed) break;
     /* Step 2: a progress step cannot be refused, so a marking with one into
      * a removed marking must go too, transitively. */
-    while (pnr_backward_step(a, &b, true, b.x)) {
+    x_full = false;
+    while ((rc = pnr_backward_step(a, &b, true, false, b.x)) > 0) {
     }
+    if (rc < 0) goto out;
+    rc = -ENOMEM;
   }
   a->safe = b.x;
   b.x = NULL;
@@ -185,9 +244,16 @@ int pnr_compute_safe(struct pn_analysis *a) {
   /* Classes. Dead and unsafe come from the bitsets; the rest needs one look
    * at the admissions of each marking in S. */
   uint64_t dead = pnr_popcount(a->dead, b.words), safe = 0, insafe = 0, dead_in_s = 0;
+  bool admissions = false;
+  for (uint32_t t = 0; t < a->ntrans; t++) admissions |= a->trans[t].admission;
   for (size_t w = 0; w < b.words; w++) {
     dead_in_s += (uint64_t)__builtin_popcountll(a->dead[w] & a->safe[w]);
     uint64_t bits = a->safe[w] & ~a->dead[w];
+    if (!admissions) {
+      /* Without admissions every live marking of S is saturated. */
+      insafe += (uint64_t)__builtin_popcountll(bits);
+      continue;
+    }
     while (bits) {
       uint64_t s = w * 64 + (uint64_t)__builtin_ctzll(bits);
       bits &= bits - 1;

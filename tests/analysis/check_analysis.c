@@ -189,20 +189,26 @@ START_TEST(test_adaptive_width) {
 }
 END_TEST
 
-START_TEST(test_multiword_states) {
-  /* 3 tokens move along 41 places: C(43, 3) markings, 2 bits per place,
-   * 82 bits per state: more than one 64-bit word. */
+/* tokens tokens in p0 of a chain p0 -> p1 -> ... -> p40. */
+static struct pn_net *chain(int tokens) {
   struct pn_net *net = nb_new("chain");
   char name[16], next[16];
   for (int i = 0; i <= 40; i++) {
     snprintf(name, sizeof name, "p%d", i);
-    nb_place(net, name, PN_PLACE_TRACKED, i == 0 ? 3 : 0);
+    nb_place(net, name, PN_PLACE_TRACKED, i == 0 ? tokens : 0);
   }
   for (int i = 0; i < 40; i++) {
     snprintf(name, sizeof name, "p%d", i);
     snprintf(next, sizeof next, "p%d", i + 1);
     nb_trans(net, name, PN_PROGRESS, name, next);
   }
+  return net;
+}
+
+START_TEST(test_multiword_states) {
+  /* 3 tokens move along 41 places: C(43, 3) markings, 2 bits per place,
+   * 82 bits per state: more than one 64-bit word. */
+  struct pn_net *net = chain(3);
   nb_assert(net, PN_ASSERT_NO_DEADLOCK, NULL);
   nb_assert(net, PN_ASSERT_REACHABLE, "1*p40>=3");
   struct pn_analysis *a = analyze(net, 0);
@@ -393,6 +399,96 @@ START_TEST(test_cross_philosophers) {
 }
 END_TEST
 
+/* The searches run in several threads (docs/analysis.md, "Parallel
+ * searches"): the numbering, every marking, the classes, the safe set and
+ * the traces must be exactly those of the one-thread search. */
+static void same_with_threads(const struct pn_net *net, uint64_t min_states) {
+  struct pn_analysis_opts o1 = {.threads = 1};
+  struct pn_analysis *one = NULL;
+  ck_assert_int_eq(pn_analyze(net, &o1, &one), 0);
+  uint64_t n = pn_analysis_states(one);
+  /* Large enough for the parallel chunks and frontiers (PNR_PAR_MIN). */
+  ck_assert_uint_ge(n, min_states);
+  int64_t *m1 = calloc(net->nplaces, sizeof *m1), *m2 = calloc(net->nplaces, sizeof *m2);
+  ck_assert(m1 && m2);
+  for (unsigned threads = 2; threads <= 3; threads++) {
+    struct pn_analysis_opts o = {.threads = threads};
+    struct pn_analysis *par = NULL;
+    ck_assert_int_eq(pn_analyze(net, &o, &par), 0);
+    ck_assert_uint_eq(pn_analysis_states(par), n);
+    ck_assert_uint_eq(pn_analysis_edges(par), pn_analysis_edges(one));
+    ck_assert_uint_eq(pn_analysis_levels(par), pn_analysis_levels(one));
+    ck_assert_uint_eq(pn_analysis_state_bits(par), pn_analysis_state_bits(one));
+    for (int c = PN_CLASS_DEAD; c <= PN_CLASS_SAFE; c++)
+      ck_assert_uint_eq(pn_analysis_class_count(par, c), pn_analysis_class_count(one, c));
+    for (uint32_t p = 0; p < net->nplaces; p++)
+      ck_assert_int_eq(pn_analysis_bounds(par)[p], pn_analysis_bounds(one)[p]);
+    for (uint64_t s = 0; s < n; s++) {
+      pn_analysis_marking(one, s, m1);
+      pn_analysis_marking(par, s, m2);
+      ck_assert_mem_eq(m1, m2, net->nplaces * sizeof *m1);
+      ck_assert_int_eq(pn_analysis_in_safe_set(par, s), pn_analysis_in_safe_set(one, s));
+    }
+    for (uint64_t s = 0; s < n; s += 97)
+      ck_assert_int_eq(pn_analysis_class(par, s), pn_analysis_class(one, s));
+    for (uint32_t i = 0; i < net->nassertions; i++) {
+      const struct pn_assert_result *r1 = pn_analysis_assertion(one, i),
+                                    *r2 = pn_analysis_assertion(par, i);
+      ck_assert_int_eq(r1->holds, r2->holds);
+      ck_assert_int_eq(r1->witness, r2->witness);
+      ck_assert_uint_eq(r1->ntrace, r2->ntrace);
+      if (r1->ntrace) ck_assert_mem_eq(r1->trace, r2->trace, r1->ntrace * sizeof *r1->trace);
+    }
+    pn_analysis_free(par);
+  }
+  free(m1);
+  free(m2);
+  pn_analysis_free(one);
+}
+
+START_TEST(test_threads_philosophers) {
+  /* 3^10 markings, admissions: the closure step runs too. */
+  struct pn_net *net = philosophers(10, true);
+  nb_assert(net, PN_ASSERT_NO_DEADLOCK, NULL);
+  same_with_threads(net, 59049);
+  pn_net_free(net);
+}
+END_TEST
+
+START_TEST(test_threads_widening) {
+  /* 14 switches x_i -> y_i, each turn adding a token to count: 2^14
+   * markings, and count outgrows its field at 2, 4 and 8 tokens; the last
+   * happens while the 3432 states of level 7 are expanded in parallel
+   * chunks, which must fall back to the one-thread search. */
+  struct pn_net *net = nb_new("switches");
+  char x[16], y[16], pre[48];
+  nb_place(net, "count", PN_PLACE_TRACKED, 0);
+  for (int i = 0; i < 14; i++) {
+    snprintf(x, sizeof x, "x%d", i);
+    snprintf(y, sizeof y, "y%d", i);
+    nb_place(net, x, PN_PLACE_TRACKED, 1);
+    nb_place(net, y, PN_PLACE_TRACKED, 0);
+    snprintf(pre, sizeof pre, "%s count", y);
+    nb_trans(net, "on", PN_PROGRESS, x, pre);
+    nb_trans(net, "off", PN_ADMISSION, pre, x);
+  }
+  nb_assert(net, PN_ASSERT_NO_DEADLOCK, NULL);
+  nb_assert(net, PN_ASSERT_INVARIANT, "1*count<=12");
+  nb_assert(net, PN_ASSERT_REACHABLE, "1*count>=14");
+  same_with_threads(net, 16384);
+  pn_net_free(net);
+}
+END_TEST
+
+START_TEST(test_threads_multiword) {
+  /* 4 tokens on a 41-place chain: C(44, 4) markings of 123 bits. */
+  struct pn_net *net = chain(4);
+  nb_assert(net, PN_ASSERT_NO_DEADLOCK, NULL);
+  same_with_threads(net, 135751);
+  pn_net_free(net);
+}
+END_TEST
+
 /* Random token-conserving nets (bounded by construction) with admissions,
  * sources and sinks. */
 static uint64_t rng_state;
@@ -456,6 +552,12 @@ static Suite *analysis_suite(void) {
   tcase_add_test(cross, test_cross_philosophers);
   tcase_add_test(cross, test_cross_random);
   suite_add_tcase(s, cross);
+  TCase *threads = tcase_create("threads");
+  tcase_set_timeout(threads, 120);
+  tcase_add_test(threads, test_threads_philosophers);
+  tcase_add_test(threads, test_threads_widening);
+  tcase_add_test(threads, test_threads_multiword);
+  suite_add_tcase(s, threads);
   return s;
 }
 
