@@ -13,6 +13,7 @@
 #include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <seccomp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -268,26 +269,88 @@ cleanup:
   free(op);
 }
 
+/* Notifications are handled by worker threads, so a call that needs no
+ * person (loopback, /tmp, a call of an approved command) is not held up
+ * behind one waiting for an answer. Requests to the approver itself are
+ * still one at a time (the manager's lock). */
+#define SBX_UN_MAX_WORKERS 16
+
+struct sbx_un_pool {
+  pthread_mutex_t lock;
+  pthread_cond_t idle;
+  unsigned active;
+  int listener;
+  const struct sbx_unotify_cfg *cfg;
+  struct seccomp_notif_sizes sz;
+};
+
+struct sbx_un_job {
+  struct sbx_un_pool *pool;
+  struct seccomp_notif *n;
+};
+
+/* Handles one notification and answers it. ENOENT from SEND: the caller
+ * died or was interrupted meanwhile; nothing to do. */
+static void sbx_un_answer(int listener, const struct seccomp_notif *n,
+                          const struct sbx_unotify_cfg *cfg, size_t resp_size)
+{
+  struct seccomp_notif_resp *resp = calloc(1, resp_size);
+  if (!resp)
+    return; /* the caller stays blocked until it is killed with the sandbox */
+  sbx_un_handle(listener, n, cfg, resp);
+  (void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, resp);
+  free(resp);
+}
+
+static void *sbx_un_worker(void *arg)
+{
+  struct sbx_un_job *job = arg;
+  struct sbx_un_pool *pool = job->pool;
+  size_t rs = pool->sz.seccomp_notif_resp > sizeof(struct seccomp_notif_resp)
+                  ? pool->sz.seccomp_notif_resp
+                  : sizeof(struct seccomp_notif_resp);
+
+  sbx_un_answer(pool->listener, job->n, pool->cfg, rs);
+  free(job->n);
+  free(job);
+  pthread_mutex_lock(&pool->lock);
+  pool->active--;
+  pthread_cond_broadcast(&pool->idle);
+  pthread_mutex_unlock(&pool->lock);
+  return NULL;
+}
+
 int sbx_unotify_serve(int listener, const struct sbx_unotify_cfg *cfg, int stop_fd)
 {
-  struct seccomp_notif_sizes sz;
-  struct seccomp_notif *n = NULL;
-  struct seccomp_notif_resp *resp = NULL;
+  struct sbx_un_pool pool;
+  size_t nsize, rsize;
   int r = 0;
 
   if (listener < 0 || !cfg || !cfg->mgr)
     return -EINVAL;
-  if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sz) != 0)
+  memset(&pool, 0, sizeof pool);
+  if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &pool.sz) != 0)
     return -errno;
   /* The kernel's structures may be larger than our headers'. */
-  n = calloc(1, sz.seccomp_notif > sizeof *n ? sz.seccomp_notif : sizeof *n);
-  resp = calloc(1, sz.seccomp_notif_resp > sizeof *resp ? sz.seccomp_notif_resp : sizeof *resp);
-  if (!n || !resp) {
-    r = -ENOMEM;
-    goto cleanup;
+  nsize = pool.sz.seccomp_notif > sizeof(struct seccomp_notif) ? pool.sz.seccomp_notif
+                                                                : sizeof(struct seccomp_notif);
+  rsize = pool.sz.seccomp_notif_resp > sizeof(struct seccomp_notif_resp)
+              ? pool.sz.seccomp_notif_resp
+              : sizeof(struct seccomp_notif_resp);
+  pool.listener = listener;
+  pool.cfg = cfg;
+  if (pthread_mutex_init(&pool.lock, NULL) != 0)
+    return -ENOMEM;
+  if (pthread_cond_init(&pool.idle, NULL) != 0) {
+    pthread_mutex_destroy(&pool.lock);
+    return -ENOMEM;
   }
   for (;;) {
     struct pollfd p[2] = {{.fd = listener, .events = POLLIN}, {.fd = stop_fd, .events = POLLIN}};
+    struct sbx_un_job *job = NULL;
+    struct seccomp_notif *n;
+    pthread_t t;
+    pthread_attr_t attr;
     int k = poll(p, stop_fd >= 0 ? 2 : 1, -1);
     if (k < 0 && errno == EINTR)
       continue;
@@ -297,29 +360,56 @@ int sbx_unotify_serve(int listener, const struct sbx_unotify_cfg *cfg, int stop_
     }
     if (stop_fd >= 0 && p[1].revents)
       break;
-    if (p[0].revents & POLLIN) {
-      memset(n, 0, sz.seccomp_notif);
-      if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, n) != 0) {
-        if (errno == EINTR || errno == ENOENT)
-          continue;
-        r = -errno;
-        break;
-      }
-      memset(resp, 0, sz.seccomp_notif_resp);
-      sbx_un_handle(listener, n, cfg, resp);
-      /* ENOENT: the caller died or was interrupted meanwhile; nothing to do. */
-      if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, resp) != 0 && errno != ENOENT &&
-          errno != EINTR) {
-        r = -errno;
-        break;
-      }
+    if (!(p[0].revents & POLLIN)) {
+      if (p[0].revents & (POLLHUP | POLLERR | POLLNVAL))
+        break; /* every process of the filter is gone */
       continue;
     }
-    if (p[0].revents & (POLLHUP | POLLERR | POLLNVAL))
-      break; /* every process of the filter is gone */
+    n = calloc(1, nsize);
+    if (!n) {
+      r = -ENOMEM;
+      break;
+    }
+    if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, n) != 0) {
+      int e = errno;
+      free(n);
+      if (e == EINTR || e == ENOENT)
+        continue;
+      r = -e;
+      break;
+    }
+    pthread_mutex_lock(&pool.lock);
+    while (pool.active >= SBX_UN_MAX_WORKERS)
+      pthread_cond_wait(&pool.idle, &pool.lock);
+    pool.active++;
+    pthread_mutex_unlock(&pool.lock);
+    job = malloc(sizeof *job);
+    if (job) {
+      job->pool = &pool;
+      job->n = n;
+    }
+    if (job && pthread_attr_init(&attr) == 0) {
+      pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+      k = pthread_create(&t, &attr, sbx_un_worker, job);
+      pthread_attr_destroy(&attr);
+      if (k == 0)
+        continue;
+    }
+    /* No thread: answer here (slower, never skipped). */
+    free(job);
+    sbx_un_answer(listener, n, cfg, rsize);
+    free(n);
+    pthread_mutex_lock(&pool.lock);
+    pool.active--;
+    pthread_mutex_unlock(&pool.lock);
   }
-cleanup:
-  free(n);
-  free(resp);
+  /* Workers use the pool and the configuration: wait for every one. Each
+   * ends within the approval timeout. */
+  pthread_mutex_lock(&pool.lock);
+  while (pool.active > 0)
+    pthread_cond_wait(&pool.idle, &pool.lock);
+  pthread_mutex_unlock(&pool.lock);
+  pthread_cond_destroy(&pool.idle);
+  pthread_mutex_destroy(&pool.lock);
   return r;
 }
