@@ -50,6 +50,13 @@ setup
 "$UNOTIFY_RUN" "exec:$APPROVERS/deny.sh" delete -- /bin/rm -f "$tmp/w/a" 2>/dev/null && fail "rm succeeded against a deny"
 [ -e "$tmp/w/a" ] || fail "rm deleted a denied file"
 
+# 3b. A call nobody is asked about does not wait behind one a person is
+#     deciding (the approver hangs; the unlink is denied at the timeout).
+setup
+out=$("$UNOTIFY_RUN" --timeout 3000 "exec:$APPROVERS/hang.sh" delete -- "$T_PARALLEL" "$tmp/w" 2>/dev/null) ||
+  fail "a rename waited behind a pending approval: $out"
+grep -q "unlink a: Operation not permitted" <<<"$out" || fail "parallel: $out"
+
 # 4. The race: a thread flips the path between an allowed and a denied
 #    name while the main thread unlinks; the denied file must survive.
 rm -rf "$tmp/r"; mkdir "$tmp/r"; echo keep > "$tmp/r/protect"; : > "$tmp/log"
