@@ -170,6 +170,7 @@ int sbx_cgroup_create(const struct cs_profile *p, const struct sbx_features *f,
   struct timespec ts;
   int rc;
   memset(cg, 0, sizeof *cg);
+  cg->join_fd = -1;
   (void)f;
   cg->mode = sbx_cgroup_find(base, sizeof base, detail, sizeof detail);
   if (cg->mode == SBX_CGROUP_NONE) {
@@ -199,6 +200,22 @@ int sbx_cgroup_create(const struct cs_profile *p, const struct sbx_features *f,
       if (rc != -ENOENT)
         goto fail;
   }
+  /* v1: sbx-init joins by writing "0" (itself) to `tasks`. Moving another
+   * process by pid (cgroup.procs) takes the kernel's global threadgroup
+   * lock for writing, which waits for an RCU grace period on every run
+   * (1-30 ms here); a single thread moving itself does not need that lock
+   * (kernel/cgroup/cgroup.c, cgroup_procs_write_start). init is single
+   * threaded until it forks the command, so the whole sandbox is inside.
+   * O_CLOEXEC, and init closes it before building the view: the command
+   * never holds it. */
+  if (cg->mode == SBX_CGROUP_V1) {
+    char tasks[PATH_MAX];
+    snprintf(tasks, sizeof tasks, "%s/tasks", cg->pids_dir);
+    if ((cg->join_fd = open(tasks, O_WRONLY | O_CLOEXEC)) < 0) {
+      rc = -errno;
+      goto fail;
+    }
+  }
   snprintf(cg->info, sizeof cg->info, "cgroup %s pids.max=%llu%s",
            cg->mode == SBX_CGROUP_V2 ? "v2" : "v1", (unsigned long long)p->limits.max_processes,
            cg->mode == SBX_CGROUP_V2 ? " memory.max" : "");
@@ -209,6 +226,15 @@ fail:
   snprintf(err, err_len, "cgroup: %s: %s", cg->pids_dir[0] ? cg->pids_dir : base, strerror(-rc));
   sbx_cgroup_destroy(cg);
   return rc;
+}
+
+int sbx_cgroup_join(int join_fd)
+{
+  /* "0" is the writing thread itself (never a pid another process could
+   * have taken over). */
+  if (write(join_fd, "0", 1) != 1)
+    return -errno;
+  return 0;
 }
 
 int sbx_cgroup_attach(const struct sbx_cgroup *cg, pid_t pid)
@@ -222,6 +248,9 @@ int sbx_cgroup_attach(const struct sbx_cgroup *cg, pid_t pid)
 
 void sbx_cgroup_destroy(struct sbx_cgroup *cg)
 {
+  if (cg->mode != SBX_CGROUP_NONE && cg->join_fd >= 0)
+    close(cg->join_fd);
+  cg->join_fd = -1;
   if (cg->pids_dir[0]) {
     /* The pid namespace is gone when this runs; rmdir can still race with
      * the kernel releasing the last task, so retry briefly. */

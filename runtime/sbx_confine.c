@@ -189,7 +189,7 @@ fail:
 
 /* pid 1 of the sandbox. */
 static _Noreturn void sbx_init(const struct sbx_plan *plan, const struct sbx_run_request *req,
-                               int ctl, int sync_rd)
+                               int ctl, int sync_rd, int cg_fd)
 {
   struct sbx_fail f = {0};
   char go = 0;
@@ -205,6 +205,11 @@ static _Noreturn void sbx_init(const struct sbx_plan *plan, const struct sbx_run
   if (read(sync_rd, &go, 1) != 1 || go != 'g')
     _exit(SBX_EXIT_FAILURE);
   close(sync_rd);
+  /* Into the run's cgroup (v1) before anything else can fork. */
+  if (cg_fd >= 0 && sbx_cgroup_join(cg_fd) < 0) {
+    sbx_fail_set(&f, SBX_LAYER_CGROUP, errno, "joining the run's cgroup: %s", strerror(errno));
+    goto fail;
+  }
   if ((ctl = sbx_close_fds(ctl)) < 0) {
     sbx_fail_set(&f, SBX_LAYER_SESSION, -ctl, "closing inherited descriptors: %s",
                  strerror(-ctl));
@@ -389,7 +394,7 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
   struct sigaction old_chld;
   bool restore_chld = false;
   bool have_plan = false, have_exit = false, have_fail = false, have_exec_fail = false,
-       timed_out = false;
+       timed_out = false, init_joins = false;
   pid_t init = -1, cmd_pid = 0;
   uint64_t t0, deadline = 0, tmax;
   int flags;
@@ -437,6 +442,7 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
     kmsg = sbx_kmsg_open(); /* best effort: < 0 only loses the syscall's name */
 
   kmsg = sbx_above_stdio(kmsg);
+  cg.join_fd = sbx_above_stdio(cg.join_fd);
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0 ||
       (sv[0] = sbx_above_stdio(sv[0])) < 0 || (sv[1] = sbx_above_stdio(sv[1])) < 0 ||
       setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof one) < 0 ||
@@ -468,7 +474,14 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
     close(sync_pipe[1]);
     if (kmsg >= 0)
       close(kmsg);
-    sbx_init(&plan, req, sv[1], sync_pipe[0]);
+    sbx_init(&plan, req, sv[1], sync_pipe[0], cg.join_fd);
+  }
+  /* v1: init joins the cgroup itself (sbx_cgroup.c says why); otherwise,
+   * or if its descriptor was lost, the supervisor moves it by pid. */
+  init_joins = cg.join_fd >= 0;
+  if (cg.join_fd >= 0) {
+    close(cg.join_fd); /* init has its own; it joins by itself */
+    cg.join_fd = -1;
   }
   close(sv[1]);
   sv[1] = -1;
@@ -480,7 +493,7 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
     sbx_result_fail(res, SBX_LAYER_USERNS, -rc, err);
     goto kill_init;
   }
-  if ((rc = sbx_cgroup_attach(&cg, init)) < 0) {
+  if (!init_joins && (rc = sbx_cgroup_attach(&cg, init)) < 0) {
     snprintf(err, sizeof err, "cgroup: attaching pid %d to %s: %s", (int)init, cg.pids_dir,
              strerror(-rc));
     sbx_result_fail(res, SBX_LAYER_CGROUP, -rc, err);
