@@ -52,6 +52,8 @@ START_TEST(exec_outcomes)
   ck_assert_int_eq(ask_exec("nonzero.sh", 5000, &d), -EPERM);
   ck_assert_ptr_nonnull(strstr(d.reason, "status 3"));
   ck_assert_int_eq(ask_exec("closed.sh", 5000, &d), -EPERM);
+  ck_assert_int_eq(ask_exec("big.sh", 5000, &d), -EPERM);
+  ck_assert_ptr_nonnull(strstr(d.reason, "longer than"));
   ck_assert_int_eq(ask_exec("no-such-approver", 5000, &d), -EPERM);
   ck_assert(!d.allow);
 }
