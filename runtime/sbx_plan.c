@@ -466,40 +466,54 @@ static bool sbx_dino_is_ino(int dfd)
   }
 }
 
+/* The mount table (/proc/self/mountinfo) as one string, read once per plan:
+ * the kernel builds it anew on every read. NULL if unreadable. */
+static char *sbx_read_mountinfo(void)
+{
+  char *buf = NULL;
+  size_t cap = 0;
+  FILE *fp = fopen("/proc/self/mountinfo", "re");
+  if (!fp)
+    return NULL;
+  if (getdelim(&buf, &cap, '\0', fp) < 0) {
+    free(buf);
+    buf = NULL;
+  }
+  fclose(fp);
+  return buf;
+}
+
 /* Is anything mounted strictly below `dir` (resolved)? A file bound over
  * an entry is another inode than the entry's d_ino, so such a directory is
  * scanned with stat(). Unknown (mountinfo unreadable) counts as yes. */
-static bool sbx_has_submount(const char *dir)
+static bool sbx_has_submount(const char *mountinfo, const char *dir)
 {
-  char *line = NULL, mp[PATH_MAX];
-  size_t cap = 0, dl = strlen(dir);
-  bool found = false;
-  FILE *fp = fopen("/proc/self/mountinfo", "re");
-  if (!fp)
+  char mp[PATH_MAX];
+  size_t dl = strlen(dir);
+  if (!mountinfo)
     return true;
-  while (!found && getline(&line, &cap, fp) > 0) {
+  for (const char *line = mountinfo; *line;) {
     /* "ID PARENT MAJ:MIN ROOT MOUNTPOINT ...", octal escapes in paths */
-    const char *f = line;
+    const char *eol = line + strcspn(line, "\n"), *f = line;
     size_t n = 0;
-    for (int i = 0; i < 4 && f; i++)
-      if ((f = strchr(f, ' ')))
-        f++;
-    if (!f)
-      continue;
-    for (; *f && *f != ' ' && n + 1 < sizeof mp; f++) {
-      if (f[0] == '\\' && f[1] >= '0' && f[1] <= '3' && f[2] >= '0' && f[2] <= '7' &&
-          f[3] >= '0' && f[3] <= '7') {
+    for (int i = 0; i < 4 && f < eol; i++) {
+      f = memchr(f, ' ', (size_t)(eol - f));
+      f = f ? f + 1 : eol;
+    }
+    for (; f < eol && *f != ' ' && n + 1 < sizeof mp; f++) {
+      if (eol - f >= 4 && f[0] == '\\' && f[1] >= '0' && f[1] <= '3' && f[2] >= '0' &&
+          f[2] <= '7' && f[3] >= '0' && f[3] <= '7') {
         mp[n++] = (char)((f[1] - '0') * 64 + (f[2] - '0') * 8 + (f[3] - '0'));
         f += 3;
       } else
         mp[n++] = *f;
     }
     mp[n] = '\0';
-    found = n > dl && strncmp(mp, dir, dl) == 0 && mp[dl] == '/';
+    if (n > dl && strncmp(mp, dir, dl) == 0 && mp[dl] == '/')
+      return true;
+    line = *eol ? eol + 1 : eol;
   }
-  free(line);
-  fclose(fp);
-  return found;
+  return false;
 }
 
 /* CS_SHELL_NONE: no shell may run, not even one the command finds itself.
@@ -512,7 +526,7 @@ static int sbx_plan_shells(struct sbx_plan *p)
 {
   struct sbx_inode shells[64];
   size_t n_shells = 0;
-  char path[PATH_MAX], real[PATH_MAX];
+  char path[PATH_MAX], real[PATH_MAX], *mountinfo;
   struct stat st;
   FILE *fp;
   int rc = 0;
@@ -534,6 +548,7 @@ static int sbx_plan_shells(struct sbx_plan *p)
   if (fp)
     fclose(fp);
 
+  mountinfo = sbx_read_mountinfo();
   for (const char *const *d = sbx_bin_dirs; *d; d++) {
     DIR *dir;
     struct dirent *de;
@@ -544,7 +559,7 @@ static int sbx_plan_shells(struct sbx_plan *p)
     /* ~1,000 entries: their inode numbers come with readdir where that is
      * exactly what stat() would say, saving one stat per entry. */
     by_dino = fstat(dirfd(dir), &dst) == 0 && sbx_dino_is_ino(dirfd(dir)) &&
-              !sbx_has_submount(real);
+              !sbx_has_submount(mountinfo, real);
     while ((de = readdir(dir))) {
       /* Symlinks get no rule of their own: Landlock checks the file they
        * resolve to, which is a regular file here (its own rule), under a
@@ -568,8 +583,11 @@ static int sbx_plan_shells(struct sbx_plan *p)
     }
     closedir(dir);
     if (rc < 0)
-      return rc;
+      break;
   }
+  free(mountinfo);
+  if (rc < 0)
+    return rc;
   for (const char *const *d = sbx_lib_dirs; *d; d++)
     if (lstat(*d, &st) == 0 && S_ISDIR(st.st_mode) &&
         (rc = sbx_plan_rule(p, *d, SBX_LL_FS_EXECUTE | SBX_LL_FS_READ, true)) < 0)
