@@ -2,7 +2,7 @@
 # (docs/building-with-pnetc.md). Named zz_ so it is included after every
 # runtime fragment that adds sources to cs_runtime.
 #
-# Installs: pnetc (dsl/pnetc.cmake), libcs_runtime.a and the public runtime
+# Installs: pnetc (dsl/pnetc.cmake), libcs_runtime.a, libcs_approval.a and the public runtime
 # headers under include/commander-sandbox/, a pkg-config file
 # (commander-sandbox.pc) and a CMake package (CommanderSandboxConfig.cmake,
 # its version file, the exported targets and PnetcFunctions.cmake).
@@ -42,12 +42,32 @@ function(cs_install_rules)
   list(APPEND wrapped "$<INSTALL_INTERFACE:${CS_INSTALL_INCLUDEDIR}>")
   set_target_properties(cs_runtime PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${wrapped}")
 
-  # What the runtime links decides both packages' dependencies.
-  get_target_property(links cs_runtime INTERFACE_LINK_LIBRARIES)
+  # The approval library (cs_approval.h, commander.h section 4) is
+  # installed too, so embedders can ask a person through the same C API
+  # sbx uses: CommanderSandbox::cs_approval, -lcs_approval. It is static,
+  # so its own dependencies (jansson, threads) are the consumer's to link.
+  set(pc_extra_libs)
+  set(installed_libs cs_runtime)
+  if(TARGET cs_approval)
+    list(APPEND installed_libs cs_approval)
+    list(APPEND pc_extra_libs -lcs_approval)
+    set_target_properties(cs_approval PROPERTIES INTERFACE_INCLUDE_DIRECTORIES
+      "$<BUILD_INTERFACE:${CS_SOURCE_ROOT}/runtime>;$<INSTALL_INTERFACE:${CS_INSTALL_INCLUDEDIR}>")
+  endif()
+
+  # What the installed libraries link decides both packages' dependencies.
+  set(links)
+  foreach(t IN LISTS installed_libs)
+    get_target_property(tl ${t} INTERFACE_LINK_LIBRARIES)
+    if(tl)
+      list(APPEND links ${tl})
+    endif()
+  endforeach()
+  list(REMOVE_DUPLICATES links)
   set(pc_requires)
   set(pc_libs)
   set(config_deps)
-  set(export_targets cs_runtime)
+  set(export_targets ${installed_libs})
   foreach(lib IN LISTS links)
     if(lib STREQUAL "Threads::Threads")
       list(APPEND pc_libs -pthread)
@@ -63,7 +83,9 @@ function(cs_install_rules)
       string(APPEND config_deps
              "find_dependency(PkgConfig)\npkg_check_modules(${var} REQUIRED IMPORTED_TARGET ${module})\n")
     elseif(TARGET ${lib} AND lib MATCHES "^cs_")
-      list(APPEND export_targets ${lib})
+      if(NOT lib IN_LIST export_targets)
+        list(APPEND export_targets ${lib})
+      endif()
     elseif(lib MATCHES "^\\$<LINK_ONLY:")
       # Private static dependencies CMake records for linking only.
     else()
@@ -71,6 +93,7 @@ function(cs_install_rules)
     endif()
   endforeach()
   list(JOIN pc_requires ", " CS_PC_REQUIRES)
+  list(PREPEND pc_libs ${pc_extra_libs})
   list(JOIN pc_libs " " CS_PC_LIBS)
   set(CS_CONFIG_DEPENDENCIES "${config_deps}")
 

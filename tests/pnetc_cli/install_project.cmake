@@ -5,6 +5,7 @@
 #      make pnetc run again and the new table take effect (Makefiles, and
 #      Ninja when installed);
 #   2. pkg-config: cflags/libs and the pnetc variable of commander-sandbox.pc.
+# Both consumers also link and call libcs_approval (the approval C API).
 #   cmake -DBUILD=<build dir> -DSRC=<source root> -DWORK=<scratch dir>
 #         -DCC=<compiler> [-DSANITIZE=ON] -P install_project.cmake
 cmake_minimum_required(VERSION 3.25)
@@ -19,7 +20,8 @@ endfunction()
 
 function(expect_admitted exe n)
   run("run ${exe}" ${exe})
-  if(NOT run_out MATCHES "admitted=${n}\n")
+  # approval=ok: the consumer also called the installed libcs_approval.
+  if(NOT run_out MATCHES "admitted=${n}\n" OR NOT run_out MATCHES "approval=ok\n")
     message(FATAL_ERROR "FAIL: ${exe} printed '${run_out}', expected admitted=${n}")
   endif()
   message(STATUS "${exe}: ${run_out}")
@@ -32,7 +34,8 @@ file(MAKE_DIRECTORY ${WORK})
 # The Development component: exactly what building against the project
 # needs (the sbx binary and the rest are other components).
 run("cmake --install" ${CMAKE_COMMAND} --install ${BUILD} --prefix ${prefix} --component Development)
-foreach(f bin/pnetc include/commander-sandbox/cs_model_table.h include/commander-sandbox/commander.h)
+foreach(f bin/pnetc include/commander-sandbox/cs_model_table.h include/commander-sandbox/commander.h
+         include/commander-sandbox/cs_approval.h)
   if(NOT EXISTS ${prefix}/${f})
     message(FATAL_ERROR "FAIL: ${f} not installed")
   endif()
@@ -96,8 +99,13 @@ if(NOT PKG_CONFIG)
   return()
 endif()
 set(ENV{PKG_CONFIG_PATH} "")
+# Our prefix first, then the system's own directories: commander-sandbox.pc
+# requires jansson (libcs_approval is static), which comes from the system.
+run("pkg-config pc_path" ${PKG_CONFIG} --variable=pc_path pkg-config)
+string(STRIP "${run_out}" sys_pc_path)
 file(GLOB pcdirs ${prefix}/lib*/pkgconfig ${prefix}/lib/*/pkgconfig)
-set(ENV{PKG_CONFIG_LIBDIR} "${pcdirs}")
+list(JOIN pcdirs ":" pcdirs)
+set(ENV{PKG_CONFIG_LIBDIR} "${pcdirs}:${sys_pc_path}")
 run("pkg-config --cflags --libs" ${PKG_CONFIG} --cflags --libs commander-sandbox)
 separate_arguments(pc_flags UNIX_COMMAND "${run_out}")
 run("pkg-config --variable=pnetc" ${PKG_CONFIG} --variable=pnetc commander-sandbox)
