@@ -210,6 +210,13 @@ static _Noreturn void sbx_init(const struct sbx_plan *plan, const struct sbx_run
     sbx_fail_set(&f, SBX_LAYER_CGROUP, errno, "joining the run's cgroup: %s", strerror(errno));
     goto fail;
   }
+  /* The cgroup namespace of the clone is rooted where sbx runs, so the
+   * run's own cgroup (named after sbx's host pid) would show in
+   * /proc/self/cgroup: a new one rooted at the run's cgroup shows "/". */
+  if (unshare(CLONE_NEWCGROUP) < 0) {
+    sbx_fail_set(&f, SBX_LAYER_NAMESPACES, errno, "cgroup namespace: %s", strerror(errno));
+    goto fail;
+  }
   if ((ctl = sbx_close_fds(ctl)) < 0) {
     sbx_fail_set(&f, SBX_LAYER_SESSION, -ctl, "closing inherited descriptors: %s",
                  strerror(-ctl));

@@ -7,6 +7,8 @@
 #   bwrap         --unshare-all, read-only /usr, new /proc, /dev, /tmp
 #   firejail      --private --net=none --caps.drop=all --nonewprivs --seccomp
 # Usage: tests/confine/bench_confine.sh [BUILD_DIR]   (default: build)
+# SBX_BEFORE=/path/to/an/older/sbx adds its strict and standard runs to the
+# same hyperfine run (before/after numbers of a change, docs/performance.md).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
@@ -26,6 +28,11 @@ firejail_cmd="firejail --noprofile --quiet --private --net=none --caps.drop=all 
 cmds=("$sbx run --profile strict --workspace $work/ws -- /bin/true"
       "$sbx run --profile standard --workspace $work/ws -- /bin/true"
       "$bwrap_cmd")
+if [[ -n ${SBX_BEFORE:-} ]]; then
+  before=$(realpath "$SBX_BEFORE")
+  cmds+=("$before run --profile strict --workspace $work/ws -- /bin/true"
+         "$before run --profile standard --workspace $work/ws -- /bin/true")
+fi
 if $firejail_cmd 2>/dev/null; then cmds+=("$firejail_cmd"); else echo "note: firejail does not run here" >&2; fi
 hyperfine -N --warmup 5 --runs "${BENCH_RUNS:-50}" --export-markdown "$out/confine.md" \
   --export-json "$out/confine.json" "${cmds[@]}"

@@ -495,8 +495,14 @@ START_TEST(t_cgroup_lifecycle)
   struct sbx_run_result res;
   char pattern[128];
   glob_t g;
-  RUN("standard", &res, "cat", "/proc/self/cgroup");
+  char *seen;
+  RUN("standard", &res, "sh", "-c", "cat /proc/self/cgroup > cgroup.out");
   ck_assert_int_eq(res.exit_code, 0);
+  /* The sandbox's cgroup namespace is rooted at its own cgroup: no host
+   * path (the run's cgroup is named after sbx's pid) shows inside. */
+  seen = read_file(ws, "cgroup.out");
+  ck_assert_ptr_nonnull(seen);
+  ck_assert_msg(strstr(seen, "sbx-") == NULL, "/proc/self/cgroup shows the host's path: %s", seen);
   if (strncmp(res.cgroup_info, "none", 4) == 0)
     return; /* rlimits only on this machine (sbx check says so) */
   ck_assert_ptr_nonnull(strstr(res.cgroup_info, "pids.max="));
