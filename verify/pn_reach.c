@@ -161,6 +161,52 @@ int64_t pnr_lookup_tokens(const struct pn_analysis *a, const uint32_t *tokens, u
   return pnr_lookup(a, scratch);
 }
 
+/* One thread of a table rebuild: inserts the states [first, end). */
+struct pnr_rebuild_work {
+  struct pn_analysis *a;
+  struct pnr_scratch sc;
+  uint64_t first, end;
+  bool shared; /* other threads insert at the same time */
+};
+
+static void *pnr_rebuild_run(void *arg) {
+  struct pnr_rebuild_work *w = arg;
+  struct pn_analysis *a = w->a;
+  uint64_t hash[PNR_REBUILD_BATCH];
+  /* Hash a batch of (sequentially read) states and prefetch their slots
+   * before inserting them, so the random writes overlap. */
+  for (uint64_t first = w->first; first < w->end; first += PNR_REBUILD_BATCH) {
+    uint64_t count = w->end - first < PNR_REBUILD_BATCH ? w->end - first : PNR_REBUILD_BATCH;
+    for (uint64_t k = 0; k < count; k++) {
+      pnr_load(a, first + k, w->sc.state);
+      hash[k] = pnr_hash(w->sc.state, a->lay.nwords);
+      __builtin_prefetch(&a->table[hash[k] & a->table_mask]);
+    }
+    for (uint64_t k = 0; k < count; k++) {
+      uint64_t i = hash[k] & a->table_mask;
+      uint32_t e = pnr_entry(a, hash[k], first + k);
+      if (!w->shared) {
+        while (a->table[i]) i = (i + 1) & a->table_mask;
+        a->table[i] = e;
+        continue;
+      }
+      /* Another thread may claim the same empty slot: only one
+       * compare-and-swap from 0 wins, the other probes on. */
+      for (;;) {
+        uint32_t empty = 0;
+        if (__atomic_compare_exchange_n(&a->table[i], &empty, e, false, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED))
+          break;
+        i = (i + 1) & a->table_mask;
+      }
+    }
+  }
+  return NULL;
+}
+
+/* Rebuilds the table with slots slots from the store, in several threads
+ * for large stores. Where an entry lands depends on the order of the
+ * insertions, but no result does: a lookup finds a state wherever it is. */
 static int pnr_table_rebuild(struct pn_analysis *a, uint64_t slots) {
   if (a->table && slots == a->table_mask + 1) {
     /* Same size (after a widening changed every key): rebuild in place, so
@@ -175,22 +221,17 @@ static int pnr_table_rebuild(struct pn_analysis *a, uint64_t slots) {
   }
   a->idx_bits = 0;
   while (a->idx_bits < 32 && (UINT64_C(1) << a->idx_bits) < slots) a->idx_bits++;
-  /* Hash a batch of (sequentially read) states and prefetch their slots
-   * before inserting them, so the random writes overlap. */
-  uint64_t *hash = a->rebuild_hash;
-  for (uint64_t first = 0; first < a->nstates; first += PNR_REBUILD_BATCH) {
-    uint64_t count = a->nstates - first < PNR_REBUILD_BATCH ? a->nstates - first : PNR_REBUILD_BATCH;
-    for (uint64_t k = 0; k < count; k++) {
-      pnr_load(a, first + k, a->buf_b);
-      hash[k] = pnr_hash(a->buf_b, a->lay.nwords);
-      __builtin_prefetch(&a->table[hash[k] & a->table_mask]);
-    }
-    for (uint64_t k = 0; k < count; k++) {
-      uint64_t i = hash[k] & a->table_mask;
-      while (a->table[i]) i = (i + 1) & a->table_mask;
-      a->table[i] = pnr_entry(a, hash[k], first + k);
-    }
+  struct pnr_rebuild_work work[PNR_MAX_THREADS];
+  unsigned nt = a->nstates >= 16 * PNR_PAR_MIN ? a->nthreads : 1;
+  for (unsigned t = 0; t < nt; t++) {
+    int rc = pnr_scratch_get(a, t, &work[t].sc);
+    if (rc) return rc;
+    work[t].a = a;
+    work[t].first = a->nstates * t / nt;
+    work[t].end = a->nstates * (t + 1) / nt;
+    work[t].shared = nt > 1;
   }
+  pnr_run_threads(nt, pnr_rebuild_run, work, sizeof work[0]);
   return 0;
 }
 
@@ -255,14 +296,29 @@ static int pnr_widen(struct pn_analysis *a, const uint32_t *tokens) {
   rc = pnr_store_reserve(a, a->nstates, nl.bits);
   if (rc) goto fail;
 
-  uint32_t *tok = a->tok_b;
-  for (uint64_t s = a->nstates; s-- > 0;) {
-    pnr_load(a, s, a->buf_b); /* old layout still in a->lay */
-    pnr_decode(a, a->buf_b, tok);
-    *l = nl;
-    pnr_encode(a, tok, nbuf_a);
-    pnr_store_state(a, s, nbuf_a);
-    *l = old;
+  if (old.nwords == 1 && nl.nwords == 1) {
+    /* One word before and after: widening field i inserts zero bits just
+     * above it, moving the fields above up; done from the highest field
+     * down, each insertion leaves the positions below it valid. */
+    for (uint64_t s = a->nstates; s-- > 0;) {
+      uint64_t v = pnr_read_bits(a->store, s * old.bits, old.bits);
+      for (uint32_t i = n; i-- > 0;) {
+        uint32_t d = width[i] - old.width[i], pos = old.shift[i] + old.width[i];
+        uint64_t hi = d ? v >> pos : 0; /* the fields above i; none: pos + d may be 64 */
+        if (d) v = (v & pnr_mask_bits(pos)) | (hi ? hi << (pos + d) : 0);
+      }
+      pnr_write_bits(a->store, s * nl.bits, nl.bits, v);
+    }
+  } else {
+    uint32_t *tok = a->tok_b;
+    for (uint64_t s = a->nstates; s-- > 0;) {
+      pnr_load(a, s, a->buf_b); /* old layout still in a->lay */
+      pnr_decode(a, a->buf_b, tok);
+      *l = nl;
+      pnr_encode(a, tok, nbuf_a);
+      pnr_store_state(a, s, nbuf_a);
+      *l = old;
+    }
   }
   *l = nl;
   free(old.width);
@@ -706,7 +762,7 @@ struct pnr_fwd_work {
   uint32_t *seen;
   int rc; /* 0, 2: a count outgrows its field, -ENOMEM */
 };
-#define PNR_SEEN_SLOTS 65536u
+#define PNR_SEEN_SLOTS 16384u
 
 /* What the threads share in one chunk: the next piece to take, and per
  * state of the chunk its firings and the end of its candidates in the

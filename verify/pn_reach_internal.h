@@ -120,9 +120,6 @@ struct pn_analysis {
   uint32_t *table;
   uint64_t table_mask;
   unsigned idx_bits;
-  /* Scratch for rebuilds, which happen in the middle of the pipeline (its
-   * buffers are in use then). */
-  uint64_t rebuild_hash[PNR_REBUILD_BATCH];
 
   uint64_t *level_start; /* level_start[k] = first state at distance k */
   uint32_t nlevels;

@@ -6,6 +6,8 @@
 # same run. Records wall time, states/s, peak RSS (/usr/bin/time -v) and
 # bytes per state. Each tool runs RUNS times (default 3); the fastest run
 # is reported for both, so background load hurts neither side unfairly.
+# pnetc runs twice: with its default thread count (the online CPUs, at
+# most 4) and with PNETC_THREADS=1, because Spin's search is one thread.
 # Results: docs/performance.md, section "State-space search".
 #
 #   bash tests/bench/bench_statespace.sh build
@@ -61,6 +63,11 @@ for model in "kanban 5" "fms 5"; do
   ours_rss=$(rss_kib "$work/tv")
   ours_cpu=$(cpu_seconds "$work/tv")
 
+  PNETC_THREADS=1 best_of "$pnetc" --check --json "$work/$name.pnml"
+  one_wall=$(wall_seconds "$work/tv")
+  one_rss=$(rss_kib "$work/tv")
+  one_cpu=$(cpu_seconds "$work/tv")
+
   "$pnetc" --emit promela -o "$work/$name.pml" "$work/$name.pnml"
   mkdir -p "$work/spin_$name"
   (cd "$work/spin_$name" && spin -a "../$name.pml" >/dev/null &&
@@ -71,7 +78,8 @@ for model in "kanban 5" "fms 5"; do
   spin_rss=$(rss_kib "$work/tv")
   spin_cpu=$(cpu_seconds "$work/tv")
 
-  for row in "pnetc --check --json|$ours_states|$ours_wall|$ours_cpu|$ours_rss" \
+  for row in "pnetc --check --json ($(nproc) CPUs)|$ours_states|$ours_wall|$ours_cpu|$ours_rss" \
+             "pnetc --check --json (1 thread)|$ours_states|$one_wall|$one_cpu|$one_rss" \
              "spin pan -DBFS -DSAFETY (peer)|$spin_states|$spin_wall|$spin_cpu|$spin_rss"; do
     IFS='|' read -r tool states wall cpu rss <<<"$row"
     awk -v m="$name" -v t="$tool" -v s="$states" -v w="$wall" -v c="$cpu" -v r="$rss" 'BEGIN {
@@ -79,6 +87,8 @@ for model in "kanban 5" "fms 5"; do
   done
   awk -v a="$ours_wall" -v b="$spin_wall" -v c="$ours_cpu" -v d="$spin_cpu" -v m="$name" \
     'BEGIN { printf "%-10s speed-up over Spin: %.2fx wall, %.2fx CPU\n", m, b / a, d / c }'
+  awk -v a="$one_wall" -v b="$spin_wall" -v m="$name" \
+    'BEGIN { printf "%-10s speed-up over Spin, 1 thread: %.2fx wall\n", m, b / a }'
   [[ $ours_states == "$spin_states" ]] || echo "WARNING: $name: state counts differ ($ours_states vs $spin_states)"
 done
 echo "machine: $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1); load: $(cut -d' ' -f1-3 /proc/loadavg)"
