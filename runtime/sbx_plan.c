@@ -742,7 +742,11 @@ int sbx_plan_build(const struct sbx_run_request *req, int abi, struct sbx_plan *
       }
       if (rw && (rc = sbx_plan_mount(p, real, SBX_MNT_BIND_RW, NULL, true, "allowed path")) < 0)
         goto fail_errno;
-    } else if (!sbx_is_system_path(real)) {
+    } else if (!sbx_is_system_path(real) ||
+               (sbx_path_under(real, "/tmp") && strcmp(real, "/tmp") != 0)) {
+      /* A path below /tmp that a rule names explicitly (a tool or a build
+       * tree kept under /tmp) is bound from the host into the private
+       * /tmp; dropping it would make the rule silently mean nothing. */
       if ((rc = sbx_plan_host_entry(p, real, rw, "allowed path")) < 0)
         goto fail_errno;
     } else if (sbx_path_under(real, "/tmp") || sbx_path_under(real, "/dev") ||
