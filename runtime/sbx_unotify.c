@@ -65,6 +65,8 @@ int sbx_unotify_prepare(uint32_t ops)
       r = seccomp_rule_add_array(c, SCMP_ACT_NOTIFY, SCMP_SYS(sendto), 1, &to);
     }
   }
+  if ((ops & CS_APPROVE_GIT_CONFIG) && r == 0)
+    r = sbx_unotify_open_rules(c);
   if (r != 0)
     goto cleanup;
   /* Exported and loaded by hand: we need the listener the kernel returns
@@ -142,26 +144,64 @@ static bool sbx_un_valid(int listener, uint64_t id)
   return ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }
 
-static void sbx_un_handle(int listener, const struct seccomp_notif *n,
-                          const struct sbx_unotify_cfg *cfg, struct seccomp_notif_resp *resp)
+/* git's own temporaries and lock files inside a .git directory: the
+ * object it is writing (tmp_obj_*, tmp_pack_*, tmp_idx_*) and X.lock,
+ * which git removes on failure or renames over X (its atomic update of
+ * refs, the index, HEAD). Neither removes anything of the user's: a
+ * rename X.lock -> X overwrites X's contents, which writing X directly
+ * (allowed in the writable workspace) does as well. Without this a
+ * `git commit` under a profile that approves `delete` would ask for
+ * every ref update. The names are our copies: what is checked is what
+ * is acted on. */
+static bool sbx_un_git_bookkeeping(const struct sbx_un_op *op, const char *shown,
+                                   const char *shown2)
 {
-  struct sbx_un_op *op = calloc(1, sizeof *op);
+  const char *b0 = strrchr(op->path[0], '/'), *b1;
+  size_t l0, l1;
+
+  b0 = b0 ? b0 + 1 : op->path[0];
+  l0 = strlen(b0);
+  if (!strstr(op->kind == SBX_UN_RENAME ? shown2 : shown, "/.git/"))
+    return false;
+  if (op->kind == SBX_UN_UNLINK)
+    return !(op->flags & AT_REMOVEDIR) &&
+           (strncmp(b0, "tmp_", 4) == 0 || (l0 > 5 && strcmp(b0 + l0 - 5, ".lock") == 0));
+  b1 = strrchr(op->path[1], '/');
+  b1 = b1 ? b1 + 1 : op->path[1];
+  l1 = strlen(b1);
+  /* Same directory (same descriptor and prefix), name X.lock over X. */
+  return op->fd[0] >= 0 && op->dirfd[0] == op->dirfd[1] &&
+         (size_t)(b0 - op->path[0]) == (size_t)(b1 - op->path[1]) &&
+         strncmp(op->path[0], op->path[1], (size_t)(b0 - op->path[0])) == 0 && l0 == l1 + 5 &&
+         strncmp(b0, b1, l1) == 0 && strcmp(b0 + l1, ".lock") == 0;
+}
+
+/* Returns 1 when the call was already answered (ADDFD + SEND). A
+ * write-open comes classified (o, g) by the serve loop. */
+static int sbx_un_handle(int listener, const struct seccomp_notif *n,
+                         const struct sbx_unotify_cfg *cfg, struct sbx_un_open *o,
+                         const struct sbx_unotify_gitfile *g, struct seccomp_notif_resp *resp)
+{
+  struct sbx_un_op *op;
   struct cs_approval_request req;
   struct cs_approval_decision d;
-  char shown[4200], shown2[4200], addr[80], rule[96], root[64];
+  char shown[4200] = "", shown2[4200] = "", addr[80], rule[96], root[64];
   char what[8500];
   bool ask = true;
   pid_t tgid = 0;
   long result = -EPERM;
   int rootfd = -1, r;
 
+  if (sbx_un_is_open(n->data.nr))
+    return sbx_un_open_handle(listener, n, cfg, o, g, resp);
+  op = calloc(1, sizeof *op);
   resp->id = n->id;
   resp->flags = 0; /* never SECCOMP_USER_NOTIF_FLAG_CONTINUE: see sbx_unotify.h */
   resp->val = 0;
   resp->error = -EPERM;
   if (!op) {
     resp->error = -ENOMEM;
-    return;
+    return 0;
   }
   op->fd[0] = op->fd[1] = op->sock = op->userns = op->mntns = -1;
   r = sbx_un_collect(n, op, &tgid);
@@ -230,6 +270,8 @@ static void sbx_un_handle(int listener, const struct seccomp_notif *n,
     /* Loopback and non-IP families never leave the machine. */
     ask = !sbx_unotify_addr_local((const struct sockaddr *)&op->addr, op->addrlen);
   }
+  if (ask && req.operation == CS_APPROVAL_OP_DELETE && sbx_un_git_bookkeeping(op, shown, shown2))
+    ask = false;
   if (ask && (cfg->preapproved & (req.operation == CS_APPROVAL_OP_DELETE
                                         ? CS_APPROVE_FILE_DELETE
                                         : CS_APPROVE_EXTERNAL_NETWORK)))
@@ -267,6 +309,7 @@ cleanup:
     close(rootfd);
   sbx_un_op_free(op);
   free(op);
+  return 0;
 }
 
 /* Notifications are handled by worker threads, so a call that needs no
@@ -287,18 +330,23 @@ struct sbx_un_pool {
 struct sbx_un_job {
   struct sbx_un_pool *pool;
   struct seccomp_notif *n;
+  struct sbx_un_open *open;              /* a write-open's copied arguments */
+  const struct sbx_unotify_gitfile *git; /* and the guarded file it reaches */
 };
 
 /* Handles one notification and answers it. ENOENT from SEND: the caller
  * died or was interrupted meanwhile; nothing to do. */
 static void sbx_un_answer(int listener, const struct seccomp_notif *n,
-                          const struct sbx_unotify_cfg *cfg, size_t resp_size)
+                          const struct sbx_unotify_cfg *cfg, struct sbx_un_open *o,
+                          const struct sbx_unotify_gitfile *g, size_t resp_size)
 {
   struct seccomp_notif_resp *resp = calloc(1, resp_size);
-  if (!resp)
+  if (!resp) {
+    free(o);
     return; /* the caller stays blocked until it is killed with the sandbox */
-  sbx_un_handle(listener, n, cfg, resp);
-  (void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, resp);
+  }
+  if (sbx_un_handle(listener, n, cfg, o, g, resp) == 0)
+    (void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, resp);
   free(resp);
 }
 
@@ -310,7 +358,7 @@ static void *sbx_un_worker(void *arg)
                   ? pool->sz.seccomp_notif_resp
                   : sizeof(struct seccomp_notif_resp);
 
-  sbx_un_answer(pool->listener, job->n, pool->cfg, rs);
+  sbx_un_answer(pool->listener, job->n, pool->cfg, job->open, job->git, rs);
   free(job->n);
   free(job);
   pthread_mutex_lock(&pool->lock);
@@ -348,6 +396,8 @@ int sbx_unotify_serve(int listener, const struct sbx_unotify_cfg *cfg, int stop_
   for (;;) {
     struct pollfd p[2] = {{.fd = listener, .events = POLLIN}, {.fd = stop_fd, .events = POLLIN}};
     struct sbx_un_job *job = NULL;
+    struct sbx_un_open *o = NULL;
+    const struct sbx_unotify_gitfile *g = NULL;
     struct seccomp_notif *n;
     pthread_t t;
     pthread_attr_t attr;
@@ -378,6 +428,22 @@ int sbx_unotify_serve(int listener, const struct sbx_unotify_cfg *cfg, int stop_
       r = -e;
       break;
     }
+    /* A write-open that is not git configuration (nearly all of them) is
+     * answered here, without a thread: classifying it never blocks. */
+    if (sbx_un_is_open(n->data.nr)) {
+      sbx_un_open_classify(n, cfg, &o, &g);
+      if (!g) {
+        struct seccomp_notif_resp *resp = calloc(1, rsize);
+        if (resp) {
+          resp->id = n->id;
+          resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE; /* why: sbx_unotify_open.c */
+          (void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, resp);
+          free(resp);
+          free(n);
+          continue;
+        }
+      }
+    }
     pthread_mutex_lock(&pool.lock);
     while (pool.active >= SBX_UN_MAX_WORKERS)
       pthread_cond_wait(&pool.idle, &pool.lock);
@@ -387,6 +453,8 @@ int sbx_unotify_serve(int listener, const struct sbx_unotify_cfg *cfg, int stop_
     if (job) {
       job->pool = &pool;
       job->n = n;
+      job->open = o;
+      job->git = g;
     }
     if (job && pthread_attr_init(&attr) == 0) {
       pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -397,7 +465,7 @@ int sbx_unotify_serve(int listener, const struct sbx_unotify_cfg *cfg, int stop_
     }
     /* No thread: answer here (slower, never skipped). */
     free(job);
-    sbx_un_answer(listener, n, cfg, rsize);
+    sbx_un_answer(listener, n, cfg, o, g, rsize);
     free(n);
     pthread_mutex_lock(&pool.lock);
     pool.active--;

@@ -5,7 +5,9 @@
  * non-allow action is SECCOMP_RET_USER_NOTIF, for the calls that delete
  * (unlink, unlinkat, rmdir, rename, renameat, renameat2) when the profile
  * approves `delete`, and that reach an address (connect, sendto with a
- * destination) when it approves `network`. The kernel runs every filter
+ * destination) when it approves `network`, and that open a file for
+ * writing (open, openat, creat, truncate; openat2 always) when it
+ * approves `git-config`. The kernel runs every filter
  * and applies the strictest action: the profile's ERRNO or KILL for a call
  * still wins over NOTIFY, so approval never widens a profile.
  *
@@ -15,9 +17,12 @@
  * pidfd_getfd), asks the approval manager and then PERFORMS the call
  * itself in a helper process that has the sandboxed process's root,
  * uids/gids, no capabilities and (via the confine hook) its Landlock
- * rules, replying with the helper's result. It never answers
- * SECCOMP_USER_NOTIF_FLAG_CONTINUE: the process's memory may change
- * between our check and the kernel's second read (seccomp_unotify(2)).
+ * rules, replying with the helper's result. For those calls it never
+ * answers SECCOMP_USER_NOTIF_FLAG_CONTINUE: the process's memory may
+ * change between our check and the kernel's second read
+ * (seccomp_unotify(2)). The one exception is a write-open that does not
+ * name a git configuration file (sbx_unotify_open.c): a swapped path
+ * then meets the read-only bind mount, which still refuses it.
  *
  * Errors: negative errno; -ENOSYS when the kernel or libseccomp lacks
  * user notification. */
@@ -26,9 +31,24 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "cs_approval.h"
 #include "cs_profile_table.h"
+
+/* A git configuration file the system-call layer guards (git-config):
+ * .git/config, config.worktree of the workspace's repository, of a linked
+ * worktree's common dir, of submodules. Identified by (dev, ino) so that
+ * any name the sandbox reaches it by (hard link, symlink, ../) is
+ * recognised; opened again through `dirfd` (the directory, held since
+ * before the command ran) + `name` when an approved write needs it. */
+struct sbx_unotify_gitfile {
+  int dirfd;          /* O_PATH, taken with RESOLVE_NO_SYMLINKS */
+  char name[32];      /* "config", "config.worktree" */
+  char shown[4096];   /* the path shown to the approver */
+  dev_t dev;
+  ino_t ino;
+};
 
 struct sbx_unotify_cfg {
   struct cs_approval_mgr *mgr; /* required */
@@ -47,10 +67,23 @@ struct sbx_unotify_cfg {
    * the operation (sbx: the profile's Landlock rules). 0 or -errno. */
   int (*confine)(void *arg);
   void *confine_arg;
+  /* git-config: the files whose write-opens are asked about; every other
+   * notified write-open is answered CONTINUE (sound only because the
+   * read-only bind mounts and Landlock keep enforcing: see
+   * sbx_unotify_open.c and docs/approvals.md, "TOCTOU"). */
+  const struct sbx_unotify_gitfile *git;
+  size_t n_git;
 };
 
+/* Adds the git configuration file at host path `path` (absolute, no
+ * symlink anywhere in it: RESOLVE_NO_SYMLINKS) to *arr. 0, -ENOENT when
+ * it does not exist, -ELOOP for a symlink, -ENOMEM, -errno. */
+int sbx_unotify_git_add(struct sbx_unotify_gitfile **arr, size_t *n, const char *path);
+void sbx_unotify_git_free(struct sbx_unotify_gitfile *arr, size_t n);
+
 /* Which CS_APPROVE_* bits the system-call layer handles. */
-#define SBX_UNOTIFY_OPS (CS_APPROVE_FILE_DELETE | CS_APPROVE_EXTERNAL_NETWORK)
+#define SBX_UNOTIFY_OPS \
+  (CS_APPROVE_FILE_DELETE | CS_APPROVE_EXTERNAL_NETWORK | CS_APPROVE_GIT_CONFIG)
 
 /* Compiles the notify filter for `ops` (libseccomp) into a buffer of this
  * process, so that a child forked afterwards loads it without allocating.

@@ -45,7 +45,7 @@ void sbx_un_addr_text(const struct sockaddr_storage *ss, char *buf, size_t len)
 
 /* Copies a NUL-terminated string of the process, page by page so that a
  * string ending just before an unmapped page is still read. */
-static int sbx_un_read_str(pid_t pid, uint64_t addr, char *out, size_t len)
+int sbx_un_read_str(pid_t pid, uint64_t addr, char *out, size_t len)
 {
   size_t got = 0;
   if (!addr)
@@ -66,7 +66,7 @@ static int sbx_un_read_str(pid_t pid, uint64_t addr, char *out, size_t len)
   return -ENAMETOOLONG;
 }
 
-static int sbx_un_read_mem(pid_t pid, uint64_t addr, void *out, size_t len)
+int sbx_un_read_mem(pid_t pid, uint64_t addr, void *out, size_t len)
 {
   struct iovec l = {.iov_base = out, .iov_len = len};
   struct iovec r = {.iov_base = (void *)(uintptr_t)addr, .iov_len = len};
@@ -121,7 +121,7 @@ static int sbx_un_namespaces(pid_t tid, struct sbx_un_op *op)
   return op->userns < 0 || op->mntns < 0 ? -errno : 0;
 }
 
-static int sbx_un_dirfd(pid_t tid, int fdnum)
+int sbx_un_dirfd(pid_t tid, int fdnum)
 {
   char path[64];
   int fd;
@@ -153,8 +153,8 @@ void sbx_un_display(int dirfd, const char *path, char *out, size_t len)
   snprintf(out, len, "%s/%s", n ? dir : "?", path);
 }
 
-/* Probe mode (unlink family only): is the entry's directory on the
- * private /tmp? Then delete it here, through the very directory checked,
+/* Probe mode (unlink family only): does the entry exist at all, and is
+ * its directory on the private /tmp? Then delete it here, through the very directory checked,
  * and say so (msg[2] = 1); otherwise do nothing (msg[2] = 0). The
  * directory is opened once and both the check and the unlinkat use that
  * descriptor, so a renamed path component cannot move the deletion
@@ -181,8 +181,22 @@ static long sbx_un_tmp_unlink(const struct sbx_un_op *op, int *exempt)
     base = dir;
     pfd = openat(op->fd[0], ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
   }
+  /* Nothing to delete (git clears MERGE_HEAD and the like on every
+   * commit whether they exist or not): answer ENOENT without asking. The
+   * lookup is the helper's, in the caller's root and identity; an entry
+   * created after it is as if the unlink had come first. */
+  if (pfd < 0 && errno == ENOENT) {
+    *exempt = 1;
+    return -ENOENT;
+  }
   if (pfd < 0)
     return 0;
+  if (base[0] && strcmp(base, ".") != 0 && strcmp(base, "..") != 0 &&
+      fstatat(pfd, base, &parent, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT) {
+    close(pfd);
+    *exempt = 1;
+    return -ENOENT;
+  }
   if (!base[0] || strcmp(base, ".") == 0 || strcmp(base, "..") == 0 ||
       stat("/tmp", &tmp) != 0 || fstat(pfd, &parent) != 0 || tmp.st_dev != parent.st_dev) {
     close(pfd);

@@ -7,7 +7,10 @@
 #define CS_RUNTIME_SBX_UNOTIFY_OP_H
 
 #include <linux/seccomp.h>
+#include <seccomp.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 
@@ -60,5 +63,31 @@ void sbx_un_addr_text(const struct sockaddr_storage *ss, char *buf, size_t len);
  * flags. *result: the call's value or -errno; *exempt (may be NULL). */
 int sbx_un_perform(const struct sbx_un_op *op, int rootfd, const struct sbx_unotify_cfg *cfg,
                    int flags_override, long *result, int *exempt);
+
+/* Copies a NUL-terminated string / len bytes of process pid (once). */
+int sbx_un_read_str(pid_t pid, uint64_t addr, char *out, size_t len);
+int sbx_un_read_mem(pid_t pid, uint64_t addr, void *out, size_t len);
+/* Our O_PATH handle on the caller's directory fd `fdnum` (AT_FDCWD: its
+ * cwd), or -errno. */
+int sbx_un_dirfd(pid_t tid, int fdnum);
+
+/* git-config (sbx_unotify_open.c): the filter rules for write-opens, and
+ * the handler. Is nr one of the calls the handler takes? */
+int sbx_unotify_open_rules(scmp_filter_ctx c);
+bool sbx_un_is_open(int nr);
+/* Copies a write-open's arguments (once) and finds the guarded file it
+ * reaches: *g NULL means "answer CONTINUE" (*o is then NULL too); else
+ * *o holds the copy for sbx_un_open_handle, which frees it. Cheap and
+ * never blocking: the serve loop calls it inline, without a thread. */
+struct sbx_un_open;
+void sbx_un_open_classify(const struct seccomp_notif *n, const struct sbx_unotify_cfg *cfg,
+                          struct sbx_un_open **o, const struct sbx_unotify_gitfile **g);
+/* Answers a write-open that reaches git configuration `g`: asks, opens,
+ * fills *resp and returns 0, or returns 1 when the call was already
+ * answered with SECCOMP_IOCTL_NOTIF_ADDFD + SECCOMP_ADDFD_FLAG_SEND.
+ * Frees o. */
+int sbx_un_open_handle(int listener, const struct seccomp_notif *n,
+                       const struct sbx_unotify_cfg *cfg, struct sbx_un_open *o,
+                       const struct sbx_unotify_gitfile *g, struct seccomp_notif_resp *resp);
 
 #endif

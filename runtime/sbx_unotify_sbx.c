@@ -98,6 +98,25 @@ int sbx_unotify_start(struct sbx_unotify_srv *s, int listener, const struct sbx_
     s->cfg.confine = sbx_unotify_landlock;
     s->cfg.confine_arg = (void *)plan;
   }
+  /* git-config: the configuration files sbx_plan.c bound read-only
+   * (sbx_unotify_open.c). Taken by host path with no symlink followed;
+   * one that cannot be taken is simply not asked about: its read-only
+   * mount keeps refusing writes. */
+  if ((s->cfg.ops & CS_APPROVE_GIT_CONFIG) && plan) {
+    for (size_t i = 0; i < plan->n_mounts; i++) {
+      const struct sbx_mount_entry *me = &plan->mounts[i];
+      const char *b = strrchr(me->path, '/');
+      if (me->kind != SBX_MNT_BIND_RO || me->is_dir || !me->why ||
+          strcmp(me->why, "git config/hooks") != 0 || !b ||
+          (strcmp(b, "/config") != 0 && strcmp(b, "/config.worktree") != 0))
+        continue;
+      r = sbx_unotify_git_add(&s->git, &s->n_git, me->path);
+      if (r == -ENOMEM)
+        goto fail;
+    }
+    s->cfg.git = s->git;
+    s->cfg.n_git = s->n_git;
+  }
   if (pipe2(s->stop, O_CLOEXEC) < 0) {
     r = -errno;
     goto fail;
@@ -110,6 +129,9 @@ int sbx_unotify_start(struct sbx_unotify_srv *s, int listener, const struct sbx_
 fail:
   close(listener);
   s->listener = -1;
+  sbx_unotify_git_free(s->git, s->n_git);
+  s->git = NULL;
+  s->n_git = 0;
   for (int i = 0; i < 2; i++)
     if (s->stop[i] >= 0)
       close(s->stop[i]);
@@ -126,5 +148,8 @@ void sbx_unotify_stop(struct sbx_unotify_srv *s)
   close(s->stop[0]);
   close(s->stop[1]);
   close(s->listener);
+  sbx_unotify_git_free(s->git, s->n_git);
+  s->git = NULL;
+  s->n_git = 0;
   s->running = false;
 }

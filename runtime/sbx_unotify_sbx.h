@@ -36,6 +36,8 @@ struct sbx_unotify_srv {
   int stop[2];
   struct sbx_unotify_cfg cfg;
   const struct sbx_plan *plan;
+  struct sbx_unotify_gitfile *git; /* owned; cfg.git points here */
+  size_t n_git;
 };
 
 int sbx_unotify_handoff(int ctl, uint32_t ops, struct sbx_fail *f);

@@ -1,11 +1,12 @@
 /* unotify_run: runs a program under the approval workflow's system-call
  * layer alone (sbx_unotify + cs_approval), for the tests:
  *   unotify_run [--timeout MS] [--store FILE] APPROVER OPS -- PROGRAM ARGS...
+ * --git-config FILE: guard FILE as git configuration (ops git-config).
  * --naive-continue: instead of sbx_unotify_serve, a deliberately WRONG
  * supervisor that checks the path and answers CONTINUE (the negative
  * control of the race test: it shows the race is real).
- * APPROVER: exec:PATH | socket:PATH | none; OPS: delete, network or
- * delete,network. Exits with the program's status; 77 when the kernel
+ * APPROVER: exec:PATH | socket:PATH | none; OPS: a comma list of
+ * delete, network, git-config. Exits with the program's status; 77 when the kernel
  * lacks seccomp user notification; 125 on its own failure. Approval
  * records are printed on stderr as "record: ..." lines. */
 #include <errno.h>
@@ -104,6 +105,8 @@ int main(int argc, char **argv)
   struct cs_approval_mgr *m = NULL;
   struct sbx_unotify_cfg cfg = {0};
   uint32_t ops = 0;
+  struct sbx_unotify_gitfile *git = NULL;
+  size_t n_git = 0;
   int i = 1, sv[2], st, listener, naive = 0;
   pid_t pid;
 
@@ -114,6 +117,15 @@ int main(int argc, char **argv)
       o.store_path = argv[++i];
     else if (strcmp(argv[i], "--naive-continue") == 0)
       naive = 1;
+    else if (strcmp(argv[i], "--git-config") == 0 && i + 1 < argc) {
+      /* A file to guard as git configuration (no read-only mount here:
+       * only for measuring the write-open path, never for the race). */
+      int r = sbx_unotify_git_add(&git, &n_git, argv[++i]);
+      if (r != 0) {
+        fprintf(stderr, "unotify_run: --git-config %s: %s\n", argv[i], strerror(-r));
+        return 125;
+      }
+    }
     i++;
   }
   if (argc - i < 4 || strcmp(argv[i + 2], "--") != 0) {
@@ -128,6 +140,8 @@ int main(int argc, char **argv)
     ops |= CS_APPROVE_FILE_DELETE;
   if (strstr(argv[i + 1], "network"))
     ops |= CS_APPROVE_EXTERNAL_NETWORK;
+  if (strstr(argv[i + 1], "git-config"))
+    ops |= CS_APPROVE_GIT_CONFIG;
   o.record = record;
   if (cs_approval_create(&o, &m) != 0)
     return 125;
@@ -162,6 +176,8 @@ int main(int argc, char **argv)
     cfg.profile = "test";
     cfg.argv = argv + i + 3;
     cfg.ops = ops;
+    cfg.git = git;
+    cfg.n_git = n_git;
     int r = sbx_unotify_serve(listener, &cfg, -1);
     if (r != 0)
       fprintf(stderr, "unotify_run: serve: %s\n", strerror(-r));
@@ -170,6 +186,7 @@ int main(int argc, char **argv)
   while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
     ;
   cs_approval_destroy(m);
+  sbx_unotify_git_free(git, n_git);
   if (WIFEXITED(st))
     return WEXITSTATUS(st);
   return 128 + WTERMSIG(st);
