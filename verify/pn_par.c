@@ -70,26 +70,15 @@ void pnr_scratch_free(struct pn_analysis *a) {
   }
 }
 
-void pnr_threads_start(struct pnr_threads *th, unsigned n, void *(*fn)(void *), void *arg,
-                       size_t size) {
-  th->n = n < PNR_MAX_THREADS ? n : PNR_MAX_THREADS;
-  th->fn = fn;
-  th->base = arg;
-  th->size = size;
-  for (unsigned i = 1; i < th->n; i++)
-    th->started[i] = pthread_create(&th->tid[i], NULL, fn, th->base + (size_t)i * size) == 0;
-}
-
-void pnr_threads_join(struct pnr_threads *th) {
-  for (unsigned i = 1; i < th->n; i++) {
-    if (th->started[i]) pthread_join(th->tid[i], NULL);
-    else th->fn(th->base + (size_t)i * th->size); /* could not start: same work, here */
-  }
-}
-
 void pnr_run_threads(unsigned n, void *(*fn)(void *), void *arg, size_t size) {
-  struct pnr_threads th;
-  pnr_threads_start(&th, n, fn, arg, size);
-  fn(arg);
-  pnr_threads_join(&th);
+  pthread_t tid[PNR_MAX_THREADS];
+  bool started[PNR_MAX_THREADS] = {false};
+  char *base = arg;
+  for (unsigned i = 1; i < n && i < PNR_MAX_THREADS; i++)
+    started[i] = pthread_create(&tid[i], NULL, fn, base + (size_t)i * size) == 0;
+  fn(base);
+  for (unsigned i = 1; i < n && i < PNR_MAX_THREADS; i++) {
+    if (started[i]) pthread_join(tid[i], NULL);
+    else fn(base + (size_t)i * size); /* could not start: same work, here */
+  }
 }

@@ -81,18 +81,14 @@ static void pnr_unmap(void *p, size_t bytes) {
 
 
 
-/* Only one thread writes the store, but others may read the state before
- * (which shares a word with this one) meanwhile: each word is rewritten
- * with one atomic store, so a reader sees the state before unchanged. */
 static inline void pnr_write_bits(uint64_t *store, uint64_t off, uint64_t n, uint64_t v) {
   uint64_t w = off >> 6, sh = off & 63;
   uint64_t m = pnr_mask_bits(n);
   v &= m;
-  __atomic_store_n(&store[w], (pnr_word(store, w) & ~(m << sh)) | (v << sh), __ATOMIC_RELAXED);
+  store[w] = (store[w] & ~(m << sh)) | (v << sh);
   if (sh + n > 64) {
     uint64_t hi = 64 - sh;
-    __atomic_store_n(&store[w + 1], (pnr_word(store, w + 1) & ~(m >> hi)) | (v >> hi),
-                     __ATOMIC_RELAXED);
+    store[w + 1] = (store[w + 1] & ~(m >> hi)) | (v >> hi);
   }
 }
 
@@ -562,8 +558,7 @@ static int pnr_add_at(struct pn_analysis *a, const uint32_t *tokens, const uint6
   if ((rc = pnr_store_reserve(a, s + 1, a->lay.bits)) || (rc = pnr_bits_reserve(a, s + 1)))
     return rc;
   pnr_store_state(a, s, buf);
-  /* Release: a thread that sees the entry sees the state (pnr_probe). */
-  __atomic_store_n(&a->table[slot], pnr_entry(a, h, s), __ATOMIC_RELEASE);
+  a->table[slot] = pnr_entry(a, h, s);
   a->nstates++;
   /* Keep the load factor under 3/4 so probe runs stay short. */
   if (a->nstates * 4 > (a->table_mask + 1) * 3) {
@@ -653,7 +648,7 @@ void pnr_prefetch_keys(const struct pn_analysis *a, const uint64_t *hash, uint32
   uint64_t imask = pnr_mask_bits(a->idx_bits);
   for (uint32_t k = 0; k < n; k++) {
     uint64_t h = hash[k];
-    uint32_t e = __atomic_load_n(&a->table[h & a->table_mask], __ATOMIC_RELAXED);
+    uint32_t e = a->table[h & a->table_mask];
     if (e && (uint32_t)((uint64_t)e >> a->idx_bits) == pnr_fingerprint(a, h))
       __builtin_prefetch(&a->store[(((e & imask) - 1) * a->lay.bits) >> 6]);
   }
@@ -749,21 +744,32 @@ static int pnr_explore_seq(struct pn_analysis *a, uint64_t limit, uint64_t *cur,
  * delays holds up one piece, not half the chunk). */
 #define PNR_PIECE 256u
 #define PNR_PIECES (PNR_CHUNK / PNR_PIECE)
-#define PNR_SEEN_SLOTS 16384u
 
-/* Successors kept by one thread for one chunk, in order. */
-struct pnr_cands {
-  uint64_t *buf, *hash;
-  size_t n, cap;
+/* One thread of a parallel chunk: the pieces it took are expanded and
+ * their successors looked up while the table is only read; the
+ * successors not found (candidates: new states, or states that another
+ * thread or an earlier state of the chunk also found) are kept in order. */
+struct pnr_fwd_work {
+  const struct pn_analysis *a;
+  struct pnr_fwd_chunk *chunk;
+  unsigned id;
+  struct pnr_scratch sc;
+  uint64_t *cand, *cand_hash;
+  size_t ncand, cand_cap;
+  /* The candidates of this thread in this chunk, hashed (candidate + 1,
+   * 0 empty): a state this thread already kept is kept once, because its
+   * first copy is inserted first in phase 2 anyway. */
+  uint32_t *seen;
+  int rc; /* 0, 2: a count outgrows its field, -ENOMEM */
 };
+#define PNR_SEEN_SLOTS 16384u
 
 /* What the threads share in one chunk: the next piece to take, and per
  * state of the chunk its firings and the end of its candidates in the
- * set of the thread that took its piece. */
+ * buffer of the thread that took its piece. */
 struct pnr_fwd_chunk {
   uint64_t first;
   uint32_t count;
-  unsigned set;        /* which pnr_cands of each thread: chunks alternate */
   uint32_t next_piece; /* atomic */
   uint8_t piece_thread[PNR_PIECES];
   uint32_t piece_cand[PNR_PIECES]; /* first candidate of the piece */
@@ -771,28 +777,8 @@ struct pnr_fwd_chunk {
   uint32_t cand_end[PNR_CHUNK];
 };
 
-/* One thread of phase 1: the pieces it took are expanded and their
- * successors looked up without writing the table; the successors not
- * found (candidates: new states, or states found by another thread, by an
- * earlier state of the chunk, or inserted meanwhile by phase 2 of the
- * previous chunk) are kept in order. Two candidate sets, because phase 2
- * of one chunk reads one while phase 1 of the next fills the other. */
-struct pnr_fwd_work {
-  const struct pn_analysis *a;
-  struct pnr_fwd_chunk *chunk;
-  unsigned id;
-  struct pnr_scratch sc;
-  struct pnr_cands cands[2];
-  /* The candidates of this thread in this chunk, hashed (candidate + 1,
-   * 0 empty): a state this thread already kept is kept once, because its
-   * first copy is inserted first in phase 2 anyway. */
-  uint32_t *seen;
-  int rc; /* 0, 2: a count outgrows its field, -ENOMEM */
-};
-
 static bool pnr_fwd_keep(struct pnr_fwd_work *w, const uint64_t *buf, uint64_t h) {
   uint32_t nw = w->a->lay.nwords;
-  struct pnr_cands *c = &w->cands[w->chunk->set];
   uint32_t i = (uint32_t)(h >> 40) & (PNR_SEEN_SLOTS - 1), *slot = NULL;
   for (uint32_t probes = 0; probes < 16; probes++, i = (i + 1) & (PNR_SEEN_SLOTS - 1)) {
     uint32_t e = w->seen[i];
@@ -800,22 +786,22 @@ static bool pnr_fwd_keep(struct pnr_fwd_work *w, const uint64_t *buf, uint64_t h
       slot = &w->seen[i];
       break;
     }
-    if (c->hash[e - 1] == h && !memcmp(c->buf + (size_t)(e - 1) * nw, buf, nw * sizeof *buf))
+    if (w->cand_hash[e - 1] == h && !memcmp(w->cand + (size_t)(e - 1) * nw, buf, nw * sizeof *buf))
       return true;
   }
-  if (c->n == c->cap) {
-    size_t cap = c->cap ? c->cap * 2 : 4096;
-    uint64_t *b = realloc(c->buf, cap * nw * sizeof *b);
-    if (!b) return false;
-    c->buf = b;
-    uint64_t *ch = realloc(c->hash, cap * sizeof *ch);
+  if (w->ncand == w->cand_cap) {
+    size_t cap = w->cand_cap ? w->cand_cap * 2 : 4096;
+    uint64_t *c = realloc(w->cand, cap * nw * sizeof *c);
+    if (!c) return false;
+    w->cand = c;
+    uint64_t *ch = realloc(w->cand_hash, cap * sizeof *ch);
     if (!ch) return false;
-    c->hash = ch;
-    c->cap = cap;
+    w->cand_hash = ch;
+    w->cand_cap = cap;
   }
-  memcpy(c->buf + c->n * nw, buf, nw * sizeof *buf);
-  c->hash[c->n++] = h;
-  if (slot) *slot = (uint32_t)c->n; /* a full run: just not deduplicated */
+  memcpy(w->cand + w->ncand * nw, buf, nw * sizeof *buf);
+  w->cand_hash[w->ncand++] = h;
+  if (slot) *slot = (uint32_t)w->ncand; /* a full run: just not deduplicated */
   return true;
 }
 
@@ -855,30 +841,26 @@ static int pnr_fwd_piece(struct pnr_fwd_work *w, uint64_t first, uint32_t count)
         pnr_probe(a, buf + (size_t)k * nw, hash[k], &found, &old);
         if (!found && !pnr_fwd_keep(w, buf + (size_t)k * nw, hash[k])) return -ENOMEM;
       }
-      c->cand_end[at] = (uint32_t)w->cands[c->set].n;
+      c->cand_end[at] = (uint32_t)w->ncand;
     }
     head = (head + 1) % PNR_PIPE;
     npend--;
   }
 }
 
-static uint32_t pnr_fwd_npieces(const struct pnr_fwd_chunk *c) {
-  return (c->count + PNR_PIECE - 1) / PNR_PIECE;
-}
-
-/* Phase 1 in one thread: takes pieces until none is left. */
 static void *pnr_fwd_scan(void *arg) {
   struct pnr_fwd_work *w = arg;
   struct pnr_fwd_chunk *c = w->chunk;
-  uint32_t npieces = pnr_fwd_npieces(c);
-  w->cands[c->set].n = 0;
+  uint32_t npieces = (c->count + PNR_PIECE - 1) / PNR_PIECE;
+  w->ncand = 0;
+  w->rc = 0;
   memset(w->seen, 0, PNR_SEEN_SLOTS * sizeof *w->seen);
   for (;;) {
     uint32_t p = __atomic_fetch_add(&c->next_piece, 1, __ATOMIC_RELAXED);
     if (p >= npieces) return NULL;
     uint32_t off = p * PNR_PIECE;
     c->piece_thread[p] = (uint8_t)w->id;
-    c->piece_cand[p] = (uint32_t)w->cands[c->set].n;
+    c->piece_cand[p] = (uint32_t)w->ncand;
     w->rc = pnr_fwd_piece(w, c->first + off, c->count - off < PNR_PIECE ? c->count - off : PNR_PIECE);
     if (w->rc) {
       /* Stop every thread: the chunk will be redone sequentially. */
@@ -888,75 +870,49 @@ static void *pnr_fwd_scan(void *arg) {
   }
 }
 
-/* Phase 2 of chunk c, in this thread: for each state of the chunk in
- * order, its bookkeeping, then its candidates probed again and inserted
- * when still absent. A successor found in phase 1 is also found by the
- * one-thread search (the table only grows), and the candidates are probed
- * in the one-thread order, so every new state gets the number the
- * one-thread search gives it. */
-static int pnr_fwd_commit(struct pn_analysis *a, const struct pnr_fwd_work *work,
-                          const struct pnr_fwd_chunk *c, uint64_t *level_end) {
+/* Expands the states [first, first + count) with the threads: phase 1
+ * (pnr_fwd_scan) spreads the pieces over the threads, phase 2 inserts the
+ * candidates in this thread in state order, probing each again. A
+ * successor found in phase 1 is also found by the sequential search (the
+ * table only grows), and the candidates are probed in the sequential
+ * order, so the numbering is exactly the one-thread numbering. Returns 0,
+ * 1 when a count outgrows its field (nothing was changed: the caller
+ * expands the chunk sequentially, which widens the layout), or an error. */
+static int pnr_explore_par(struct pn_analysis *a, struct pnr_fwd_work *work,
+                           struct pnr_fwd_chunk *c, uint64_t first, uint32_t count,
+                           uint64_t *level_end) {
+  unsigned nt = a->nthreads;
   uint32_t nw = a->lay.nwords;
   int rc;
-  for (uint32_t p = 0; p < pnr_fwd_npieces(c); p++) {
-    const struct pnr_cands *cs = &work[c->piece_thread[p]].cands[c->set];
-    uint32_t k = c->piece_cand[p];
-    uint32_t end = (p + 1) * PNR_PIECE < c->count ? (p + 1) * PNR_PIECE : c->count;
-    for (uint32_t i = p * PNR_PIECE; i < end; i++) {
-      if ((rc = pnr_expanded(a, c->first + i, c->nsucc[i], level_end))) return rc;
-      for (; k < c->cand_end[i]; k++) {
-        /* The candidates are random states: fetch the slots ahead. */
-        if (k + 8 < cs->n) pnr_prefetch(a, cs->hash[k + 8]);
-        bool found;
-        uint64_t old;
-        const uint64_t *buf = cs->buf + (size_t)k * nw;
-        uint64_t at = pnr_probe(a, buf, cs->hash[k], &found, &old);
-        if (!found && (rc = pnr_add_at(a, NULL, buf, cs->hash[k], at))) return rc;
-      }
-    }
-  }
-  return 0;
-}
-
-/* One round of the parallel search: phase 1 of chunk next ([first, first
- * + count)) in every thread, overlapped with phase 2 of chunk prev (if
- * any) in this thread, which then joins phase 1. While phase 2 appends
- * states the others read the table and the store, so neither may move:
- * both are grown beforehand for every candidate of prev. Returns 0, 1 when
- * a count outgrows its field in next (prev is committed, next must be
- * expanded by the one-thread search, which widens the layout), or an
- * error. */
-static int pnr_fwd_round(struct pn_analysis *a, struct pnr_fwd_work *work,
-                         struct pnr_fwd_chunk *next, uint64_t first, uint32_t count,
-                         const struct pnr_fwd_chunk *prev, uint64_t *level_end) {
-  unsigned nt = a->nthreads;
-  int rc;
-  if (prev) {
-    uint64_t most = a->nstates;
-    for (unsigned t = 0; t < nt; t++) most += work[t].cands[prev->set].n;
-    if ((rc = pnr_store_reserve(a, most, a->lay.bits))) return rc;
-    while (most * 4 > (a->table_mask + 1) * 3)
-      if ((rc = pnr_table_rebuild(a, (a->table_mask + 1) * 2))) return rc;
-  }
-  next->first = first;
-  next->count = count;
-  next->next_piece = 0;
+  c->first = first;
+  c->count = count;
+  c->next_piece = 0;
   for (unsigned t = 0; t < nt; t++) {
     if ((rc = pnr_scratch_get(a, t, &work[t].sc))) return rc;
     work[t].a = a;
-    work[t].chunk = next;
+    work[t].chunk = c;
     work[t].id = t;
-    work[t].rc = 0;
   }
-  struct pnr_threads th;
-  pnr_threads_start(&th, nt, pnr_fwd_scan, work, sizeof work[0]);
-  rc = prev ? pnr_fwd_commit(a, work, prev, level_end) : 0;
-  if (rc) __atomic_store_n(&next->next_piece, pnr_fwd_npieces(next), __ATOMIC_RELAXED);
-  else pnr_fwd_scan(&work[0]);
-  pnr_threads_join(&th);
-  if (rc) return rc;
+  pnr_run_threads(nt, pnr_fwd_scan, work, sizeof work[0]);
   for (unsigned t = 0; t < nt; t++)
     if (work[t].rc) return work[t].rc == 2 ? 1 : work[t].rc;
+  for (uint32_t p = 0; p * PNR_PIECE < count; p++) {
+    const struct pnr_fwd_work *w = &work[c->piece_thread[p]];
+    uint32_t k = c->piece_cand[p];
+    uint32_t end = (p + 1) * PNR_PIECE < count ? (p + 1) * PNR_PIECE : count;
+    for (uint32_t i = p * PNR_PIECE; i < end; i++) {
+      if ((rc = pnr_expanded(a, first + i, c->nsucc[i], level_end))) return rc;
+      for (; k < c->cand_end[i]; k++) {
+        /* The candidates are random states: fetch the slots ahead. */
+        if (k + 8 < w->ncand) pnr_prefetch(a, w->cand_hash[k + 8]);
+        bool found;
+        uint64_t old;
+        const uint64_t *buf = w->cand + (size_t)k * nw;
+        uint64_t at = pnr_probe(a, buf, w->cand_hash[k], &found, &old);
+        if (!found && (rc = pnr_add_at(a, NULL, buf, w->cand_hash[k], at))) return rc;
+      }
+    }
+  }
   return 0;
 }
 
@@ -967,7 +923,7 @@ static int pnr_explore(struct pn_analysis *a, bool show_progress) {
   uint32_t *tok = a->tok_a;
   struct pnr_progress prog = {show_progress, 0, 0};
   struct pnr_fwd_work work[PNR_MAX_THREADS];
-  struct pnr_fwd_chunk *chunks = NULL;
+  struct pnr_fwd_chunk *chunk = NULL;
   memset(work, 0, sizeof work);
   prog.start = prog.last = pnr_now();
 
@@ -980,42 +936,29 @@ static int pnr_explore(struct pn_analysis *a, bool show_progress) {
     goto out;
   rc = -ENOMEM;
   if (a->nthreads > 1) {
-    if (!(chunks = malloc(2 * sizeof *chunks))) goto out;
+    if (!(chunk = malloc(sizeof *chunk))) goto out;
     for (unsigned t = 0; t < a->nthreads; t++)
       if (!(work[t].seen = malloc(PNR_SEEN_SLOTS * sizeof *work[t].seen))) goto out;
   }
 
   /* With one thread, one pipeline runs to the end. With more, the queue is
-   * cut in chunks of PNR_CHUNK states, whose phase 2 overlaps the next
-   * chunk's phase 1; small chunks (the first and last levels) go through
-   * the one-thread pipeline, once the chunk before them is committed. */
+   * cut in chunks of PNR_CHUNK states; small chunks (the first and last
+   * levels) go through the sequential pipeline. */
   uint64_t level_end = 1, cur = 0;
-  struct pnr_fwd_chunk *prev = NULL; /* phase 1 done, phase 2 not */
-  unsigned parity = 0;
-  while (cur < a->nstates || prev) {
+  while (cur < a->nstates) {
     uint64_t avail = a->nstates - cur;
     uint32_t take = avail < PNR_CHUNK ? (uint32_t)avail : PNR_CHUNK;
     uint64_t limit = UINT64_MAX;
     if (a->nthreads > 1) {
       limit = cur + take;
       if (take >= PNR_PAR_MIN) {
-        struct pnr_fwd_chunk *next = &chunks[parity];
-        next->set = parity;
-        rc = pnr_fwd_round(a, work, next, cur, take, prev, &level_end);
-        prev = NULL;
+        rc = pnr_explore_par(a, work, chunk, cur, take, &level_end);
         if (rc < 0) goto out;
         if (rc == 0) {
-          prev = next;
-          parity ^= 1;
           cur += take;
           if (prog.on) pnr_progress_print(a, &prog, false);
           continue;
         }
-      } else if (prev) {
-        rc = pnr_fwd_commit(a, work, prev, &level_end);
-        prev = NULL;
-        if (rc) goto out;
-        continue; /* the queue has grown */
       }
     }
     if ((rc = pnr_explore_seq(a, limit, &cur, &level_end, &prog))) goto out;
@@ -1023,13 +966,11 @@ static int pnr_explore(struct pn_analysis *a, bool show_progress) {
   if (prog.on) pnr_progress_print(a, &prog, true);
   rc = 0;
 out:
-  free(chunks);
+  free(chunk);
   for (unsigned t = 0; t < PNR_MAX_THREADS; t++) {
-    for (unsigned k = 0; k < 2; k++) {
-      free(work[t].cands[k].buf);
-      free(work[t].cands[k].hash);
-    }
+    free(work[t].cand);
     free(work[t].seen);
+    free(work[t].cand_hash);
   }
   if (rc && prog.on) fputc('\n', stderr);
   return rc;

@@ -4,7 +4,6 @@
 #ifndef CS_VERIFY_PN_REACH_INTERNAL_H
 #define CS_VERIFY_PN_REACH_INTERNAL_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -182,20 +181,6 @@ void pnr_scratch_free(struct pn_analysis *a);
  * caller; returns once all are done. A thread that cannot be started runs
  * in the caller instead (slower, same result). */
 void pnr_run_threads(unsigned n, void *(*fn)(void *), void *arg, size_t size);
-/* The same in two halves, so the caller can work in between: start runs
- * fn for 1.. in new threads; join waits for them (and runs, in the
- * caller, those that could not be started). */
-struct pnr_threads {
-  pthread_t tid[PNR_MAX_THREADS];
-  bool started[PNR_MAX_THREADS];
-  unsigned n;
-  void *(*fn)(void *);
-  char *base;
-  size_t size;
-};
-void pnr_threads_start(struct pnr_threads *th, unsigned n, void *(*fn)(void *), void *arg,
-                       size_t size);
-void pnr_threads_join(struct pnr_threads *th);
 
 /* Firing on the packed state, no decoding: 0 when t is not enabled, 1
  * when dst holds the successor, 2 when an increased count would not fit
@@ -241,18 +226,10 @@ static inline uint64_t pnr_mask_bits(uint64_t n) {
   return n >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1;
 }
 
-/* Store words and table entries are read with (relaxed) atomic loads:
- * the parallel exploration reads them while one thread appends states
- * (docs/analysis.md, "Parallel searches"). On x86-64 and arm64 these are
- * plain loads. */
-static inline uint64_t pnr_word(const uint64_t *store, uint64_t w) {
-  return __atomic_load_n(&store[w], __ATOMIC_RELAXED);
-}
-
 static inline uint64_t pnr_read_bits(const uint64_t *store, uint64_t off, uint64_t n) {
   uint64_t w = off >> 6, sh = off & 63;
-  uint64_t v = pnr_word(store, w) >> sh;
-  if (sh + n > 64) v |= pnr_word(store, w + 1) << (64 - sh);
+  uint64_t v = store[w] >> sh;
+  if (sh + n > 64) v |= store[w + 1] << (64 - sh);
   return v & pnr_mask_bits(n);
 }
 
@@ -308,9 +285,7 @@ static inline uint64_t pnr_probe(const struct pn_analysis *a, const uint64_t *bu
   uint32_t fp = pnr_fingerprint(a, h);
   uint64_t imask = pnr_mask_bits(a->idx_bits);
   for (;;) {
-    /* Acquire: pairs with the release in pnr_add_at, so the state behind
-     * an entry is stored before the entry is seen. */
-    uint32_t e = __atomic_load_n(&a->table[i], __ATOMIC_ACQUIRE);
+    uint32_t e = a->table[i];
     if (!e) {
       *found = false;
       return i;
