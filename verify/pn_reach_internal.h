@@ -337,8 +337,5 @@ static inline bool pnr_clear_atomic(uint64_t *set, uint64_t i) {
   if (!(__atomic_load_n(&set[i >> 6], __ATOMIC_RELAXED) & m)) return false;
   return (__atomic_fetch_and(&set[i >> 6], ~m, __ATOMIC_RELAXED) & m) != 0;
 }
-static inline bool pnr_bit_atomic(const uint64_t *set, uint64_t i) {
-  return (__atomic_load_n(&set[i >> 6], __ATOMIC_RELAXED) >> (i & 63)) & 1u;
-}
 
 #endif
