@@ -195,14 +195,6 @@ static char *pnetc_net_join(const char *dir, const char *name, const char *ext) 
   return r;
 }
 
-/* An absolute spelling of an output path for the depfile target. */
-static char *pnetc_net_absolute(const char *path) {
-  if (path[0] == '/') return strdup(path);
-  char cwd[PATH_MAX];
-  if (!getcwd(cwd, sizeof cwd)) return strdup(path);
-  return pnetc_net_join(cwd, path, "");
-}
-
 static int pnetc_net_check_emit(const struct pnetc_options *o) {
   /* An option that would be ignored is an error: the user meant something. */
   if (o->profile) {
@@ -271,7 +263,7 @@ int pnetc_run_net(const struct pnetc_options *o) {
     } else if (!o->quiet) {
       pnetc_net_summary(stdout, net, a, tokens);
     }
-    target = pnetc_net_absolute(o->input);
+    target = out_file_absolute(o->input);
     goto commit;
   }
 
@@ -306,15 +298,15 @@ int pnetc_run_net(const struct pnetc_options *o) {
     rc = emit_c_net_source(out_file_stream(files[0]), net, a, ident, h_name, PNETC_GENERATOR);
     if (rc == 0) rc = emit_c_net_header(out_file_stream(files[1]), net, a, ident, PNETC_GENERATOR);
     if (rc != 0) goto fail;
-    target = pnetc_net_absolute(c_path);
+    target = out_file_absolute(c_path);
   } else {
     FILE *out = stdout;
     if (o->output_file) {
       if ((rc = out_file_open(o->output_file, &files[nfiles])) != 0) goto fail;
       out = out_file_stream(files[nfiles++]);
-      target = pnetc_net_absolute(o->output_file);
+      target = out_file_absolute(o->output_file);
     } else {
-      target = pnetc_net_absolute(o->input);
+      target = out_file_absolute(o->input);
     }
     switch (o->emit) {
     case PNETC_EMIT_JSON: rc = emit_json_write(out, net, a); break;

@@ -52,43 +52,6 @@ static int pnetc_pol_exit_for(int err) {
   }
 }
 
-static void pnetc_pol_dep_path(FILE *out, const char *path) {
-  for (const char *p = path; *p; p++) {
-    if (*p == ' ' || *p == '#' || *p == '\\') fputc('\\', out);
-    if (*p == '$') fputc('$', out);
-    fputc(*p, out);
-  }
-}
-
-/* Make-style: absolute paths, since CMake reads the depfile from the build
- * directory; an empty rule per input so a deleted include reruns pnetc. */
-static int pnetc_pol_depfile(FILE *out, const struct pol_policy *pol, const char *target) {
-  char resolved[PATH_MAX];
-  pnetc_pol_dep_path(out, target);
-  fputc(':', out);
-  for (size_t i = 0; i < pol_file_count(pol); i++) {
-    const char *path = pol_file_path(pol, i);
-    fputs(" \\\n  ", out);
-    pnetc_pol_dep_path(out, realpath(path, resolved) ? resolved : path);
-  }
-  fputc('\n', out);
-  for (size_t i = 0; i < pol_file_count(pol); i++) {
-    const char *path = pol_file_path(pol, i);
-    fputc('\n', out);
-    pnetc_pol_dep_path(out, realpath(path, resolved) ? resolved : path);
-    fputs(":\n", out);
-  }
-  return ferror(out) ? -EIO : 0;
-}
-
-static char *pnetc_pol_absolute(const char *path) {
-  char *r = NULL;
-  if (path[0] == '/') return strdup(path);
-  char cwd[PATH_MAX];
-  if (!getcwd(cwd, sizeof cwd)) return strdup(path);
-  return asprintf(&r, "%s/%s", cwd, path) < 0 ? NULL : r;
-}
-
 static void pnetc_pol_list_profiles(FILE *out, const struct pol_policy *pol) {
   for (size_t i = 0; i < pol_profile_count(pol); i++) {
     const struct pol_profile *p = pol_profile_at(pol, i);
@@ -177,6 +140,7 @@ int pnetc_run_policy(const struct pnetc_options *o) {
   struct out_file *files[3] = {NULL, NULL, NULL};
   size_t nunits = 0, nfiles = 0;
   char *ident = NULL, *c_path = NULL, *h_path = NULL, *h_name = NULL, *target = NULL;
+  const char **deps = NULL;
   int rc = 0, exit_code = PNETC_EXIT_INPUT;
 
   if (pnetc_pol_check_emit(o) != 0) goto cleanup;
@@ -216,7 +180,7 @@ int pnetc_run_policy(const struct pnetc_options *o) {
     } else if (!o->quiet) {
       pnetc_pol_summary(stdout, units, nunits);
     }
-    target = pnetc_pol_absolute(o->input);
+    target = out_file_absolute(o->input);
     goto commit;
   }
 
@@ -235,15 +199,15 @@ int pnetc_run_policy(const struct pnetc_options *o) {
     rc = emit_c_pol_source(out_file_stream(files[0]), pol, compiled, nunits, h_name, PNETC_POL_GENERATOR);
     if (rc == 0) rc = emit_c_pol_header(out_file_stream(files[1]), pol, compiled, nunits, PNETC_POL_GENERATOR);
     if (rc) goto fail;
-    target = pnetc_pol_absolute(c_path);
+    target = out_file_absolute(c_path);
   } else {
     FILE *out = stdout;
     if (o->output_file) {
       if ((rc = out_file_open(o->output_file, &files[nfiles])) != 0) goto fail;
       out = out_file_stream(files[nfiles++]);
-      target = pnetc_pol_absolute(o->output_file);
+      target = out_file_absolute(o->output_file);
     } else {
-      target = pnetc_pol_absolute(o->input);
+      target = out_file_absolute(o->input);
     }
     const struct pnetc_pol_unit *u = &units[0];
     switch (o->emit) {
@@ -277,12 +241,13 @@ commit:
     rc = -ENOMEM;
     goto fail;
   }
-  if (o->depfile) {
-    if ((rc = out_file_open(o->depfile, &files[nfiles])) != 0) goto fail;
-    nfiles++;
-    if ((rc = pnetc_pol_depfile(out_file_stream(files[nfiles - 1]), pol, target)) != 0) goto fail;
+  deps = malloc((pol_file_count(pol) ? pol_file_count(pol) : 1) * sizeof *deps);
+  if (!deps) {
+    rc = -ENOMEM;
+    goto fail;
   }
-  rc = out_file_commit_all(files, nfiles);
+  for (size_t i = 0; i < pol_file_count(pol); i++) deps[i] = pol_file_path(pol, i);
+  rc = out_file_commit_group(files, nfiles, o->depfile, target, deps, pol_file_count(pol));
   nfiles = 0;
   if (rc) goto fail;
   if ((o->emit == PNETC_EMIT_DEFAULT || o->emit == PNETC_EMIT_C) && !o->check_only && !o->quiet) {
@@ -311,6 +276,7 @@ cleanup:
   free(h_path);
   free(h_name);
   free(target);
+  free(deps);
   pol_policy_free(pol);
   return exit_code;
 }

@@ -236,6 +236,13 @@ static void out_file_dep_path(FILE *out, const char *path) {
   }
 }
 
+char *out_file_absolute(const char *path) {
+  char cwd[PATH_MAX];
+  char *r = NULL;
+  if (path[0] == '/' || !getcwd(cwd, sizeof cwd)) return strdup(path);
+  return asprintf(&r, "%s/%s", cwd, path) < 0 ? NULL : r;
+}
+
 int out_file_write_depfile(FILE *out, const char *target, const char *const *deps, size_t ndeps) {
   out_file_dep_path(out, target);
   fputc(':', out);

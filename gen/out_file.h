@@ -44,6 +44,10 @@ void out_file_abort(struct out_file *f);
  * doubled. Returns 0 or -EIO (the stream reported an error). */
 int out_file_write_depfile(FILE *out, const char *target, const char *const *deps, size_t ndeps);
 
+/* An absolute spelling of path (relative ones joined to the current
+ * directory, not resolved), for a depfile's target; NULL on ENOMEM. */
+char *out_file_absolute(const char *path);
+
 /* The usual ending of a pnetc back end: when depfile is not NULL, writes
  * the dependency list of target to it (out_file_write_depfile) and commits
  * it in one group with files[0..n) (out_file_commit_all), so a build never
