@@ -27,6 +27,7 @@
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <dirent.h>
 #include <grp.h>
 #include <unistd.h>
 
@@ -64,9 +65,23 @@ int sbx_unotify_prepare(uint32_t ops)
       const struct scmp_arg_cmp to = {.arg = 4, .op = SCMP_CMP_NE, .datum_a = 0, .datum_b = 0};
       r = seccomp_rule_add_array(c, SCMP_ACT_NOTIFY, SCMP_SYS(sendto), 1, &to);
     }
+    /* The destination of sendmsg/sendmmsg is inside a msghdr the filter
+     * cannot read: every one is notified and performed by the supervisor
+     * (sbx_unotify_msg.c). */
+    if (r == 0)
+      r = seccomp_rule_add(c, SCMP_ACT_NOTIFY, SCMP_SYS(sendmsg), 0);
+    if (r == 0)
+      r = seccomp_rule_add(c, SCMP_ACT_NOTIFY, SCMP_SYS(sendmmsg), 0);
   }
   if ((ops & CS_APPROVE_GIT_CONFIG) && r == 0)
     r = sbx_unotify_open_rules(c);
+  /* The handoff barrier (sbx_unotify_barrier): sendmmsg of no message,
+   * which does nothing, is always notified. Under `network` every
+   * sendmmsg already is (a second rule would clash). */
+  if (!(ops & CS_APPROVE_EXTERNAL_NETWORK) && r == 0) {
+    const struct scmp_arg_cmp none = {.arg = 2, .op = SCMP_CMP_EQ, .datum_a = 0, .datum_b = 0};
+    r = seccomp_rule_add_array(c, SCMP_ACT_NOTIFY, SCMP_SYS(sendmmsg), 1, &none);
+  }
   if (r != 0)
     goto cleanup;
   /* Exported and loaded by hand: we need the listener the kernel returns
@@ -115,6 +130,50 @@ int sbx_unotify_install(uint32_t ops)
   if (r < 0)
     r = errno == EINVAL ? -ENOSYS : -errno;
   return r;
+}
+
+void sbx_unotify_barrier(void)
+{
+  (void)syscall(SYS_sendmmsg, -1, NULL, 0, 0);
+}
+
+int sbx_unotify_pull(pid_t pid)
+{
+  char dir[64], what[64];
+  int pfd, fd = -ENOENT;
+  DIR *d;
+  struct dirent *de;
+
+  snprintf(dir, sizeof dir, "/proc/%d/fd", (int)pid);
+  pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+  if (pfd < 0)
+    return -errno;
+  d = opendir(dir);
+  if (!d) {
+    fd = -errno;
+    goto done;
+  }
+  /* The child holds exactly one listener: the one it just created (a
+   * process holding its own listener is what the barrier ends). */
+  while ((de = readdir(d))) {
+    ssize_t n;
+    if (de->d_name[0] == '.')
+      continue;
+    n = readlinkat(dirfd(d), de->d_name, what, sizeof what - 1);
+    if (n <= 0)
+      continue;
+    what[n] = '\0';
+    if (strcmp(what, "anon_inode:seccomp notify") != 0)
+      continue;
+    fd = (int)syscall(SYS_pidfd_getfd, pfd, atoi(de->d_name), 0);
+    if (fd < 0)
+      fd = -errno;
+    break;
+  }
+  closedir(d);
+done:
+  close(pfd);
+  return fd;
 }
 
 bool sbx_unotify_addr_local(const struct sockaddr *sa, unsigned sa_len)
@@ -263,6 +322,35 @@ static int sbx_un_handle(int listener, const struct seccomp_notif *n,
         ask = false;
       }
     }
+  } else if (op->kind == SBX_UN_SENDMSG) {
+    /* Each external destination of the batch is asked about (a repeated
+     * one once); no destination means the socket's connected peer, which
+     * connect() was asked about. Any deny refuses the whole call. */
+    req.operation = CS_APPROVAL_OP_NETWORK;
+    ask = false;
+    for (unsigned i = 0; i < op->nmsgs; i++) {
+      const struct sbx_un_msg *m = &op->msgs[i];
+      bool seen = false;
+      if (!m->namelen || sbx_unotify_addr_local((const struct sockaddr *)&m->name, m->namelen) ||
+          (cfg->preapproved & CS_APPROVE_EXTERNAL_NETWORK))
+        continue;
+      for (unsigned j = 0; j < i && !seen; j++)
+        seen = op->msgs[j].namelen == m->namelen && memcmp(&op->msgs[j].name, &m->name, m->namelen) == 0;
+      if (seen)
+        continue;
+      sbx_un_addr_text(&m->name, addr, sizeof addr);
+      req.address = addr;
+      if (cs_approval_ask(cfg->mgr, &req, &d) != 0) {
+        fprintf(stderr, "sbx: approval: denied send to %s (%s, profile %s): %s [%s]\n", addr,
+                rule, cfg->profile ? cfg->profile : "?", d.reason, d.approver);
+        resp->error = -EPERM;
+        goto cleanup;
+      }
+    }
+    if (!sbx_un_valid(listener, n->id)) {
+      resp->error = -ESRCH;
+      goto cleanup;
+    }
   } else {
     req.operation = CS_APPROVAL_OP_NETWORK;
     sbx_un_addr_text(&op->addr, addr, sizeof addr);
@@ -297,6 +385,10 @@ static int sbx_un_handle(int listener, const struct seccomp_notif *n,
     resp->error = r;
     goto cleanup;
   }
+  /* sendmmsg reports each message's length in the caller's array. */
+  if (op->kind == SBX_UN_SENDMSG && op->mmsg && result > 0 &&
+      sbx_un_msg_writeback(op, (pid_t)n->pid, result) != 0)
+    result = -EFAULT;
 reply:
   if (result < 0) {
     resp->error = (int)result;
@@ -427,6 +519,18 @@ int sbx_unotify_serve(int listener, const struct sbx_unotify_cfg *cfg, int stop_
         continue;
       r = -e;
       break;
+    }
+    /* The handoff barrier, and any sendmmsg of no message: nothing to
+     * send, answered 0 here. */
+    if (n->data.nr == SYS_sendmmsg && n->data.args[2] == 0) {
+      struct seccomp_notif_resp *resp = calloc(1, rsize);
+      if (resp) {
+        resp->id = n->id;
+        (void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, resp);
+        free(resp);
+        free(n);
+        continue;
+      }
     }
     /* A write-open that is not git configuration (nearly all of them) is
      * answered here, without a thread: classifying it never blocks. */

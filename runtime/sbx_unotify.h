@@ -5,7 +5,8 @@
  * non-allow action is SECCOMP_RET_USER_NOTIF, for the calls that delete
  * (unlink, unlinkat, rmdir, rename, renameat, renameat2) when the profile
  * approves `delete`, and that reach an address (connect, sendto with a
- * destination) when it approves `network`, and that open a file for
+ * destination, every sendmsg and sendmmsg) when it approves `network`,
+ * and that open a file for
  * writing (open, openat, creat, truncate; openat2 always) when it
  * approves `git-config`. The kernel runs every filter
  * and applies the strictest action: the profile's ERRNO or KILL for a call
@@ -96,6 +97,18 @@ int sbx_unotify_prepare(uint32_t ops);
  * process holding its own listener could answer its own calls).
  * 0 ops: -EINVAL. */
 int sbx_unotify_install(uint32_t ops);
+
+/* Handing the listener over. The filter notifies sendmsg, so the
+ * listener cannot travel by SCM_RIGHTS (the sendmsg would wait for a
+ * supervisor that does not have the listener yet). Instead:
+ *   child:      sbx_unotify_install(); tell the supervisor with write(2);
+ *               sbx_unotify_barrier(); close(listener)
+ *   supervisor: sbx_unotify_pull(child's pid) -> its own listener; serve.
+ * The barrier is a call every notify filter stops (sendmmsg of no
+ * message) and the supervisor answers 0: when it returns, the supervisor
+ * holds the listener, and the child's copy may be closed. */
+int sbx_unotify_pull(pid_t pid);
+void sbx_unotify_barrier(void);
 
 /* Supervisor: serves notifications until every process of the filter is
  * gone (the listener hangs up) or stop_fd (may be -1) becomes readable.

@@ -263,11 +263,22 @@ static _Noreturn void sbx_un_helper(const struct sbx_un_op *op, int rootfd,
     ret = sendto(op->sock, op->data, op->datalen, op->flags | MSG_NOSIGNAL,
                  (const struct sockaddr *)&op->addr, op->addrlen);
     break;
+  case SBX_UN_SENDMSG:
+    ret = sbx_un_msg_send(op);
+    if (ret < 0) {
+      errno = (int)-ret;
+      ret = -1;
+    }
+    break;
   }
   err = ret < 0 ? errno : 0;
 report:;
   long msg[3] = {err ? -1 : ret, err, exempt};
   (void)!write(out, msg, sizeof msg);
+  /* sendmmsg: the bytes each message took, for msg_len (a pipe write of
+   * this size is atomic and fits its buffer). */
+  if (op->kind == SBX_UN_SENDMSG && op->nmsgs)
+    (void)!write(out, op->sent, op->nmsgs * sizeof *op->sent);
   _exit(0);
 }
 
@@ -298,6 +309,14 @@ int sbx_un_perform(const struct sbx_un_op *op, int rootfd,
   /* No message (the helper died) is EIO in the sandbox: fail closed. */
   while (read(p[0], msg, sizeof msg) < 0 && errno == EINTR)
     ;
+  if (op->kind == SBX_UN_SENDMSG && op->nmsgs && flags_override == -1) {
+    size_t want = op->nmsgs * sizeof *op->sent;
+    ssize_t k;
+    while ((k = read(p[0], op->sent, want)) < 0 && errno == EINTR)
+      ;
+    if (k != (ssize_t)want && msg[1] == 0)
+      msg[0] = -1, msg[1] = EIO; /* the helper died half-way: closed */
+  }
   close(p[0]);
   while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
     ;
@@ -307,7 +326,7 @@ int sbx_un_perform(const struct sbx_un_op *op, int rootfd,
   return 0;
 }
 
-static int sbx_un_pidfd_getfd(pid_t tgid, int fdnum)
+int sbx_un_pidfd_getfd(pid_t tgid, int fdnum)
 {
   int pfd = (int)syscall(SYS_pidfd_open, tgid, 0);
   int fd;
@@ -383,6 +402,13 @@ int sbx_un_collect(const struct seccomp_notif *n, struct sbx_un_op *op, pid_t *t
     }
     break;
   }
+  case SYS_sendmsg:
+  case SYS_sendmmsg:
+    /* Copied below, once we hold the socket (sbx_unotify_msg.c). */
+    op->kind = SBX_UN_SENDMSG;
+    op->sockfd = (int)a[0];
+    r = 0;
+    break;
   default:
     return -ENOSYS;
   }
@@ -406,6 +432,8 @@ int sbx_un_collect(const struct seccomp_notif *n, struct sbx_un_op *op, pid_t *t
     op->sock = sbx_un_pidfd_getfd(*tgid, op->sockfd);
     if (op->sock < 0)
       return op->sock;
+    if (op->kind == SBX_UN_SENDMSG)
+      return sbx_un_msg_collect(n, op, *tgid);
   }
   return 0;
 }
@@ -422,4 +450,5 @@ void sbx_un_op_free(struct sbx_un_op *op)
   if (op->sock > 0)
     close(op->sock);
   free(op->data);
+  sbx_un_msg_free(op);
 }

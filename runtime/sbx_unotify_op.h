@@ -24,7 +24,24 @@
 #endif
 #define SBX_UN_MAX_DATA (64u * 1024u) /* sendto payload copied once */
 
-enum sbx_un_kind { SBX_UN_UNLINK, SBX_UN_RENAME, SBX_UN_CONNECT, SBX_UN_SENDTO };
+enum sbx_un_kind { SBX_UN_UNLINK, SBX_UN_RENAME, SBX_UN_CONNECT, SBX_UN_SENDTO, SBX_UN_SENDMSG };
+
+/* sendmsg / sendmmsg: at most this many messages per call are performed
+ * (a shorter count is a legal answer of sendmmsg), each with at most
+ * SBX_UN_MAX_DATA bytes of data and SBX_UN_MAX_CONTROL of ancillary data. */
+#define SBX_UN_MAX_MMSG 16u
+#define SBX_UN_MAX_CONTROL 4096u
+
+/* One message, copied once; control's SCM_RIGHTS numbers are already
+ * replaced by our own descriptors (pidfd_getfd). */
+struct sbx_un_msg {
+  struct sockaddr_storage name;
+  unsigned namelen; /* 0: no destination (msg_name NULL) */
+  unsigned char *data;
+  size_t datalen;
+  unsigned char *control;
+  size_t controllen;
+};
 
 /* Everything the operation needs, copied out of the process once. */
 struct sbx_un_op {
@@ -47,6 +64,16 @@ struct sbx_un_op {
    * chroot there; -1 otherwise. */
   int userns;
   int mntns;
+  /* sendmsg (nmsgs 1) / sendmmsg: the messages, the caller's mmsghdr
+   * array (msg_len is written back), the descriptors taken for
+   * SCM_RIGHTS, and per message the bytes sent (helper's answer). */
+  struct sbx_un_msg *msgs;
+  unsigned nmsgs;
+  bool mmsg;
+  uint64_t mmsg_addr;
+  int *passfds;
+  unsigned npassfds;
+  long *sent;
 };
 
 /* Probe mode of sbx_un_perform (unlink family): delete only when the entry
@@ -64,12 +91,22 @@ void sbx_un_addr_text(const struct sockaddr_storage *ss, char *buf, size_t len);
 int sbx_un_perform(const struct sbx_un_op *op, int rootfd, const struct sbx_unotify_cfg *cfg,
                    int flags_override, long *result, int *exempt);
 
+/* sendmsg/sendmmsg (sbx_unotify_msg.c): copies the messages once and
+ * takes our own descriptors for SCM_RIGHTS (op->sock must be set); sends
+ * them in the helper; writes msg_len back into the caller's mmsghdr. */
+int sbx_un_msg_collect(const struct seccomp_notif *n, struct sbx_un_op *op, pid_t tgid);
+long sbx_un_msg_send(const struct sbx_un_op *op);
+int sbx_un_msg_writeback(const struct sbx_un_op *op, pid_t tid, long count);
+void sbx_un_msg_free(struct sbx_un_op *op);
+
 /* Copies a NUL-terminated string / len bytes of process pid (once). */
 int sbx_un_read_str(pid_t pid, uint64_t addr, char *out, size_t len);
 int sbx_un_read_mem(pid_t pid, uint64_t addr, void *out, size_t len);
 /* Our O_PATH handle on the caller's directory fd `fdnum` (AT_FDCWD: its
  * cwd), or -errno. */
 int sbx_un_dirfd(pid_t tid, int fdnum);
+/* Our duplicate of descriptor fdnum of process tgid (pidfd_getfd). */
+int sbx_un_pidfd_getfd(pid_t tgid, int fdnum);
 
 /* git-config (sbx_unotify_open.c): the filter rules for write-opens, and
  * the handler. Is nr one of the calls the handler takes? */

@@ -4,20 +4,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 int sbx_unotify_handoff(int ctl, uint32_t ops, struct sbx_fail *f)
 {
-  union {
-    struct cmsghdr h;
-    char buf[CMSG_SPACE(sizeof(int))];
-  } u;
-  char c = 'L';
-  struct iovec iov = {.iov_base = &c, .iov_len = 1};
-  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-                      .msg_controllen = sizeof u.buf};
-  struct cmsghdr *cm;
   int l = sbx_unotify_install(ops);
 
   if (l < 0) {
@@ -25,19 +19,22 @@ int sbx_unotify_handoff(int ctl, uint32_t ops, struct sbx_fail *f)
                  l == -ENOSYS ? "not supported by this kernel" : strerror(-l));
     return l;
   }
-  memset(u.buf, 0, sizeof u.buf);
-  cm = CMSG_FIRSTHDR(&mh);
-  cm->cmsg_level = SOL_SOCKET;
-  cm->cmsg_type = SCM_RIGHTS;
-  cm->cmsg_len = CMSG_LEN(sizeof(int));
-  memcpy(CMSG_DATA(cm), &l, sizeof l);
-  if (sendmsg(ctl, &mh, MSG_NOSIGNAL) != 1) {
+  /* pidfd_getfd is a ptrace-mode access: sbx without root can make it
+   * only to a dumpable process, and init made itself (and so us) not
+   * dumpable. We are about to exec the command, which makes the process
+   * dumpable again anyway; until then it holds nothing of sbx's. */
+  (void)prctl(PR_SET_DUMPABLE, 1);
+  /* One byte 'L' (the supervisor learns our pid from its credentials and
+   * takes the listener with pidfd_getfd: sbx_unotify.h); write(2), since
+   * the filter now stops sendmsg. */
+  if (write(ctl, "L", 1) != 1) {
     int e = errno;
     close(l);
     sbx_fail_set(f, SBX_LAYER_SECCOMP, e, "approval filter: handing the listener over: %s",
                  strerror(e));
     return -e;
   }
+  sbx_unotify_barrier();
   /* A process holding its own listener could answer its own calls. */
   close(l);
   return 0;
@@ -45,21 +42,41 @@ int sbx_unotify_handoff(int ctl, uint32_t ops, struct sbx_fail *f)
 
 int sbx_unotify_take_fd(struct msghdr *mh)
 {
+  const unsigned char *first = mh->msg_iovlen ? mh->msg_iov[0].iov_base : NULL;
+  pid_t pid = 0;
   int fd = -1;
   for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS) {
+      struct ucred uc;
+      memcpy(&uc, CMSG_DATA(c), sizeof uc);
+      pid = uc.pid;
+    }
     if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
       continue;
+    /* Descriptors are never part of the protocol: not ours to keep. */
     size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
     for (size_t i = 0; i < n; i++) {
       int x;
       memcpy(&x, CMSG_DATA(c) + i * sizeof(int), sizeof x);
-      if (fd < 0)
-        fd = x;
-      else
-        close(x);
+      close(x);
     }
   }
-  return fd;
+  /* The handoff is the one-byte message 'L' (other messages begin with a
+   * small integer kind); the kernel-filled credentials name the sender. */
+  if (first && first[0] == 'L' && pid > 0) {
+    fd = sbx_unotify_pull(pid);
+    if (fd >= 0) {
+      (void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+    } else {
+      /* The sender waits at the barrier for a supervisor that will never
+       * come: end it now (the run fails, closed) rather than at its
+       * timeout. */
+      fprintf(stderr, "sbx: approval: cannot take the notify listener from the sandbox: %s\n",
+              strerror(-fd));
+      (void)kill(pid, SIGKILL);
+    }
+  }
+  return fd < 0 ? -1 : fd;
 }
 
 /* Each helper gets the profile's Landlock rules, so the supervisor never

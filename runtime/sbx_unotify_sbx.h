@@ -2,9 +2,11 @@
  * sbx_confine_run (runtime/sbx_confine.c calls these three hooks).
  *
  *   command process, after no_new_privs and before the profile's filter:
- *     sbx_unotify_handoff() loads the notify filter and passes its listener
- *     to the supervisor over the control socket (one byte + SCM_RIGHTS),
- *     then closes its own copy: nothing in the sandbox holds a listener;
+ *     sbx_unotify_handoff() loads the notify filter, tells the supervisor
+ *     over the control socket (one byte 'L', written: the filter stops
+ *     sendmsg), waits at the barrier until the supervisor has taken the
+ *     listener with pidfd_getfd, then closes its own copy: nothing in the
+ *     sandbox holds a listener;
  *   supervisor, on receiving it: sbx_unotify_start() serves it in a thread;
  *   supervisor, when the sandbox is gone: sbx_unotify_stop().
  *
@@ -41,8 +43,9 @@ struct sbx_unotify_srv {
 };
 
 int sbx_unotify_handoff(int ctl, uint32_t ops, struct sbx_fail *f);
-/* The first SCM_RIGHTS descriptor of a received message (others are
- * closed), or -1. */
+/* For the handoff message ('L', with the kernel's SCM_CREDENTIALS): the
+ * listener taken from the sender with pidfd_getfd; else -1. Any
+ * SCM_RIGHTS descriptor in the message is closed. */
 int sbx_unotify_take_fd(struct msghdr *mh);
 /* Takes ownership of listener (closed on failure). */
 int sbx_unotify_start(struct sbx_unotify_srv *s, int listener, const struct sbx_unotify_cfg *cfg,

@@ -1,5 +1,6 @@
 #!/bin/bash
-# approvals_network: connect() and sendto() to a non-loopback address are
+# approvals_network: connect(), sendto(), sendmsg() and sendmmsg() to a
+# non-loopback address are
 # approved or refused by the supervisor; loopback is never asked about.
 # Everything happens inside a new network namespace where 198.51.100.1
 # (TEST-NET-2) is a local address: nothing real is ever contacted.
@@ -28,16 +29,27 @@ out=$("$UNOTIFY_RUN" "exec:$APPROVERS/allow.sh" network -- "$T_CONNECT" 198.51.1
 echo "$out"; grep -q "^connect: ok (accepted yes)" <<<"$out" || fail "allowed connect did not connect"
 grep -q "^sendto: ok (received 2)" <<<"$out" || fail "allowed sendto did not arrive"
 grep -q "address=198.51.100.1:4242 decision=allow" "$tmp/err" || fail "no allow record: $(cat "$tmp/err")"
+grep -q "^sendmsg: ok (received 9, intact)" <<<"$out" || fail "allowed sendmsg did not arrive intact"
+grep -q "^sendmmsg: ok (lens 3 6, intact)" <<<"$out" || fail "allowed sendmmsg did not arrive intact"
+grep -q "^scm_rights: ok (descriptor works)" <<<"$out" || fail "SCM_RIGHTS through the supervisor broken"
+grep -q "^scm_credentials: Operation not permitted" <<<"$out" || fail "SCM_CREDENTIALS not refused"
+grep -q "SCM_CREDENTIALS refused" "$tmp/err" || fail "no message for SCM_CREDENTIALS: $(cat "$tmp/err")"
 
 for a in deny.sh garbage.sh hang.sh; do
   out=$("$UNOTIFY_RUN" --timeout 300 "exec:$APPROVERS/$a" network -- "$T_CONNECT" 198.51.100.1 4243 2>"$tmp/err") || fail "$a: $out"
   grep -q "^connect: Operation not permitted" <<<"$out" || fail "$a: connect not refused: $out"
   grep -q "^sendto: Operation not permitted" <<<"$out" || fail "$a: sendto not refused: $out"
+  grep -q "^sendmsg: Operation not permitted" <<<"$out" || fail "$a: sendmsg not refused: $out"
+  grep -q "^sendmmsg: Operation not permitted" <<<"$out" || fail "$a: sendmmsg not refused: $out"
+  # A unix socket pair never leaves the machine: not asked, still works.
+  grep -q "^scm_rights: ok (descriptor works)" <<<"$out" || fail "$a: unix sendmsg refused: $out"
   echo "$a: refused"
 done
 
 # Loopback: never asked (a deny-everything approver does not matter).
 out=$("$UNOTIFY_RUN" "exec:$APPROVERS/deny.sh" network -- "$T_CONNECT" 127.0.0.1 4244 2>"$tmp/err") || fail "loopback: $out"
 grep -q "^connect: ok (accepted yes)" <<<"$out" || fail "loopback connect refused: $out"
+grep -q "^sendmsg: ok (received 9, intact)" <<<"$out" && grep -q "^sendmmsg: ok (lens 3 6, intact)" <<<"$out" ||
+  fail "loopback sendmsg/sendmmsg: $out"
 grep -q "record:" "$tmp/err" && fail "loopback was asked about"
 echo PASS

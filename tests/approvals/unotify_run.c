@@ -62,43 +62,6 @@ static void naive_serve(int l)
   }
 }
 
-static int send_fd(int sock, int fd)
-{
-  char c = 'L';
-  union {
-    struct cmsghdr h;
-    char buf[CMSG_SPACE(sizeof(int))];
-  } u;
-  struct iovec iov = {.iov_base = &c, .iov_len = 1};
-  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-                      .msg_controllen = sizeof u.buf};
-  struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-  cm->cmsg_level = SOL_SOCKET;
-  cm->cmsg_type = SCM_RIGHTS;
-  cm->cmsg_len = CMSG_LEN(sizeof(int));
-  memcpy(CMSG_DATA(cm), &fd, sizeof fd);
-  return sendmsg(sock, &mh, 0) == 1 ? 0 : -errno;
-}
-
-static int recv_fd(int sock)
-{
-  char c;
-  union {
-    struct cmsghdr h;
-    char buf[CMSG_SPACE(sizeof(int))];
-  } u;
-  struct iovec iov = {.iov_base = &c, .iov_len = 1};
-  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-                      .msg_controllen = sizeof u.buf};
-  int fd = -1;
-  if (recvmsg(sock, &mh, MSG_CMSG_CLOEXEC) != 1)
-    return -1;
-  struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-  if (cm && cm->cmsg_type == SCM_RIGHTS)
-    memcpy(&fd, CMSG_DATA(cm), sizeof fd);
-  return fd;
-}
-
 int main(int argc, char **argv)
 {
   struct cs_approval_opts o = {0};
@@ -157,16 +120,22 @@ int main(int argc, char **argv)
       fprintf(stderr, "unotify_run: %s\n", strerror(-l));
       _exit(l == -ENOSYS ? 77 : 125);
     }
-    /* The listener must not stay in the process it supervises. */
-    if (send_fd(sv[1], l) != 0)
+    /* The listener must not stay in the process it supervises: the
+     * parent takes it (pidfd_getfd) once told, and the barrier returns
+     * only when the parent serves (sbx_unotify.h). */
+    if (write(sv[1], "L", 1) != 1)
       _exit(125);
+    sbx_unotify_barrier();
     close(l);
     close(sv[1]);
     execv(argv[i + 3], argv + i + 3);
     _exit(127);
   }
   close(sv[1]);
-  listener = recv_fd(sv[0]);
+  {
+    char c;
+    listener = read(sv[0], &c, 1) == 1 && c == 'L' ? sbx_unotify_pull(pid) : -1;
+  }
   close(sv[0]);
   if (listener >= 0 && naive) {
     naive_serve(listener);
