@@ -6,6 +6,8 @@
 # Second table: the git-config part (write-opens notified, answered
 # CONTINUE when they are not git configuration; no fork): the same
 # workload with only its 1000 opens notified.
+# Third table: sendmsg under `network` (every sendmsg performed by the
+# supervisor's helper): 1000 loopback datagrams, nobody asked.
 # Usage: bench_unotify.sh BUILD_DIR   (results: docs/performance.md)
 set -eu
 b=${1:?build dir}
@@ -21,3 +23,6 @@ hyperfine -N --warmup 2 --runs 10 \
   -n plain "$bulk $t 1000" \
   -n "git-config layer (1000 write-opens, CONTINUE)" \
      "$run --git-config $t/config none git-config -- $bulk $t 1000"
+hyperfine -N --warmup 2 --runs 10 \
+  -n plain "$bulk --udp 1000" \
+  -n "network layer (1000 sendmsg performed)" "$run none network -- $bulk --udp 1000"
