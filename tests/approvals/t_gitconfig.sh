@@ -99,4 +99,20 @@ out=$(run --approver "exec:$APPROVERS/deny.sh" -- git commit -qam two 2>&1) || f
 [ "$(git -C "$ws" log --format=%s -1)" = two ] || fail "the commit did not land: $out"
 unchanged || fail "git commit changed .git/config"
 [ -z "$out" ] || fail "git commit was asked about something: $out"
+# 7. sbx without root (its own user namespace): the supervisor takes the
+#    listener with pidfd_getfd and opens the approved file as that user.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+  reset; mkdir -p "$tmp/state"; chmod 711 "$tmp"; chown -R 65534:65534 "$ws" "$tmp/state"
+  asnobody() { setpriv --reuid 65534 --regid 65534 --clear-groups env HOME="$tmp/state" \
+                 SBX_STATE_DIR="$tmp/state" "$SBX" run --profile standard --workspace "$ws" "$@"; }
+  out=$(asnobody --approver "exec:$APPROVERS/deny.sh" -- ./t_gitcfg open 2>&1)
+  if grep -q "user namespace\|userns" <<<"$out"; then
+    echo "note: unprivileged sbx unavailable here, part 7 skipped: $out"
+  else
+    grep -q "open .git/config: Operation not permitted" <<<"$out" && unchanged || fail "unprivileged deny: $out"
+    out=$(asnobody --approver "exec:$APPROVERS/allow.sh" -- ./t_gitcfg open 2>&1)
+    grep -q "open .git/config: ok" <<<"$out" && grep -q "# written by t_gitcfg" "$ws/.git/config" ||
+      fail "unprivileged allow: $out"
+  fi
+fi
 echo "PASS"
