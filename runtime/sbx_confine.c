@@ -324,8 +324,9 @@ static int sbx_recv(int fd, struct sbx_msg *m, pid_t *sender)
   ssize_t n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
   if (n <= 0)
     return n == 0 ? 0 : -errno;
-  /* The approval listener comes as one byte with SCM_RIGHTS; a descriptor
-   * on any other message is not ours to keep. */
+  /* The approval handoff is one byte 'L': sbx_unotify_take_fd takes the
+   * listener from the sender (pidfd_getfd, sbx_unotify.h); a descriptor
+   * on any message is not ours to keep. */
   passed = sbx_unotify_take_fd(&mh);
   if (n == 1 && passed >= 0) {
     memset(m, 0, sizeof *m);
