@@ -31,6 +31,8 @@ struct pnr_bitsets {
  * level: small enough that a thread the scheduler delays holds up little,
  * large enough that taking one is rare. */
 #define PNR_BACK_BLOCK 256u
+/* See pnr_pull. */
+#define PNR_PULL_RATIO 6u
 
 /* One thread of a backward level. */
 struct pnr_back_work {
@@ -39,25 +41,36 @@ struct pnr_back_work {
   struct pnr_scratch sc;
   bool progress_only;
   bool x_full; /* X is every state: no need to read it */
+  bool pull;   /* pnr_pull: the unmarked states of X look forward */
   uint64_t *v;
   size_t *next_block; /* shared, atomic */
   bool any;
+  uint64_t examined, marked; /* pull: states looked at, states marked */
 };
 
 /* Predecessors of the frontier states in batch b, into pipeline slot
- * slot, with their table slots prefetched. */
-static void pnr_backward_expand(const struct pn_analysis *a, const struct pnr_scratch *sc,
-                                struct pnr_batch *b, const uint64_t *states, unsigned slot,
-                                bool progress_only) {
+ * slot, with their table slots prefetched; with w->pull, the successors
+ * of the unmarked states instead. Every successor of a stored state is
+ * stored and fits the layout, so a firing that would not fit
+ * (pnr_try_fire returns 2) cannot happen; it is skipped all the same. */
+static void pnr_backward_expand(const struct pnr_back_work *w, struct pnr_batch *b,
+                                const uint64_t *states, unsigned slot) {
+  const struct pn_analysis *a = w->a;
+  const struct pnr_scratch *sc = &w->sc;
   uint32_t nw = a->lay.nwords, np = 0;
   uint64_t *buf = pnr_pipe_buf(a, sc, slot), *hash = pnr_pipe_hash(a, sc, slot);
   for (uint32_t i = 0; i < b->count; i++) {
     b->start[i] = np;
     pnr_load(a, states[i], sc->state);
     for (uint32_t t = 0; t < a->ntrans; t++) {
-      if (progress_only && a->trans[t].admission) continue;
+      const struct pnr_trans *tr = &a->trans[t];
       uint64_t *pb = buf + (size_t)np * nw;
-      if (!pnr_try_unfire(&a->trans[t], sc->state, pb, nw)) continue;
+      if (w->pull) {
+        if (pnr_try_fire(tr, sc->state, pb, nw) != 1) continue;
+      } else {
+        if (w->progress_only && tr->admission) continue;
+        if (!pnr_try_unfire(tr, sc->state, pb, nw)) continue;
+      }
       hash[np] = pnr_state_hash(a, pb);
       pnr_prefetch(a, hash[np]);
       np++;
@@ -94,12 +107,52 @@ static bool pnr_backward_resolve(struct pnr_back_work *w, const struct pnr_batch
   return any;
 }
 
+/* Marks each state of batch b that has a marked successor, looking its
+ * successors up in order and stopping at the first marked one: that early
+ * stop is what makes pulling cheaper than pushing once most states are
+ * marked. A state marked here joins the frontier f, so that a later push
+ * level still visits its predecessors. */
+static bool pnr_pull_resolve(struct pnr_back_work *w, const struct pnr_batch *b,
+                             const uint64_t *states, unsigned slot) {
+  struct pn_analysis *a = w->a;
+  bool any = false;
+  uint32_t nw = a->lay.nwords;
+  const uint64_t *buf = pnr_pipe_buf(a, &w->sc, slot), *hash = pnr_pipe_hash(a, &w->sc, slot);
+  for (uint32_t i = 0; i < b->count; i++) {
+    for (uint32_t k = b->start[i]; k < b->start[i + 1]; k++) {
+      int64_t q = pnr_lookup_hashed(a, buf + (size_t)k * nw, hash[k]);
+      /* v is being marked by the other threads: an atomic read. */
+      if (q < 0 || !((__atomic_load_n(&w->v[(uint64_t)q >> 6], __ATOMIC_RELAXED) >> (q & 63)) & 1))
+        continue;
+      if (pnr_set_atomic(w->v, states[i])) {
+        pnr_set_atomic(w->bs->f, states[i]);
+        w->marked++;
+        any = true;
+      }
+      break;
+    }
+  }
+  w->examined += b->count;
+  return any;
+}
+
+/* The states a thread gathers from word wi: the frontier (push), or the
+ * unmarked states of X (pull; v is read as it is being updated, so a state
+ * marked earlier in the same sweep already counts). */
+static uint64_t pnr_gather_word(const struct pnr_back_work *w, size_t wi) {
+  if (!w->pull) return w->bs->f[wi];
+  uint64_t bits = ~__atomic_load_n(&w->v[wi], __ATOMIC_RELAXED);
+  if (!w->x_full) bits &= w->bs->x[wi];
+  uint64_t n = w->a->nstates;
+  if (wi == n / 64) bits &= (UINT64_C(1) << (n % 64)) - 1;
+  return bits;
+}
+
 /* Frontier blocks of one backward level, taken until none is left,
  * batched and pipelined like the forward search. */
 static void *pnr_backward_run(void *arg) {
   struct pnr_back_work *w = arg;
   struct pn_analysis *a = w->a;
-  const uint64_t *f = w->bs->f;
   size_t words = w->bs->words;
   struct pnr_batch ring[PNR_PIPE];
   uint64_t states[PNR_PIPE][PNR_BATCH];
@@ -112,6 +165,13 @@ static void *pnr_backward_run(void *arg) {
     uint32_t count = 0;
     unsigned slot = (head + npend) % PNR_PIPE;
     while (count < PNR_BATCH) {
+      if (bits && w->pull) {
+        /* Pull sweeps run from the last state down. */
+        unsigned b = 63u - (unsigned)__builtin_clzll(bits);
+        states[slot][count++] = (words - 1 - wi) * 64 + b;
+        bits &= ~(UINT64_C(1) << b);
+        continue;
+      }
       if (bits) {
         states[slot][count++] = wi * 64 + (uint64_t)__builtin_ctzll(bits);
         bits &= bits - 1;
@@ -126,11 +186,11 @@ static void *pnr_backward_run(void *arg) {
         }
         wend = wi + PNR_BACK_BLOCK < words ? wi + PNR_BACK_BLOCK : words;
       }
-      bits = f[wi];
+      bits = pnr_gather_word(w, w->pull ? words - 1 - wi : wi);
     }
     if (count) {
       ring[slot].count = count;
-      pnr_backward_expand(a, &w->sc, &ring[slot], states[slot], slot, w->progress_only);
+      pnr_backward_expand(w, &ring[slot], states[slot], slot);
       npend++;
       if (npend >= 2) {
         unsigned prev = (head + npend - 2) % PNR_PIPE;
@@ -139,7 +199,8 @@ static void *pnr_backward_run(void *arg) {
       if (npend < PNR_PIPE) continue;
     }
     if (!npend) break;
-    w->any |= pnr_backward_resolve(w, &ring[head], head);
+    w->any |= w->pull ? pnr_pull_resolve(w, &ring[head], states[head], head)
+                      : pnr_backward_resolve(w, &ring[head], head);
     head = (head + 1) % PNR_PIPE;
     npend--;
   }
@@ -164,7 +225,7 @@ static int pnr_backward_step(struct pn_analysis *a, struct pnr_bitsets *bs, bool
   if (total < PNR_PAR_MIN) nt = 1;
   memset(bs->n, 0, bs->words * sizeof *bs->n);
   for (unsigned t = 0; t < nt; t++) {
-    work[t] = (struct pnr_back_work){a, bs, {0}, progress_only, x_full, v, &next_block, false};
+    work[t] = (struct pnr_back_work){a, bs, {0}, progress_only, x_full, false, v, &next_block, false, 0, 0};
     int rc = pnr_scratch_get(a, t, &work[t].sc);
     if (rc) return rc;
   }
@@ -181,6 +242,40 @@ static uint64_t pnr_popcount(const uint64_t *set, size_t words) {
   uint64_t c = 0;
   for (size_t i = 0; i < words; i++) c += (uint64_t)__builtin_popcountll(set[i]);
   return c;
+}
+
+/* Finishes a reachability search (v inside X, frontier f) by pulling
+ * instead of pushing: sweeps over the unmarked states of X, each marked
+ * when one of its successors is marked. Why: once about half the states
+ * are marked, a push level still looks up every predecessor of every
+ * frontier state, most of them marked already, while a pull stops at an
+ * unmarked state's first marked successor (docs/analysis.md, "Parallel
+ * searches"). A sweep that marks nothing proves v closed: v is then the
+ * same set the push search ends with, whatever the thread timing. A sweep
+ * that marks few of the states it examined means the rest mostly cannot
+ * reach m0 (each sweep would look all their successors up again), so the
+ * search goes back to pushing from f, which holds the frontier and every
+ * state marked here. Returns 0 when v is complete, 1 to push on, or an
+ * error. */
+static int pnr_pull(struct pn_analysis *a, struct pnr_bitsets *bs, bool x_full, uint64_t *v) {
+  for (;;) {
+    struct pnr_back_work work[PNR_MAX_THREADS];
+    size_t next_block = 0;
+    unsigned nt = a->nthreads;
+    for (unsigned t = 0; t < nt; t++) {
+      work[t] = (struct pnr_back_work){a, bs, {0}, false, x_full, true, v, &next_block, false, 0, 0};
+      int rc = pnr_scratch_get(a, t, &work[t].sc);
+      if (rc) return rc;
+    }
+    pnr_run_threads(nt, pnr_backward_run, work, sizeof work[0]);
+    uint64_t examined = 0, marked = 0;
+    for (unsigned t = 0; t < nt; t++) {
+      examined += work[t].examined;
+      marked += work[t].marked;
+    }
+    if (!marked) return 0;
+    if (marked * 4 < examined) return 1;
+  }
 }
 
 enum pn_class pn_analysis_class(const struct pn_analysis *a, uint64_t s) {
@@ -218,7 +313,18 @@ int pnr_compute_safe(struct pn_analysis *a) {
     if (pnr_bit(b.x, 0)) {
       pnr_set(b.v, 0);
       pnr_set(b.f, 0);
+      uint64_t in_x = x_full ? a->nstates : pnr_popcount(b.x, b.words);
+      bool pulled = false;
       while ((rc = pnr_backward_step(a, &b, false, x_full, b.v)) > 0) {
+        if (pulled) continue;
+        /* Pull once the unmarked states are at most PNR_PULL_RATIO times
+         * the frontier: measured on Kanban and FMS N=5 (switching at
+         * 84 % and 70 % of the states marked), earlier or later costs
+         * more lookups. */
+        uint64_t unmarked = in_x - pnr_popcount(b.v, b.words);
+        if (unmarked > PNR_PULL_RATIO * pnr_popcount(b.f, b.words)) continue;
+        pulled = true;
+        if ((rc = pnr_pull(a, &b, x_full, b.v)) <= 0) break;
       }
       if (rc < 0) goto out;
     }
