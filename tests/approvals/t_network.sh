@@ -29,6 +29,10 @@ out=$("$UNOTIFY_RUN" "exec:$APPROVERS/allow.sh" network -- "$T_CONNECT" 198.51.1
 echo "$out"; grep -q "^connect: ok (accepted yes)" <<<"$out" || fail "allowed connect did not connect"
 grep -q "^sendto: ok (received 2)" <<<"$out" || fail "allowed sendto did not arrive"
 grep -q "address=198.51.100.1:4242 decision=allow" "$tmp/err" || fail "no allow record: $(cat "$tmp/err")"
+# Asked four times: connect, sendto, sendmsg, and sendmmsg once for its
+# two datagrams to the same address.
+[ "$(grep -c "^record: op=network .*address=198.51.100.1:4242 decision=allow" "$tmp/err")" = 4 ] ||
+  fail "expected 4 questions: $(cat "$tmp/err")"
 grep -q "^sendmsg: ok (received 9, intact)" <<<"$out" || fail "allowed sendmsg did not arrive intact"
 grep -q "^sendmmsg: ok (lens 3 6, intact)" <<<"$out" || fail "allowed sendmmsg did not arrive intact"
 grep -q "^scm_rights: ok (descriptor works)" <<<"$out" || fail "SCM_RIGHTS through the supervisor broken"
@@ -40,6 +44,8 @@ for a in deny.sh garbage.sh hang.sh; do
   grep -q "^connect: Operation not permitted" <<<"$out" || fail "$a: connect not refused: $out"
   grep -q "^sendto: Operation not permitted" <<<"$out" || fail "$a: sendto not refused: $out"
   grep -q "^sendmsg: Operation not permitted" <<<"$out" || fail "$a: sendmsg not refused: $out"
+  grep -q "sbx: approval: denied send to 198.51.100.1:4243 (sendmsg(2) (system-call layer)" "$tmp/err" ||
+    fail "$a: no denial message for sendmsg: $(cat "$tmp/err")"
   grep -q "^sendmmsg: Operation not permitted" <<<"$out" || fail "$a: sendmmsg not refused: $out"
   # A unix socket pair never leaves the machine: not asked, still works.
   grep -q "^scm_rights: ok (descriptor works)" <<<"$out" || fail "$a: unix sendmsg refused: $out"
