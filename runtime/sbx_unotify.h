@@ -49,6 +49,7 @@ struct sbx_unotify_gitfile {
   char shown[4096];   /* the path shown to the approver */
   dev_t dev;
   ino_t ino;
+  nlink_t nlink;      /* > 1: other names may reach it outside the mount */
 };
 
 struct sbx_unotify_cfg {

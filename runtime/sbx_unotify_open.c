@@ -132,6 +132,7 @@ int sbx_unotify_git_add(struct sbx_unotify_gitfile **arr, size_t *n, const char 
   snprintf(g->shown, sizeof g->shown, "%s", path);
   g->dev = st.st_dev;
   g->ino = st.st_ino;
+  g->nlink = st.st_nlink;
   close(fd);
   return 0;
 fail:
