@@ -380,10 +380,14 @@ static int sbx_un_handle(int listener, const struct seccomp_notif *n,
       goto cleanup;
     }
   }
-  r = sbx_un_perform(op, rootfd, cfg, -1, &result, NULL);
-  if (r != 0) {
-    resp->error = r;
-    goto cleanup;
+  if (op->kind == SBX_UN_SENDMSG && sbx_un_msg_direct(op)) {
+    result = sbx_un_msg_send(op); /* why no helper: sbx_un_msg_direct */
+  } else {
+    r = sbx_un_perform(op, rootfd, cfg, -1, &result, NULL);
+    if (r != 0) {
+      resp->error = r;
+      goto cleanup;
+    }
   }
   /* sendmmsg reports each message's length in the caller's array. */
   if (op->kind == SBX_UN_SENDMSG && op->mmsg && result > 0 &&

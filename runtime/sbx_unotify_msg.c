@@ -204,6 +204,32 @@ long sbx_un_msg_send(const struct sbx_un_op *op)
   return count;
 }
 
+bool sbx_un_msg_direct(const struct sbx_un_op *op)
+{
+  int dom = 0;
+  socklen_t dl = sizeof dom;
+  /* Which checks of a send depend on the sending task rather than on the
+   * socket: ancillary data (IP options, SO_MARK, credentials: capability
+   * checks against the sender), unix sockets (Landlock's scoping of
+   * abstract sockets, SO_PASSCRED peers), netlink (capability checks on
+   * the sender). An IPv4/IPv6 socket sending plain data to an IPv4/IPv6
+   * destination (or its connected peer) has none of them: everything the
+   * kernel checks there was fixed when the caller created and set up the
+   * socket (and Landlock up to ABI 7 restricts only TCP bind/connect).
+   * Those sends are performed by the supervisor itself, without forking
+   * a helper; everything else goes through the helper. */
+  if (getsockopt(op->sock, SOL_SOCKET, SO_DOMAIN, &dom, &dl) != 0 ||
+      (dom != AF_INET && dom != AF_INET6))
+    return false;
+  for (unsigned i = 0; i < op->nmsgs; i++) {
+    const struct sbx_un_msg *m = &op->msgs[i];
+    if (m->controllen ||
+        (m->namelen && m->name.ss_family != AF_INET && m->name.ss_family != AF_INET6))
+      return false;
+  }
+  return true;
+}
+
 int sbx_un_msg_writeback(const struct sbx_un_op *op, pid_t tid, long count)
 {
   for (long i = 0; i < count && i < (long)op->nmsgs; i++) {

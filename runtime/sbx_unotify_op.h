@@ -96,6 +96,8 @@ int sbx_un_perform(const struct sbx_un_op *op, int rootfd, const struct sbx_unot
  * them in the helper; writes msg_len back into the caller's mmsghdr. */
 int sbx_un_msg_collect(const struct seccomp_notif *n, struct sbx_un_op *op, pid_t tgid);
 long sbx_un_msg_send(const struct sbx_un_op *op);
+/* May the supervisor send these itself, without the helper? */
+bool sbx_un_msg_direct(const struct sbx_un_op *op);
 int sbx_un_msg_writeback(const struct sbx_un_op *op, pid_t tid, long count);
 void sbx_un_msg_free(struct sbx_un_op *op);
 
