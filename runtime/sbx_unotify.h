@@ -18,7 +18,9 @@
  * pidfd_getfd), asks the approval manager and then PERFORMS the call
  * itself in a helper process that has the sandboxed process's root,
  * uids/gids, no capabilities and (via the confine hook) its Landlock
- * rules, replying with the helper's result. For those calls it never
+ * rules, replying with the helper's result (an IP sendmsg of plain data
+ * is sent by the supervisor itself: sbx_un_msg_direct says why that is
+ * the same). For those calls it never
  * answers SECCOMP_USER_NOTIF_FLAG_CONTINUE: the process's memory may
  * change between our check and the kernel's second read
  * (seccomp_unotify(2)). The one exception is a write-open that does not
