@@ -9,6 +9,7 @@
  * appended in discovery order, so "the next state to expand" is an index. */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -767,9 +768,12 @@ struct pnr_fwd_work {
 /* What the threads share in one chunk: the next piece to take, and per
  * state of the chunk its firings and the end of its candidates in the
  * buffer of the thread that took its piece. */
+struct pnr_fwd_pre;
 struct pnr_fwd_chunk {
   uint64_t first;
   uint32_t count;
+  const struct pnr_fwd_pre *pre; /* pre_ok: holds this chunk's successors */
+  bool pre_ok;
   uint32_t next_piece; /* atomic */
   uint8_t piece_thread[PNR_PIECES];
   uint32_t piece_cand[PNR_PIECES]; /* first candidate of the piece */
@@ -856,6 +860,98 @@ static int pnr_fwd_piece(struct pnr_fwd_work *w, uint64_t first, uint32_t count)
   }
 }
 
+/* The successors of the next chunk, computed by one more thread while
+ * phase 2 of the current chunk runs in this one (the other cores would
+ * idle): firing only reads the states, which phase 2 neither moves (the
+ * store is reserved beforehand) nor writes (it appends after them), and
+ * the pre-expansion does not touch the table that phase 2 writes. The
+ * successors of state first + i are buf[start[i] .. start[i + 1]). */
+struct pnr_fwd_pre {
+  const struct pn_analysis *a;
+  uint64_t first;
+  uint32_t count;
+  unsigned reencodes; /* the layout the successors are packed in */
+  bool ready;
+  bool stop;     /* atomic: phase 2 is over, stop at the next state */
+  uint32_t done; /* states [first, first + done) expanded */
+  int rc; /* 0, 2: a count outgrows its field, -ENOMEM */
+  uint64_t *state, *buf;
+  size_t cap; /* successors buf can hold */
+  uint32_t start[PNR_CHUNK + 1];
+};
+
+static void *pnr_fwd_pre_run(void *arg) {
+  struct pnr_fwd_pre *p = arg;
+  const struct pn_analysis *a = p->a;
+  uint32_t nw = a->lay.nwords;
+  size_t n = 0;
+  p->rc = 0;
+  p->done = 0;
+  for (uint32_t i = 0; i < p->count; i++) {
+    p->start[i] = (uint32_t)n;
+    /* Whatever is not expanded when phase 2 ends is expanded by phase 1
+     * as usual: waiting for this thread would cost more. */
+    if (__atomic_load_n(&p->stop, __ATOMIC_RELAXED)) return NULL;
+    if (n + a->ntrans > p->cap) {
+      size_t cap = p->cap ? p->cap * 2 : 16384;
+      while (cap < n + a->ntrans) cap *= 2;
+      uint64_t *b = realloc(p->buf, cap * nw * sizeof *b);
+      if (!b) {
+        p->rc = -ENOMEM;
+        return NULL;
+      }
+      p->buf = b;
+      p->cap = cap;
+    }
+    pnr_load(a, p->first + i, p->state);
+    for (uint32_t t = 0; t < a->ntrans; t++) {
+      int fired = pnr_try_fire(&a->trans[t], p->state, p->buf + n * nw, nw);
+      if (fired == 2) {
+        p->rc = 2;
+        return NULL;
+      }
+      n += (size_t)fired;
+    }
+    p->start[i + 1] = (uint32_t)n;
+    p->done = i + 1;
+  }
+  return NULL;
+}
+
+/* Phase 1 of one piece from the pre-expanded successors: hash them a
+ * little ahead (PNR_PRE_AHEAD) and prefetch their slots, then their keys,
+ * then probe, as the pipeline of pnr_fwd_piece does. */
+#define PNR_PRE_AHEAD 16u
+static int pnr_fwd_piece_pre(struct pnr_fwd_work *w, uint64_t first, uint32_t count) {
+  const struct pn_analysis *a = w->a;
+  struct pnr_fwd_chunk *c = w->chunk;
+  const struct pnr_fwd_pre *p = c->pre;
+  uint32_t nw = a->lay.nwords;
+  uint32_t base = (uint32_t)(first - p->first);
+  uint32_t k = p->start[base], ahead = k, hi = p->start[base + count];
+  uint64_t ring[2 * PNR_PRE_AHEAD];
+  for (uint32_t i = 0; i < count; i++) {
+    uint32_t at = (uint32_t)(first + i - c->first), end = p->start[base + i + 1];
+    c->nsucc[at] = end - p->start[base + i];
+    for (; k < end; k++) {
+      for (; ahead < hi && ahead < k + PNR_PRE_AHEAD; ahead++) {
+        uint64_t h = pnr_hash(p->buf + (size_t)ahead * nw, nw);
+        ring[ahead % (2 * PNR_PRE_AHEAD)] = h;
+        pnr_prefetch(a, h);
+      }
+      if (k + PNR_PRE_AHEAD / 2 < ahead)
+        pnr_prefetch_keys(a, &ring[(k + PNR_PRE_AHEAD / 2) % (2 * PNR_PRE_AHEAD)], 1);
+      bool found;
+      uint64_t old, h = ring[k % (2 * PNR_PRE_AHEAD)];
+      const uint64_t *buf = p->buf + (size_t)k * nw;
+      pnr_probe(a, buf, h, &found, &old);
+      if (!found && !pnr_fwd_keep(w, buf, h)) return -ENOMEM;
+    }
+    c->cand_end[at] = (uint32_t)w->ncand;
+  }
+  return 0;
+}
+
 static void *pnr_fwd_scan(void *arg) {
   struct pnr_fwd_work *w = arg;
   struct pnr_fwd_chunk *c = w->chunk;
@@ -869,7 +965,9 @@ static void *pnr_fwd_scan(void *arg) {
     uint32_t off = p * PNR_PIECE;
     c->piece_thread[p] = (uint8_t)w->id;
     c->piece_cand[p] = (uint32_t)w->ncand;
-    w->rc = pnr_fwd_piece(w, c->first + off, c->count - off < PNR_PIECE ? c->count - off : PNR_PIECE);
+    uint32_t n = c->count - off < PNR_PIECE ? c->count - off : PNR_PIECE;
+    w->rc = c->pre_ok && off + n <= c->pre->done ? pnr_fwd_piece_pre(w, c->first + off, n)
+                                                  : pnr_fwd_piece(w, c->first + off, n);
     if (w->rc) {
       /* Stop every thread: the chunk will be redone sequentially. */
       __atomic_store_n(&c->next_piece, npieces, __ATOMIC_RELAXED);
@@ -887,14 +985,18 @@ static void *pnr_fwd_scan(void *arg) {
  * 1 when a count outgrows its field (nothing was changed: the caller
  * expands the chunk sequentially, which widens the layout), or an error. */
 static int pnr_explore_par(struct pn_analysis *a, struct pnr_fwd_work *work,
-                           struct pnr_fwd_chunk *c, uint64_t first, uint32_t count,
-                           uint64_t *level_end) {
+                           struct pnr_fwd_chunk *c, struct pnr_fwd_pre *pre, uint64_t first,
+                           uint32_t count, uint64_t *level_end) {
   unsigned nt = a->nthreads;
   uint32_t nw = a->lay.nwords;
   int rc;
   c->first = first;
   c->count = count;
   c->next_piece = 0;
+  c->pre = pre;
+  c->pre_ok = pre->ready && !pre->rc && pre->first == first && pre->count == count &&
+              pre->reencodes == a->reencodes;
+  pre->ready = false;
   for (unsigned t = 0; t < nt; t++) {
     if ((rc = pnr_scratch_get(a, t, &work[t].sc))) return rc;
     work[t].a = a;
@@ -904,12 +1006,32 @@ static int pnr_explore_par(struct pn_analysis *a, struct pnr_fwd_work *work,
   pnr_run_threads(nt, pnr_fwd_scan, work, sizeof work[0]);
   for (unsigned t = 0; t < nt; t++)
     if (work[t].rc) return work[t].rc == 2 ? 1 : work[t].rc;
-  for (uint32_t p = 0; p * PNR_PIECE < count; p++) {
+  /* Expand the next chunk during phase 2 when its states all exist, with
+   * a margin of 64 states so that no store word it reads is one phase 2
+   * writes. */
+  pthread_t tid;
+  bool started = false;
+  if (a->nstates >= first + count + PNR_CHUNK + 64) {
+    size_t total = 0;
+    for (unsigned t = 0; t < nt; t++) total += work[t].ncand;
+    uint64_t *st = realloc(pre->state, nw * sizeof *st);
+    if (!st) return -ENOMEM;
+    pre->state = st;
+    if ((rc = pnr_store_reserve(a, a->nstates + total, a->lay.bits))) return rc;
+    pre->a = a;
+    pre->first = first + count;
+    pre->count = PNR_CHUNK;
+    pre->reencodes = a->reencodes;
+    pre->stop = false;
+    started = pthread_create(&tid, NULL, pnr_fwd_pre_run, pre) == 0;
+  }
+  rc = 0;
+  for (uint32_t p = 0; p * PNR_PIECE < count && !rc; p++) {
     const struct pnr_fwd_work *w = &work[c->piece_thread[p]];
     uint32_t k = c->piece_cand[p];
     uint32_t end = (p + 1) * PNR_PIECE < count ? (p + 1) * PNR_PIECE : count;
-    for (uint32_t i = p * PNR_PIECE; i < end; i++) {
-      if ((rc = pnr_expanded(a, first + i, c->nsucc[i], level_end))) return rc;
+    for (uint32_t i = p * PNR_PIECE; i < end && !rc; i++) {
+      if ((rc = pnr_expanded(a, first + i, c->nsucc[i], level_end))) break;
       for (; k < c->cand_end[i]; k++) {
         /* The candidates are random states: fetch the slots ahead. */
         if (k + 8 < w->ncand) pnr_prefetch(a, w->cand_hash[k + 8]);
@@ -917,11 +1039,16 @@ static int pnr_explore_par(struct pn_analysis *a, struct pnr_fwd_work *work,
         uint64_t old;
         const uint64_t *buf = w->cand + (size_t)k * nw;
         uint64_t at = pnr_probe(a, buf, w->cand_hash[k], &found, &old);
-        if (!found && (rc = pnr_add_at(a, NULL, buf, w->cand_hash[k], at))) return rc;
+        if (!found && (rc = pnr_add_at(a, NULL, buf, w->cand_hash[k], at))) break;
       }
     }
   }
-  return 0;
+  if (started) {
+    __atomic_store_n(&pre->stop, true, __ATOMIC_RELAXED);
+    pthread_join(tid, NULL);
+    pre->ready = true;
+  }
+  return rc;
 }
 
 static int pnr_explore(struct pn_analysis *a, bool show_progress) {
@@ -932,6 +1059,7 @@ static int pnr_explore(struct pn_analysis *a, bool show_progress) {
   struct pnr_progress prog = {show_progress, 0, 0};
   struct pnr_fwd_work work[PNR_MAX_THREADS];
   struct pnr_fwd_chunk *chunk = NULL;
+  struct pnr_fwd_pre *pre = NULL;
   memset(work, 0, sizeof work);
   prog.start = prog.last = pnr_now();
 
@@ -944,7 +1072,7 @@ static int pnr_explore(struct pn_analysis *a, bool show_progress) {
     goto out;
   rc = -ENOMEM;
   if (a->nthreads > 1) {
-    if (!(chunk = malloc(sizeof *chunk))) goto out;
+    if (!(chunk = malloc(sizeof *chunk)) || !(pre = calloc(1, sizeof *pre))) goto out;
     for (unsigned t = 0; t < a->nthreads; t++)
       if (!(work[t].seen = malloc(PNR_SEEN_SLOTS * sizeof *work[t].seen))) goto out;
   }
@@ -960,7 +1088,7 @@ static int pnr_explore(struct pn_analysis *a, bool show_progress) {
     if (a->nthreads > 1) {
       limit = cur + take;
       if (take >= PNR_PAR_MIN) {
-        rc = pnr_explore_par(a, work, chunk, cur, take, &level_end);
+        rc = pnr_explore_par(a, work, chunk, pre, cur, take, &level_end);
         if (rc < 0) goto out;
         if (rc == 0) {
           cur += take;
@@ -975,6 +1103,11 @@ static int pnr_explore(struct pn_analysis *a, bool show_progress) {
   rc = 0;
 out:
   free(chunk);
+  if (pre) {
+    free(pre->state);
+    free(pre->buf);
+    free(pre);
+  }
   for (unsigned t = 0; t < PNR_MAX_THREADS; t++) {
     free(work[t].cand);
     free(work[t].seen);
