@@ -81,19 +81,27 @@ static uint64_t sbx_now_ms(void)
  * descriptor, so nothing sbx's caller had open (sockets, a directory
  * outside the view, a terminal) is reachable inside. Landlock does not
  * apply to descriptors opened before it, which is why they must go. */
-static int sbx_close_fds(int keep)
+static int sbx_close_fds(int keep, struct sbx_fail *f)
 {
+  int err;
   if (keep != 3) {
-    if (dup3(keep, 3, O_CLOEXEC) < 0)
-      return -errno;
+    if (dup3(keep, 3, O_CLOEXEC) < 0) {
+      err = errno;
+      goto fail;
+    }
   }
   if (syscall(SYS_close_range, 4u, ~0u, 0u) < 0) {
-    if (errno != ENOSYS)
-      return -errno;
+    if (errno != ENOSYS) {
+      err = errno;
+      goto fail;
+    }
     for (int fd = 4; fd < 65536; fd++)
       close(fd);
   }
   return 3;
+fail:
+  sbx_fail_set(f, SBX_LAYER_SESSION, err, "closing inherited descriptors: %s", strerror(err));
+  return -err;
 }
 
 /* Signal dispositions set to "ignore" and the blocked mask survive execve:
@@ -153,9 +161,7 @@ static _Noreturn void sbx_command(const struct sbx_plan *plan, const struct sbx_
     sbx_fail_set(&f, SBX_LAYER_SESSION, errno, "setsid: %s", strerror(errno));
     goto fail;
   }
-  if ((ctl = sbx_close_fds(ctl)) < 0) {
-    sbx_fail_set(&f, SBX_LAYER_SESSION, -ctl, "closing inherited descriptors: %s",
-                 strerror(-ctl));
+  if ((ctl = sbx_close_fds(ctl, &f)) < 0) {
     ctl = 3;
     goto fail;
   }
@@ -217,9 +223,7 @@ static _Noreturn void sbx_init(const struct sbx_plan *plan, const struct sbx_run
     sbx_fail_set(&f, SBX_LAYER_NAMESPACES, errno, "cgroup namespace: %s", strerror(errno));
     goto fail;
   }
-  if ((ctl = sbx_close_fds(ctl)) < 0) {
-    sbx_fail_set(&f, SBX_LAYER_SESSION, -ctl, "closing inherited descriptors: %s",
-                 strerror(-ctl));
+  if ((ctl = sbx_close_fds(ctl, &f)) < 0) {
     ctl = 3;
     goto fail;
   }
