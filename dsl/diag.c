@@ -7,8 +7,10 @@
 
 static FILE *diag_out;
 static unsigned diag_errors;
+static bool diag_quiet;
 
 void diag_set_stream(FILE *stream) { diag_out = stream; }
+void diag_set_quiet(bool quiet) { diag_quiet = quiet; }
 FILE *diag_stream(void) { return diag_out ? diag_out : stderr; }
 unsigned diag_error_count(void) { return diag_errors; }
 void diag_reset(void) { diag_errors = 0; }
@@ -129,6 +131,7 @@ static void diag_emit(const char *severity, const struct diag_loc *loc, const ch
 
 static void diag_emit(const char *severity, const struct diag_loc *loc, const char *fmt, va_list ap) {
   FILE *out = diag_stream();
+  if (diag_quiet) return;
   if (loc && loc->file) {
     if (loc->line > 0)
       fprintf(out, "%s:%d:%d: %s: ", loc->file->path, loc->line, loc->col, severity);

@@ -11,6 +11,7 @@
 #define CS_DSL_DIAG_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -40,6 +41,9 @@ void diag_source_free(struct diag_source *src);
 
 /* Where diagnostics go (stderr unless a test redirects them). */
 void diag_set_stream(FILE *stream);
+/* Counts errors but prints nothing (fuzz harnesses: diagnostics are not
+ * what they test, and printing them would dominate the run). */
+void diag_set_quiet(bool quiet);
 FILE *diag_stream(void);
 
 /* Prints an error with the quoted line and a caret. Returns nothing: the
