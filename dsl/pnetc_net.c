@@ -27,9 +27,7 @@
 #include "pnetc_exit.h"
 #include "pnetc_options.h"
 #include "pnml.h"
-#ifdef CS_HAVE_EMIT_PROMELA
 #include "../gen/emit_promela.h"
-#endif
 
 #ifndef CS_VERSION
 #define CS_VERSION "unknown"
@@ -311,15 +309,7 @@ int pnetc_run_net(const struct pnetc_options *o) {
     switch (o->emit) {
     case PNETC_EMIT_JSON: rc = emit_json_write(out, net, a); break;
     case PNETC_EMIT_DOT: rc = emit_dot(out, net, a); break;
-    case PNETC_EMIT_PROMELA:
-#ifdef CS_HAVE_EMIT_PROMELA
-      rc = emit_promela(out, net);
-#else
-      fprintf(stderr, "pnetc: error: this pnetc was built without the Promela emitter "
-                      "(cs_emit_promela); --emit promela is not supported by this build\n");
-      rc = -ENOSYS;
-#endif
-      break;
+    case PNETC_EMIT_PROMELA: rc = emit_promela(out, net); break;
     default: rc = -EINVAL; break;
     }
     if (rc == 0 && out == stdout && fflush(stdout) != 0) rc = -EIO;
