@@ -26,6 +26,9 @@
 
 #define SBX_CGROUP2_MAGIC 0x63677270
 #define SBX_CGROUP1_MAGIC 0x27e0eb
+/* The detail line is a one-line message; a longer cgroup path is cut there
+ * (it is in /proc/self/cgroup for the full story). */
+#define SBX_DETAIL_PATH_MAX 64
 
 /* The path of our cgroup for a v1 controller ("pids") or v2 (NULL). */
 static int sbx_cgroup_self(const char *controller, char *out, size_t len)
@@ -88,7 +91,7 @@ static enum sbx_cgroup_mode sbx_cgroup_find(char *dir, size_t len, char *detail,
     if (sbx_file_has_word(ctl, "pids") && sbx_file_has_word(ctl, "memory") &&
         access(path, W_OK) == 0) {
       snprintf(dir, len, "%s", path);
-      snprintf(detail, dlen, "cgroup v2 at %s delegates memory and pids", path);
+      snprintf(detail, dlen, "cgroup v2 at %.*s delegates memory and pids", SBX_DETAIL_PATH_MAX, path);
       return SBX_CGROUP_V2;
     }
     /* Root may place the run's cgroup directly under the hierarchy's root
@@ -107,8 +110,9 @@ static enum sbx_cgroup_mode sbx_cgroup_find(char *dir, size_t len, char *detail,
     if (access(path, W_OK) == 0) {
       snprintf(dir, len, "%s", path);
       snprintf(detail, dlen,
-               "%scgroup v1 pids at %s (pids.max only; memory by RLIMIT_AS per process)",
-               v2root ? "cgroup v2 does not delegate memory+pids here; " : "", path);
+               "%scgroup v1 pids at %.*s (pids.max only; memory by RLIMIT_AS per process)",
+               v2root ? "cgroup v2 does not delegate memory+pids here; " : "",
+               SBX_DETAIL_PATH_MAX, path);
       return SBX_CGROUP_V1;
     }
   }

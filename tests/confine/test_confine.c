@@ -60,7 +60,7 @@ static void put_file(const char *dir, const char *name, const char *text)
 {
   char path[PATH_MAX];
   FILE *fp;
-  snprintf(path, sizeof path, "%s/%s", dir, name);
+  ck_assert_int_lt(snprintf(path, sizeof path, "%s/%s", dir, name), (int)sizeof path);
   fp = fopen(path, "w");
   ck_assert_ptr_nonnull(fp);
   fputs(text, fp);
