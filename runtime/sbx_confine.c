@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sbx_denial.h"
 #include "sbx_internal.h"
 #include "sbx_unotify_sbx.h"
 
@@ -362,12 +363,69 @@ static const struct cs_syscall_note *sbx_note_for(const struct cs_profile *p, in
   return NULL;
 }
 
-static void sbx_explain_denial(const struct cs_profile *p, int kmsg, pid_t cmd_pid,
-                               struct sbx_run_result *res)
+/* Names what seccomp and Landlock refused during the run, from the
+ * kernel's audit records of the command's pid (sbx_kmsg.c) and the
+ * profile's rules (sbx_denial.c); says why when they cannot be named. */
+static void sbx_explain_denial(const struct sbx_run_request *req, const struct sbx_plan *plan,
+                               int kmsg, pid_t cmd_pid, struct sbx_run_result *res)
 {
-  struct sbx_kmsg_hit hit;
-  char extra[256];
-  sbx_kmsg_scan(kmsg, cmd_pid, &hit);
+  const struct cs_profile *p = req->profile;
+  struct sbx_kmsg_scan *scan = calloc(1, sizeof *scan);
+  struct sbx_kmsg_hit hit = {.syscall = -1};
+  const char *home = getenv("HOME");
+  char extra[640], exe[PATH_MAX], wsbuf[PATH_MAX];
+  /* A warm run has no plan here: the workspace and ABI are looked up. */
+  const char *ws = plan ? plan->workspace : realpath(req->workspace, wsbuf);
+  int abi = plan ? plan->landlock_abi : sbx_ll_abi();
+  ssize_t n;
+  int audit_on = -1;
+
+  /* Our domain's 1424 record names sbx's binary as exe: the command's
+   * process made it before its execve. */
+  n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  exe[n > 0 ? n : 0] = '\0';
+  if (scan) {
+    sbx_kmsg_collect(kmsg, cmd_pid, n > 0 ? exe : NULL, scan);
+    hit = scan->seccomp;
+    res->audit_lost = scan->lost;
+  }
+  if (req->flags & SBX_RUN_NO_KMSG)
+    res->ll_naming = SBX_NAMING_NOT_ASKED;
+  else if (kmsg < 0 || !scan)
+    res->ll_naming = SBX_NAMING_NO_LOG;
+  else if (abi < 7)
+    res->ll_naming = SBX_NAMING_OLD_ABI;
+  else if (sbx_kaudit_get(&audit_on) == 0 && audit_on == 0)
+    res->ll_naming = SBX_NAMING_AUDIT_DISABLED;
+  else
+    res->ll_naming = SBX_NAMING_OK;
+  if (home && home[0] != '/')
+    home = NULL;
+  for (int i = 0; scan && i < scan->n_ll && res->n_ll_denials < SBX_LL_DENIALS_MAX; i++) {
+    struct sbx_denial *d = &res->ll_denials[res->n_ll_denials];
+    bool dup = false;
+    sbx_denial_explain(p, ws, home, &scan->ll[i], d);
+    /* A refusal repeated (a PATH search, a retry loop) is named once. */
+    for (int j = 0; j < res->n_ll_denials && !dup; j++)
+      dup = strcmp(res->ll_denials[j].what, d->what) == 0;
+    if (!dup)
+      res->n_ll_denials++;
+  }
+  res->ll_denied_count = scan ? scan->ll_count : 0;
+  if (res->n_ll_denials) {
+    snprintf(extra, sizeof extra, "; landlock: refused %s: %s%s", res->ll_denials[0].what,
+             res->ll_denials[0].rule, res->ll_denied_count > 1 ? " (and further refusals)" : "");
+    strncat(res->message, extra, sizeof res->message - strlen(res->message) - 1);
+  } else if (res->outcome == SBX_OUTCOME_EXEC_FAILED && res->error == EACCES &&
+             res->ll_naming != SBX_NAMING_OK) {
+    /* Landlock or the mount view refused the execve; which one cannot be
+     * told without the record: say so instead of guessing. */
+    snprintf(extra, sizeof extra, "; a refusal by Landlock could not be named: %s",
+             sbx_naming_text(res->ll_naming));
+    strncat(res->message, extra, sizeof res->message - strlen(res->message) - 1);
+  }
+  free(scan);
+
   res->denied_count = hit.count;
   if (hit.syscall < 0) {
     if (res->outcome == SBX_OUTCOME_SIGNALED && res->status == SIGSYS) {
@@ -628,8 +686,7 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
     rc = -EIO;
     goto cleanup;
   }
-  if (kmsg >= 0 || (res->outcome == SBX_OUTCOME_SIGNALED && res->status == SIGSYS))
-    sbx_explain_denial(req->profile, kmsg, cmd_pid, res);
+  sbx_explain_denial(req, &plan, kmsg, cmd_pid, res);
   goto cleanup;
 
 kill_init:

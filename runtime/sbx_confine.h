@@ -118,6 +118,25 @@ struct sbx_run_request {
   const struct sbx_unotify_cfg *unotify;
 };
 
+/* A refusal by Landlock during the run, named from the kernel's audit
+ * record (docs/confinement.md, "Naming refusals"). */
+#define SBX_LL_DENIALS_MAX 8
+struct sbx_denial {
+  char what[224];     /* "fs.execute /tmp/x", "net.connect_tcp 127.0.0.1:443" */
+  char rule[352];     /* the profile's rule behind it, with its origin */
+  const char *action; /* "errno(EACCES)", "errno(EPERM)" (static) */
+};
+
+/* Whether Landlock's refusals of a run could be named (grep tag: SBX_NAMING). */
+enum sbx_naming {
+  SBX_NAMING_OK = 0,         /* the run's records were read */
+  SBX_NAMING_NOT_ASKED,      /* SBX_RUN_NO_KMSG */
+  SBX_NAMING_NO_LOG,         /* neither the audit socket nor /dev/kmsg could be read */
+  SBX_NAMING_AUDIT_DISABLED, /* the kernel's audit is off: Landlock logs nothing */
+  SBX_NAMING_OLD_ABI,        /* Landlock ABI < 7: no records */
+  SBX_NAMING_COUNT_
+};
+
 struct sbx_run_result {
   enum sbx_outcome outcome;
   int exit_code;          /* what `sbx run` exits with (see enum sbx_exit_code) */
@@ -136,6 +155,14 @@ struct sbx_run_result {
   const struct cs_syscall_note *denied_note;
   int denied_count;       /* audit records found for the sandbox's processes */
   char cgroup_info[128];  /* "cgroup v1 pids.max=64" / "none (rlimits only)" */
+  /* Refusals by Landlock named from the kernel's audit records (the first
+   * SBX_LL_DENIALS_MAX distinct ones); ll_denied_count counts every record
+   * of the run's domain; ll_naming says why none could be named. */
+  struct sbx_denial ll_denials[SBX_LL_DENIALS_MAX];
+  int n_ll_denials;
+  int ll_denied_count;
+  enum sbx_naming ll_naming;
+  bool audit_lost;        /* the kernel dropped records (printk rate limit, overrun) */
 };
 
 /* Runs req->argv confined by every layer of req->profile; blocks until the

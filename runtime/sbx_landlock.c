@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "sbx_denial.h"
 #include "sbx_internal.h"
 
 #ifndef SYS_close_range
@@ -156,7 +157,9 @@ int sbx_landlock_apply(const struct sbx_plan *plan, struct sbx_fail *f)
     else
       close(fd);
   }
-  if (syscall(SYS_landlock_restrict_self, ruleset, 0) < 0) {
+  /* Logging flags (ABI 7, sbx_denial.h): refusals after the command's
+   * execve are audited too, so sbx can name them (docs/confinement.md). */
+  if (syscall(SYS_landlock_restrict_self, ruleset, sbx_ll_restrict_flags(abi)) < 0) {
     rc = -errno;
     sbx_fail_set(f, SBX_LAYER_LANDLOCK, errno, "landlock_restrict_self: %s", strerror(errno));
     goto cleanup;

@@ -22,6 +22,7 @@
 #include "sbx_approve.h"
 #include "sbx_audit.h"
 #include "sbx_confine.h"
+#include "sbx_denial.h"
 #include "sbx_profile.h"
 #include "sbx_signal.h"
 
@@ -198,6 +199,14 @@ static void sbx_run_record_result(struct sbx_audit_record *rec, const struct cs_
     den[*n_den].what = what;
     (*n_den)++;
   }
+  /* Landlock's refusals, named from the kernel's audit records. */
+  for (int i = 0; i < res->n_ll_denials; i++) {
+    den[*n_den].layer = sbx_layer_name(SBX_LAYER_LANDLOCK);
+    den[*n_den].rule = res->ll_denials[i].rule;
+    den[*n_den].what = res->ll_denials[i].what;
+    den[*n_den].action = res->ll_denials[i].action;
+    (*n_den)++;
+  }
 }
 
 
@@ -210,7 +219,7 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
   struct sbx_audit_record rec;
   struct sbx_run_request req;
   struct sbx_run_result res;
-  struct sbx_audit_denial den[3];
+  struct sbx_audit_denial den[3 + SBX_LL_DENIALS_MAX];
   struct sbx_approve appr;
   bool appr_open = false;
   size_t n_den = 0;
@@ -342,19 +351,40 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
     rec.outcome = SBX_AUDIT_INTERRUPTED;
     rec.signal = sig;
     rec.error = interrupted;
-    n_den = res.denied_syscall >= 0 ? n_den : 0;
+    n_den = res.denied_syscall >= 0 || res.n_ll_denials ? n_den : 0;
     code = SBX_EXIT_SIGNAL_BASE + sig;
   } else if (r != 0 || res.outcome == SBX_OUTCOME_FAILED) {
     fprintf(stderr, "sbx: error: %s\n", res.message[0] ? res.message : strerror(-r));
   } else if (res.outcome == SBX_OUTCOME_EXEC_FAILED && res.message[0]) {
-    fprintf(stderr, "sbx: %s\n", res.message);
+    /* The Landlock refusal behind it gets its own line below. */
+    const char *ll = res.n_ll_denials ? strstr(res.message, "; landlock: refused ") : NULL;
+    fprintf(stderr, "sbx: %.*s\n", ll ? (int)(ll - res.message) : (int)strlen(res.message),
+            res.message);
   } else if (res.outcome == SBX_OUTCOME_TIMED_OUT) {
     fprintf(stderr, "sbx: %s: time limit of %llu ms reached; the command was killed\n",
             o->cmd_argv[0], (unsigned long long)res.timeout_ms);
   }
   if (res.denied_syscall >= 0)
-    fprintf(stderr, "sbx: seccomp refused %s: rule %s (%s)\n", what, den[n_den - 1].rule,
-            den[n_den - 1].action ? den[n_den - 1].action : "?");
+    fprintf(stderr, "sbx: seccomp refused %s: rule %s (%s)\n", what,
+            den[n_den - 1 - res.n_ll_denials].rule,
+            den[n_den - 1 - res.n_ll_denials].action ? den[n_den - 1 - res.n_ll_denials].action
+                                                     : "?");
+  for (int i = 0; i < res.n_ll_denials; i++)
+    fprintf(stderr, "sbx: landlock refused %s: %s (%s)\n", res.ll_denials[i].what,
+            res.ll_denials[i].rule, res.ll_denials[i].action);
+  if (res.ll_denied_count > res.n_ll_denials)
+    fprintf(stderr, "sbx: landlock refused %d more time(s) in this run\n",
+            res.ll_denied_count - res.n_ll_denials);
+  /* A failed command may have met a Landlock refusal sbx cannot see:
+   * say why instead of staying silent (never on success: no noise). */
+  if (!res.n_ll_denials && res.ll_naming != SBX_NAMING_OK &&
+      res.ll_naming != SBX_NAMING_NOT_ASKED && r == 0 && res.exit_code != 0 &&
+      (res.outcome == SBX_OUTCOME_EXITED || res.outcome == SBX_OUTCOME_SIGNALED))
+    fprintf(stderr, "sbx: note: refusals by Landlock, if any, could not be named: %s "
+                    "(see sbx check)\n", sbx_naming_text(res.ll_naming));
+  else if (res.audit_lost && res.exit_code != 0)
+    fprintf(stderr, "sbx: note: the kernel dropped audit records during the run; a refusal "
+                    "may be unnamed\n");
 
   /* A ticket that cannot be completed leaves its slot to reclamation; the
    * run itself happened, so its record is still written. */

@@ -1,0 +1,103 @@
+/* sbx_denial: naming the refusals the kernel made during a run.
+ *
+ * Two layers refuse on their own during a run and can be named afterwards
+ * from the kernel's audit records: seccomp (type 1326, always logged for a
+ * filter loaded with SECCOMP_FILTER_FLAG_LOG) and Landlock
+ * (AUDIT_LANDLOCK_ACCESS 1423 with AUDIT_LANDLOCK_DOMAIN 1424, Linux 6.15,
+ * Landlock ABI 7). Landlock logs only
+ *   - while the kernel's audit is enabled (audit_enabled, set by auditd,
+ *     `auditctl -e 1` or the boot parameter audit=1): its log function
+ *     returns before building a record otherwise. seccomp's records do not
+ *     depend on it, which is why they were seen and Landlock's were not;
+ *   - and, by default, only until the restricted process calls execve: sbx
+ *     restricts its own child right before it executes the command, so
+ *     without LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON nothing the command
+ *     does is logged.
+ * sbx sets the flag (sbx_ll_restrict_flags) and never changes the audit
+ * switch itself: that is machine-wide state owned by the administrator.
+ * `sbx check` says whether refusals can be named and how to enable it.
+ *
+ * The records are read from the audit netlink multicast group (every
+ * record, not rate limited; needs CAP_AUDIT_READ in the initial network
+ * namespace) or else from /dev/kmsg (printk, rate limited). A record
+ * belongs to the run only when its domain was created by the command's
+ * own process: the 1424 record carries that creator's host pid, which the
+ * supervisor learnt from the kernel (SCM_CREDENTIALS), and sbx's binary as
+ * its exe; nothing the command says is trusted.
+ *
+ * Errors: functions returning int return 0 or a negative errno (-EPERM,
+ * -ECONNREFUSED: not allowed to ask; -EIO: malformed answer; any errno of
+ * socket/bind/send/recv). */
+#ifndef CS_RUNTIME_SBX_DENIAL_H
+#define CS_RUNTIME_SBX_DENIAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cs_profile_table.h"
+#include "sbx_internal.h"
+
+/* landlock_restrict_self() flags (ABI 7), the kernel's values. */
+#define SBX_LL_RESTRICT_SELF_LOG_SAME_EXEC_OFF (1u << 0)
+#define SBX_LL_RESTRICT_SELF_LOG_NEW_EXEC_ON (1u << 1)
+#define SBX_LL_RESTRICT_SELF_LOG_SUBDOMAINS_OFF (1u << 2)
+/* Kernel audit record types (linux/audit.h of 6.15). */
+#define SBX_AUDIT_SECCOMP 1326
+#define SBX_AUDIT_LANDLOCK_ACCESS 1423
+#define SBX_AUDIT_LANDLOCK_DOMAIN 1424
+
+/* The flags sbx passes to landlock_restrict_self on a kernel with this
+ * Landlock ABI: LOG_NEW_EXEC_ON from ABI 7, 0 before (older kernels
+ * reject unknown flags with EINVAL). */
+unsigned sbx_ll_restrict_flags(int abi);
+/* The running kernel's Landlock ABI (0: none). */
+int sbx_ll_abi(void);
+
+/* The kernel's audit switch (AUDIT_GET on the audit netlink socket; needs
+ * CAP_AUDIT_CONTROL in the initial pid namespace). *enabled: 0 off, 1 on,
+ * 2 on and locked. */
+int sbx_kaudit_get(int *enabled);
+/* AUDIT_SET of the switch. For tests only (they restore the old state):
+ * sbx never changes it. Fails with -EPERM when locked (2). */
+int sbx_kaudit_set(int enabled);
+
+/* One AUDIT_LANDLOCK_ACCESS record of the run's domain. */
+struct sbx_ll_record {
+  uint64_t domain;
+  char blockers[128]; /* "fs.execute", "fs.make_reg,fs.refer", "net.connect_tcp" */
+  char object[384];   /* the fields after blockers: path="/tmp/x" dev="vda" ino=12 */
+};
+
+#define SBX_SCAN_LL_MAX 16
+struct sbx_kmsg_scan {
+  struct sbx_kmsg_hit seccomp;
+  struct sbx_ll_record ll[SBX_SCAN_LL_MAX]; /* the first ones, in order */
+  int n_ll;
+  int ll_count;       /* every record of the run's domain */
+  bool lost;          /* the source said records were dropped (rate limit, overrun) */
+  bool from_netlink;  /* read from the audit multicast group, not /dev/kmsg */
+};
+
+/* Reads every record that arrived on fd (sbx_kmsg_open, positioned at the
+ * start of the run) and keeps seccomp's records of `pid` and Landlock's of
+ * the domain `pid` created (its exe must be `exe` unless exe is NULL). */
+void sbx_kmsg_collect(int fd, pid_t pid, const char *exe, struct sbx_kmsg_scan *out);
+
+/* Splits `text` (a record's text after "audit(...): ") into the value of
+ * `key` ("path", "blockers"), unquoting "..." and decoding the hex form
+ * audit uses for strings with spaces or control characters. Returns false
+ * when absent or too long for out. For tests too. */
+bool sbx_audit_value(const char *text, const char *key, char *out, size_t out_len);
+
+/* Fills *d with what was refused and the rule of profile p behind it.
+ * workspace is the resolved workspace (for ${WORKSPACE} rules), home the
+ * home directory used for "~" (may be NULL). */
+void sbx_denial_explain(const struct cs_profile *p, const char *workspace, const char *home,
+                        const struct sbx_ll_record *r, struct sbx_denial *d);
+
+/* Words for enum sbx_naming ("kernel audit disabled"). */
+const char *sbx_naming_text(enum sbx_naming n);
+
+#endif
