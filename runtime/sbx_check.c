@@ -7,6 +7,7 @@
 #include "bpf_gen.h"
 #include "sbx_admit.h"
 #include "sbx_confine.h"
+#include "sbx_denial.h"
 #include "sbx_explain.h"
 #include "sbx_profile.h"
 #include "sbx_run.h"
@@ -45,6 +46,20 @@ static int sbx_check_json(const struct sbx_tables *t, const struct sbx_features 
                 f->mount_setattr, "kmsg_readable", f->kmsg_readable, "io_uring_disabled",
                 f->io_uring_disabled, "cgroup", "mode", sbx_check_cgroup_name(f->cgroup),
                 "detail", f->cgroup_detail);
+  {
+    /* Whether a refusal will be named with its rule (docs/confinement.md,
+     * "Naming refusals"): seccomp needs a readable log, Landlock also the
+     * kernel's audit switched on. */
+    char src[64];
+    enum sbx_naming nm = sbx_naming_probe(src, sizeof src);
+    if (o && json_object_set_new(o, "naming",
+                                 json_pack("{s:s, s:b, s:b, s:s?}", "source", src, "seccomp",
+                                           nm != SBX_NAMING_NO_LOG, "landlock",
+                                           nm == SBX_NAMING_OK, "landlock_reason",
+                                           nm == SBX_NAMING_OK ? NULL : sbx_naming_text(nm))) !=
+                     0)
+      goto cleanup;
+  }
   profiles = json_array();
   adm = sbx_admit_describe_json(t->model);
   if (!o || !profiles || !adm)
@@ -94,6 +109,14 @@ int sbx_check(const struct sbx_tables *t, const struct sbx_opts *o)
     return sbx_check_json(t, &f);
   printf("Kernel features:\n");
   sbx_features_describe(&f, stdout);
+  {
+    char src[64];
+    enum sbx_naming nm = sbx_naming_probe(src, sizeof src);
+    printf("refusals named with their rule: seccomp %s, landlock %s%s%s (records from %s)\n",
+           nm == SBX_NAMING_NO_LOG ? "no" : "yes", nm == SBX_NAMING_OK ? "yes" : "no: ",
+           nm == SBX_NAMING_OK ? "" : sbx_naming_text(nm),
+           nm == SBX_NAMING_AUDIT_DISABLED ? "; sbx never switches it itself" : "", src);
+  }
   printf("\nProfiles (from the table sbx is built with):\n");
   for (size_t i = 0; i < t->n_profiles; i++) {
     const struct cs_profile *p = &t->profiles[i];

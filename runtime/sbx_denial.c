@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -48,6 +49,28 @@ _Static_assert(sizeof sbx_naming_texts / sizeof *sbx_naming_texts == SBX_NAMING_
 const char *sbx_naming_text(enum sbx_naming n)
 {
   return (unsigned)n < SBX_NAMING_COUNT_ ? sbx_naming_texts[n] : "?";
+}
+
+enum sbx_naming sbx_naming_probe(char *source, size_t source_len)
+{
+  int fd = sbx_kmsg_open(), type = 0, on = -1;
+  socklen_t sl = sizeof type;
+  if (fd < 0) {
+    snprintf(source, source_len, "none");
+    return SBX_NAMING_NO_LOG;
+  }
+  snprintf(source, source_len, "%s",
+           getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &sl) == 0
+               ? "the audit netlink group"
+               : "/dev/kmsg (printk, rate limited)");
+  close(fd);
+  if (sbx_ll_abi() < 7)
+    return SBX_NAMING_OLD_ABI;
+  /* Not allowed to ask (outside the initial pid namespace): the records
+   * will tell; only a known "off" is reported as such. */
+  if (sbx_kaudit_get(&on) == 0 && on == 0)
+    return SBX_NAMING_AUDIT_DISABLED;
+  return SBX_NAMING_OK;
 }
 
 enum sbx_dclass {

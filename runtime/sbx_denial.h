@@ -97,6 +97,12 @@ bool sbx_audit_value(const char *text, const char *key, char *out, size_t out_le
 void sbx_denial_explain(const struct cs_profile *p, const char *workspace, const char *home,
                         const struct sbx_ll_record *r, struct sbx_denial *d);
 
+/* Whether refusals by Landlock can be named on this machine now, for
+ * `sbx check`: the first obstacle (NO_LOG, OLD_ABI, AUDIT_DISABLED) or OK;
+ * `source` gets where records would be read from ("the audit netlink
+ * group", "/dev/kmsg (rate limited)", or "none"). */
+enum sbx_naming sbx_naming_probe(char *source, size_t source_len);
+
 /* Words for enum sbx_naming ("kernel audit disabled"). */
 const char *sbx_naming_text(enum sbx_naming n);
 

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# denial_named: refusals made by Landlock are named, with the profile's
+# rule, on stderr and in the audit log (docs/confinement.md "Naming
+# refusals"); with the kernel's audit off sbx says it cannot name them.
+# Landlock writes records only while the kernel's audit is on: the test
+# switches it on for its runs and restores what it found (sbx itself never
+# does). Skips (77) without root, Landlock ABI 7 or a usable audit switch.
+source "$SBX_TEST_DIR/lib.sh"
+: "${DENIAL_SBX:?run through ctest}" "${KAUDIT:?run through ctest}"
+require_sandbox
+[[ $(id -u) == 0 ]] || skip "needs root: the kernel's audit records (CAP_AUDIT_READ, /dev/kmsg) and its audit switch are root's"
+abi=$(python3 -c 'import ctypes; print(ctypes.CDLL(None).syscall(444, None, 0, 1))')
+((abi >= 7)) || skip "Landlock ABI $abi: refusals are logged from ABI 7 (Linux 6.15)"
+old=$("$KAUDIT" get 2>&1) || skip "cannot read the kernel's audit switch: $old"
+restore() {
+  [[ $old == 2 ]] || "$KAUDIT" set "$old" || echo "WARNING: kernel audit switch not restored to $old" >&2
+  rm -rf "$T"
+}
+trap restore EXIT
+if [[ $old == 0 ]]; then
+  out=$("$KAUDIT" set 1 2>&1) || skip "cannot switch the kernel's audit on: $out"
+fi
+LOG="$T/audit.jsonl"
+cp /usr/bin/true "$WS/mytrue"
+
+# audit_has LAYER WHAT-REGEX RULE-REGEX ACTION: the last record has it.
+audit_has() {
+  python3 - "$LOG" "$@" <<'PY'
+import json, re, sys
+log, layer, what, rule, action = sys.argv[1:]
+r = json.loads(open(log).read().splitlines()[-1])
+for d in r["denials"]:
+    if d["layer"] == layer and re.search(what, d["what"] or "") and \
+       re.search(rule, d["rule"] or "") and d["action"] == action:
+        sys.exit(0)
+print("denials:", json.dumps(r["denials"]), file=sys.stderr)
+sys.exit(1)
+PY
+}
+
+POL='profiles\.pol:[0-9]+:[0-9]+'
+
+# 1. strict, sbx's own execve of a binary in the (read-only) workspace:
+#    refused before the command starts.
+run_sbx run --profile strict --audit "$LOG" -- ./mytrue
+expect_rc 126 "strict: ./mytrue is not executable"
+expect_err "^sbx: exec: \./mytrue: Permission denied$" "exec failure reported without the rule appended"
+expect_err "^sbx: landlock refused fs\.execute $WS/mytrue: no execute rule covers the path; execute is granted only under /usr \($POL\).* \(profile strict, $POL\) \(errno\(EACCES\)\)$" "strict exec: named with the execute rules"
+audit_has landlock "^fs\.execute $WS/mytrue\$" "^no execute rule covers the path.*profile strict" "errno(EACCES)" &&
+  pass "strict exec: landlock denial in the audit log" || fail "strict exec: no landlock denial in the audit log"
+
+# 2. The same refusal after the command's own execve (env runs it): the
+#    kernel logs it only because sbx sets LOG_NEW_EXEC_ON.
+run_sbx run --profile strict --audit "$LOG" -- env ./mytrue
+expect_rc 126 "strict: env ./mytrue refused"
+expect_err "^sbx: landlock refused fs\.execute $WS/mytrue: .*profile strict" "after execve: named"
+audit_has landlock "^fs\.execute $WS/mytrue\$" "profile strict" "errno(EACCES)" &&
+  pass "after execve: named in the audit log" || fail "after execve: not in the audit log"
+
+# 3. standard: a binary written to the writable /tmp and run from there.
+run_sbx run --profile standard --audit "$LOG" -- sh -c 'cp /usr/bin/true /tmp/x && /tmp/x'
+expect_rc 126 "standard: /tmp/x refused"
+expect_err "^sbx: landlock refused fs\.execute /tmp/x: no execute rule covers the path; execute is granted only under \\\$\{WORKSPACE\} \($POL\).*\(profile standard, $POL\)" "standard /tmp exec: named with the execute rules"
+audit_has landlock "^fs\.execute /tmp/x\$" "profile standard" "errno(EACCES)" &&
+  pass "standard /tmp exec: in the audit log" || fail "standard /tmp exec: not in the audit log"
+
+# 4. TCP connect with the network blocked: Landlock's refusal (the test
+#    profile lets seccomp allow the socket).
+SBX=$DENIAL_SBX run_sbx run --profile tcp-fixture --audit "$LOG" -- python3 -c '
+import socket, sys
+try:
+    socket.create_connection(("127.0.0.1", 443), timeout=5)
+except PermissionError:
+    sys.exit(3)'
+expect_rc 3 "tcp-fixture: connect refused with EACCES"
+expect_err "^sbx: landlock refused net\.connect_tcp to 127\.0\.0\.1 port 443: allowNetwork = false: every TCP bind and connect is refused \(profile tcp-fixture, tests/denial/denial_sbx\.c\) \(errno\(EACCES\)\)$" "tcp connect: named with allowNetwork"
+audit_has landlock "^net\.connect_tcp to 127\.0\.0\.1 port 443\$" "^allowNetwork = false" "errno(EACCES)" &&
+  pass "tcp connect: in the audit log" || fail "tcp connect: not in the audit log"
+
+# 5. A signal to a process outside the sandbox: pid 1 inside is sbx-init,
+#    which is not in the command's Landlock domain.
+run_sbx run --profile strict --audit "$LOG" -- python3 -c '
+import os, sys
+try:
+    os.kill(1, 0)
+except PermissionError:
+    sys.exit(3)'
+expect_rc 3 "strict: kill(1, 0) refused with EPERM"
+expect_err "^sbx: landlock refused scope\.signal to pid [0-9]+ \(sbx-init\): Landlock signal scoping \(every profile\): no signal to a process outside the sandbox \(profile strict, $POL\) \(errno\(EPERM\)\)$" "signal: named with the scoping rule"
+audit_has landlock "^scope\.signal to pid [0-9]+ \(sbx-init\)\$" "signal scoping" "errno(EPERM)" &&
+  pass "signal: in the audit log" || fail "signal: not in the audit log"
+
+# 6. A run without refusals has none.
+run_sbx run --profile strict --audit "$LOG" -- true
+expect_rc 0 "strict: true"
+[[ $ERR != *landlock* ]] && pass "no refusal, nothing named" || fail "a clean run named something: $ERR"
+audit_has landlock . . "errno(EACCES)" 2>/dev/null && fail "a clean run has a landlock denial" || pass "clean run: no landlock denial"
+
+run_sbx check
+[[ -z $ERR ]] || fail "check wrote to stderr: $ERR" "stderr"
+grep -q "^refusals named with their rule: seccomp yes, landlock yes (records from " <<<"$OUT" &&
+  pass "check: landlock refusals can be named" || fail "check: $(grep refusals <<<"$OUT")"
+
+# 7. The kernel's audit off: nothing to name, and sbx says so.
+if [[ $old != 2 ]]; then
+  "$KAUDIT" set 0 || fail "cannot switch the kernel's audit off again"
+  run_sbx run --profile strict --audit "$LOG" -- ./mytrue
+  expect_rc 126 "audit off: ./mytrue still refused"
+  expect_err "^sbx: exec: \./mytrue: Permission denied; a refusal by Landlock could not be named: kernel audit disabled" "audit off: exec failure says the refusal could not be named"
+  audit_has landlock . . "errno(EACCES)" 2>/dev/null && fail "audit off: a landlock denial was made up" || pass "audit off: no landlock denial guessed"
+  run_sbx run --profile strict -- env ./mytrue
+  expect_err "^sbx: note: refusals by Landlock, if any, could not be named: kernel audit disabled" "audit off: failed command gets the note"
+  run_sbx check
+  grep -q "landlock no: kernel audit disabled" <<<"$OUT" &&
+    pass "check: says landlock refusals cannot be named" || fail "check: $(grep refusals <<<"$OUT")"
+  run_sbx check --json
+  python3 -c 'import json,sys; n=json.loads(sys.stdin.read())["naming"]; assert n["landlock"] is False and "audit disabled" in n["landlock_reason"], n' <<<"$OUT" &&
+    pass "check --json: naming.landlock false with the reason" || fail "check --json: $OUT"
+fi
+finish
