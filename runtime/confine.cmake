@@ -10,6 +10,8 @@ add_library(cs_confine STATIC
   ${CMAKE_CURRENT_LIST_DIR}/sbx_cgroup.c
   ${CMAKE_CURRENT_LIST_DIR}/sbx_kmsg.c
   ${CMAKE_CURRENT_LIST_DIR}/sbx_features.c
-  ${CMAKE_CURRENT_LIST_DIR}/sbx_describe.c)
+  ${CMAKE_CURRENT_LIST_DIR}/sbx_describe.c
+  ${CMAKE_CURRENT_LIST_DIR}/sbx_warm.c
+  ${CMAKE_CURRENT_LIST_DIR}/sbx_serve.c)
 target_include_directories(cs_confine PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 target_link_libraries(cs_confine PUBLIC PkgConfig::LIBCAP PkgConfig::SECCOMP)

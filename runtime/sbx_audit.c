@@ -135,6 +135,10 @@ static json_t *sbx_audit_build(const struct sbx_audit_record *r, bool shorten, i
   sbx_set_str(o, "profile_alias", r->profile_alias, SIZE_MAX, bad);
   sbx_set_str(o, "profile_source", r->profile_source, SIZE_MAX, bad);
   sbx_set_str(o, "tier", r->tier, max, bad);
+  /* Which start-up path confined the run: the layers are the same, the
+   * auditor may still want to know (docs/sbx.md, "Warm start"). */
+  if (r->start_path)
+    sbx_set_str(o, "start", r->start_path, SIZE_MAX, bad);
   for (size_t i = 0; i < nargv; i++)
     if (!r->argv[i] || json_array_append_new(argv, sbx_audit_bytes(r->argv[i], max)) != 0)
       (*bad)++;

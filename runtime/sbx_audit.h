@@ -74,6 +74,7 @@ struct sbx_audit_record {
   const struct sbx_audit_denial *denials;
   size_t n_denials;
   const char *error; /* why sbx failed or refused, NULL if it did not */
+  const char *start_path; /* "warm" or "cold" (sbx serve, docs/sbx.md); NULL: not started */
 };
 
 /* path NULL: no log (a->fd = -1), returns 0. */

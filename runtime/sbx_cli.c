@@ -12,7 +12,8 @@
 
 enum { OPT_PROFILE = 'p', OPT_WORKSPACE = 'w', OPT_TIER = 't', OPT_TIMEOUT = 'T',
        OPT_NO_WAIT = 'n', OPT_AUDIT = 'a', OPT_HELP = 'h', OPT_BPF = 'b',
-       OPT_APPROVER = 256, OPT_APPROVAL_TIMEOUT, OPT_APPROVAL_STORE, OPT_JSON };
+       OPT_APPROVER = 256, OPT_APPROVAL_TIMEOUT, OPT_APPROVAL_STORE, OPT_JSON,
+       OPT_COLD, OPT_IDLE, OPT_VERBOSE = 'v' };
 
 static const struct option sbx_run_options[] = {
   {"profile", required_argument, NULL, OPT_PROFILE},
@@ -27,6 +28,9 @@ static const struct option sbx_run_options[] = {
   {"approver", required_argument, NULL, OPT_APPROVER},
   {"approval-timeout", required_argument, NULL, OPT_APPROVAL_TIMEOUT},
   {"approval-store", required_argument, NULL, OPT_APPROVAL_STORE},
+  {"cold", no_argument, NULL, OPT_COLD},
+  {"verbose", no_argument, NULL, OPT_VERBOSE},
+  {"idle", required_argument, NULL, OPT_IDLE},
   {NULL, 0, NULL, 0},
 };
 
@@ -37,6 +41,7 @@ void sbx_cli_usage(FILE *out)
     "       sbx check [--json]\n"
     "       sbx explain [--profile NAME] [--bpf]\n"
     "       sbx approvals [--approval-store FILE] list | revoke ID | clear\n"
+    "       sbx serve [--idle SECONDS] [-v]\n"
     "       sbx --help | --version\n"
     "\n"
     "Runs CMD confined by a security profile, after the compiled scheduler\n"
@@ -47,6 +52,9 @@ void sbx_cli_usage(FILE *out)
     "  check      list the kernel features present and the profiles they can enforce\n"
     "  explain    say in plain words what a profile enforces\n"
     "  approvals  list, revoke or clear the standing (\"always\") approval grants\n"
+    "  serve      keep warm templates for this user's runs (root only): `sbx run`\n"
+    "             then starts from one when the server answers, else cold, with\n"
+    "             the same layers either way (docs/sbx.md, \"Warm start\")\n"
     "\n"
     "Options of run (explain takes --profile, and --bpf to add the disassembly\n"
     "of the compiled seccomp filter exactly as the kernel gets it):\n"
@@ -68,12 +76,21 @@ void sbx_cli_usage(FILE *out)
     "  --approval-timeout SECONDS  no answer within this is a deny (default 60)\n"
     "  --approval-store FILE  standing grants (default: $SBX_APPROVAL_STORE, else\n"
     "                     ~/.config/commander/approvals.json; must be 0600 and yours)\n"
+    "  --cold             never ask a running `sbx serve`; always the cold start\n"
+    "  -v, --verbose      say on stderr which start-up path ran (warm or cold, why)\n"
+    "\n"
+    "Options of serve:\n"
+    "  --idle SECONDS     exit after SECONDS without a client (default: never)\n"
+    "  -v, --verbose      one line per request on stderr\n"
+    "  The socket is $SBX_STATE_DIR/serve.sock; the directory must be the user's,\n"
+    "  mode 0700. SIGTERM or SIGINT stops the server and kills its runs.\n"
     "\n"
     "Environment:\n"
     "  COMMANDER_SECURITY_PROFILE  profile when --profile is absent\n"
     "  SBX_AUDIT_LOG               audit log when --audit is absent\n"
     "  SBX_APPROVAL_STORE          approval store when --approval-store is absent\n"
-    "  SBX_STATE_DIR               directory of the shared admission state\n"
+    "  SBX_STATE_DIR               directory of the shared admission state and of\n"
+    "                              the `sbx serve` socket\n"
     "                              (default: /run/commander-sandbox as root,\n"
     "                              else $XDG_RUNTIME_DIR/commander-sandbox)\n"
     "\n"
@@ -131,7 +148,7 @@ static int sbx_cli_parse_options(int argc, char *const argv[], struct sbx_opts *
 
   /* "+": stop at the first non-option, so CMD's own options are never
    * taken for ours even without "--". ":": we print our own messages. */
-  while ((c = getopt_long(argc, argv, "+:h", sbx_run_options, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "+:hv", sbx_run_options, NULL)) != -1) {
     switch (c) {
     case OPT_PROFILE:
       o->profile = optarg;
@@ -176,6 +193,18 @@ static int sbx_cli_parse_options(int argc, char *const argv[], struct sbx_opts *
     case OPT_APPROVAL_STORE:
       o->approval_store = optarg;
       break;
+    case OPT_COLD:
+      o->cold = true;
+      break;
+    case OPT_VERBOSE:
+      o->verbose = true;
+      break;
+    case OPT_IDLE:
+      if (sbx_cli_parse_seconds(optarg, &o->idle_ms) != 0) {
+        fprintf(err, "sbx: error: --idle '%s': expected seconds > 0\n", optarg);
+        return -EINVAL;
+      }
+      break;
     case OPT_HELP:
       o->cmd = SBX_CMD_HELP;
       return 0;
@@ -216,6 +245,8 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
     o->cmd = SBX_CMD_CHECK;
   else if (strcmp(sub, "explain") == 0)
     o->cmd = SBX_CMD_EXPLAIN;
+  else if (strcmp(sub, "serve") == 0)
+    o->cmd = SBX_CMD_SERVE;
   else if (strcmp(sub, "approvals") == 0) {
     /* Parsed by sbx_approvals_cmd (runtime/sbx_approve.c). */
     o->cmd = SBX_CMD_APPROVALS;
@@ -223,7 +254,7 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
     o->sub_argc = argc - 1;
     return 0;
   } else {
-    fprintf(err, "sbx: error: unknown command '%s' (expected run, check, explain or approvals)\n", sub);
+    fprintf(err, "sbx: error: unknown command '%s' (expected run, check, explain, serve or approvals)\n", sub);
     return -EINVAL;
   }
 
@@ -241,9 +272,10 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
 
   switch (o->cmd) {
   case SBX_CMD_RUN:
-    if (o->bpf || o->json) {
-      fprintf(err, "sbx: error: run: %s belongs to %s\n", o->bpf ? "--bpf" : "--json",
-              o->bpf ? "explain" : "check");
+    if (o->bpf || o->json || o->idle_ms) {
+      fprintf(err, "sbx: error: run: %s belongs to %s\n",
+              o->bpf ? "--bpf" : o->json ? "--json" : "--idle",
+              o->bpf ? "explain" : o->json ? "check" : "serve");
       return -EINVAL;
     }
     if (optind >= argc) {
@@ -258,7 +290,8 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
     /* Options that mean nothing here are refused, not ignored: a caller
      * who passed them expected them to matter. */
     if (o->workspace || o->tier || o->has_timeout || o->no_wait || o->audit_path ||
-        o->approver || o->approval_timeout_ms || o->approval_store ||
+        o->approver || o->approval_timeout_ms || o->approval_store || o->cold || o->verbose ||
+        o->idle_ms ||
         (o->cmd == SBX_CMD_CHECK && (o->profile || o->bpf)) ||
         (o->cmd == SBX_CMD_EXPLAIN && o->json)) {
       fprintf(err, "sbx: error: %s: only %s accepted\n", sub,
@@ -267,6 +300,18 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
     }
     if (optind < argc) {
       fprintf(err, "sbx: error: %s: unexpected argument '%s'\n", sub, argv[optind]);
+      return -EINVAL;
+    }
+    return 0;
+  case SBX_CMD_SERVE:
+    if (o->profile || o->workspace || o->tier || o->has_timeout || o->no_wait ||
+        o->audit_path || o->approver || o->approval_timeout_ms || o->approval_store ||
+        o->bpf || o->json || o->cold) {
+      fprintf(err, "sbx: error: serve: only --idle and -v are accepted\n");
+      return -EINVAL;
+    }
+    if (optind < argc) {
+      fprintf(err, "sbx: error: serve: unexpected argument '%s'\n", argv[optind]);
       return -EINVAL;
     }
     return 0;

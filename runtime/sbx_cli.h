@@ -17,6 +17,7 @@ enum sbx_command {
   SBX_CMD_HELP,
   SBX_CMD_VERSION,
   SBX_CMD_APPROVALS, /* sbx approvals list|revoke ID|clear (runtime/sbx_approve.c) */
+  SBX_CMD_SERVE,     /* sbx serve: the warm-start server (runtime/sbx_serve.c) */
 };
 
 struct sbx_opts {
@@ -36,6 +37,10 @@ struct sbx_opts {
   const char *approver;       /* --approver tty|exec:PROG|socket:PATH|none; NULL: tty */
   uint64_t approval_timeout_ms; /* --approval-timeout, 0: 60 s */
   const char *approval_store; /* --approval-store; NULL: $SBX_APPROVAL_STORE or default */
+  /* Warm start (docs/sbx.md, "sbx serve"). */
+  bool cold;                  /* run --cold: never ask a server */
+  bool verbose;               /* run/serve -v: say which start-up path ran / log requests */
+  uint64_t idle_ms;           /* serve --idle: exit after so long without a client; 0 never */
   char *const *sub_argv;      /* approvals: argv from "approvals" on */
   int sub_argc;
 };

@@ -36,6 +36,9 @@
 #ifndef SYS_close_range
 #define SYS_close_range 436
 #endif
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
 
 enum sbx_msg_kind {
   SBX_MSG_FAIL = 1,      /* a layer failed before exec: nothing ran */
@@ -71,35 +74,51 @@ static void sbx_send(int fd, enum sbx_msg_kind kind, const struct sbx_fail *f, i
   (void)!write(fd, &m, sizeof m);
 }
 
-static uint64_t sbx_now_ms(void)
+uint64_t sbx_now_ms(void)
 {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-/* Keeps 0, 1, 2 and `keep` (moved to 3); closes every other inherited
- * descriptor, so nothing sbx's caller had open (sockets, a directory
- * outside the view, a terminal) is reachable inside. Landlock does not
- * apply to descriptors opened before it, which is why they must go. */
-static int sbx_close_fds(int keep, struct sbx_fail *f)
+/* Keeps 0, 1, 2 and the n descriptors of keep[] (moved to 3, 4, ...,
+ * close-on-exec; keep[i] updated, -1 entries skipped); closes every other
+ * inherited descriptor, so nothing sbx's caller had open (sockets, a
+ * directory outside the view, a terminal) is reachable inside. Landlock
+ * does not apply to descriptors opened before it, which is why they must
+ * go. */
+static int sbx_close_fds(int *keep, int n, struct sbx_fail *f)
 {
-  int err;
-  if (keep != 3) {
-    if (dup3(keep, 3, O_CLOEXEC) < 0) {
+  int err, hi = 3 + n;
+  for (int i = 0; i < n; i++)
+    if (keep[i] >= 0 && keep[i] < hi) {
+      int d = fcntl(keep[i], F_DUPFD_CLOEXEC, hi);
+      if (d < 0) {
+        err = errno;
+        goto fail;
+      }
+      keep[i] = d;
+    }
+  for (int i = 0; i < n; i++) {
+    if (keep[i] < 0) {
+      close(3 + i);
+      continue;
+    }
+    if (dup3(keep[i], 3 + i, O_CLOEXEC) < 0) {
       err = errno;
       goto fail;
     }
+    keep[i] = 3 + i;
   }
-  if (syscall(SYS_close_range, 4u, ~0u, 0u) < 0) {
+  if (syscall(SYS_close_range, (unsigned)hi, ~0u, 0u) < 0) {
     if (errno != ENOSYS) {
       err = errno;
       goto fail;
     }
-    for (int fd = 4; fd < 65536; fd++)
+    for (int fd = hi; fd < 65536; fd++)
       close(fd);
   }
-  return 3;
+  return 0;
 fail:
   sbx_fail_set(f, SBX_LAYER_SESSION, err, "closing inherited descriptors: %s", strerror(err));
   return -err;
@@ -146,11 +165,12 @@ static int sbx_exec(char *const *argv, char *const *envp)
 }
 
 /* The command's process: session, descriptors, limits, Landlock,
- * capabilities, seccomp (last), execve. Never returns. */
-static _Noreturn void sbx_command(const struct sbx_plan *plan, const struct sbx_run_request *req,
-                                  int ctl)
+ * capabilities, seccomp (last), execve. Never returns. Cold and warm runs
+ * share it; they differ only in where the Landlock ruleset comes from. */
+static _Noreturn void sbx_command(const struct sbx_cmd *c, int ctl)
 {
   struct sbx_fail f = {0};
+  int keep[2] = {ctl, c->ruleset};
   int err;
 
   /* Dies with init; the pid namespace guarantees it, this makes it prompt. */
@@ -162,10 +182,11 @@ static _Noreturn void sbx_command(const struct sbx_plan *plan, const struct sbx_
     sbx_fail_set(&f, SBX_LAYER_SESSION, errno, "setsid: %s", strerror(errno));
     goto fail;
   }
-  if ((ctl = sbx_close_fds(ctl, &f)) < 0) {
+  if (sbx_close_fds(keep, c->ruleset >= 0 ? 2 : 1, &f) < 0) {
     ctl = 3;
     goto fail;
   }
+  ctl = keep[0];
   /* Closed stdio would make the command's first open() land on 0..2. */
   for (int fd = 0; fd < 3; fd++)
     if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
@@ -175,18 +196,28 @@ static _Noreturn void sbx_command(const struct sbx_plan *plan, const struct sbx_
         close(n);
       }
     }
-  if (sbx_rlimits_apply(plan->profile, &f) < 0 || sbx_nnp_apply(&f) < 0 ||
-      sbx_landlock_apply(plan, &f) < 0 || sbx_caps_drop(&f) < 0)
+  if (sbx_rlimits_apply(c->plan->profile, &f) < 0 || sbx_nnp_apply(&f) < 0)
+    goto fail;
+  /* Warm: the template's ruleset, built with every rule once; restricting
+   * with it creates this run's own domain (its own signal and abstract
+   * socket scope). Cold: built here, in the finished view. */
+  if (c->ruleset >= 0) {
+    if (sbx_landlock_restrict(keep[1], c->plan->landlock_abi, &f) < 0)
+      goto fail;
+    close(keep[1]);
+  } else if (sbx_landlock_apply(c->plan, &f) < 0)
+    goto fail;
+  if (sbx_caps_drop(&f) < 0)
     goto fail;
   /* Approvals: the notify filter goes before the profile's (sbx_unotify_sbx.h). */
-  if (req->unotify && sbx_unotify_handoff(ctl, req->unotify->ops, &f) < 0)
+  if (c->unotify && sbx_unotify_handoff(ctl, c->unotify->ops, &f) < 0)
     goto fail;
   /* The supervisor learns our host pid from this message's credentials. */
   sbx_send(ctl, SBX_MSG_READY, NULL, 0);
-  if (sbx_seccomp_load(plan->profile, !(req->flags & SBX_RUN_NO_KMSG), &f) < 0)
+  if (sbx_seccomp_load(c->plan->profile, !(c->flags & SBX_RUN_NO_KMSG), &f) < 0)
     goto fail;
-  err = sbx_exec(req->argv, plan->envp);
-  sbx_fail_set(&f, SBX_LAYER_EXEC, err, "%s: %s", req->argv[0], strerror(err));
+  err = sbx_exec(c->argv, c->envp);
+  sbx_fail_set(&f, SBX_LAYER_EXEC, err, "%s: %s", c->argv[0], strerror(err));
   sbx_send(ctl, SBX_MSG_EXEC_FAIL, &f, 0);
   _exit(err == ENOENT ? SBX_EXIT_NOT_FOUND : SBX_EXIT_NOT_EXECUTABLE);
 fail:
@@ -194,13 +225,16 @@ fail:
   _exit(SBX_EXIT_FAILURE);
 }
 
-/* pid 1 of the sandbox. */
-static _Noreturn void sbx_init(const struct sbx_plan *plan, const struct sbx_run_request *req,
-                               int ctl, int sync_rd, int cg_fd)
+/* pid 1 of the sandbox, cold (a->mntns < 0: builds the view) or warm
+ * (joins a private copy of the template's view, sbx_serve.c). */
+_Noreturn void sbx_init_run(const struct sbx_init_args *a)
 {
   struct sbx_fail f = {0};
+  int keep[3] = {a->ctl, a->cmd.ruleset, a->mntns};
+  struct sbx_cmd cmd = a->cmd;
+  int ctl = a->ctl;
   char go = 0;
-  pid_t cmd, pid;
+  pid_t pid, child;
   int st;
 
   sbx_reset_signals();
@@ -209,11 +243,11 @@ static _Noreturn void sbx_init(const struct sbx_plan *plan, const struct sbx_run
   prctl(PR_SET_NAME, "sbx-init");
   /* Wait until the supervisor has written the uid/gid maps and put us in
    * the cgroup; EOF means it died first. */
-  if (read(sync_rd, &go, 1) != 1 || go != 'g')
+  if (read(a->sync_rd, &go, 1) != 1 || go != 'g')
     _exit(SBX_EXIT_FAILURE);
-  close(sync_rd);
+  close(a->sync_rd);
   /* Into the run's cgroup (v1) before anything else can fork. */
-  if (cg_fd >= 0 && sbx_cgroup_join(cg_fd) < 0) {
+  if (a->cg_fd >= 0 && sbx_cgroup_join(a->cg_fd) < 0) {
     sbx_fail_set(&f, SBX_LAYER_CGROUP, errno, "joining the run's cgroup: %s", strerror(errno));
     goto fail;
   }
@@ -224,10 +258,12 @@ static _Noreturn void sbx_init(const struct sbx_plan *plan, const struct sbx_run
     sbx_fail_set(&f, SBX_LAYER_NAMESPACES, errno, "cgroup namespace: %s", strerror(errno));
     goto fail;
   }
-  if ((ctl = sbx_close_fds(ctl, &f)) < 0) {
+  if (sbx_close_fds(keep, 3, &f) < 0) {
     ctl = 3;
     goto fail;
   }
+  ctl = keep[0];
+  cmd.ruleset = keep[1];
   /* Not dumpable: the command (same uid) cannot ptrace pid 1 or read its
    * memory through /proc, even if the seccomp profile allowed ptrace. */
   prctl(PR_SET_DUMPABLE, 0);
@@ -235,20 +271,35 @@ static _Noreturn void sbx_init(const struct sbx_plan *plan, const struct sbx_run
     sbx_fail_set(&f, SBX_LAYER_NAMESPACES, errno, "sethostname: %s", strerror(errno));
     goto fail;
   }
-  if (sbx_mount_build(plan, &f) < 0)
-    goto fail;
-  cmd = fork();
-  if (cmd < 0) {
+  if (keep[2] < 0) {
+    if (sbx_mount_build(a->cmd.plan, &f) < 0)
+      goto fail;
+  } else {
+    /* A private copy of the template's finished view: this run's mounts
+     * (/tmp, /dev/shm, /proc) never reach the template or another run. */
+    if (setns(keep[2], CLONE_NEWNS) < 0 || unshare(CLONE_NEWNS) < 0) {
+      sbx_fail_set(&f, SBX_LAYER_NAMESPACES, errno, "joining the template's view: %s",
+                   strerror(errno));
+      goto fail;
+    }
+    close(keep[2]);
+    if (sbx_mount_fresh(a->cmd.plan, &f) < 0)
+      goto fail;
+  }
+  child = fork();
+  if (child < 0) {
     sbx_fail_set(&f, SBX_LAYER_SUPERVISOR, errno, "fork: %s", strerror(errno));
     goto fail;
   }
-  if (cmd == 0)
-    sbx_command(plan, req, ctl);
+  if (child == 0)
+    sbx_command(&cmd, ctl);
+  if (cmd.ruleset >= 0)
+    close(cmd.ruleset);
   /* Reap everything (orphans are re-parented to us); report when the
    * command itself ends. Returning then tears the namespace down. */
   for (;;) {
     pid = waitpid(-1, &st, 0);
-    if (pid == cmd) {
+    if (pid == child) {
       sbx_send(ctl, SBX_MSG_EXIT, NULL, st);
       /* Our own status mirrors the command's (the report is the message). */
       _exit(WIFEXITED(st) ? WEXITSTATUS(st) : SBX_EXIT_SIGNAL_BASE + WTERMSIG(st));
@@ -265,7 +316,7 @@ fail:
 /* Moves fd above 0..2 (close-on-exec). If the caller had closed its stdio,
  * a control descriptor could otherwise land on 0..2, which the command
  * keeps: it could then forge the supervisor's messages. */
-static int sbx_above_stdio(int fd)
+int sbx_above_stdio(int fd)
 {
   int n;
   if (fd < 0 || fd > 2)
@@ -306,7 +357,7 @@ static int sbx_userns_map(pid_t pid, uid_t uid, gid_t gid)
   return sbx_write_proc(pid, "gid_map", map);
 }
 
-static void sbx_result_fail(struct sbx_run_result *res, enum sbx_layer layer, int error,
+void sbx_result_fail(struct sbx_run_result *res, enum sbx_layer layer, int error,
                             const char *text)
 {
   res->outcome = SBX_OUTCOME_FAILED;
@@ -452,21 +503,174 @@ static void sbx_explain_denial(const struct sbx_run_request *req, const struct s
   strncat(res->message, extra, sizeof res->message - strlen(res->message) - 1);
 }
 
+/* Kills pid 1 of the run: by pid (our child) or through its pidfd (warm:
+ * the server's child). Killing it kills everything in its pid namespace. */
+static void sbx_sup_kill(const struct sbx_sup *s)
+{
+  if (s->init_pidfd >= 0)
+    syscall(SYS_pidfd_send_signal, s->init_pidfd, SIGKILL, NULL, 0);
+  else if (s->init > 0)
+    kill(s->init, SIGKILL);
+}
+
+/* Waits for pid 1 to be gone and gets its wait status: waitpid for our
+ * child; warm, the server's report of it (it reaps), or -1. */
+static void sbx_sup_reap(struct sbx_sup *s, int *st)
+{
+  *st = 0;
+  if (s->server < 0) {
+    while (s->init > 0 && waitpid(s->init, st, 0) < 0 && errno == EINTR)
+      ;
+    s->init = -1;
+    return;
+  }
+  if (sbx_warm_wait_done(s->server, s->init_pidfd, st) < 0) {
+    /* No report: make sure nothing of the run is left, then say so. */
+    sbx_sup_kill(s);
+    *st = -1;
+  }
+}
+
+int sbx_supervise(struct sbx_sup *s, const struct sbx_run_request *req,
+                  struct sbx_run_result *res, int kmsg)
+{
+  struct sbx_msg m, fail_msg = {0}, exec_msg = {0};
+  char err[512];
+  bool have_exit = false, have_fail = false, have_exec_fail = false, timed_out = false;
+  pid_t cmd_pid = 0;
+  uint64_t deadline = 0;
+  int rc, wst = 0, st = 0;
+
+  if (s->tmax)
+    deadline = s->t0 + s->tmax;
+  for (;;) {
+    struct pollfd pfd = {.fd = s->ctl, .events = POLLIN};
+    int wait_ms = -1;
+    pid_t sender = 0;
+    if (deadline) {
+      uint64_t now = sbx_now_ms();
+      if (now >= deadline) {
+        timed_out = true;
+        break;
+      }
+      wait_ms = (int)((deadline - now) > INT_MAX ? INT_MAX : (deadline - now));
+    }
+    rc = poll(&pfd, 1, wait_ms);
+    if (rc < 0 && errno == EINTR) {
+      /* Warm: init is not our child, so sbx_signal's handler cannot kill
+       * it; the interruption is acted on here. */
+      if (req->interrupted && req->interrupted())
+        sbx_sup_kill(s);
+      continue;
+    }
+    if (rc < 0) {
+      rc = -errno;
+      sbx_result_fail(res, SBX_LAYER_SUPERVISOR, -rc, "supervisor: poll failed");
+      sbx_sup_kill(s);
+      sbx_sup_reap(s, &st);
+      return rc;
+    }
+    if (rc == 0)
+      continue; /* the deadline check above decides */
+    rc = sbx_recv(s->ctl, &m, &sender);
+    if (rc == -EINTR)
+      continue;
+    if (rc <= 0)
+      break; /* EOF: init is gone and the command has exec'd or died */
+    switch (m.kind) {
+    case SBX_MSG_FAIL:
+      if (!have_fail)
+        fail_msg = m;
+      have_fail = true;
+      break;
+    case SBX_MSG_READY:
+      cmd_pid = sender;
+      break;
+    case SBX_MSG_EXEC_FAIL:
+      exec_msg = m;
+      have_exec_fail = true;
+      break;
+    case SBX_MSG_LISTENER:
+      /* Without a server the sandbox's notified calls fail (ENOSYS):
+       * closed, never open. */
+      if (!req->unotify || !s->unotify || s->unotify->running ||
+          sbx_unotify_start(s->unotify, m.status, req->unotify, s->plan) != 0) {
+        if (!req->unotify || !s->unotify || s->unotify->running)
+          close(m.status);
+        fprintf(stderr, "sbx: approval: system-call layer not served; those calls fail\n");
+      }
+      break;
+    case SBX_MSG_EXIT:
+      wst = m.status;
+      have_exit = true;
+      break;
+    default:
+      break;
+    }
+  }
+  if (timed_out)
+    sbx_sup_kill(s); /* pid 1 dies: the kernel kills the whole sandbox */
+  sbx_sup_reap(s, &st);
+  res->elapsed_ms = sbx_now_ms() - s->t0;
+
+  if (have_fail) {
+    char text[400];
+    snprintf(text, sizeof text, "%s: %s", sbx_layer_name((enum sbx_layer)fail_msg.layer),
+             fail_msg.text);
+    sbx_result_fail(res, (enum sbx_layer)fail_msg.layer, fail_msg.error, text);
+    rc = fail_msg.error ? -fail_msg.error : -EPERM;
+    return rc;
+  }
+  rc = 0;
+  if (timed_out) {
+    res->outcome = SBX_OUTCOME_TIMED_OUT;
+    res->exit_code = SBX_EXIT_TIMEOUT;
+    snprintf(res->message, sizeof res->message,
+             "timeout: killed after %llu ms (the whole process tree)",
+             (unsigned long long)s->tmax);
+  } else if (have_exec_fail) {
+    res->outcome = SBX_OUTCOME_EXEC_FAILED;
+    res->layer = SBX_LAYER_EXEC;
+    res->error = exec_msg.error;
+    res->exit_code =
+        exec_msg.error == ENOENT ? SBX_EXIT_NOT_FOUND : SBX_EXIT_NOT_EXECUTABLE;
+    snprintf(res->message, sizeof res->message, "exec: %s", exec_msg.text);
+  } else if (have_exit && WIFEXITED(wst)) {
+    res->outcome = SBX_OUTCOME_EXITED;
+    res->status = WEXITSTATUS(wst);
+    res->exit_code = res->status;
+    snprintf(res->message, sizeof res->message, "exited with status %d", res->status);
+  } else if (have_exit && WIFSIGNALED(wst)) {
+    res->outcome = SBX_OUTCOME_SIGNALED;
+    res->status = WTERMSIG(wst);
+    res->exit_code = SBX_EXIT_SIGNAL_BASE + res->status;
+    snprintf(res->message, sizeof res->message, "killed by signal %d (%s)", res->status,
+             strsignal(res->status));
+  } else {
+    snprintf(err, sizeof err, "supervisor: init ended without a report (%s %d)",
+             WIFSIGNALED(st) ? "signal" : "status",
+             WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+    sbx_result_fail(res, SBX_LAYER_SUPERVISOR, EIO, err);
+    return -EIO;
+  }
+  sbx_explain_denial(req, s->plan, kmsg, cmd_pid, res);
+  return rc;
+
+}
+
 int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *res)
 {
   struct sbx_features feat;
   struct sbx_plan plan;
   struct sbx_cgroup cg = {0};
   struct sbx_unotify_srv unotify = {0};
-  struct sbx_msg m, fail_msg = {0}, exec_msg = {0};
   char err[512];
-  int sv[2] = {-1, -1}, sync_pipe[2] = {-1, -1}, kmsg = -1, one = 1, rc, wst = 0, st = 0;
+  int sv[2] = {-1, -1}, sync_pipe[2] = {-1, -1}, kmsg = -1, one = 1, rc, st = 0;
   struct sigaction old_chld;
   bool restore_chld = false;
-  bool have_plan = false, have_exit = false, have_fail = false, have_exec_fail = false,
-       timed_out = false, init_joins = false;
-  pid_t init = -1, cmd_pid = 0;
-  uint64_t t0, deadline = 0, tmax;
+  bool have_plan = false, init_joins = false;
+  pid_t init = -1;
+  uint64_t t0, tmax;
   int flags;
 
   memset(res, 0, sizeof *res);
@@ -491,6 +695,16 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
   if (req->timeout_ms && (tmax == 0 || req->timeout_ms < tmax))
     tmax = req->timeout_ms;
   res->timeout_ms = tmax;
+
+  /* A running `sbx serve` (same user) starts the run from a template when
+   * it can; anything short of a started command falls back to the cold
+   * path below, which is equally confined (sbx_warm.c). */
+  if (req->warm_socket && !req->unotify) {
+    rc = sbx_warm_run(req, &feat, tmax, res);
+    if (rc != SBX_WARM_DECLINED)
+      goto cleanup;
+  }
+  snprintf(res->start_path, sizeof res->start_path, "cold");
 
   if ((rc = sbx_plan_build(req, feat.landlock_abi, &plan, err, sizeof err)) < 0) {
     sbx_result_fail(res, strncmp(err, "env", 3) == 0 ? SBX_LAYER_ENV
@@ -544,7 +758,11 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
     close(sync_pipe[1]);
     if (kmsg >= 0)
       close(kmsg);
-    sbx_init(&plan, req, sv[1], sync_pipe[0], cg.join_fd);
+    struct sbx_init_args ia = {
+        .cmd = {.plan = &plan, .argv = req->argv, .envp = plan.envp, .flags = req->flags,
+                .unotify = req->unotify, .ruleset = -1},
+        .ctl = sv[1], .sync_rd = sync_pipe[0], .cg_fd = cg.join_fd, .mntns = -1};
+    sbx_init_run(&ia);
   }
   /* v1: init joins the cgroup itself (sbx_cgroup.c says why); otherwise,
    * or if its descriptor was lost, the supervisor moves it by pid. */
@@ -578,115 +796,12 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
   close(sync_pipe[1]);
   sync_pipe[1] = -1;
 
-  if (tmax)
-    deadline = t0 + tmax;
-  for (;;) {
-    struct pollfd pfd = {.fd = sv[0], .events = POLLIN};
-    int wait_ms = -1;
-    pid_t sender = 0;
-    if (deadline) {
-      uint64_t now = sbx_now_ms();
-      if (now >= deadline) {
-        timed_out = true;
-        break;
-      }
-      wait_ms = (int)((deadline - now) > INT_MAX ? INT_MAX : (deadline - now));
-    }
-    rc = poll(&pfd, 1, wait_ms);
-    if (rc < 0 && errno == EINTR)
-      continue;
-    if (rc < 0) {
-      rc = -errno;
-      sbx_result_fail(res, SBX_LAYER_SUPERVISOR, -rc, "supervisor: poll failed");
-      goto kill_init;
-    }
-    if (rc == 0)
-      continue; /* the deadline check above decides */
-    rc = sbx_recv(sv[0], &m, &sender);
-    if (rc == -EINTR)
-      continue;
-    if (rc <= 0)
-      break; /* EOF: init is gone and the command has exec'd or died */
-    switch (m.kind) {
-    case SBX_MSG_FAIL:
-      if (!have_fail)
-        fail_msg = m;
-      have_fail = true;
-      break;
-    case SBX_MSG_READY:
-      cmd_pid = sender;
-      break;
-    case SBX_MSG_EXEC_FAIL:
-      exec_msg = m;
-      have_exec_fail = true;
-      break;
-    case SBX_MSG_LISTENER:
-      /* Without a server the sandbox's notified calls fail (ENOSYS):
-       * closed, never open. */
-      if (!req->unotify || unotify.running ||
-          sbx_unotify_start(&unotify, m.status, req->unotify, &plan) != 0) {
-        if (!req->unotify || unotify.running)
-          close(m.status);
-        fprintf(stderr, "sbx: approval: system-call layer not served; those calls fail\n");
-      }
-      break;
-    case SBX_MSG_EXIT:
-      wst = m.status;
-      have_exit = true;
-      break;
-    default:
-      break;
-    }
+  {
+    struct sbx_sup sup = {.ctl = sv[0], .init = init, .init_pidfd = -1, .server = -1,
+                          .t0 = t0, .tmax = tmax, .plan = &plan, .unotify = &unotify};
+    rc = sbx_supervise(&sup, req, res, kmsg);
+    init = -1;
   }
-  if (timed_out)
-    kill(init, SIGKILL); /* pid 1 dies: the kernel kills the whole sandbox */
-  while (waitpid(init, &st, 0) < 0 && errno == EINTR)
-    ;
-  init = -1;
-  res->elapsed_ms = sbx_now_ms() - t0;
-
-  if (have_fail) {
-    char text[400];
-    snprintf(text, sizeof text, "%s: %s", sbx_layer_name((enum sbx_layer)fail_msg.layer),
-             fail_msg.text);
-    sbx_result_fail(res, (enum sbx_layer)fail_msg.layer, fail_msg.error, text);
-    rc = fail_msg.error ? -fail_msg.error : -EPERM;
-    goto cleanup;
-  }
-  rc = 0;
-  if (timed_out) {
-    res->outcome = SBX_OUTCOME_TIMED_OUT;
-    res->exit_code = SBX_EXIT_TIMEOUT;
-    snprintf(res->message, sizeof res->message,
-             "timeout: killed after %llu ms (the whole process tree)",
-             (unsigned long long)tmax);
-  } else if (have_exec_fail) {
-    res->outcome = SBX_OUTCOME_EXEC_FAILED;
-    res->layer = SBX_LAYER_EXEC;
-    res->error = exec_msg.error;
-    res->exit_code =
-        exec_msg.error == ENOENT ? SBX_EXIT_NOT_FOUND : SBX_EXIT_NOT_EXECUTABLE;
-    snprintf(res->message, sizeof res->message, "exec: %s", exec_msg.text);
-  } else if (have_exit && WIFEXITED(wst)) {
-    res->outcome = SBX_OUTCOME_EXITED;
-    res->status = WEXITSTATUS(wst);
-    res->exit_code = res->status;
-    snprintf(res->message, sizeof res->message, "exited with status %d", res->status);
-  } else if (have_exit && WIFSIGNALED(wst)) {
-    res->outcome = SBX_OUTCOME_SIGNALED;
-    res->status = WTERMSIG(wst);
-    res->exit_code = SBX_EXIT_SIGNAL_BASE + res->status;
-    snprintf(res->message, sizeof res->message, "killed by signal %d (%s)", res->status,
-             strsignal(res->status));
-  } else {
-    snprintf(err, sizeof err, "supervisor: init ended without a report (%s %d)",
-             WIFSIGNALED(st) ? "signal" : "status",
-             WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
-    sbx_result_fail(res, SBX_LAYER_SUPERVISOR, EIO, err);
-    rc = -EIO;
-    goto cleanup;
-  }
-  sbx_explain_denial(req, &plan, kmsg, cmd_pid, res);
   goto cleanup;
 
 kill_init:

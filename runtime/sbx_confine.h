@@ -116,6 +116,14 @@ struct sbx_run_request {
    * docs/approvals.md): non-NULL loads a notify filter for unotify->ops
    * in the command and serves it in the supervisor. NULL: none. */
   const struct sbx_unotify_cfg *unotify;
+  /* Warm start (docs/sbx.md, "sbx serve"): the socket of a running
+   * `sbx serve` of the same user, tried first when non-NULL; any answer
+   * short of a started command falls back to the cold path. NULL: cold. */
+  const char *warm_socket;
+  /* Polled when the supervisor's wait is interrupted by a signal; non-zero
+   * kills the sandbox (a warm run's init is not the caller's child, so a
+   * handler killing the caller's children cannot reach it). May be NULL. */
+  int (*interrupted)(void);
 };
 
 /* A refusal by Landlock during the run, named from the kernel's audit
@@ -155,6 +163,10 @@ struct sbx_run_result {
   const struct cs_syscall_note *denied_note;
   int denied_count;       /* audit records found for the sandbox's processes */
   char cgroup_info[128];  /* "cgroup v1 pids.max=64" / "none (rlimits only)" */
+  /* Which start-up path ran: "warm" (from a `sbx serve` template) or
+   * "cold"; start_note says why a warm start was not used ("" if it was). */
+  char start_path[8];
+  char start_note[160];
   /* Refusals by Landlock named from the kernel's audit records (the first
    * SBX_LL_DENIALS_MAX distinct ones); ll_denied_count counts every record
    * of the run's domain; ll_naming says why none could be named. */

@@ -91,6 +91,25 @@ struct sbx_ll_rule {
   bool is_file;   /* known to be a regular file (per-file EXECUTE grants) */
 };
 
+/* A fact the plan was computed from, recorded (warm templates only) just
+ * before the plan looked at it, so that a later change is seen (grep tag:
+ * SBX_PROBE). */
+enum sbx_probe_kind {
+  SBX_PROBE_STAT = 0,    /* lstat: exists, file type, dev, ino */
+  SBX_PROBE_LIST = 1,    /* ... and mtime/ctime: a listing or a content used */
+  SBX_PROBE_RESOLVE = 2, /* realpath(path) gives the same result (or none) */
+};
+struct sbx_probe {
+  char *path;
+  char *real; /* RESOLVE: the result, NULL when it did not resolve */
+  enum sbx_probe_kind kind;
+  bool exists;
+  dev_t dev;
+  ino_t ino;
+  mode_t type;
+  struct timespec mtime, ctime, taken;
+};
+
 struct sbx_plan {
   const struct cs_profile *profile;
   char *workspace; /* resolved, absolute */
@@ -112,6 +131,11 @@ struct sbx_plan {
   size_t n_rules, cap_rules;
   char **envp;
   size_t n_env, cap_env;
+  /* Warm templates: the facts behind the plan (sbx_plan_fresh). */
+  bool record;
+  bool probe_lost; /* a probe could not be recorded: never reuse the plan */
+  struct sbx_probe *probes;
+  size_t n_probes, cap_probes;
 };
 
 /* Fills *plan for req on a kernel with Landlock ABI `abi`. On failure
@@ -119,6 +143,19 @@ struct sbx_plan {
 int sbx_plan_build(const struct sbx_run_request *req, int abi, struct sbx_plan *plan,
                    char *err, size_t err_len);
 void sbx_plan_free(struct sbx_plan *plan);
+/* sbx_plan_build for a warm template: `home` replaces $HOME (the client's;
+ * "" for none) and every fact the plan uses is recorded as a probe. */
+int sbx_plan_build_warm(const struct sbx_run_request *req, int abi, const char *home,
+                        struct sbx_plan *plan, char *err, size_t err_len);
+/* true when every probe still holds (and none was lost); false on any
+ * change or doubt (a timestamp too close to when it was taken to prove
+ * nothing changed within the file system's clock granularity). `why`
+ * names the first changed path. */
+bool sbx_plan_fresh(const struct sbx_plan *plan, char *why, size_t why_len);
+/* The sandbox's environment for req (allowlist, pass_env, sbx's own
+ * PATH/HOME/PWD/SBX_PROFILE) into plan->envp; plan->profile and
+ * plan->workspace must be set. */
+int sbx_plan_environment(struct sbx_plan *p, const struct sbx_run_request *req);
 
 /* Expands ${WORKSPACE} and a leading ~ of a profile path into out. */
 int sbx_expand_path(const char *in, const char *workspace, const char *home, char *out,
@@ -137,9 +174,27 @@ void sbx_fail_set(struct sbx_fail *f, enum sbx_layer layer, int error, const cha
 /* Runs as pid 1 of the new namespaces: builds the root view and pivots into
  * it. Returns 0 or -errno with *f filled. */
 int sbx_mount_build(const struct sbx_plan *plan, struct sbx_fail *f);
+/* Warm start (sbx_serve.c): the run-independent part of the same view, in
+ * a template's own mount namespace: /proc, /tmp and /dev/shm are left as
+ * empty mount points (the Landlock rules on them then cover whatever each
+ * run mounts there). */
+int sbx_mount_template(const struct sbx_plan *plan, struct sbx_fail *f);
+/* Per run, in a private copy of a template's mount namespace: a fresh
+ * /tmp (the plan's entries under /tmp moved onto it), /dev/shm and /proc,
+ * exactly as sbx_mount_build makes them; then chdir to the workspace. */
+int sbx_mount_fresh(const struct sbx_plan *plan, struct sbx_fail *f);
+/* Can sbx_mount_fresh reproduce this plan's view? (No symlink entry under
+ * /tmp; every entry under /tmp is a bind.) */
+bool sbx_mount_warm_ok(const struct sbx_plan *plan);
 
-/* In the command's process, after no_new_privs: restricts it with Landlock. */
+/* In the command's process, after no_new_privs: restricts it with Landlock.
+ * = sbx_landlock_ruleset + sbx_landlock_restrict. */
 int sbx_landlock_apply(const struct sbx_plan *plan, struct sbx_fail *f);
+/* The ruleset of the plan, every rule added, nobody restricted yet (*out,
+ * owned by the caller). Paths are opened in the caller's current view. */
+int sbx_landlock_ruleset(const struct sbx_plan *plan, int *out, struct sbx_fail *f);
+/* landlock_restrict_self with a finished ruleset (after no_new_privs). */
+int sbx_landlock_restrict(int ruleset, int abi, struct sbx_fail *f);
 
 /* Resource limits of the profile (and RLIMIT_CORE = 0). */
 int sbx_rlimits_apply(const struct cs_profile *p, struct sbx_fail *f);
@@ -190,6 +245,56 @@ void sbx_kmsg_scan(int fd, pid_t pid, struct sbx_kmsg_hit *hit);
  * disposition to restore. */
 struct sigaction;
 bool sbx_sigchld_default(struct sigaction *saved);
+
+/* What the command's process needs (sbx_confine.c). */
+struct sbx_cmd {
+  const struct sbx_plan *plan; /* profile, Landlock ABI; cold: the rules */
+  char *const *argv;
+  char *const *envp;
+  uint32_t flags;              /* enum sbx_run_flags */
+  const struct sbx_unotify_cfg *unotify;
+  int ruleset;                 /* warm: the template's Landlock ruleset; -1 cold */
+};
+
+/* pid 1 of a sandbox. */
+struct sbx_init_args {
+  struct sbx_cmd cmd;
+  int ctl;     /* control socket to the supervisor */
+  int sync_rd; /* 'g' from the supervisor (maps written, cgroup attached) */
+  int cg_fd;   /* v1 cgroup tasks file to join, or -1 */
+  int mntns;   /* warm: the template's mount namespace; -1: build the view */
+};
+_Noreturn void sbx_init_run(const struct sbx_init_args *a);
+
+struct sbx_unotify_srv;
+/* The supervisor's side of one run, cold or warm. */
+struct sbx_sup {
+  int ctl;        /* our end of the control socket (SO_PASSCRED) */
+  pid_t init;     /* host pid of pid 1 */
+  int init_pidfd; /* warm: pidfd of pid 1 (not our child); -1 cold */
+  int server;     /* warm: connection to `sbx serve` (reports init's status); -1 cold */
+  uint64_t t0, tmax;
+  const struct sbx_plan *plan;     /* cold; NULL warm */
+  struct sbx_unotify_srv *unotify; /* cold; NULL warm */
+};
+/* Waits for the run's messages and end (or its deadline: kills pid 1),
+ * fills *res; returns 0 when the command ran, a negative errno otherwise. */
+int sbx_supervise(struct sbx_sup *s, const struct sbx_run_request *req,
+                  struct sbx_run_result *res, int kmsg);
+void sbx_result_fail(struct sbx_run_result *res, enum sbx_layer layer, int error,
+                     const char *text);
+int sbx_above_stdio(int fd);
+uint64_t sbx_now_ms(void);
+
+/* Warm client (sbx_warm.c). SBX_WARM_DECLINED: nothing was started and
+ * *res is reset (with res->start_note saying why): run cold. Otherwise the
+ * run happened (or failed after the server started it) and the return is
+ * sbx_confine_run's. */
+#define SBX_WARM_DECLINED 1
+int sbx_warm_run(const struct sbx_run_request *req, const struct sbx_features *feat,
+                 uint64_t tmax, struct sbx_run_result *res);
+/* Waits for the server's report of pid 1's wait status (0, or -EIO). */
+int sbx_warm_wait_done(int server, int init_pidfd, int *status);
 
 /* sbx_probe_features without the probes a run does not need. */
 int sbx_probe_for_run(struct sbx_features *f);

@@ -70,7 +70,11 @@ struct sbx_ll_net_port {
   uint64_t port;
 };
 
-int sbx_landlock_apply(const struct sbx_plan *plan, struct sbx_fail *f)
+/* Builds the ruleset of the plan (every path opened in the current view)
+ * without restricting anyone: the warm server keeps it for many runs
+ * (sbx_serve.c); a ruleset is copied into each new domain at restriction,
+ * so each run gets a domain of its own. */
+int sbx_landlock_ruleset(const struct sbx_plan *plan, int *out, struct sbx_fail *f)
 {
   struct sbx_ll_ruleset_attr attr = {0};
   size_t attr_size;
@@ -80,6 +84,8 @@ int sbx_landlock_apply(const struct sbx_plan *plan, struct sbx_fail *f)
   char dirbuf[4096];
   uint64_t handled = sbx_ll_fs_rights(abi);
   struct sbx_ll_fds batch = {-1, -1};
+
+  *out = -1;
 
   if (abi < 1) {
     /* sbx_profile_enforceable refuses such runs; this is the last guard. */
@@ -157,6 +163,22 @@ int sbx_landlock_apply(const struct sbx_plan *plan, struct sbx_fail *f)
     else
       close(fd);
   }
+  *out = ruleset;
+  ruleset = -1;
+cleanup:
+  sbx_ll_fds_flush(&batch);
+  if (dir_fd >= 0)
+    close(dir_fd);
+  if (ruleset >= 0)
+    close(ruleset);
+  return rc;
+}
+
+/* Restricts the calling thread with a finished ruleset (no_new_privs is
+ * already set). The ruleset stays open: the caller owns it. */
+int sbx_landlock_restrict(int ruleset, int abi, struct sbx_fail *f)
+{
+  int rc = 0;
   /* Logging flags (ABI 7, sbx_denial.h): refusals after the command's
    * execve are audited too, so sbx can name them (docs/confinement.md). */
   if (syscall(SYS_landlock_restrict_self, ruleset, sbx_ll_restrict_flags(abi)) < 0) {
@@ -165,9 +187,15 @@ int sbx_landlock_apply(const struct sbx_plan *plan, struct sbx_fail *f)
     goto cleanup;
   }
 cleanup:
-  sbx_ll_fds_flush(&batch);
-  if (dir_fd >= 0)
-    close(dir_fd);
+  return rc;
+}
+
+int sbx_landlock_apply(const struct sbx_plan *plan, struct sbx_fail *f)
+{
+  int ruleset = -1;
+  int rc = sbx_landlock_ruleset(plan, &ruleset, f);
+  if (rc == 0)
+    rc = sbx_landlock_restrict(ruleset, plan->landlock_abi, f);
   if (ruleset >= 0)
     close(ruleset);
   return rc;

@@ -57,6 +57,8 @@ int main(int argc, char *argv[])
     return sbx_explain_cmd(&t, &o);
   case SBX_CMD_RUN:
     return sbx_run(&t, &o);
+  case SBX_CMD_SERVE:
+    return sbx_serve_cmd(&t, &o);
   case SBX_CMD_APPROVALS:
     return sbx_approvals_cmd(o.sub_argc, o.sub_argv, stdout, stderr);
   }

@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -48,6 +49,9 @@ struct sbx_mount_attr {
 #define SBX_OLD "/oldroot"
 #define SBX_NEW "/newroot"
 #define SBX_EMPTY "/empty"
+/* A template's view keeps an empty 0000 file for the masks of each run's
+ * /proc (mode 0000, on the read-only root: nothing can be read from it). */
+#define SBX_EMPTY_KEPT "/.sbx-empty"
 
 /* mount_setattr, so read-only applies to every submount of a recursive
  * bind too (MS_REMOUNT|MS_RDONLY would only change the top one, leaving,
@@ -121,8 +125,9 @@ static int sbx_bind(const char *src, const char *dst, bool is_dir, uint64_t attr
   return sbx_setattr(dst, attrs | SBX_MOUNT_ATTR_NOSUID | SBX_MOUNT_ATTR_NODEV, true);
 }
 
-static int sbx_mask(const char *dst, bool is_dir)
+static int sbx_mask(const char *dst, bool is_dir, const char *root)
 {
+  char empty[PATH_MAX];
   if (is_dir) {
     /* An empty, read-only, mode-0000 tmpfs: the directory exists (programs
      * that stat it do not break) but shows and accepts nothing. */
@@ -133,7 +138,10 @@ static int sbx_mask(const char *dst, bool is_dir)
   }
   /* An empty mode-0000 file: open() fails with EACCES even for uid 0
    * without CAP_DAC_OVERRIDE, and execve() of it too. */
-  if (mount(SBX_EMPTY, dst, NULL, MS_BIND, NULL) < 0)
+  /* While building, the scratch root holds the empty file; in a finished
+   * warm view it is the root tmpfs's /.sbx-empty (sbx_mount_template). */
+  snprintf(empty, sizeof empty, "%s", root[0] ? SBX_EMPTY : SBX_EMPTY_KEPT);
+  if (mount(empty, dst, NULL, MS_BIND, NULL) < 0)
     return -errno;
   return sbx_setattr(dst,
                      SBX_MOUNT_ATTR_RDONLY | SBX_MOUNT_ATTR_NOSUID | SBX_MOUNT_ATTR_NODEV |
@@ -141,53 +149,68 @@ static int sbx_mask(const char *dst, bool is_dir)
                      false);
 }
 
-static int sbx_mount_proc(struct sbx_fail *f)
+/* A fresh procfs at root+"/proc" (root: SBX_NEW while building, "" in a
+ * warm run's finished view). */
+static int sbx_mount_proc(const char *root, struct sbx_fail *f)
 {
   /* Writable by uid 0 even without capabilities (sysctl permission checks
    * use the file mode), or hardware-facing: bound read-only. */
-  static const char *const ro[] = {SBX_NEW "/proc/sys", SBX_NEW "/proc/sysrq-trigger",
-                                   SBX_NEW "/proc/irq", SBX_NEW "/proc/bus",
-                                   SBX_NEW "/proc/fs", NULL};
+  static const char *const ro[] = {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus",
+                                   "/proc/fs", NULL};
   /* Kernel-wide information leaks with no use inside: hidden. */
-  static const char *const hide[] = {SBX_NEW "/proc/kcore", SBX_NEW "/proc/keys",
-                                     SBX_NEW "/proc/timer_list", SBX_NEW "/proc/sched_debug",
-                                     SBX_NEW "/proc/kallsyms", SBX_NEW "/proc/kmsg", NULL};
+  static const char *const hide[] = {"/proc/kcore", "/proc/keys", "/proc/timer_list",
+                                     "/proc/sched_debug", "/proc/kallsyms", "/proc/kmsg", NULL};
+  char path[PATH_MAX];
   int rc;
-  if (mkdir(SBX_NEW "/proc", 0555) < 0 && errno != EEXIST)
+  snprintf(path, sizeof path, "%s/proc", root);
+  if (mkdir(path, 0555) < 0 && errno != EEXIST)
     return sbx_fail_set(f, SBX_LAYER_MOUNT, errno, "mkdir /proc: %s", strerror(errno)), -errno;
   /* A new procfs: it shows only the sandbox's pid namespace, so nothing
    * outside can be listed, read or signalled through /proc. */
-  if (mount("proc", SBX_NEW "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
+  if (mount("proc", path, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
     rc = -errno;
     sbx_fail_set(f, SBX_LAYER_MOUNT, -rc, "mount proc: %s", strerror(-rc));
     return rc;
   }
   for (const char *const *p = ro; *p; p++) {
     struct stat st;
-    if (lstat(*p, &st) < 0)
+    snprintf(path, sizeof path, "%s%s", root, *p);
+    if (lstat(path, &st) < 0)
       continue;
-    if (mount(*p, *p, NULL, MS_BIND | MS_REC, NULL) < 0 ||
-        (rc = sbx_setattr(*p, SBX_MOUNT_ATTR_RDONLY | SBX_MOUNT_ATTR_NOSUID | SBX_MOUNT_ATTR_NODEV,
+    if (mount(path, path, NULL, MS_BIND | MS_REC, NULL) < 0 ||
+        (rc = sbx_setattr(path, SBX_MOUNT_ATTR_RDONLY | SBX_MOUNT_ATTR_NOSUID | SBX_MOUNT_ATTR_NODEV,
                           true)) < 0) {
       rc = -errno;
-      sbx_fail_set(f, SBX_LAYER_MOUNT, -rc, "read-only %s: %s", *p + strlen(SBX_NEW),
-                   strerror(-rc));
+      sbx_fail_set(f, SBX_LAYER_MOUNT, -rc, "read-only %s: %s", *p, strerror(-rc));
       return rc;
     }
   }
   for (const char *const *p = hide; *p; p++) {
     struct stat st;
-    if (lstat(*p, &st) < 0)
+    snprintf(path, sizeof path, "%s%s", root, *p);
+    if (lstat(path, &st) < 0)
       continue;
-    if ((rc = sbx_mask(*p, S_ISDIR(st.st_mode))) < 0) {
-      sbx_fail_set(f, SBX_LAYER_MOUNT, -rc, "mask %s: %s", *p + strlen(SBX_NEW), strerror(-rc));
+    if ((rc = sbx_mask(path, S_ISDIR(st.st_mode), root)) < 0) {
+      sbx_fail_set(f, SBX_LAYER_MOUNT, -rc, "mask %s: %s", *p, strerror(-rc));
       return rc;
     }
   }
   return 0;
 }
 
-static int sbx_mount_dev(const struct sbx_plan *plan, struct sbx_fail *f)
+/* The sandbox's own /dev/shm: a tmpfs, read-only when it cannot write. */
+static int sbx_mount_shm(const char *root, const struct sbx_plan *plan, struct sbx_fail *f)
+{
+  char path[PATH_MAX];
+  snprintf(path, sizeof path, "%s/dev/shm", root);
+  if (mount("tmpfs", path, "tmpfs",
+            MS_NOSUID | MS_NODEV | MS_NOEXEC | (plan->tmp_writable ? 0 : MS_RDONLY),
+            "mode=1777,size=64m") < 0)
+    return sbx_mount_errno(f, "/dev/shm");
+  return 0;
+}
+
+static int sbx_mount_dev(const struct sbx_plan *plan, bool shm, struct sbx_fail *f)
 {
   static const char *const devs[] = {"null", "zero", "full", "random", "urandom", NULL};
   static const char *const links[][2] = {{"fd", "/proc/self/fd"},
@@ -219,11 +242,10 @@ static int sbx_mount_dev(const struct sbx_plan *plan, struct sbx_fail *f)
       goto fail_errno;
   }
   what = "/dev/shm";
-  if (mkdir(SBX_NEW "/dev/shm", 01777) < 0 ||
-      mount("tmpfs", SBX_NEW "/dev/shm", "tmpfs",
-            MS_NOSUID | MS_NODEV | MS_NOEXEC | (plan->tmp_writable ? 0 : MS_RDONLY),
-            "mode=1777,size=64m") < 0)
+  if (mkdir(SBX_NEW "/dev/shm", 01777) < 0)
     goto fail_errno;
+  if (shm && (rc = sbx_mount_shm(SBX_NEW, plan, f)) < 0)
+    return rc;
   what = "read-only /dev";
   if ((rc = sbx_setattr(SBX_NEW "/dev", SBX_MOUNT_ATTR_RDONLY, false)) < 0) {
     errno = -rc;
@@ -234,17 +256,18 @@ fail_errno:
   return sbx_mount_errno(f, what);
 }
 
-static int sbx_mount_tmp(const struct sbx_plan *plan, struct sbx_fail *f)
+static int sbx_mount_tmp(const char *root, const struct sbx_plan *plan, struct sbx_fail *f)
 {
-  char opts[64];
+  char opts[64], path[PATH_MAX], home[PATH_MAX];
   uint64_t size = plan->profile->limits.max_memory_bytes;
   /* tmpfs pages are memory that RLIMIT_AS does not count: cap the size. */
   if (size == 0 || size > (1ull << 30))
     size = 1ull << 30;
   snprintf(opts, sizeof opts, "mode=1777,size=%llu", (unsigned long long)size);
-  if ((mkdir(SBX_NEW "/tmp", 01777) < 0 && errno != EEXIST) ||
-      mount("tmpfs", SBX_NEW "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0 ||
-      mkdir(SBX_NEW SBX_SANDBOX_HOME, 0700) < 0)
+  snprintf(path, sizeof path, "%s/tmp", root);
+  snprintf(home, sizeof home, "%s" SBX_SANDBOX_HOME, root);
+  if ((mkdir(path, 01777) < 0 && errno != EEXIST) ||
+      mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0 || mkdir(home, 0700) < 0)
     goto fail;
   return 0;
 fail:
@@ -289,7 +312,7 @@ static int sbx_mount_entries(const struct sbx_plan *plan, struct sbx_fail *f)
       else if (S_ISLNK(st.st_mode) || (bool)S_ISDIR(st.st_mode) != e->is_dir)
         rc = -ESTALE;
       else
-        rc = sbx_mask(dst, e->is_dir);
+        rc = sbx_mask(dst, e->is_dir, SBX_NEW);
       break;
     }
     }
@@ -304,7 +327,8 @@ fail:
   return rc;
 }
 
-int sbx_mount_build(const struct sbx_plan *plan, struct sbx_fail *f)
+/* The view; `tmpl`: a warm template's (sbx_mount_template). */
+static int sbx_mount_view(const struct sbx_plan *plan, bool tmpl, struct sbx_fail *f)
 {
   const char *what;
   int fd, rc;
@@ -346,11 +370,21 @@ int sbx_mount_build(const struct sbx_plan *plan, struct sbx_fail *f)
 
   /* /tmp before the plan's entries, so a workspace under /tmp is bound
    * inside the private /tmp; made read-only after them. */
-  if ((rc = sbx_mount_tmp(plan, f)) < 0 || (rc = sbx_mount_entries(plan, f)) < 0 ||
-      (rc = sbx_mount_dev(plan, f)) < 0 || (rc = sbx_mount_proc(f)) < 0)
+  if (tmpl) {
+    /* Mount points only: each run mounts its own /tmp, /dev/shm and /proc
+     * there. The empty file masks /proc entries in every run. */
+    what = "template mount points";
+    if (mkdir(SBX_NEW "/tmp", 01777) < 0 || mkdir(SBX_NEW "/proc", 0555) < 0 ||
+        (fd = open(SBX_NEW SBX_EMPTY_KEPT, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0000)) < 0)
+      goto fail_errno;
+    close(fd);
+  } else if ((rc = sbx_mount_tmp(SBX_NEW, plan, f)) < 0)
+    return rc;
+  if ((rc = sbx_mount_entries(plan, f)) < 0 || (rc = sbx_mount_dev(plan, !tmpl, f)) < 0 ||
+      (!tmpl && (rc = sbx_mount_proc(SBX_NEW, f)) < 0))
     return rc;
   what = "read-only /tmp";
-  if (!plan->tmp_writable &&
+  if (!tmpl && !plan->tmp_writable &&
       (rc = sbx_setattr(SBX_NEW "/tmp", SBX_MOUNT_ATTR_RDONLY, false)) < 0) {
     errno = -rc;
     goto fail_errno;
@@ -378,4 +412,114 @@ int sbx_mount_build(const struct sbx_plan *plan, struct sbx_fail *f)
   return 0;
 fail_errno:
   return sbx_mount_errno(f, what);
+}
+
+int sbx_mount_build(const struct sbx_plan *plan, struct sbx_fail *f)
+{
+  return sbx_mount_view(plan, false, f);
+}
+
+int sbx_mount_template(const struct sbx_plan *plan, struct sbx_fail *f)
+{
+  return sbx_mount_view(plan, true, f);
+}
+
+static bool sbx_mount_under_tmp(const char *path)
+{
+  return strncmp(path, "/tmp/", 5) == 0;
+}
+
+bool sbx_mount_warm_ok(const struct sbx_plan *plan)
+{
+  for (size_t i = 0; i < plan->n_mounts; i++)
+    if (sbx_mount_under_tmp(plan->mounts[i].path) && plan->mounts[i].kind == SBX_MNT_SYMLINK)
+      return false;
+  return true;
+}
+
+#ifndef SYS_open_tree
+#define SYS_open_tree 428
+#endif
+#ifndef SYS_move_mount
+#define SYS_move_mount 429
+#endif
+#define SBX_OPEN_TREE_CLONE 1u
+#define SBX_MOVE_MOUNT_F_EMPTY_PATH 0x4u
+
+/* Is an earlier entry under /tmp an ancestor of entry i? (Sorted parents
+ * first; masks after every bind.) Its subtree then carries entry i. */
+static bool sbx_mount_nested(const struct sbx_plan *plan, size_t i)
+{
+  const char *p = plan->mounts[i].path;
+  for (size_t j = 0; j < plan->n_mounts; j++) {
+    const char *q = plan->mounts[j].path;
+    size_t n = strlen(q);
+    if (j != i && sbx_mount_under_tmp(q) && plan->mounts[j].kind != SBX_MNT_MASK &&
+        strncmp(p, q, n) == 0 && p[n] == '/')
+      return true;
+  }
+  return false;
+}
+
+int sbx_mount_fresh(const struct sbx_plan *plan, struct sbx_fail *f)
+{
+  int *moved = NULL, rc = 0;
+  size_t n = 0;
+  const char *what = "make / private";
+
+  if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+    goto fail_errno;
+  /* Entries under /tmp (a workspace in /tmp, with its .git carve-outs and
+   * masks) are cloned whole, with their flags, and put back on the fresh
+   * tmpfs: the same mounts the cold path makes inside its private /tmp. */
+  moved = calloc(plan->n_mounts ? plan->n_mounts : 1, sizeof *moved);
+  if (!moved) {
+    errno = ENOMEM;
+    what = "per-run mounts";
+    goto fail_errno;
+  }
+  for (size_t i = 0; i < plan->n_mounts; i++) {
+    moved[i] = -1;
+    if (!sbx_mount_under_tmp(plan->mounts[i].path) || sbx_mount_nested(plan, i))
+      continue;
+    what = plan->mounts[i].path;
+    moved[i] = (int)syscall(SYS_open_tree, AT_FDCWD, plan->mounts[i].path,
+                            SBX_OPEN_TREE_CLONE | AT_RECURSIVE | O_CLOEXEC);
+    if (moved[i] < 0)
+      goto fail_errno;
+    n = i + 1;
+  }
+  if ((rc = sbx_mount_tmp("", plan, f)) < 0)
+    goto cleanup;
+  for (size_t i = 0; i < n; i++) {
+    if (moved[i] < 0)
+      continue;
+    what = plan->mounts[i].path;
+    if ((rc = sbx_mountpoint(plan->mounts[i].path, plan->mounts[i].is_dir)) < 0) {
+      errno = -rc;
+      goto fail_errno;
+    }
+    if (syscall(SYS_move_mount, moved[i], "", AT_FDCWD, plan->mounts[i].path,
+                SBX_MOVE_MOUNT_F_EMPTY_PATH) < 0)
+      goto fail_errno;
+  }
+  if ((rc = sbx_mount_shm("", plan, f)) < 0 || (rc = sbx_mount_proc("", f)) < 0)
+    goto cleanup;
+  what = "read-only /tmp";
+  if (!plan->tmp_writable && (rc = sbx_setattr("/tmp", SBX_MOUNT_ATTR_RDONLY, false)) < 0) {
+    errno = -rc;
+    goto fail_errno;
+  }
+  what = "chdir to the workspace";
+  if (chdir(plan->workspace) < 0)
+    goto fail_errno;
+  goto cleanup;
+fail_errno:
+  rc = sbx_mount_errno(f, what);
+cleanup:
+  for (size_t i = 0; moved && i < n; i++)
+    if (moved[i] >= 0)
+      close(moved[i]);
+  free(moved);
+  return rc;
 }

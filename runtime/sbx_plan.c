@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sbx_internal.h"
@@ -113,6 +114,95 @@ static bool sbx_path_under(const char *path, const char *dir)
   return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
 }
 
+static void sbx_probe_fill(struct sbx_probe *pr)
+{
+  struct stat st;
+  if (pr->kind == SBX_PROBE_RESOLVE) {
+    pr->real = realpath(pr->path, NULL);
+    pr->exists = pr->real != NULL;
+    return;
+  }
+  pr->exists = lstat(pr->path, &st) == 0;
+  if (!pr->exists)
+    return;
+  pr->dev = st.st_dev;
+  pr->ino = st.st_ino;
+  pr->type = st.st_mode & S_IFMT;
+  pr->mtime = st.st_mtim;
+  pr->ctime = st.st_ctim;
+}
+
+/* Records a fact the plan is about to use (warm templates only). */
+static void sbx_probe(struct sbx_plan *p, const char *path, enum sbx_probe_kind kind)
+{
+  struct sbx_probe *pr;
+  if (!p->record)
+    return;
+  if (p->n_probes == p->cap_probes) {
+    size_t cap = p->cap_probes ? p->cap_probes * 2 : 64;
+    void *m = realloc(p->probes, cap * sizeof *p->probes);
+    if (!m) {
+      p->probe_lost = true;
+      return;
+    }
+    p->probes = m;
+    p->cap_probes = cap;
+  }
+  pr = &p->probes[p->n_probes];
+  memset(pr, 0, sizeof *pr);
+  pr->kind = kind;
+  pr->path = strdup(path);
+  if (!pr->path) {
+    p->probe_lost = true;
+    return;
+  }
+  clock_gettime(CLOCK_REALTIME, &pr->taken);
+  sbx_probe_fill(pr);
+  p->n_probes++;
+}
+
+static bool sbx_ts_eq(const struct timespec *a, const struct timespec *b)
+{
+  return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+/* A timestamp within 2 s of when the probe was taken proves nothing: the
+ * file system's clock is coarse, so a change right after the probe may
+ * carry the same time. Such a probe never vouches for the plan. */
+static bool sbx_ts_racy(const struct timespec *t, const struct timespec *taken)
+{
+  return t->tv_sec + 2 >= taken->tv_sec;
+}
+
+bool sbx_plan_fresh(const struct sbx_plan *p, char *why, size_t why_len)
+{
+  if (p->probe_lost || !p->record) {
+    snprintf(why, why_len, "the template's facts were not all recorded");
+    return false;
+  }
+  for (size_t i = 0; i < p->n_probes; i++) {
+    const struct sbx_probe *old = &p->probes[i];
+    struct sbx_probe now = {.path = old->path, .kind = old->kind};
+    bool same;
+    sbx_probe_fill(&now);
+    if (old->kind == SBX_PROBE_RESOLVE) {
+      same = old->exists == now.exists && (!old->exists || strcmp(old->real, now.real) == 0);
+      free(now.real);
+    } else {
+      same = old->exists == now.exists &&
+             (!old->exists || (old->dev == now.dev && old->ino == now.ino && old->type == now.type));
+      if (same && old->exists && old->kind == SBX_PROBE_LIST)
+        same = sbx_ts_eq(&old->mtime, &now.mtime) && sbx_ts_eq(&old->ctime, &now.ctime) &&
+               !sbx_ts_racy(&old->mtime, &old->taken) && !sbx_ts_racy(&old->ctime, &old->taken);
+    }
+    if (!same) {
+      snprintf(why, why_len, "%s changed since the template was made", old->path);
+      return false;
+    }
+  }
+  return true;
+}
+
 static int sbx_plan_mount(struct sbx_plan *p, const char *path, enum sbx_mount_kind kind,
                           const char *target, bool is_dir, const char *why)
 {
@@ -209,7 +299,7 @@ static bool sbx_env_allowed(const char *name, size_t len, const char *const *pas
   return false;
 }
 
-static int sbx_plan_environment(struct sbx_plan *p, const struct sbx_run_request *req)
+int sbx_plan_environment(struct sbx_plan *p, const struct sbx_run_request *req)
 {
   int rc;
   for (const char *const *pe = req->pass_env; pe && *pe; pe++)
@@ -245,6 +335,7 @@ static int sbx_plan_environment(struct sbx_plan *p, const struct sbx_run_request
 static int sbx_plan_host_entry(struct sbx_plan *p, const char *path, bool rw, const char *why)
 {
   struct stat st;
+  sbx_probe(p, path, SBX_PROBE_STAT);
   if (lstat(path, &st) < 0)
     return 0; /* absent on this machine: nothing to show */
   if (S_ISLNK(st.st_mode)) {
@@ -290,11 +381,11 @@ static uint64_t sbx_rule_rights(const struct cs_profile *prof, uint32_t access)
 
 /* Does the directory `path` contain (or is it) a bin directory? A Landlock
  * EXECUTE right on it would cover the shells there. */
-static bool sbx_holds_bin_dir(const char *path)
+static bool sbx_holds_bin_dir(struct sbx_plan *p, const char *path)
 {
   char real[PATH_MAX];
   for (const char *const *d = sbx_bin_dirs; *d; d++)
-    if (realpath(*d, real) && sbx_path_under(real, path))
+    if ((sbx_probe(p, *d, SBX_PROBE_RESOLVE), realpath(*d, real)) && sbx_path_under(real, path))
       return true;
   return false;
 }
@@ -343,6 +434,7 @@ static int sbx_plan_git_dir(struct sbx_plan *p, const char *gitdir, bool bind_di
       if (mkdir(path, 0755) < 0 && errno != EEXIST)
         return -errno;
     }
+    sbx_probe(p, path, SBX_PROBE_STAT);
     if (lstat(path, &st) < 0)
       continue;
     if (S_ISLNK(st.st_mode)) {
@@ -357,7 +449,9 @@ static int sbx_plan_git_dir(struct sbx_plan *p, const char *gitdir, bool bind_di
   /* Submodules keep their own config and hooks in modules/NAME (git runs
    * them when it recurses): the same protection, two levels deep. */
   if (depth < 2 && snprintf(path, sizeof path, "%s/modules", gitdir) < (int)sizeof path) {
-    DIR *dir = opendir(path);
+    DIR *dir;
+    sbx_probe(p, path, SBX_PROBE_LIST);
+    dir = opendir(path);
     struct dirent *de;
     char sub[PATH_MAX];
     while (dir && (de = readdir(dir))) {
@@ -387,6 +481,11 @@ static int sbx_plan_git(struct sbx_plan *p)
 
   if (snprintf(dotgit, sizeof dotgit, "%s/.git", p->workspace) >= (int)sizeof dotgit)
     return -ENAMETOOLONG;
+  /* A .git directory: what matters is probed below; a .git file (linked
+   * worktree): its content, hence its times. */
+  sbx_probe(p, dotgit, SBX_PROBE_STAT);
+  if (lstat(dotgit, &st) == 0 && S_ISREG(st.st_mode))
+    sbx_probe(p, dotgit, SBX_PROBE_LIST);
   if (lstat(dotgit, &st) < 0)
     return 0;
   if (S_ISDIR(st.st_mode))
@@ -413,6 +512,7 @@ static int sbx_plan_git(struct sbx_plan *p)
   fp = NULL;
   /* The common dir (objects, refs) is named by worktrees/NAME/commondir. */
   snprintf(tmp, sizeof tmp, "%s/commondir", gitdir);
+  sbx_probe(p, tmp, SBX_PROBE_LIST);
   fp = fopen(tmp, "re");
   if (fp && fgets(buf, sizeof buf, fp)) {
     buf[strcspn(buf, "\n")] = '\0';
@@ -531,6 +631,14 @@ static int sbx_plan_shells(struct sbx_plan *p)
   FILE *fp;
   int rc = 0;
 
+  /* The bin directories' listings (a shell added or renamed changes their
+   * mtime) and /etc/shells with what it names. */
+  for (const char *const *d = sbx_bin_dirs; *d; d++) {
+    sbx_probe(p, *d, SBX_PROBE_RESOLVE);
+    if (realpath(*d, real))
+      sbx_probe(p, real, SBX_PROBE_LIST);
+  }
+  sbx_probe(p, "/etc/shells", SBX_PROBE_LIST);
   for (const char *const *d = sbx_bin_dirs; *d; d++)
     for (const char *const *n = sbx_shell_names; *n; n++) {
       snprintf(path, sizeof path, "%s/%s", *d, *n);
@@ -541,6 +649,11 @@ static int sbx_plan_shells(struct sbx_plan *p)
   fp = fopen("/etc/shells", "re");
   while (fp && fgets(path, sizeof path, fp)) {
     path[strcspn(path, "\n")] = '\0';
+    if (path[0] == '/') {
+      sbx_probe(p, path, SBX_PROBE_RESOLVE);
+      if (realpath(path, real))
+        sbx_probe(p, real, SBX_PROBE_STAT);
+    }
     if (path[0] == '/' && stat(path, &st) == 0 && S_ISREG(st.st_mode) && n_shells < 64 &&
         !sbx_inode_in(shells, n_shells, &st))
       shells[n_shells++] = (struct sbx_inode){st.st_dev, st.st_ino};
@@ -589,7 +702,7 @@ static int sbx_plan_shells(struct sbx_plan *p)
   if (rc < 0)
     return rc;
   for (const char *const *d = sbx_lib_dirs; *d; d++)
-    if (lstat(*d, &st) == 0 && S_ISDIR(st.st_mode) &&
+    if ((sbx_probe(p, *d, SBX_PROBE_STAT), lstat(*d, &st) == 0) && S_ISDIR(st.st_mode) &&
         (rc = sbx_plan_rule(p, *d, SBX_LL_FS_EXECUTE | SBX_LL_FS_READ, true)) < 0)
       return rc;
   /* Symlinked binaries in /usr/bin whose target lives elsewhere in /usr
@@ -611,15 +724,18 @@ static int sbx_cmp_mount(const void *a, const void *b)
 /* Resolves every denied path once (NULL where it does not resolve), for
  * sbx_denied_covering; realpath walks each component with a readlink, and
  * the check runs for the workspace and every allowed path. */
-static char **sbx_denied_resolve(const struct cs_profile *prof, const char *ws, const char *home)
+static char **sbx_denied_resolve(struct sbx_plan *p, const struct cs_profile *prof, const char *ws,
+                                 const char *home)
 {
   char path[PATH_MAX];
   char **dreal = calloc(prof->n_denied_paths + 1u, sizeof *dreal);
   if (!dreal)
     return NULL;
   for (uint32_t i = 0; i < prof->n_denied_paths; i++)
-    if (sbx_expand_path(prof->denied_paths[i].path, ws, home, path, sizeof path) == 0)
+    if (sbx_expand_path(prof->denied_paths[i].path, ws, home, path, sizeof path) == 0) {
+      sbx_probe(p, path, SBX_PROBE_RESOLVE);
       dreal[i] = realpath(path, NULL);
+    }
   return dreal;
 }
 
@@ -641,18 +757,34 @@ static const struct cs_path_rule *sbx_denied_covering(const struct cs_profile *p
   return NULL;
 }
 
+static int sbx_plan_build_ex(const struct sbx_run_request *req, int abi, const char *home_in,
+                             bool record, struct sbx_plan *p, char *err, size_t err_len);
+
 int sbx_plan_build(const struct sbx_run_request *req, int abi, struct sbx_plan *p, char *err,
                    size_t err_len)
 {
+  return sbx_plan_build_ex(req, abi, NULL, false, p, err, err_len);
+}
+
+int sbx_plan_build_warm(const struct sbx_run_request *req, int abi, const char *home,
+                        struct sbx_plan *p, char *err, size_t err_len)
+{
+  return sbx_plan_build_ex(req, abi, home ? home : "", true, p, err, err_len);
+}
+
+static int sbx_plan_build_ex(const struct sbx_run_request *req, int abi, const char *home_in,
+                             bool record, struct sbx_plan *p, char *err, size_t err_len)
+{
   const struct cs_profile *prof = req->profile;
   char ws[PATH_MAX], path[PATH_MAX], real[PATH_MAX];
-  const char *home = getenv("HOME");
+  const char *home = home_in ? (home_in[0] ? home_in : NULL) : getenv("HOME");
   uint64_t ws_rights = SBX_LL_FS_READ;
   struct stat st;
   char **dreal = NULL;
   int rc = 0;
 
   memset(p, 0, sizeof *p);
+  p->record = record;
   p->profile = prof;
   p->uid = geteuid();
   p->gid = getegid();
@@ -666,6 +798,7 @@ int sbx_plan_build(const struct sbx_run_request *req, int abi, struct sbx_plan *
   }
 
   errno = 0;
+  sbx_probe(p, req->workspace, SBX_PROBE_RESOLVE);
   if (!realpath(req->workspace, ws) || stat(ws, &st) < 0 || !S_ISDIR(st.st_mode)) {
     rc = errno ? -errno : -ENOTDIR;
     snprintf(err, err_len, "request: workspace '%s' is not a directory", req->workspace);
@@ -680,7 +813,7 @@ int sbx_plan_build(const struct sbx_run_request *req, int abi, struct sbx_plan *
     snprintf(err, err_len, "request: workspace '%s' is a system directory", ws);
     goto fail;
   }
-  if (!(dreal = sbx_denied_resolve(prof, ws, home)))
+  if (!(dreal = sbx_denied_resolve(p, prof, ws, home)))
     goto nomem;
   {
     const struct cs_path_rule *d = sbx_denied_covering(prof, dreal, ws);
@@ -707,8 +840,10 @@ int sbx_plan_build(const struct sbx_run_request *req, int abi, struct sbx_plan *
                r->origin ? r->origin : "?", strerror(-rc));
       goto fail;
     }
+    sbx_probe(p, path, SBX_PROBE_RESOLVE);
     if (!realpath(path, real))
       continue; /* absent: nothing to allow (it cannot be created outside the view) */
+    sbx_probe(p, real, SBX_PROBE_STAT);
     if (sbx_denied_covering(prof, dreal, real))
       continue; /* denied wins: neither shown nor granted */
     /* No shell, yet EXECUTE on the workspace or on a writable path: a
@@ -755,7 +890,7 @@ int sbx_plan_build(const struct sbx_run_request *req, int abi, struct sbx_plan *
     }
     if (stat(real, &st) == 0 && !S_ISDIR(st.st_mode))
       rights &= SBX_LL_FS_FILE_RIGHTS;
-    else if (p->shell_none && sbx_holds_bin_dir(real))
+    else if (p->shell_none && sbx_holds_bin_dir(p, real))
       rights &= ~SBX_LL_FS_EXECUTE; /* per-file grants instead (sbx_plan_shells) */
     if ((rc = sbx_plan_rule(p, real, rights, true)) < 0)
       goto fail_errno;
@@ -813,7 +948,7 @@ int sbx_plan_build(const struct sbx_run_request *req, int abi, struct sbx_plan *
   } else if ((rc = sbx_plan_rule(p, "/usr", SBX_LL_FS_READ | SBX_LL_FS_EXECUTE, true)) < 0)
     goto fail_errno;
   for (const char *const *d = sbx_system_dirs + 1; *d; d++)
-    if (lstat(*d, &st) == 0 && S_ISDIR(st.st_mode) &&
+    if ((sbx_probe(p, *d, SBX_PROBE_STAT), lstat(*d, &st) == 0) && S_ISDIR(st.st_mode) &&
         (rc = sbx_plan_rule(p, *d, p->shell_none ? SBX_LL_FS_READ
                                                  : SBX_LL_FS_READ | SBX_LL_FS_EXECUTE,
                             true)) < 0)
@@ -842,6 +977,7 @@ int sbx_plan_build(const struct sbx_run_request *req, int abi, struct sbx_plan *
     }
     if (!sbx_is_visible(p, real))
       continue; /* not in the view, and Landlock grants nothing there */
+    sbx_probe(p, real, SBX_PROBE_STAT);
     if (stat(real, &st) < 0)
       continue;
     if ((rc = sbx_plan_mount(p, real, SBX_MNT_MASK, NULL, S_ISDIR(st.st_mode),
@@ -878,6 +1014,11 @@ void sbx_plan_free(struct sbx_plan *p)
     free(p->rules[i].path);
   for (size_t i = 0; i < p->n_env; i++)
     free(p->envp[i]);
+  for (size_t i = 0; i < p->n_probes; i++) {
+    free(p->probes[i].path);
+    free(p->probes[i].real);
+  }
+  free(p->probes);
   free(p->mounts);
   free(p->rules);
   free(p->envp);

@@ -25,6 +25,21 @@
 #include "sbx_denial.h"
 #include "sbx_profile.h"
 #include "sbx_signal.h"
+#include "sbx_warm.h"
+
+/* The warm-start socket of this user: $SBX_STATE_DIR/serve-UID/serve.sock.
+ * A directory per uid, mode 0700, because the state directory itself may
+ * be shared by every user of the admission scheduler. */
+static int sbx_run_serve_socket(char *buf, size_t size, char *dir, size_t dir_size)
+{
+  char state[PATH_MAX];
+  if (sbx_admit_state_dir(state, sizeof(state)) != 0)
+    return -ENOENT;
+  if ((size_t)snprintf(dir, dir_size, "%s/serve-%u", state, (unsigned)geteuid()) >= dir_size ||
+      (size_t)snprintf(buf, size, "%s/" SBX_WARM_SOCKET_NAME, dir) >= size)
+    return -ENAMETOOLONG;
+  return 0;
+}
 
 static int sbx_run_workspace(const char *given, char *out, size_t size)
 {
@@ -227,6 +242,7 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
   char what[128];
   char interrupted[96];
   char profile_error[128];
+  char serve_sock[PATH_MAX], serve_dir[PATH_MAX];
   const char *audit_path = o->audit_path ? o->audit_path : getenv(SBX_AUDIT_ENV);
   bool admit_open = false;
   int code = SBX_EXIT_FAILURE;
@@ -331,6 +347,12 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
   /* An approved `git config` may write .git/config (docs/confinement.md). */
   if (appr.git_config_granted)
     req.flags |= SBX_RUN_ALLOW_GIT_CONFIG;
+  /* A running `sbx serve` of ours is asked first (never with --cold or
+   * SBX_WARM=0); whatever it answers, the layers are the same. */
+  if (!o->cold && !(getenv("SBX_WARM") && strcmp(getenv("SBX_WARM"), "0") == 0) &&
+      sbx_run_serve_socket(serve_sock, sizeof(serve_sock), serve_dir, sizeof(serve_dir)) == 0)
+    req.warm_socket = serve_sock;
+  req.interrupted = sbx_signal_received;
   /* From here a SIGINT/SIGTERM/SIGHUP ends the sandbox, not sbx, so the
    * ticket is completed and the run recorded (sbx_signal.h). */
   if (sbx_signal_install() != 0)
@@ -340,6 +362,10 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
   r = sbx_confine_run(&req, &res);
   sbx_signal_running(0);
   code = r != 0 ? SBX_EXIT_FAILURE : res.exit_code;
+  rec.start_path = res.start_path[0] ? res.start_path : NULL;
+  if (o->verbose)
+    fprintf(stderr, "sbx: start-up: %s%s%s%s\n", res.start_path[0] ? res.start_path : "?",
+            res.start_note[0] ? " (" : "", res.start_note, res.start_note[0] ? ")" : "");
   sbx_run_record_result(&rec, p, &res, den, &n_den, what, sizeof(what));
   if (sbx_signal_received()) {
     int sig = sbx_signal_received();
@@ -403,4 +429,22 @@ record:
     sbx_approve_end(&appr);
   sbx_audit_close(&audit);
   return code;
+}
+
+int sbx_serve_cmd(const struct sbx_tables *t, const struct sbx_opts *o)
+{
+  char sock[PATH_MAX], dir[PATH_MAX];
+  struct sbx_serve_opts so = {.socket_path = sock, .profiles = t->profiles,
+                              .n_profiles = t->n_profiles, .idle_ms = o->idle_ms,
+                              .verbose = o->verbose};
+  if (sbx_run_serve_socket(sock, sizeof(sock), dir, sizeof(dir)) != 0) {
+    fprintf(stderr, "sbx serve: no state directory: set %s\n", SBX_STATE_DIR_ENV);
+    return SBX_EXIT_FAILURE;
+  }
+  /* Ours alone; sbx_serve refuses a directory that is not (0700). */
+  if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+    fprintf(stderr, "sbx serve: %s: %s\n", dir, strerror(errno));
+    return SBX_EXIT_FAILURE;
+  }
+  return sbx_serve(&so) == 0 ? 0 : SBX_EXIT_FAILURE;
 }

@@ -20,5 +20,7 @@ struct sbx_tables {
 int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o);
 int sbx_check(const struct sbx_tables *t, const struct sbx_opts *o);
 int sbx_explain_cmd(const struct sbx_tables *t, const struct sbx_opts *o);
+/* `sbx serve` on this user's socket (docs/sbx.md, "Warm start"). */
+int sbx_serve_cmd(const struct sbx_tables *t, const struct sbx_opts *o);
 
 #endif

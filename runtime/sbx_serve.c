@@ -1,0 +1,705 @@
+/* sbx_serve: `sbx serve`, the per-user warm-start server (protocol:
+ * sbx_warm.h; docs/sbx.md "Warm start"; docs/threat-model.md "sbx serve").
+ *
+ * A template holds the run-independent work of one key (profile, resolved
+ * workspace and its dev/ino, HOME, uid/gid, the git-config grant): the plan
+ * (with the facts it was computed from), a mount namespace holding the
+ * finished view (pivoted; /proc, /tmp, /dev/shm left as mount points) and
+ * the Landlock ruleset with every rule added, nobody restricted by it.
+ *
+ * Per run the server clones pid 1 into new pid, ipc, uts, cgroup (and,
+ * when the profile blocks the network, net) namespaces; it joins a private
+ * copy of the template's mount namespace, mounts its own /tmp, /dev/shm
+ * and /proc, and runs the cold path's tail (sbx_init_run, sbx_confine.c):
+ * cgroup, session, descriptors, rlimits, no_new_privs, Landlock (a new
+ * domain from the cached ruleset), capabilities, seccomp, execve. The
+ * client supervises the run exactly like a cold one.
+ *
+ * Before a template is used its facts are checked (sbx_plan_fresh) and the
+ * mount table must not have changed since it was built; otherwise it is
+ * dropped and built anew from a fresh plan before the run (a failed build
+ * sends the client to the cold path). Errors:
+ * negative errno values (-EPERM not root / wrong state directory,
+ * -EADDRINUSE a server already answers, or what a system call said). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sbx_internal.h"
+#include "sbx_warm.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
+
+#define SBX_SERVE_MAX_CONNS 64
+#define SBX_SERVE_BUILD_MS 10000
+
+struct sbx_tmpl {
+  bool used;
+  const struct cs_profile *profile;
+  char ws[PATH_MAX];
+  dev_t ws_dev;
+  ino_t ws_ino;
+  char home[PATH_MAX];
+  uint32_t uid, gid, flags;
+  struct sbx_plan plan;
+  int mntns, ruleset;
+  uint64_t last_used;
+};
+
+struct sbx_conn {
+  int fd;    /* -1: free slot (unless a run is still to be reaped) */
+  pid_t init; /* > 0 while a run's pid 1 is not reaped */
+  int pidfd;
+};
+
+struct sbx_srv {
+  const struct sbx_serve_opts *o;
+  struct sbx_features feat;
+  int listen_fd, mountinfo_fd;
+  struct sbx_tmpl *tmpl;
+  int n_tmpl;
+  struct sbx_conn conns[SBX_SERVE_MAX_CONNS];
+  char *buf;
+};
+
+/* The key a request builds its template for (pointers into the request). */
+struct sbx_key {
+  const struct cs_profile *profile;
+  const char *ws, *home;
+  dev_t ws_dev;
+  ino_t ws_ino;
+  uint32_t uid, gid, flags;
+};
+
+static volatile sig_atomic_t sbx_serve_stop;
+
+static void sbx_serve_on_signal(int sig)
+{
+  sbx_serve_stop = sig;
+}
+
+static void sbx_serve_log(const struct sbx_srv *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void sbx_serve_log(const struct sbx_srv *s, const char *fmt, ...)
+{
+  va_list ap;
+  if (!s->o->verbose)
+    return;
+  va_start(ap, fmt);
+  fputs("sbx serve: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+static void sbx_tmpl_drop(struct sbx_tmpl *t)
+{
+  if (!t->used)
+    return;
+  if (t->mntns >= 0)
+    close(t->mntns);
+  if (t->ruleset >= 0)
+    close(t->ruleset);
+  sbx_plan_free(&t->plan);
+  memset(t, 0, sizeof *t);
+  t->mntns = t->ruleset = -1;
+}
+
+static bool sbx_key_eq(const struct sbx_tmpl *t, const struct sbx_key *k)
+{
+  return t->used && t->profile == k->profile && strcmp(t->ws, k->ws) == 0 &&
+         t->ws_dev == k->ws_dev && t->ws_ino == k->ws_ino && strcmp(t->home, k->home) == 0 &&
+         t->uid == k->uid && t->gid == k->gid && t->flags == k->flags;
+}
+
+static void sbx_send_reply(int fd, enum sbx_warm_kind kind, pid_t pid, int status, int pass_fd,
+                           const char *note)
+{
+  union {
+    struct cmsghdr h;
+    char buf[CMSG_SPACE(sizeof(int))];
+  } cbuf;
+  struct sbx_warm_reply r = {.magic = SBX_WARM_MAGIC, .kind = kind, .init_pid = pid,
+                             .status = status};
+  struct iovec iov = {.iov_base = &r, .iov_len = sizeof r};
+  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+  if (note)
+    snprintf(r.note, sizeof r.note, "%s", note);
+  if (pass_fd >= 0)
+    sbx_msg_put_fds(&mh, cbuf.buf, &pass_fd, 1);
+  (void)!sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+/* In a freshly cloned child: closes the server's own descriptors so a
+ * sandbox (or a template builder) holds nothing of other runs. */
+static void sbx_serve_close_mine(const struct sbx_srv *s, const struct sbx_tmpl *keep)
+{
+  close(s->listen_fd);
+  close(s->mountinfo_fd);
+  for (int i = 0; i < SBX_SERVE_MAX_CONNS; i++) {
+    if (s->conns[i].fd >= 0)
+      close(s->conns[i].fd);
+    if (s->conns[i].pidfd >= 0)
+      close(s->conns[i].pidfd);
+  }
+  for (int i = 0; i < s->n_tmpl; i++)
+    if (s->tmpl[i].used && &s->tmpl[i] != keep) {
+      close(s->tmpl[i].mntns);
+      close(s->tmpl[i].ruleset);
+    }
+}
+
+/* The builder: in its own mount namespace, the template view and the
+ * ruleset; both descriptors go back over `sock`. */
+static _Noreturn void sbx_tmpl_builder(const struct sbx_srv *s, const struct sbx_plan *plan,
+                                       int sock)
+{
+  struct sbx_fail f = {0};
+  union {
+    struct cmsghdr h;
+    char buf[CMSG_SPACE(2 * sizeof(int))];
+  } cbuf;
+  struct iovec iov = {.iov_base = f.text, .iov_len = sizeof f.text};
+  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+  int fds[2] = {-1, -1};
+
+  sbx_serve_close_mine(s, NULL);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  fds[0] = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+  if (fds[0] < 0) {
+    sbx_fail_set(&f, SBX_LAYER_NAMESPACES, errno, "template: /proc/self/ns/mnt: %s",
+                 strerror(errno));
+    goto fail;
+  }
+  if (sbx_mount_template(plan, &f) < 0 || sbx_landlock_ruleset(plan, &fds[1], &f) < 0)
+    goto fail;
+  sbx_msg_put_fds(&mh, cbuf.buf, fds, 2);
+  f.text[0] = '\0';
+  _exit(sendmsg(sock, &mh, MSG_NOSIGNAL) < 0 ? 1 : 0);
+fail:
+  (void)!sendmsg(sock, &mh, MSG_NOSIGNAL);
+  _exit(1);
+}
+
+/* Builds the template of key k into a free (or the least recently used)
+ * slot. 0, or a negative errno with `why` set. */
+static int sbx_tmpl_build(struct sbx_srv *s, const struct sbx_key *k, char *why, size_t why_len)
+{
+  char *const dummy_argv[] = {(char *)"true", NULL};
+  struct sbx_run_request rq = {.profile = k->profile, .workspace = k->ws, .argv = dummy_argv,
+                               .flags = k->flags};
+  struct sbx_tmpl *t = NULL;
+  char err[512], text[sizeof((struct sbx_fail *)0)->text];
+  union {
+    struct cmsghdr h;
+    char buf[CMSG_SPACE(2 * sizeof(int))];
+  } cbuf;
+  struct iovec iov = {.iov_base = text, .iov_len = sizeof text};
+  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.buf,
+                      .msg_controllen = sizeof cbuf.buf};
+  struct pollfd pfd;
+  int sp[2] = {-1, -1}, fds[2] = {-1, -1}, rc, st;
+  pid_t pid;
+  ssize_t n;
+
+  for (int i = 0; i < s->n_tmpl; i++)
+    if (!s->tmpl[i].used && !t)
+      t = &s->tmpl[i];
+  if (!t) {
+    t = &s->tmpl[0];
+    for (int i = 1; i < s->n_tmpl; i++)
+      if (s->tmpl[i].last_used < t->last_used)
+        t = &s->tmpl[i];
+    sbx_tmpl_drop(t);
+  }
+  if ((rc = sbx_profile_enforceable(k->profile, &s->feat, err, sizeof err)) < 0) {
+    snprintf(why, why_len, "%.200s", err);
+    return rc;
+  }
+  if ((rc = sbx_plan_build_warm(&rq, s->feat.landlock_abi, k->home, &t->plan, err,
+                                sizeof err)) < 0) {
+    snprintf(why, why_len, "plan: %.200s", err);
+    return rc;
+  }
+  t->used = true;
+  t->mntns = t->ruleset = -1;
+  t->plan.userns = false;
+  if (!sbx_mount_warm_ok(&t->plan)) {
+    snprintf(why, why_len, "a symlink entry under /tmp: only the cold path builds it");
+    rc = -EOPNOTSUPP;
+    goto fail;
+  }
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) {
+    rc = -errno;
+    snprintf(why, why_len, "socketpair: %s", strerror(errno));
+    goto fail;
+  }
+  fflush(NULL);
+  pid = (pid_t)syscall(SYS_clone, (unsigned long)CLONE_NEWNS | SIGCHLD, NULL, NULL, NULL, 0);
+  if (pid < 0) {
+    rc = -errno;
+    snprintf(why, why_len, "clone(mount): %s", strerror(errno));
+    goto fail;
+  }
+  if (pid == 0) {
+    close(sp[0]);
+    sbx_tmpl_builder(s, &t->plan, sp[1]);
+  }
+  close(sp[1]);
+  sp[1] = -1;
+  pfd = (struct pollfd){.fd = sp[0], .events = POLLIN};
+  n = -1;
+  if (poll(&pfd, 1, SBX_SERVE_BUILD_MS) == 1)
+    n = recvmsg(sp[0], &mh, MSG_CMSG_CLOEXEC);
+  for (struct cmsghdr *c = n >= 0 ? CMSG_FIRSTHDR(&mh) : NULL; c; c = CMSG_NXTHDR(&mh, c))
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+        c->cmsg_len == CMSG_LEN(2 * sizeof(int)))
+      memcpy(fds, CMSG_DATA(c), sizeof fds);
+  kill(pid, SIGKILL); /* it has exited or must not linger */
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+    ;
+  if (fds[0] < 0 || fds[1] < 0) {
+    if (fds[0] >= 0)
+      close(fds[0]);
+    if (fds[1] >= 0)
+      close(fds[1]);
+    text[sizeof text - 1] = '\0';
+    snprintf(why, why_len, "template: %.200s", n > 0 && text[0] ? text : "builder gave no answer");
+    rc = -EIO;
+    goto fail;
+  }
+  t->mntns = fds[0];
+  t->ruleset = fds[1];
+  t->profile = k->profile;
+  snprintf(t->ws, sizeof t->ws, "%s", k->ws);
+  snprintf(t->home, sizeof t->home, "%s", k->home);
+  t->ws_dev = k->ws_dev;
+  t->ws_ino = k->ws_ino;
+  t->uid = k->uid;
+  t->gid = k->gid;
+  t->flags = k->flags;
+  t->last_used = sbx_now_ms();
+  close(sp[0]);
+  return 0;
+fail:
+  if (sp[0] >= 0)
+    close(sp[0]);
+  if (sp[1] >= 0)
+    close(sp[1]);
+  sbx_tmpl_drop(t);
+  return rc;
+}
+
+/* Has the mount table changed since the last call? (The kernel flags the
+ * open mountinfo file with POLLPRI; reading it re-arms.) Unknown: yes. */
+static bool sbx_mounts_changed(struct sbx_srv *s)
+{
+  struct pollfd pfd = {.fd = s->mountinfo_fd, .events = POLLPRI};
+  char buf[4096];
+  if (s->mountinfo_fd < 0)
+    return true;
+  if (poll(&pfd, 1, 0) == 0)
+    return false;
+  lseek(s->mountinfo_fd, 0, SEEK_SET);
+  while (read(s->mountinfo_fd, buf, sizeof buf) > 0)
+    ;
+  return true;
+}
+
+static void sbx_conn_close(struct sbx_conn *c)
+{
+  if (c->fd >= 0)
+    close(c->fd);
+  c->fd = -1;
+}
+
+/* Starts a run from template t; its pid 1 and pidfd go into c. */
+static int sbx_serve_start(struct sbx_srv *s, struct sbx_tmpl *t, struct sbx_conn *c,
+                           char **argv, char **envp, uint32_t flags, const int *fds, int n_fds)
+{
+  unsigned long cflags = CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
+  pid_t pid;
+  if (t->plan.net_blocked)
+    cflags |= CLONE_NEWNET; /* an empty network namespace: only a down loopback */
+  fflush(NULL);
+  pid = (pid_t)syscall(SYS_clone, cflags | SIGCHLD, NULL, NULL, NULL, 0);
+  if (pid < 0)
+    return -errno;
+  if (pid == 0) {
+    struct sbx_init_args ia = {
+        .cmd = {.plan = &t->plan, .argv = argv, .envp = envp, .flags = flags,
+                .unotify = NULL, .ruleset = t->ruleset},
+        .ctl = fds[3], .sync_rd = fds[4], .cg_fd = n_fds > 5 ? fds[5] : -1, .mntns = t->mntns};
+    sbx_serve_close_mine(s, t);
+    /* The client's stdio is the command's, as in the cold path. */
+    for (int i = 0; i < 3; i++)
+      if (dup2(fds[i], i) < 0)
+        _exit(SBX_EXIT_FAILURE);
+    sbx_init_run(&ia);
+  }
+  c->init = pid;
+  c->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+  if (c->pidfd < 0) {
+    int e = errno;
+    kill(pid, SIGKILL);
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+      ;
+    c->init = 0;
+    return -e;
+  }
+  return 0;
+}
+
+/* Splits n NUL-terminated strings starting at *pos; NULL-terminated array. */
+static char **sbx_take_strings(char *buf, size_t len, size_t *pos, uint32_t n)
+{
+  char **v;
+  if (n > 65536 || !(v = calloc((size_t)n + 1, sizeof *v)))
+    return NULL;
+  for (uint32_t i = 0; i < n; i++) {
+    char *end = *pos < len ? memchr(buf + *pos, '\0', len - *pos) : NULL;
+    if (!end) {
+      free(v);
+      return NULL;
+    }
+    v[i] = buf + *pos;
+    *pos = (size_t)(end - buf) + 1;
+  }
+  return v;
+}
+
+static const struct cs_profile *sbx_serve_profile(const struct sbx_srv *s, const char *name)
+{
+  for (size_t i = 0; i < s->o->n_profiles; i++)
+    if (s->o->profiles[i].name && strcmp(s->o->profiles[i].name, name) == 0)
+      return &s->o->profiles[i];
+  return NULL;
+}
+
+/* One request on connection c. Replies STARTED (from the key's template,
+ * built or rebuilt first when missing or stale) or REFUSED (the client
+ * then runs cold). */
+static void sbx_serve_request(struct sbx_srv *s, struct sbx_conn *c)
+{
+  union {
+    struct cmsghdr h;
+    char buf[CMSG_SPACE(sizeof(int) * SBX_WARM_FDS)];
+  } cbuf;
+  struct iovec iov = {.iov_base = s->buf, .iov_len = SBX_WARM_MAX_REQ};
+  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.buf,
+                      .msg_controllen = sizeof cbuf.buf};
+  struct sbx_warm_req hdr;
+  struct sbx_key k = {0};
+  struct sbx_tmpl *t = NULL;
+  char why[256] = "", note[128] = "", stale[200], **argv = NULL, **envp = NULL, **head = NULL;
+  int fds[SBX_WARM_FDS], n_fds = 0, rc;
+  size_t pos = sizeof hdr;
+  ssize_t n = recvmsg(c->fd, &mh, MSG_CMSG_CLOEXEC);
+
+  if (n <= 0) {
+    sbx_conn_close(c);
+    return;
+  }
+  for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
+    if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
+      int cnt = (int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+      for (int i = 0; i < cnt; i++) {
+        int fd;
+        memcpy(&fd, CMSG_DATA(cm) + (size_t)i * sizeof(int), sizeof fd);
+        if (n_fds < SBX_WARM_FDS)
+          fds[n_fds++] = fd;
+        else
+          close(fd);
+      }
+    }
+  if ((size_t)n < sizeof hdr || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+    snprintf(why, sizeof why, "malformed request");
+    goto refuse;
+  }
+  memcpy(&hdr, s->buf, sizeof hdr);
+  if (hdr.magic != SBX_WARM_MAGIC || hdr.version != SBX_WARM_VERSION ||
+      (int)hdr.n_fds != n_fds || n_fds < 5 || hdr.n_argv < 1) {
+    snprintf(why, sizeof why, "request of another protocol version or malformed");
+    goto refuse;
+  }
+  if (!(head = sbx_take_strings(s->buf, (size_t)n, &pos, 3)) ||
+      !(argv = sbx_take_strings(s->buf, (size_t)n, &pos, hdr.n_argv)) ||
+      !(envp = sbx_take_strings(s->buf, (size_t)n, &pos, hdr.n_env)) || !argv[0][0]) {
+    snprintf(why, sizeof why, "malformed request strings");
+    goto refuse;
+  }
+  /* The plan is computed with the server's ids: they must be the client's. */
+  if (hdr.uid != geteuid() || hdr.gid != getegid()) {
+    snprintf(why, sizeof why, "client ids %u:%u differ from the server's", hdr.uid, hdr.gid);
+    goto refuse;
+  }
+  k.profile = sbx_serve_profile(s, head[0]);
+  if (!k.profile || sbx_profile_fingerprint(k.profile) != hdr.profile_fp) {
+    snprintf(why, sizeof why, "profile '%.64s' differs from the server's (another sbx build?)",
+             head[0]);
+    goto refuse;
+  }
+  k.ws = head[1];
+  k.home = head[2];
+  k.ws_dev = (dev_t)hdr.ws_dev;
+  k.ws_ino = (ino_t)hdr.ws_ino;
+  k.uid = hdr.uid;
+  k.gid = hdr.gid;
+  k.flags = hdr.flags & SBX_RUN_ALLOW_GIT_CONFIG;
+  if (sbx_mounts_changed(s)) {
+    for (int i = 0; i < s->n_tmpl; i++)
+      sbx_tmpl_drop(&s->tmpl[i]);
+    sbx_serve_log(s, "mount table changed: every template dropped");
+  }
+  for (int i = 0; i < s->n_tmpl && !t; i++)
+    if (sbx_key_eq(&s->tmpl[i], &k))
+      t = &s->tmpl[i];
+  /* Fail closed on any doubt: a changed fact means the template may show
+   * or grant what a fresh plan would not. It is dropped and built anew
+   * from a fresh plan, exactly what a cold run would compute now. */
+  if (t && !sbx_plan_fresh(&t->plan, stale, sizeof stale)) {
+    sbx_serve_log(s, "template stale: %s", stale);
+    sbx_tmpl_drop(t);
+    t = NULL;
+    snprintf(note, sizeof note, "template rebuilt: %.100s", stale);
+  } else if (!t)
+    snprintf(note, sizeof note, "template built");
+  if (!t) {
+    if ((rc = sbx_tmpl_build(s, &k, why, sizeof why)) < 0)
+      goto refuse;
+    for (int i = 0; i < s->n_tmpl && !t; i++)
+      if (sbx_key_eq(&s->tmpl[i], &k))
+        t = &s->tmpl[i];
+    sbx_serve_log(s, "template for %s in %s built", k.profile->name, k.ws);
+  }
+  if ((rc = sbx_serve_start(s, t, c, argv, envp, hdr.flags, fds, n_fds)) < 0) {
+    snprintf(why, sizeof why, "starting the run: %s", strerror(-rc));
+    goto refuse;
+  }
+  t->last_used = sbx_now_ms();
+  sbx_send_reply(c->fd, SBX_WARM_STARTED, c->init, 0, c->pidfd, note[0] ? note : NULL);
+  sbx_serve_log(s, "run %d started warm (profile %s, %s)", (int)c->init, k.profile->name, k.ws);
+  goto cleanup;
+refuse:
+  sbx_serve_log(s, "refused: %s", why);
+  sbx_send_reply(c->fd, SBX_WARM_REFUSED, 0, 0, -1, why);
+  sbx_conn_close(c);
+cleanup:
+  for (int i = 0; i < n_fds; i++)
+    close(fds[i]);
+  free(head);
+  free(argv);
+  free(envp);
+}
+
+static int sbx_serve_listen(struct sbx_srv *s)
+{
+  struct sockaddr_un sa = {.sun_family = AF_UNIX};
+  const char *path = s->o->socket_path;
+  char dir[PATH_MAX], *slash;
+  struct stat st;
+  mode_t old;
+  int fd, rc;
+
+  if (strlen(path) >= sizeof sa.sun_path || snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir)
+    return fprintf(stderr, "sbx serve: socket path too long: %s\n", path), -ENAMETOOLONG;
+  strcpy(sa.sun_path, path);
+  slash = strrchr(dir, '/');
+  if (!slash || slash == dir)
+    return fprintf(stderr, "sbx serve: socket %s: not in a state directory\n", path), -EINVAL;
+  *slash = '\0';
+  /* The directory is the socket's access control: ours, nobody else's. */
+  if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+      (st.st_mode & 0077)) {
+    fprintf(stderr, "sbx serve: state directory %s must be a directory of uid %d with mode "
+                    "0700\n", dir, (int)geteuid());
+    return -EPERM;
+  }
+  fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    return -errno;
+  if (connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0) {
+    fprintf(stderr, "sbx serve: a server already answers at %s\n", path);
+    close(fd);
+    return -EADDRINUSE;
+  }
+  unlink(path); /* a dead server's socket */
+  old = umask(0077);
+  rc = bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(fd, 64) < 0 ? -errno : 0;
+  umask(old);
+  if (rc < 0) {
+    fprintf(stderr, "sbx serve: %s: %s\n", path, strerror(-rc));
+    close(fd);
+    return rc;
+  }
+  s->listen_fd = fd;
+  return 0;
+}
+
+static void sbx_serve_accept(struct sbx_srv *s)
+{
+  struct ucred cred;
+  socklen_t cl = sizeof cred;
+  int fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+  if (fd < 0)
+    return;
+  /* Only our own uid: anyone else could otherwise run commands as us. */
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 || cred.uid != geteuid()) {
+    sbx_serve_log(s, "refused a client of uid %d", cl == sizeof cred ? (int)cred.uid : -1);
+    close(fd);
+    return;
+  }
+  for (int i = 0; i < SBX_SERVE_MAX_CONNS; i++)
+    if (s->conns[i].fd < 0 && s->conns[i].init <= 0) {
+      s->conns[i].fd = fd;
+      return;
+    }
+  close(fd); /* full: the client runs cold */
+}
+
+/* pid 1 of a run ended: reap it, report to the client, free the slot. */
+static void sbx_serve_reap(struct sbx_srv *s, struct sbx_conn *c)
+{
+  int st = 0;
+  if (waitpid(c->init, &st, WNOHANG) != c->init)
+    return;
+  if (c->fd >= 0)
+    sbx_send_reply(c->fd, SBX_WARM_DONE, c->init, st, -1, NULL);
+  sbx_serve_log(s, "run %d ended (status 0x%x)", (int)c->init, (unsigned)st);
+  close(c->pidfd);
+  c->pidfd = -1;
+  c->init = 0;
+  sbx_conn_close(c);
+}
+
+int sbx_serve(const struct sbx_serve_opts *o)
+{
+  struct sbx_srv s = {.o = o, .listen_fd = -1, .mountinfo_fd = -1};
+  struct pollfd pfd[2 + 2 * SBX_SERVE_MAX_CONNS];
+  int who[2 + 2 * SBX_SERVE_MAX_CONNS];
+  struct sigaction sa = {.sa_handler = sbx_serve_on_signal};
+  uint64_t last = sbx_now_ms();
+  int rc = 0;
+
+  for (int i = 0; i < SBX_SERVE_MAX_CONNS; i++)
+    s.conns[i] = (struct sbx_conn){.fd = -1, .init = 0, .pidfd = -1};
+  sbx_probe_for_run(&s.feat);
+  if (!s.feat.root) {
+    fprintf(stderr, "sbx serve: needs root: templates are built without a user namespace\n");
+    return -EPERM;
+  }
+  s.n_tmpl = o->max_templates > 0 ? o->max_templates : 16;
+  s.tmpl = calloc((size_t)s.n_tmpl, sizeof *s.tmpl);
+  s.buf = malloc(SBX_WARM_MAX_REQ);
+  if (!s.tmpl || !s.buf) {
+    rc = -ENOMEM;
+    goto cleanup;
+  }
+  for (int i = 0; i < s.n_tmpl; i++)
+    s.tmpl[i].mntns = s.tmpl[i].ruleset = -1;
+  if ((rc = sbx_serve_listen(&s)) < 0)
+    goto cleanup;
+  s.mountinfo_fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+  sbx_mounts_changed(&s); /* arms the change notification */
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGINT, &sa, NULL);
+  signal(SIGPIPE, SIG_IGN);
+  sbx_serve_log(&s, "listening on %s", o->socket_path);
+
+  while (!sbx_serve_stop) {
+    int n = 0, timeout = -1, busy = 0;
+    pfd[n] = (struct pollfd){.fd = s.listen_fd, .events = POLLIN};
+    who[n++] = -1;
+    for (int i = 0; i < SBX_SERVE_MAX_CONNS; i++) {
+      struct sbx_conn *c = &s.conns[i];
+      if (c->fd >= 0) {
+        pfd[n] = (struct pollfd){.fd = c->fd, .events = POLLIN};
+        who[n++] = i;
+      }
+      if (c->init > 0) {
+        pfd[n] = (struct pollfd){.fd = c->pidfd, .events = POLLIN};
+        who[n++] = SBX_SERVE_MAX_CONNS + i;
+      }
+      busy |= c->fd >= 0 || c->init > 0;
+    }
+    if (busy)
+      last = sbx_now_ms();
+    if (o->idle_ms && !busy) {
+      uint64_t now = sbx_now_ms();
+      if (now - last >= o->idle_ms) {
+        sbx_serve_log(&s, "idle for %llu ms: exiting", (unsigned long long)o->idle_ms);
+        break;
+      }
+      timeout = (int)(o->idle_ms - (now - last));
+    }
+    if (poll(pfd, (nfds_t)n, timeout) < 0) {
+      if (errno == EINTR)
+        continue;
+      rc = -errno;
+      break;
+    }
+    for (int i = 0; i < n; i++) {
+      if (!pfd[i].revents)
+        continue;
+      if (who[i] < 0) {
+        sbx_serve_accept(&s);
+      } else if (who[i] >= SBX_SERVE_MAX_CONNS) {
+        sbx_serve_reap(&s, &s.conns[who[i] - SBX_SERVE_MAX_CONNS]);
+      } else {
+        struct sbx_conn *c = &s.conns[who[i]];
+        if (c->fd < 0)
+          continue;
+        if (c->init <= 0) {
+          sbx_serve_request(&s, c);
+        } else {
+          /* Anything from a running client is its end closing (killed,
+           * or gone): the run dies with it, the whole pid namespace. */
+          syscall(SYS_pidfd_send_signal, c->pidfd, SIGKILL, NULL, 0);
+          sbx_serve_log(&s, "client of run %d gone: killed", (int)c->init);
+          sbx_conn_close(c);
+        }
+      }
+    }
+  }
+cleanup:
+  for (int i = 0; i < SBX_SERVE_MAX_CONNS; i++)
+    if (s.conns[i].init > 0) {
+      syscall(SYS_pidfd_send_signal, s.conns[i].pidfd, SIGKILL, NULL, 0);
+      while (waitpid(s.conns[i].init, NULL, 0) < 0 && errno == EINTR)
+        ;
+      close(s.conns[i].pidfd);
+      sbx_conn_close(&s.conns[i]);
+    } else
+      sbx_conn_close(&s.conns[i]);
+  for (int i = 0; s.tmpl && i < s.n_tmpl; i++)
+    sbx_tmpl_drop(&s.tmpl[i]);
+  if (s.listen_fd >= 0) {
+    close(s.listen_fd);
+    unlink(o->socket_path);
+  }
+  if (s.mountinfo_fd >= 0)
+    close(s.mountinfo_fd);
+  free(s.tmpl);
+  free(s.buf);
+  return rc;
+}

@@ -1,0 +1,376 @@
+/* sbx_warm: the client side of a warm start (protocol: sbx_warm.h).
+ *
+ * `sbx run` (sbx_confine_run) asks a running `sbx serve` of the same user
+ * to start pid 1 of the run from a template (a finished mount view and a
+ * built Landlock ruleset, sbx_serve.c). Everything else stays here, as in
+ * the cold path: the cgroup, the control socket, the deadline, the
+ * messages, the result. Any refusal or error before the command started
+ * returns SBX_WARM_DECLINED: nothing ran, the caller runs cold, which is
+ * equally confined. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "sbx_internal.h"
+#include "sbx_warm.h"
+
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
+
+/* How long the server may take to answer a request: a fork, or building
+ * a template first (a few ms); a slower answer means a stuck server, and
+ * the run goes cold. */
+#define SBX_WARM_REPLY_MS 5000
+/* How long the report of pid 1's status may lag behind its last message. */
+#define SBX_WARM_DONE_MS 10000
+
+static uint64_t sbx_fnv(uint64_t h, const void *data, size_t n)
+{
+  const unsigned char *p = data;
+  for (size_t i = 0; i < n; i++) {
+    h ^= p[i];
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+static uint64_t sbx_fnv_str(uint64_t h, const char *s)
+{
+  return s ? sbx_fnv(h, s, strlen(s) + 1) : sbx_fnv(h, "\xff", 1);
+}
+
+uint64_t sbx_profile_fingerprint(const struct cs_profile *p)
+{
+  uint64_t h = 0xcbf29ce484222325ull;
+  uint32_t flags = (uint32_t)p->shell | (uint32_t)p->allow_network << 8 |
+                   (uint32_t)p->allow_file_write << 9 | (uint32_t)p->allow_file_delete << 10;
+  h = sbx_fnv_str(h, p->name);
+  h = sbx_fnv(h, &flags, sizeof flags);
+  for (uint32_t i = 0; i < p->n_allowed_paths; i++) {
+    h = sbx_fnv_str(h, p->allowed_paths[i].path);
+    h = sbx_fnv(h, &p->allowed_paths[i].access, sizeof p->allowed_paths[i].access);
+  }
+  h = sbx_fnv(h, "|", 1);
+  for (uint32_t i = 0; i < p->n_denied_paths; i++) {
+    h = sbx_fnv_str(h, p->denied_paths[i].path);
+    h = sbx_fnv(h, &p->denied_paths[i].access, sizeof p->denied_paths[i].access);
+  }
+  h = sbx_fnv(h, &p->limits, sizeof p->limits);
+  h = sbx_fnv(h, &p->approval_ops, sizeof p->approval_ops);
+  if (p->filter)
+    h = sbx_fnv(h, p->filter, (size_t)p->filter_len * 8u);
+  return h;
+}
+
+static int sbx_warm_decline(struct sbx_run_result *res, uint64_t tmax, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int sbx_warm_decline(struct sbx_run_result *res, uint64_t tmax, const char *fmt, ...)
+{
+  va_list ap;
+  memset(res, 0, sizeof *res);
+  res->denied_syscall = -1;
+  res->timeout_ms = tmax;
+  snprintf(res->start_path, sizeof res->start_path, "cold");
+  va_start(ap, fmt);
+  vsnprintf(res->start_note, sizeof res->start_note, fmt, ap);
+  va_end(ap);
+  return SBX_WARM_DECLINED;
+}
+
+/* Appends a NUL-terminated string; false when the request would be too big. */
+static bool sbx_warm_put(char *buf, size_t *len, const char *s)
+{
+  size_t n = strlen(s) + 1;
+  if (*len + n > SBX_WARM_MAX_REQ)
+    return false;
+  memcpy(buf + *len, s, n);
+  *len += n;
+  return true;
+}
+
+static int sbx_warm_connect(const char *path, char *why, size_t why_len)
+{
+  struct sockaddr_un sa = {.sun_family = AF_UNIX};
+  struct ucred cred;
+  socklen_t cl = sizeof cred;
+  int fd;
+  if (strlen(path) >= sizeof sa.sun_path) {
+    snprintf(why, why_len, "server socket path too long");
+    return -ENAMETOOLONG;
+  }
+  strcpy(sa.sun_path, path);
+  fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+  if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
+    int e = errno;
+    snprintf(why, why_len, "no server at %s (%s)", path, strerror(e));
+    if (fd >= 0)
+      close(fd);
+    return -e;
+  }
+  /* Only a server of our own uid may start our runs: another user's
+   * server could hand us any sandbox (or none). */
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 || cred.uid != geteuid()) {
+    snprintf(why, why_len, "server at %s runs as uid %d, not %d: refused", path,
+             cl == sizeof cred ? (int)cred.uid : -1, (int)geteuid());
+    close(fd);
+    return -EPERM;
+  }
+  return sbx_above_stdio(fd);
+}
+
+void sbx_msg_put_fds(struct msghdr *mh, void *cbuf, const int *fds, int n)
+{
+  struct cmsghdr *c;
+  memset(cbuf, 0, CMSG_SPACE(sizeof(int) * (size_t)n));
+  mh->msg_control = cbuf;
+  mh->msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)n);
+  c = CMSG_FIRSTHDR(mh);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)n);
+  memcpy(CMSG_DATA(c), fds, sizeof(int) * (size_t)n);
+}
+
+static int sbx_warm_send(int fd, const char *buf, size_t len, const int *fds, int n_fds)
+{
+  union {
+    struct cmsghdr h;
+    char buf[CMSG_SPACE(sizeof(int) * SBX_WARM_FDS)];
+  } cbuf;
+  struct iovec iov = {.iov_base = (void *)buf, .iov_len = len};
+  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+  sbx_msg_put_fds(&mh, cbuf.buf, fds, n_fds);
+  if (sendmsg(fd, &mh, MSG_NOSIGNAL) != (ssize_t)len)
+    return -errno;
+  return 0;
+}
+
+/* One reply, waiting at most ms; *pidfd gets a passed descriptor (or -1). */
+static int sbx_warm_reply(int fd, struct sbx_warm_reply *r, int *pidfd, int ms)
+{
+  union {
+    struct cmsghdr h;
+    char buf[CMSG_SPACE(sizeof(int))];
+  } cbuf;
+  struct iovec iov = {.iov_base = r, .iov_len = sizeof *r};
+  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.buf,
+                      .msg_controllen = sizeof cbuf.buf};
+  struct pollfd pfd = {.fd = fd, .events = POLLIN};
+  uint64_t end = sbx_now_ms() + (uint64_t)ms;
+  ssize_t n;
+  int rc;
+  if (pidfd)
+    *pidfd = -1;
+  for (;;) {
+    uint64_t now = sbx_now_ms();
+    if (now >= end)
+      return -ETIMEDOUT;
+    rc = poll(&pfd, 1, (int)(end - now));
+    if (rc < 0 && errno == EINTR)
+      continue;
+    if (rc < 0)
+      return -errno;
+    if (rc > 0)
+      break;
+  }
+  n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
+  if (n < 0)
+    return -errno;
+  for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+        c->cmsg_len == CMSG_LEN(sizeof(int))) {
+      int passed;
+      memcpy(&passed, CMSG_DATA(c), sizeof passed);
+      if (pidfd && *pidfd < 0)
+        *pidfd = passed;
+      else
+        close(passed);
+    }
+  if (n != (ssize_t)sizeof *r || r->magic != SBX_WARM_MAGIC) {
+    if (pidfd && *pidfd >= 0) {
+      close(*pidfd);
+      *pidfd = -1;
+    }
+    return n == 0 ? -ECONNRESET : -EPROTO;
+  }
+  r->note[sizeof r->note - 1] = '\0';
+  return 0;
+}
+
+int sbx_warm_wait_done(int server, int init_pidfd, int *status)
+{
+  struct sbx_warm_reply r;
+  (void)init_pidfd;
+  if (sbx_warm_reply(server, &r, NULL, SBX_WARM_DONE_MS) < 0 || r.kind != SBX_WARM_DONE)
+    return -EIO;
+  *status = r.status;
+  return 0;
+}
+
+int sbx_warm_run(const struct sbx_run_request *req, const struct sbx_features *feat,
+                 uint64_t tmax, struct sbx_run_result *res)
+{
+  struct sbx_plan envp = {0};
+  struct sbx_cgroup cg = {.join_fd = -1};
+  struct sbx_warm_req *hdr;
+  struct sbx_warm_reply reply;
+  char ws[PATH_MAX], why[160], cgerr[256];
+  char *buf = NULL;
+  const char *home = getenv("HOME");
+  size_t len = sizeof *hdr;
+  struct stat st;
+  int server = -1, kmsg = -1, sv[2] = {-1, -1}, sync_pipe[2] = {-1, -1}, pidfd = -1;
+  int fds[SBX_WARM_FDS], n_fds = 5, one = 1, rc;
+  uint64_t t0;
+
+  /* The template's view is built without a user namespace: a server of
+   * an unprivileged user could not mount a fresh /proc in it. */
+  if (!feat->root)
+    return sbx_warm_decline(res, tmax, "warm start needs sbx to run as root");
+  if (!realpath(req->workspace, ws) || stat(ws, &st) < 0 || !S_ISDIR(st.st_mode))
+    return sbx_warm_decline(res, tmax, "workspace does not resolve");
+  if (!(buf = malloc(SBX_WARM_MAX_REQ)))
+    return sbx_warm_decline(res, tmax, "out of memory");
+  /* The environment is the client's (its allowlisted variables), computed
+   * by the same function as the cold path's. */
+  envp.profile = req->profile;
+  envp.workspace = ws;
+  rc = sbx_plan_environment(&envp, req);
+  envp.workspace = NULL;
+  if (rc < 0) {
+    sbx_warm_decline(res, tmax, "environment: %s", strerror(-rc));
+    goto declined;
+  }
+  hdr = (struct sbx_warm_req *)buf;
+  memset(hdr, 0, sizeof *hdr);
+  hdr->magic = SBX_WARM_MAGIC;
+  hdr->version = SBX_WARM_VERSION;
+  hdr->profile_fp = sbx_profile_fingerprint(req->profile);
+  hdr->ws_dev = st.st_dev;
+  hdr->ws_ino = st.st_ino;
+  hdr->uid = geteuid();
+  hdr->gid = getegid();
+  hdr->flags = req->flags;
+  bool fits = sbx_warm_put(buf, &len, req->profile->name ? req->profile->name : "") &&
+              sbx_warm_put(buf, &len, ws) && sbx_warm_put(buf, &len, home ? home : "");
+  for (char *const *a = req->argv; fits && *a; a++, hdr->n_argv++)
+    fits = sbx_warm_put(buf, &len, *a);
+  for (size_t i = 0; fits && i < envp.n_env; i++, hdr->n_env++)
+    fits = sbx_warm_put(buf, &len, envp.envp[i]);
+  if (!fits) {
+    sbx_warm_decline(res, tmax, "request larger than %u bytes", SBX_WARM_MAX_REQ);
+    goto declined;
+  }
+  if ((server = sbx_warm_connect(req->warm_socket, why, sizeof why)) < 0) {
+    sbx_warm_decline(res, tmax, "%s", why);
+    goto declined;
+  }
+  /* From here on as the cold path: cgroup, kernel log, control channel. */
+  if ((rc = sbx_cgroup_create(req->profile, feat, &cg, cgerr, sizeof cgerr)) < 0) {
+    sbx_warm_decline(res, tmax, "cgroup: %s", cgerr);
+    goto declined;
+  }
+  if (!(req->flags & SBX_RUN_NO_KMSG))
+    kmsg = sbx_above_stdio(sbx_kmsg_open());
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0 ||
+      (sv[0] = sbx_above_stdio(sv[0])) < 0 || (sv[1] = sbx_above_stdio(sv[1])) < 0 ||
+      setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof one) < 0 ||
+      pipe2(sync_pipe, O_CLOEXEC) < 0 || (sync_pipe[0] = sbx_above_stdio(sync_pipe[0])) < 0 ||
+      (sync_pipe[1] = sbx_above_stdio(sync_pipe[1])) < 0) {
+    sbx_warm_decline(res, tmax, "control channel: %s", strerror(errno));
+    goto declined;
+  }
+  fds[0] = 0;
+  fds[1] = 1;
+  fds[2] = 2;
+  fds[3] = sv[1];
+  fds[4] = sync_pipe[0];
+  if (cg.join_fd >= 0)
+    fds[n_fds++] = cg.join_fd;
+  hdr->n_fds = (uint32_t)n_fds;
+  t0 = sbx_now_ms();
+  if ((rc = sbx_warm_send(server, buf, len, fds, n_fds)) < 0) {
+    sbx_warm_decline(res, tmax, "sending the request: %s", strerror(-rc));
+    goto declined;
+  }
+  /* The sandbox holds its own copies now (or none: then EOF below). */
+  close(sv[1]);
+  sv[1] = -1;
+  close(sync_pipe[0]);
+  sync_pipe[0] = -1;
+  if ((rc = sbx_warm_reply(server, &reply, &pidfd, SBX_WARM_REPLY_MS)) < 0) {
+    sbx_warm_decline(res, tmax, "server did not answer: %s", strerror(-rc));
+    goto declined;
+  }
+  if (reply.kind != SBX_WARM_STARTED || pidfd < 0 || reply.init_pid <= 0) {
+    sbx_warm_decline(res, tmax, "server: %s",
+                     reply.kind == SBX_WARM_REFUSED ? reply.note : "unexpected answer");
+    goto declined;
+  }
+  /* v2: pid 1 is moved into the run's cgroup before it may fork (it
+   * waits for 'g'); v1: it joins by itself through the passed file. */
+  if (cg.join_fd < 0 && (rc = sbx_cgroup_attach(&cg, reply.init_pid)) < 0) {
+    sbx_warm_decline(res, tmax, "cgroup: attaching pid %d: %s", (int)reply.init_pid,
+                     strerror(-rc));
+    goto kill_declined;
+  }
+  if (write(sync_pipe[1], "g", 1) != 1) {
+    sbx_warm_decline(res, tmax, "releasing the sandbox: %s", strerror(errno));
+    goto kill_declined;
+  }
+  close(sync_pipe[1]);
+  sync_pipe[1] = -1;
+  snprintf(res->cgroup_info, sizeof res->cgroup_info, "%s", cg.info);
+  {
+    struct sbx_sup sup = {.ctl = sv[0], .init = reply.init_pid, .init_pidfd = pidfd,
+                          .server = server, .t0 = t0, .tmax = tmax};
+    rc = sbx_supervise(&sup, req, res, kmsg);
+  }
+  if (res->outcome == SBX_OUTCOME_FAILED && !(req->interrupted && req->interrupted())) {
+    /* A layer failed in the warm sandbox before anything was executed:
+     * the cold path decides (and reports) instead. */
+    char note[sizeof res->start_note];
+    snprintf(note, sizeof note, "warm start failed before exec: %.120s", res->message);
+    sbx_warm_decline(res, tmax, "%s", note);
+    rc = SBX_WARM_DECLINED;
+  } else {
+    snprintf(res->start_path, sizeof res->start_path, "warm");
+    snprintf(res->start_note, sizeof res->start_note, "%s", reply.note);
+  }
+  goto cleanup;
+
+kill_declined:
+  syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+declined:
+  rc = SBX_WARM_DECLINED;
+cleanup:
+  if (pidfd >= 0)
+    close(pidfd);
+  if (server >= 0)
+    close(server);
+  for (int i = 0; i < 2; i++) {
+    if (sv[i] >= 0)
+      close(sv[i]);
+    if (sync_pipe[i] >= 0)
+      close(sync_pipe[i]);
+  }
+  if (kmsg >= 0)
+    close(kmsg);
+  sbx_cgroup_destroy(&cg);
+  sbx_plan_free(&envp);
+  free(buf);
+  return rc;
+}

@@ -1,0 +1,79 @@
+/* sbx_warm: the wire format between `sbx run` (client, sbx_warm.c) and
+ * `sbx serve` (server, sbx_serve.c). Not installed; docs/sbx.md ("Warm
+ * start") describes the protocol, docs/threat-model.md the server.
+ *
+ * One SOCK_SEQPACKET connection per run, on a socket in the per-user state
+ * directory (mode 0700); each side checks the other's uid (SO_PEERCRED):
+ *   client -> server  REQUEST: struct sbx_warm_req, then NUL-terminated
+ *                     strings (profile name, workspace, HOME, argv...,
+ *                     env...), with SCM_RIGHTS: stdin, stdout, stderr, the
+ *                     control socket, the sync pipe, [the cgroup tasks file]
+ *   server -> client  STARTED (init's host pid; SCM_RIGHTS: its pidfd) or
+ *                     REFUSED (note says why: the client then runs cold)
+ *   server -> client  DONE (init's wait status) once the server reaped it.
+ * The client's end of the connection closing (a killed `sbx run`) makes
+ * the server kill the run's pid 1, hence its whole pid namespace. */
+#ifndef CS_RUNTIME_SBX_WARM_H
+#define CS_RUNTIME_SBX_WARM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SBX_WARM_MAGIC 0x77786273u /* "sbxw" */
+#define SBX_WARM_VERSION 1u
+/* Larger requests (huge argv or environment) run cold. */
+#define SBX_WARM_MAX_REQ (96u * 1024u)
+/* stdin, stdout, stderr, control socket, sync pipe, cgroup tasks file. */
+#define SBX_WARM_FDS 6
+#define SBX_WARM_SOCKET_NAME "serve.sock"
+
+struct sbx_warm_req {
+  uint32_t magic;
+  uint32_t version;
+  uint64_t profile_fp; /* sbx_profile_fingerprint of the client's profile */
+  uint64_t ws_dev, ws_ino;
+  uint32_t uid, gid;   /* the client's effective ids */
+  uint32_t flags;      /* enum sbx_run_flags */
+  uint32_t n_argv, n_env;
+  uint32_t n_fds;      /* 5, or 6 with the cgroup tasks file */
+};
+
+enum sbx_warm_kind {
+  SBX_WARM_STARTED = 1,
+  SBX_WARM_REFUSED = 2,
+  SBX_WARM_DONE = 3,
+};
+
+struct sbx_warm_reply {
+  uint32_t magic;
+  int32_t kind;     /* enum sbx_warm_kind */
+  int32_t init_pid; /* STARTED: host pid of the run's pid 1 */
+  int32_t status;   /* DONE: its wait status */
+  char note[128];   /* REFUSED: why */
+};
+
+struct cs_profile;
+struct msghdr;
+/* Attaches n descriptors (SCM_RIGHTS) to *mh, using cbuf (at least
+ * CMSG_SPACE(n * sizeof(int)) bytes, aligned for struct cmsghdr). */
+void sbx_msg_put_fds(struct msghdr *mh, void *cbuf, const int *fds, int n);
+
+/* FNV-1a over everything of a profile that shapes a run (paths, flags,
+ * limits, the filter): client and server must hold the same profile. */
+uint64_t sbx_profile_fingerprint(const struct cs_profile *p);
+
+/* `sbx serve`. */
+struct sbx_serve_opts {
+  const char *socket_path;
+  const struct cs_profile *profiles;
+  size_t n_profiles;
+  uint64_t idle_ms;   /* exit after this long without a connection; 0 never */
+  int max_templates;  /* 0: 16 */
+  bool verbose;       /* one line per request on stderr */
+};
+/* Serves until idle or SIGTERM/SIGINT; returns 0 or a negative errno
+ * after a message on stderr. */
+int sbx_serve(const struct sbx_serve_opts *o);
+
+#endif
