@@ -38,8 +38,7 @@ int sbx_ll_abi(void)
 static const char *const sbx_naming_texts[] = {
     [SBX_NAMING_OK] = "named from the kernel's audit records",
     [SBX_NAMING_NOT_ASKED] = "not asked for (SBX_RUN_NO_KMSG)",
-    [SBX_NAMING_NO_LOG] = "kernel audit records not readable (needs root: CAP_AUDIT_READ or "
-                          "/dev/kmsg)",
+    [SBX_NAMING_NO_LOG] = "kernel audit records not readable (root only)",
     [SBX_NAMING_AUDIT_DISABLED] = "kernel audit disabled (auditctl -e 1, or boot with audit=1)",
     [SBX_NAMING_OLD_ABI] = "Landlock ABI < 7 logs no refusals",
 };

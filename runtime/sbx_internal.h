@@ -8,7 +8,9 @@
  *   sbx_landlock.c the Landlock ruleset (runs in the command's process);
  *   sbx_privs.c    rlimits, no_new_privs, capabilities, securebits, seccomp;
  *   sbx_cgroup.c   optional cgroup limits (supervisor side);
- *   sbx_kmsg.c     finds the kernel's seccomp audit records after a run;
+ *   sbx_kmsg.c     finds the kernel's seccomp and Landlock audit records
+ *                  of a run (the audit netlink group, or /dev/kmsg);
+ *   sbx_denial.c   maps a Landlock record to the profile's rule;
  *   sbx_features.c feature probe and enforceability check;
  *   sbx_confine.c  the supervisor, pid 1 and the command's last steps. */
 #ifndef CS_RUNTIME_SBX_INTERNAL_H
