@@ -3,6 +3,7 @@ add_library(cs_analysis STATIC
   ${CMAKE_CURRENT_LIST_DIR}/pn_par.c
   ${CMAKE_CURRENT_LIST_DIR}/pn_reach.c
   ${CMAKE_CURRENT_LIST_DIR}/pn_safe.c
+  ${CMAKE_CURRENT_LIST_DIR}/pn_semiflow.c
   ${CMAKE_CURRENT_LIST_DIR}/pn_trace.c)
 target_include_directories(cs_analysis PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 find_package(Threads REQUIRED)

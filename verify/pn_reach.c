@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "pn_reach_internal.h"
+#include "pn_semiflow.h"
 #include "pn_trace_internal.h"
 
 /* ---- big arrays ------------------------------------------------------------ */
@@ -389,12 +390,16 @@ static int pnr_trans_pack(struct pn_analysis *a) {
     for (uint32_t k = 0; k < t->ndelta; k++) {
       uint32_t slot = t->delta[k].slot;
       int64_t d = (int32_t)t->delta[k].weight;
+      /* A fixed field needs no room test: every marking a firing or a
+       * reverse firing of a stored marking can produce (the reverse one
+       * once its output places passed their tests) has the same
+       * semiflow values, hence fits. */
       if (d > 0) {
         add[a->lay.word[slot]] += (uint64_t)d << a->lay.shift[slot];
-        t->g_inc[t->ninc++] = pnr_guard_for(a, slot, (uint64_t)d, false);
+        if (!a->fixed[slot]) t->g_inc[t->ninc++] = pnr_guard_for(a, slot, (uint64_t)d, false);
       } else {
         sub[a->lay.word[slot]] += (uint64_t)(-d) << a->lay.shift[slot];
-        t->g_dec[t->ndec++] = pnr_guard_for(a, slot, (uint64_t)(-d), false);
+        if (!a->fixed[slot]) t->g_dec[t->ndec++] = pnr_guard_for(a, slot, (uint64_t)(-d), false);
       }
     }
     for (uint32_t k = 0; k < t->npre; k++)
@@ -489,6 +494,36 @@ static int pnr_compile(struct pn_analysis *a) {
     }
   }
   return 0;
+}
+
+/* Structural bounds above this many tokens do not size a field from the
+ * start: such a bound is more likely far above the counts the net really
+ * reaches, and a field sized by demand costs fewer bits per marking. */
+#define PNR_PRESIZE_MAX 65535
+
+/* Sizes every field whose place the P-semiflows bound (at most
+ * PNR_PRESIZE_MAX) to hold that bound, so that the exploration never
+ * widens it: on FMS N=5 three late widenings re-encoded 1.7, 2.2 and 2.8
+ * million markings and rebuilt the table each time. A net the semiflow
+ * computation gives up on is explored as before. */
+static int pnr_presize(struct pn_analysis *a) {
+  const struct pn_net *net = a->net;
+  int64_t *bound = malloc((net->nplaces ? net->nplaces : 1) * sizeof *bound);
+  if (!bound) return -ENOMEM;
+  int rc = pn_semiflow_bounds(net, bound);
+  if (rc == -ENOMEM) goto out;
+  rc = 0; /* -E2BIG: no bounds, every entry is -1 */
+  for (uint32_t k = 0; k < a->ntracked; k++) {
+    int64_t b = bound[a->place_of[k]];
+    if (b < 0 || b > PNR_PRESIZE_MAX) continue;
+    uint32_t w = 1;
+    while ((uint64_t)b > pnr_mask_bits(w)) w++;
+    if (w > a->lay.width[k]) a->lay.width[k] = w;
+    a->fixed[k] = true;
+  }
+out:
+  free(bound);
+  return rc;
 }
 
 /* ---- progress line --------------------------------------------------------- */
@@ -1136,11 +1171,12 @@ int pn_analyze(const struct pn_net *net, const struct pn_analysis_opts *opts,
   a->lay.word = calloc(n, sizeof *a->lay.word);
   a->lay.shift = calloc(n, sizeof *a->lay.shift);
   a->lay.mask = calloc(n, sizeof *a->lay.mask);
+  a->fixed = calloc(n, sizeof *a->fixed);
   a->tok_a = calloc(n, sizeof *a->tok_a);
   a->tok_b = calloc(n, sizeof *a->tok_b);
   a->bounds = calloc(net->nplaces ? net->nplaces : 1, sizeof *a->bounds);
   rc = -ENOMEM;
-  if (!a->lay.width || !a->lay.word || !a->lay.shift || !a->lay.mask || !a->tok_a ||
+  if (!a->lay.width || !a->lay.word || !a->lay.shift || !a->lay.mask || !a->fixed || !a->tok_a ||
       !a->tok_b || !a->bounds)
     goto fail;
   for (uint32_t p = 0; p < net->nplaces; p++) a->bounds[p] = a->slot_of[p] < 0 ? -1 : 0;
@@ -1150,6 +1186,8 @@ int pn_analyze(const struct pn_net *net, const struct pn_analysis_opts *opts,
     while (w < PNR_MAX_WIDTH && init > (int64_t)pnr_mask_bits(w)) w++;
     a->lay.width[k] = w;
   }
+  if ((rc = pnr_presize(a))) goto fail;
+  rc = -ENOMEM;
   pnr_layout_compute(&a->lay, a->ntracked);
   a->buf_a = calloc(a->lay.nwords, sizeof *a->buf_a);
   a->buf_b = calloc(a->lay.nwords, sizeof *a->buf_b);
@@ -1208,6 +1246,7 @@ void pn_analysis_free(struct pn_analysis *a) {
   free(a->lay.word);
   free(a->lay.shift);
   free(a->lay.mask);
+  free(a->fixed);
   pnr_unmap(a->store, a->store_words * sizeof *a->store);
   if (a->table) pnr_unmap(a->table, (a->table_mask + 1) * sizeof *a->table);
   free(a->level_start);

@@ -107,6 +107,10 @@ struct pn_analysis {
 
   struct pnr_layout lay;
   unsigned reencodes;
+  /* Per slot: the P-semiflows bound the place and its field holds that
+   * bound, so no firing can outgrow it and the firings skip its room
+   * tests (docs/analysis.md, "Structural bounds"). */
+  bool *fixed;
 
   uint64_t *store; /* nstates * lay.bits bits, plus one spare word */
   size_t store_words;

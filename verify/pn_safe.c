@@ -18,6 +18,7 @@
  * queue of 32-bit numbers. */
 #include <errno.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "pn_reach_internal.h"
@@ -31,8 +32,27 @@ struct pnr_bitsets {
  * level: small enough that a thread the scheduler delays holds up little,
  * large enough that taking one is rare. */
 #define PNR_BACK_BLOCK 256u
-/* See pnr_pull. */
-#define PNR_PULL_RATIO 12u
+/* See pnr_pull and pnr_compute_safe. */
+#define PNR_PULL_RATIO 20u
+/* A pull computes the successors of an unmarked state a few at a time:
+ * PNR_PULL_FIRST, then PNR_PULL_MORE per retry (see pnr_pull_resolve). */
+#define PNR_PULL_FIRST 1u
+#define PNR_PULL_MORE 2u
+/* States waiting for their next successors; at most one per state in
+ * flight, and at most PNR_PIPE * PNR_BATCH states are in flight. */
+#define PNR_RETRY_CAP 32u
+/* States a pull thread examines before it judges its sweep, and the
+ * block counter of a sweep given up. */
+#define PNR_PULL_PROBE 200000u
+#define PNR_ABORTED (SIZE_MAX / 2)
+_Static_assert(PNR_RETRY_CAP >= PNR_PIPE * PNR_BATCH, "a retry for every state in flight");
+
+/* A state of a pipeline batch and, for a pull, the transition to try
+ * next: from before expansion, next after it. */
+struct pnr_back_state {
+  uint64_t s;
+  uint32_t from, next;
+};
 
 /* One thread of a backward level. */
 struct pnr_back_work {
@@ -46,28 +66,46 @@ struct pnr_back_work {
   size_t *next_block; /* shared, atomic */
   bool any;
   uint64_t examined, marked; /* pull: states looked at, states marked */
+  /* Pull: states whose successors so far were not marked, FIFO. */
+  struct pnr_back_state retry[PNR_RETRY_CAP];
+  uint32_t retry_head, nretry;
 };
 
 /* Predecessors of the frontier states in batch b, into pipeline slot
- * slot, with their table slots prefetched; with w->pull, the successors
- * of the unmarked states instead. Every successor of a stored state is
- * stored and fits the layout, so a firing that would not fit
+ * slot, with their table slots prefetched; with w->pull, the next few
+ * successors of the unmarked states instead. Every successor of a stored
+ * state is stored and fits the layout, so a firing that would not fit
  * (pnr_try_fire returns 2) cannot happen; it is skipped all the same. */
 static void pnr_backward_expand(const struct pnr_back_work *w, struct pnr_batch *b,
-                                const uint64_t *states, unsigned slot) {
+                                struct pnr_back_state *states, unsigned slot) {
   const struct pn_analysis *a = w->a;
   const struct pnr_scratch *sc = &w->sc;
   uint32_t nw = a->lay.nwords, np = 0;
   uint64_t *buf = pnr_pipe_buf(a, sc, slot), *hash = pnr_pipe_hash(a, sc, slot);
   for (uint32_t i = 0; i < b->count; i++) {
     b->start[i] = np;
-    pnr_load(a, states[i], sc->state);
+    pnr_load(a, states[i].s, sc->state);
+    if (w->pull) {
+      /* Only the first few: most unmarked states have a marked successor
+       * among them, and the successors a pull does not look up would cost
+       * a firing, a hash and two prefetches each for nothing (on Kanban
+       * N=5, 13.5 million computed for 4.9 million looked up). */
+      uint32_t t = states[i].from, got = 0, lim = t ? PNR_PULL_MORE : PNR_PULL_FIRST;
+      for (; t < a->ntrans && got < lim; t++) {
+        uint64_t *pb = buf + (size_t)np * nw;
+        if (pnr_try_fire(&a->trans[t], sc->state, pb, nw) != 1) continue;
+        hash[np] = pnr_state_hash(a, pb);
+        pnr_prefetch(a, hash[np]);
+        np++;
+        got++;
+      }
+      states[i].next = t;
+      continue;
+    }
     for (uint32_t t = 0; t < a->ntrans; t++) {
       const struct pnr_trans *tr = &a->trans[t];
       uint64_t *pb = buf + (size_t)np * nw;
-      if (w->pull) {
-        if (pnr_try_fire(tr, sc->state, pb, nw) != 1) continue;
-      } else {
+      {
         if (w->progress_only && tr->admission) continue;
         if (!pnr_try_unfire(tr, sc->state, pb, nw)) continue;
       }
@@ -111,28 +149,42 @@ static bool pnr_backward_resolve(struct pnr_back_work *w, const struct pnr_batch
  * successors up in order and stopping at the first marked one: that early
  * stop is what makes pulling cheaper than pushing once most states are
  * marked. A state marked here joins the frontier f, so that a later push
- * level still visits its predecessors. */
+ * level still visits its predecessors. A state whose successors so far
+ * are unmarked and that has transitions left to try goes back in the
+ * retry queue for its next ones. */
 static bool pnr_pull_resolve(struct pnr_back_work *w, const struct pnr_batch *b,
-                             const uint64_t *states, unsigned slot) {
+                             const struct pnr_back_state *states, unsigned slot) {
   struct pn_analysis *a = w->a;
   bool any = false;
   uint32_t nw = a->lay.nwords;
   const uint64_t *buf = pnr_pipe_buf(a, &w->sc, slot), *hash = pnr_pipe_hash(a, &w->sc, slot);
   for (uint32_t i = 0; i < b->count; i++) {
+    bool hit = false;
     for (uint32_t k = b->start[i]; k < b->start[i + 1]; k++) {
       int64_t q = pnr_lookup_hashed(a, buf + (size_t)k * nw, hash[k]);
       /* v is being marked by the other threads: an atomic read. */
       if (q < 0 || !((__atomic_load_n(&w->v[(uint64_t)q >> 6], __ATOMIC_RELAXED) >> (q & 63)) & 1))
         continue;
-      if (pnr_set_atomic(w->v, states[i])) {
-        pnr_set_atomic(w->bs->f, states[i]);
+      if (pnr_set_atomic(w->v, states[i].s)) {
+        pnr_set_atomic(w->bs->f, states[i].s);
         w->marked++;
         any = true;
       }
+      hit = true;
       break;
     }
+    if (!hit && states[i].next < a->ntrans) {
+      w->retry[(w->retry_head + w->nretry++) % PNR_RETRY_CAP] =
+          (struct pnr_back_state){states[i].s, states[i].next, 0};
+      continue;
+    }
+    w->examined++;
   }
-  w->examined += b->count;
+  /* A sweep that marks few of the first states it examines is mostly
+   * looking at states that cannot be marked yet: stop it early (no thread
+   * takes another block) and push on. */
+  if (w->examined >= PNR_PULL_PROBE && w->marked * 4 < w->examined)
+    __atomic_store_n(w->next_block, PNR_ABORTED, __ATOMIC_RELAXED);
   return any;
 }
 
@@ -155,7 +207,7 @@ static void *pnr_backward_run(void *arg) {
   struct pn_analysis *a = w->a;
   size_t words = w->bs->words;
   struct pnr_batch ring[PNR_PIPE];
-  uint64_t states[PNR_PIPE][PNR_BATCH];
+  struct pnr_back_state states[PNR_PIPE][PNR_BATCH];
   unsigned head = 0, npend = 0;
   size_t wi = 0, wend = 0; /* the block [wi, wend) being read */
   bool done = false;
@@ -165,15 +217,25 @@ static void *pnr_backward_run(void *arg) {
     uint32_t count = 0;
     unsigned slot = (head + npend) % PNR_PIPE;
     while (count < PNR_BATCH) {
+      if (w->nretry) {
+        states[slot][count++] = w->retry[w->retry_head];
+        w->retry_head = (w->retry_head + 1) % PNR_RETRY_CAP;
+        w->nretry--;
+        continue;
+      }
+      if (w->pull && __atomic_load_n(w->next_block, __ATOMIC_RELAXED) >= PNR_ABORTED) {
+        done = true;
+        break;
+      }
       if (bits && w->pull) {
         /* Pull sweeps run from the last state down. */
         unsigned b = 63u - (unsigned)__builtin_clzll(bits);
-        states[slot][count++] = (words - 1 - wi) * 64 + b;
+        states[slot][count++] = (struct pnr_back_state){(words - 1 - wi) * 64 + b, 0, 0};
         bits &= ~(UINT64_C(1) << b);
         continue;
       }
       if (bits) {
-        states[slot][count++] = wi * 64 + (uint64_t)__builtin_ctzll(bits);
+        states[slot][count++] = (struct pnr_back_state){wi * 64 + (uint64_t)__builtin_ctzll(bits), 0, 0};
         bits &= bits - 1;
         continue;
       }
@@ -225,7 +287,7 @@ static int pnr_backward_step(struct pn_analysis *a, struct pnr_bitsets *bs, bool
   if (total < PNR_PAR_MIN) nt = 1;
   memset(bs->n, 0, bs->words * sizeof *bs->n);
   for (unsigned t = 0; t < nt; t++) {
-    work[t] = (struct pnr_back_work){a, bs, {0}, progress_only, x_full, false, v, &next_block, false, 0, 0};
+    work[t] = (struct pnr_back_work){a, bs, {0}, progress_only, x_full, false, v, &next_block, false, 0, 0, {{0}}, 0, 0};
     int rc = pnr_scratch_get(a, t, &work[t].sc);
     if (rc) return rc;
   }
@@ -255,15 +317,17 @@ static uint64_t pnr_popcount(const uint64_t *set, size_t words) {
  * that marks few of the states it examined means the rest mostly cannot
  * reach m0 (each sweep would look all their successors up again), so the
  * search goes back to pushing from f, which holds the frontier and every
- * state marked here. Returns 0 when v is complete, 1 to push on, or an
- * error. */
+ * state marked here; so does a sweep whose first PNR_PULL_PROBE states per
+ * thread were mostly failures (pnr_pull_resolve gives it up half-way
+ * rather than pay for a whole sweep that marks little). Returns 0 when v
+ * is complete, 1 to push on, or an error. */
 static int pnr_pull(struct pn_analysis *a, struct pnr_bitsets *bs, bool x_full, uint64_t *v) {
   for (;;) {
     struct pnr_back_work work[PNR_MAX_THREADS];
     size_t next_block = 0;
     unsigned nt = a->nthreads;
     for (unsigned t = 0; t < nt; t++) {
-      work[t] = (struct pnr_back_work){a, bs, {0}, false, x_full, true, v, &next_block, false, 0, 0};
+      work[t] = (struct pnr_back_work){a, bs, {0}, false, x_full, true, v, &next_block, false, 0, 0, {{0}}, 0, 0};
       int rc = pnr_scratch_get(a, t, &work[t].sc);
       if (rc) return rc;
     }
@@ -273,6 +337,7 @@ static int pnr_pull(struct pn_analysis *a, struct pnr_bitsets *bs, bool x_full, 
       examined += work[t].examined;
       marked += work[t].marked;
     }
+    if (next_block >= PNR_ABORTED) return 1; /* given up: proves nothing */
     if (!marked) return 0;
     if (marked * 4 < examined) return 1;
   }
@@ -314,17 +379,16 @@ int pnr_compute_safe(struct pn_analysis *a) {
       pnr_set(b.v, 0);
       pnr_set(b.f, 0);
       uint64_t in_x = x_full ? a->nstates : pnr_popcount(b.x, b.words);
-      bool pulled = false;
+      uint64_t ratio = PNR_PULL_RATIO;
       while ((rc = pnr_backward_step(a, &b, false, x_full, b.v)) > 0) {
-        if (pulled) continue;
-        /* Pull once the unmarked states are at most PNR_PULL_RATIO times
-         * the frontier (on Kanban N=5 at 61 % of the states marked, on
-         * FMS N=5 at under 45 %). Measured, one thread, CPU s for ratios
-         * 6 / 12 / 20: Kanban 1.70 / 1.68 / 1.79, FMS 1.80 / 1.64 / 1.55;
-         * 12 is the compromise. */
+        /* Pull once the unmarked states are at most ratio times the
+         * frontier; after a pull that did not pay, only at half the
+         * ratio. Measured in lookups (docs/analysis.md, "Push, then
+         * pull"): ratio 12 / 20 / 40, Kanban N=5 21.2 / 20.7 / 21.7
+         * million, FMS N=5 10.3 / 7.5 / 6.4 million. */
         uint64_t unmarked = in_x - pnr_popcount(b.v, b.words);
-        if (unmarked > PNR_PULL_RATIO * pnr_popcount(b.f, b.words)) continue;
-        pulled = true;
+        if (unmarked > ratio * pnr_popcount(b.f, b.words)) continue;
+        ratio /= 2;
         if ((rc = pnr_pull(a, &b, x_full, b.v)) <= 0) break;
       }
       if (rc < 0) goto out;

@@ -11,6 +11,7 @@
 #include "naive.h"
 #include "net_build.h"
 #include "pn_analysis.h"
+#include "pn_semiflow.h"
 
 /* Two jobs take locks A and B in opposite orders: the textbook deadlock.
  * Each job is admitted (slot_i), then takes its locks as progress steps. */
@@ -166,14 +167,29 @@ START_TEST(test_token_overflow) {
 }
 END_TEST
 
-START_TEST(test_adaptive_width) {
-  /* p starts with 0 tokens (a 1-bit field) and grows to 300: the store is
-   * re-encoded several times while states are being added. */
+/* budget + p = 300; with mint, a transition that never fires (nothing
+ * marks "never") but would add a token to p, no P-semiflow covers p. */
+static struct pn_net *budget_net(bool mint) {
   struct pn_net *net = nb_new("budget");
   nb_place(net, "budget", PN_PLACE_TRACKED, 300);
   nb_place(net, "p", PN_PLACE_TRACKED, 0);
   nb_trans(net, "spend", PN_PROGRESS, "budget", "p");
   nb_trans(net, "refund", PN_PROGRESS, "p:2", "budget:2");
+  if (mint) {
+    nb_place(net, "never", PN_PLACE_TRACKED, 0);
+    nb_trans(net, "mint", PN_PROGRESS, "never", "never p");
+  }
+  return net;
+}
+
+START_TEST(test_adaptive_width) {
+  /* p starts with 0 tokens (a 1-bit field) and grows to 300; the
+   * semiflows do not bound it (mint), so the store is re-encoded several
+   * times while states are being added. */
+  struct pn_net *net = budget_net(true);
+  int64_t sb[3];
+  ck_assert_int_eq(pn_semiflow_bounds(net, sb), 0);
+  ck_assert_int_eq(sb[1], -1);
   struct pn_analysis *a = analyze(net, 0);
   ck_assert_uint_eq(pn_analysis_states(a), 301);
   ck_assert_uint_ge(pn_analysis_reencodes(a), 8);
@@ -184,6 +200,24 @@ START_TEST(test_adaptive_width) {
     /* Breadth-first numbering: state s has exactly s tokens in p. */
     ck_assert_int_eq(p, (int64_t)s);
   }
+  pn_analysis_free(a);
+  pn_net_free(net);
+}
+END_TEST
+
+START_TEST(test_presized_width) {
+  /* The same net without mint: budget + p is a P-semiflow, both fields
+   * get 9 bits from the start and are never widened; same markings. */
+  struct pn_net *net = budget_net(false);
+  int64_t sb[2];
+  ck_assert_int_eq(pn_semiflow_bounds(net, sb), 0);
+  ck_assert_int_eq(sb[0], 300);
+  ck_assert_int_eq(sb[1], 300);
+  struct pn_analysis *a = analyze(net, 0);
+  ck_assert_uint_eq(pn_analysis_states(a), 301);
+  ck_assert_uint_eq(pn_analysis_reencodes(a), 0);
+  ck_assert_uint_eq(pn_analysis_state_bits(a), 18);
+  for (uint64_t s = 0; s < 301; s++) ck_assert_int_eq(tokens_of(a, net, s, "p"), (int64_t)s);
   pn_analysis_free(a);
   pn_net_free(net);
 }
@@ -463,6 +497,10 @@ START_TEST(test_threads_widening) {
   struct pn_net *net = nb_new("switches");
   char x[16], y[16], pre[48];
   nb_place(net, "count", PN_PLACE_TRACKED, 0);
+  /* count + x_0 + ... + x_13 = 14 would size count's field from the
+   * start: mint (never enabled) leaves count without a semiflow. */
+  nb_place(net, "never", PN_PLACE_TRACKED, 0);
+  nb_trans(net, "mint", PN_PROGRESS, "never", "never count");
   for (int i = 0; i < 14; i++) {
     snprintf(x, sizeof x, "x%d", i);
     snprintf(y, sizeof y, "y%d", i);
@@ -476,6 +514,9 @@ START_TEST(test_threads_widening) {
   nb_assert(net, PN_ASSERT_INVARIANT, "1*count<=12");
   nb_assert(net, PN_ASSERT_REACHABLE, "1*count>=14");
   same_with_threads(net, 16384);
+  struct pn_analysis *a = analyze(net, 0);
+  ck_assert_uint_ge(pn_analysis_reencodes(a), 3);
+  pn_analysis_free(a);
   pn_net_free(net);
 }
 END_TEST
@@ -533,6 +574,161 @@ START_TEST(test_cross_random) {
 }
 END_TEST
 
+/* ---- P-semiflows (verify/pn_semiflow.c) --------------------------------- */
+
+/* Random nets that need not conserve anything: weights 1-3, outputs
+ * optional; many are unbounded. */
+static struct pn_net *random_free_net(uint64_t seed) {
+  rng_state = seed;
+  struct pn_net *net = nb_new("random_free");
+  uint32_t np = 2 + rng(4), nt = 1 + rng(5);
+  char name[16], pre[128], post[128];
+  nb_place(net, "src", PN_PLACE_SOURCE, 0);
+  for (uint32_t i = 0; i < np; i++) {
+    snprintf(name, sizeof name, "p%u", i);
+    nb_place(net, name, PN_PLACE_TRACKED, rng(4));
+  }
+  for (uint32_t t = 0; t < nt; t++) {
+    uint32_t a = rng(np), b = rng(np), c = rng(np);
+    snprintf(pre, sizeof pre, "p%u:%u", a, 1 + rng(3));
+    if (rng(3) == 0 && b != a) snprintf(pre + strlen(pre), sizeof pre - strlen(pre), " p%u:%u", b, 1 + rng(2));
+    if (rng(4) == 0) strcat(pre, " src");
+    post[0] = 0;
+    if (rng(5)) snprintf(post, sizeof post, "p%u:%u", c, 1 + rng(3));
+    snprintf(name, sizeof name, "t%u", t);
+    nb_trans(net, name, PN_PROGRESS, pre, post[0] ? post : "src");
+  }
+  return net;
+}
+
+/* Incidence of net place p under transition t, from the arcs as given
+ * (the test's own reading of the net, not verify/'s). */
+static int64_t incidence(const struct pn_net *net, uint32_t p, uint32_t t) {
+  const struct pn_transition *tr = &net->transitions[t];
+  int64_t d = 0;
+  for (uint32_t i = 0; i < tr->npre; i++)
+    if (tr->pre[i].place == p) d -= tr->pre[i].weight;
+  for (uint32_t i = 0; i < tr->npost; i++)
+    if (tr->post[i].place == p) d += tr->post[i].weight;
+  return d;
+}
+
+static bool is_semiflow(const struct pn_net *net, const int64_t *y) {
+  for (uint32_t t = 0; t < net->ntransitions; t++) {
+    int64_t sum = 0;
+    for (uint32_t p = 0; p < net->nplaces; p++)
+      if (net->places[p].role == PN_PLACE_TRACKED) sum += y[p] * incidence(net, p, t);
+    if (sum) return false;
+  }
+  return true;
+}
+
+static bool support_within(const int64_t *a, const int64_t *b, uint32_t n) {
+  for (uint32_t p = 0; p < n; p++)
+    if (a[p] && !b[p]) return false;
+  return true;
+}
+
+/* Checks pn_semiflows_compute and pn_semiflow_bounds on net: every row is
+ * a semiflow (checked here from the arcs), non-negative, zero on the
+ * environment places, with coefficients of gcd 1 and a support no other
+ * row's support is inside; every semiflow with coefficients 0..3 (brute
+ * force, small nets) has a row's support inside its own and proves no
+ * bound smaller than the computed one; and when the net has at most
+ * 20000 markings (tests/analysis/naive.c), no reachable marking exceeds a
+ * computed bound. */
+static void check_semiflows(const struct pn_net *net) {
+  uint32_t n = net->nplaces;
+  struct pn_semiflows sf;
+  ck_assert_int_eq(pn_semiflows_compute(net, &sf), 0);
+  int64_t *bound = calloc(n, sizeof *bound), *y = calloc(n, sizeof *y);
+  ck_assert(bound && y);
+  ck_assert_int_eq(pn_semiflow_bounds(net, bound), 0);
+  for (uint32_t r = 0; r < sf.nrows; r++) {
+    const int64_t *row = sf.y + (size_t)r * n;
+    ck_assert(is_semiflow(net, row));
+    int64_t g = 0;
+    for (uint32_t p = 0; p < n; p++) {
+      ck_assert_int_ge(row[p], 0);
+      if (net->places[p].role != PN_PLACE_TRACKED) ck_assert_int_eq(row[p], 0);
+      for (int64_t a = g, b = row[p]; ; ) { /* g = gcd(g, row[p]) */
+        if (!b) { g = a; break; }
+        int64_t t = a % b; a = b; b = t;
+      }
+    }
+    ck_assert_int_eq(g, 1);
+    for (uint32_t k = 0; k < sf.nrows; k++)
+      if (k != r) ck_assert(!support_within(sf.y + (size_t)k * n, row, n));
+  }
+  /* Brute force over y in {0..3}^tracked. */
+  uint32_t tracked[8], nt = 0;
+  for (uint32_t p = 0; p < n; p++)
+    if (net->places[p].role == PN_PLACE_TRACKED && nt < 8) tracked[nt++] = p;
+  if (nt <= 6) {
+    uint32_t combos = 1;
+    for (uint32_t i = 0; i < nt; i++) combos *= 4;
+    for (uint32_t c = 1; c < combos; c++) {
+      memset(y, 0, n * sizeof *y);
+      int64_t total = 0;
+      for (uint32_t i = 0, v = c; i < nt; i++, v /= 4) {
+        y[tracked[i]] = v % 4;
+        total += y[tracked[i]] * net->places[tracked[i]].initial;
+      }
+      if (!is_semiflow(net, y)) continue;
+      bool covered = false;
+      for (uint32_t r = 0; r < sf.nrows && !covered; r++)
+        covered = support_within(sf.y + (size_t)r * n, y, n);
+      ck_assert_msg(covered, "a semiflow with no minimal row inside its support");
+      for (uint32_t i = 0; i < nt; i++) {
+        uint32_t p = tracked[i];
+        if (!y[p]) continue;
+        ck_assert_int_ge(bound[p], 0);
+        ck_assert_int_le(bound[p], total / y[p]);
+      }
+    }
+  }
+  struct naive nv;
+  if (naive_explore(net, 20000, &nv) == 0) {
+    for (uint64_t s = 0; s < nv.n; s++)
+      for (uint32_t p = 0; p < n; p++)
+        if (bound[p] >= 0) ck_assert_int_le(nv.marks[s * nv.nplaces + p], bound[p]);
+    naive_free(&nv);
+  }
+  free(bound);
+  free(y);
+  pn_semiflows_free(&sf);
+}
+
+START_TEST(test_semiflow_random) {
+  for (uint64_t seed = 1; seed <= 300; seed++) {
+    struct pn_net *net = random_net(seed);
+    check_semiflows(net);
+    pn_net_free(net);
+    net = random_free_net(seed);
+    check_semiflows(net);
+    pn_net_free(net);
+  }
+}
+END_TEST
+
+START_TEST(test_semiflow_philosophers) {
+  /* Dining philosophers, n = 5: the 2n minimal P-semiflows of the model
+   * (each fork: fork_i + catch1_i + eat_i + catch2_(i-1) + eat_(i-1) = 1;
+   * each philosopher: think_i + catch1_i + catch2_i + eat_i = 1) and every
+   * place bounded by 1, as in the MCC model's description. */
+  struct pn_net *net = philosophers(5, false);
+  struct pn_semiflows sf;
+  ck_assert_int_eq(pn_semiflows_compute(net, &sf), 0);
+  ck_assert_uint_eq(sf.nrows, 10);
+  int64_t bound[25];
+  ck_assert_int_eq(pn_semiflow_bounds(net, bound), 0);
+  for (uint32_t p = 0; p < net->nplaces; p++) ck_assert_int_eq(bound[p], 1);
+  pn_semiflows_free(&sf);
+  check_semiflows(net);
+  pn_net_free(net);
+}
+END_TEST
+
 static Suite *analysis_suite(void) {
   Suite *s = suite_create("analysis");
   TCase *tc = tcase_create("core");
@@ -541,6 +737,7 @@ static Suite *analysis_suite(void) {
   tcase_add_test(tc, test_initial_outside_safe_set);
   tcase_add_test(tc, test_state_limit);
   tcase_add_test(tc, test_adaptive_width);
+  tcase_add_test(tc, test_presized_width);
   tcase_add_test(tc, test_token_overflow);
   tcase_add_test(tc, test_multiword_states);
   tcase_add_test(tc, test_shortest_traces);
@@ -558,6 +755,11 @@ static Suite *analysis_suite(void) {
   tcase_add_test(threads, test_threads_widening);
   tcase_add_test(threads, test_threads_multiword);
   suite_add_tcase(s, threads);
+  TCase *semi = tcase_create("semiflows");
+  tcase_set_timeout(semi, 60);
+  tcase_add_test(semi, test_semiflow_random);
+  tcase_add_test(semi, test_semiflow_philosophers);
+  suite_add_tcase(s, semi);
   return s;
 }
 

@@ -11,6 +11,7 @@
 
 #include "emit_promela.h"
 #include "pn_analysis.h"
+#include "pn_semiflow.h"
 #include "pnml.h"
 
 int main(int argc, char **argv) {
@@ -61,6 +62,29 @@ int main(int argc, char **argv) {
     printf("\n");
     if (!r->holds) exit_code = 1;
   }
+  /* P-semiflows and, per place, the largest count reached next to the
+   * bound the semiflows prove (-1: none). */
+  struct pn_semiflows sf;
+  int64_t *sb = calloc(net->nplaces ? net->nplaces : 1, sizeof *sb);
+  if (!sb || pn_semiflows_compute(net, &sf) || pn_semiflow_bounds(net, sb)) {
+    fprintf(stderr, "pn_stat: semiflows failed\n");
+    exit_code = 2;
+  } else {
+    printf("semiflows=%" PRIu32 "\n", sf.nrows);
+    for (uint32_t r = 0; r < sf.nrows; r++) {
+      printf("semiflow.%" PRIu32 "=", r);
+      for (uint32_t p = 0, first = 1; p < net->nplaces; p++) {
+        int64_t y = sf.y[(size_t)r * net->nplaces + p];
+        if (y) printf("%s%s:%" PRId64, first ? "" : " ", net->places[p].name, y), first = 0;
+      }
+      printf("\n");
+    }
+    for (uint32_t p = 0; p < net->nplaces; p++)
+      printf("bound.%s=%" PRId64 " %" PRId64 "\n", net->places[p].name, pn_analysis_bounds(a)[p],
+             sb[p]);
+    pn_semiflows_free(&sf);
+  }
+  free(sb);
   pn_analysis_free(a);
   pn_net_free(net);
   return exit_code;
