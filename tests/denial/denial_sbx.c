@@ -1,10 +1,16 @@
-/* The sbx command line with the generated profiles plus one test profile,
- * "tcp-fixture": strict's paths and Landlock rules (network blocked) with a
- * seccomp filter that allows every call. No seccomp profile of the table
- * lets a blocked-network command create an AF_INET socket (seccomp refuses
- * it first), so only this profile lets the test reach Landlock's own TCP
- * refusal. sbx's modules take the tables as parameters (sbx_tables.h);
- * everything else is the real sbx. */
+/* The sbx command line with the generated profiles plus two test profiles:
+ * - "tcp-fixture": strict's paths and Landlock rules (network blocked) with
+ *   a seccomp filter that allows every call. No seccomp profile of the
+ *   table lets a blocked-network command create an AF_INET socket (seccomp
+ *   refuses it first), so only this profile reaches Landlock's own TCP
+ *   refusal;
+ * - "scope-fixture": standard without approvals. Under standard the
+ *   approval workflow performs connect() for the command in a helper
+ *   process with its own Landlock domain (sbx_unotify_sbx.c), whose
+ *   refusals sbx does not attribute to the run (docs/confinement.md); here
+ *   the command connects itself.
+ * sbx's modules take the tables as parameters (sbx_tables.h); everything
+ * else is the real sbx. */
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stdio.h>
@@ -22,14 +28,15 @@ static const struct sock_filter denial_allow_all[] = {
 
 int main(int argc, char *argv[])
 {
-  static struct cs_profile table[CS_PROFILES_COUNT + 1];
+  static struct cs_profile table[CS_PROFILES_COUNT + 2];
   const struct cs_profile *strict = cs_profile_find("strict");
+  const struct cs_profile *standard = cs_profile_find("standard");
   struct sbx_opts o;
-  struct sbx_tables t = {.profiles = table, .n_profiles = cs_profiles_count + 1,
+  struct sbx_tables t = {.profiles = table, .n_profiles = cs_profiles_count + 2,
                          .model = &cs_model_default};
 
-  if (!strict || cs_profiles_count > CS_PROFILES_COUNT) {
-    fprintf(stderr, "denial_sbx: the generated table has no strict profile\n");
+  if (!strict || !standard || cs_profiles_count > CS_PROFILES_COUNT) {
+    fprintf(stderr, "denial_sbx: the generated table lacks strict or standard\n");
     return SBX_EXIT_FAILURE;
   }
   memcpy(table, cs_profiles, cs_profiles_count * sizeof *table);
@@ -43,6 +50,14 @@ int main(int argc, char *argv[])
   table[cs_profiles_count].syscall_notes = NULL;
   table[cs_profiles_count].n_syscall_notes = 0;
   table[cs_profiles_count].default_action = "allow";
+  table[cs_profiles_count + 1] = *standard;
+  table[cs_profiles_count + 1].name = "scope-fixture";
+  table[cs_profiles_count + 1].alias = NULL;
+  table[cs_profiles_count + 1].summary = "test: standard without approvals";
+  table[cs_profiles_count + 1].origin = "tests/denial/denial_sbx.c";
+  table[cs_profiles_count + 1].approval_ops = 0;
+  table[cs_profiles_count + 1].command_rules = NULL;
+  table[cs_profiles_count + 1].n_command_rules = 0;
 
   if (sbx_cli_parse(argc, argv, &o, stderr) != 0)
     return SBX_EXIT_FAILURE;

@@ -4,7 +4,8 @@
 # refusals"); with the kernel's audit off sbx says it cannot name them.
 # Landlock writes records only while the kernel's audit is on: the test
 # switches it on for its runs and restores what it found (sbx itself never
-# does). Skips (77) without root, Landlock ABI 7 or a usable audit switch.
+# does). Cases: exec (before and after the command's execve, from /tmp),
+# TCP connect, signal and abstract unix socket out of the sandbox. Skips (77) without root, Landlock ABI 7 or a usable audit switch.
 source "$SBX_TEST_DIR/lib.sh"
 : "${DENIAL_SBX:?run through ctest}" "${KAUDIT:?run through ctest}"
 require_sandbox
@@ -90,7 +91,33 @@ expect_err "^sbx: landlock refused scope\.signal to pid [0-9]+ \(sbx-init\): Lan
 audit_has landlock "^scope\.signal to pid [0-9]+ \(sbx-init\)\$" "signal scoping" "errno(EPERM)" &&
   pass "signal: in the audit log" || fail "signal: not in the audit log"
 
-# 6. A run without refusals has none.
+# 6. An abstract unix socket bound outside the sandbox: standard shares the
+#    network namespace, so only Landlock's scoping keeps it out of reach
+#    (scope-fixture: standard without the approval helper, which would
+#    connect on the command's behalf in a domain of its own).
+name="sbx-denial-$$"
+python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.bind("\0" + sys.argv[1])
+s.listen()
+time.sleep(60)' "$name" &
+listener=$!
+for _ in $(seq 50); do grep -q "@$name\$" /proc/net/unix && break; sleep 0.1; done
+SBX=$DENIAL_SBX run_sbx run --profile scope-fixture --audit "$LOG" -- python3 -c '
+import socket, sys
+try:
+    socket.socket(socket.AF_UNIX).connect("\0" + sys.argv[1])
+except PermissionError:
+    sys.exit(3)' "$name"
+kill "$listener"
+wait "$listener" 2>/dev/null
+expect_rc 3 "scope-fixture: connect to @$name refused with EPERM"
+expect_err "^sbx: landlock refused scope\.abstract_unix_socket @$name: Landlock abstract unix socket scoping \(every profile\): no connection to a socket created outside the sandbox \(profile scope-fixture, tests/denial/denial_sbx\.c\) \(errno\(EPERM\)\)$" "abstract socket: named with the scoping rule"
+audit_has landlock "^scope\.abstract_unix_socket @$name\$" "abstract unix socket scoping" "errno(EPERM)" &&
+  pass "abstract socket: in the audit log" || fail "abstract socket: not in the audit log"
+
+# 7. A run without refusals has none.
 run_sbx run --profile strict --audit "$LOG" -- true
 expect_rc 0 "strict: true"
 [[ $ERR != *landlock* ]] && pass "no refusal, nothing named" || fail "a clean run named something: $ERR"
@@ -101,7 +128,7 @@ run_sbx check
 grep -q "^refusals named with their rule: seccomp yes, landlock yes (records from " <<<"$OUT" &&
   pass "check: landlock refusals can be named" || fail "check: $(grep refusals <<<"$OUT")"
 
-# 7. The kernel's audit off: nothing to name, and sbx says so.
+# 8. The kernel's audit off: nothing to name, and sbx says so.
 if [[ $old != 2 ]]; then
   "$KAUDIT" set 0 || fail "cannot switch the kernel's audit off again"
   run_sbx run --profile strict --audit "$LOG" -- ./mytrue

@@ -5,8 +5,10 @@
  * Landlock ABI 7) wrote during sbx runs, captured from the audit netlink
  * multicast group; they are replayed through a datagram socket, which
  * sbx_kmsg_collect reads exactly as the netlink socket (one record per
- * datagram, a netlink header from the kernel, nlmsg_pid 0). */
+ * datagram, a netlink header from the kernel, nlmsg_pid 0), and through a
+ * packet-mode pipe in the /dev/kmsg format. */
 #include <check.h>
+#include <fcntl.h>
 #include <linux/netlink.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,6 +172,45 @@ START_TEST(t_collect_busy)
 }
 END_TEST
 
+/* /dev/kmsg: one record per read(), "PRI,SEQ,TS,FLAGS;TEXT". A pipe in
+ * packet mode (O_DIRECT) returns one write per read the same way. */
+static void kmsg_line(int fd, int pri, const char *text)
+{
+  char line[2048];
+  int n = snprintf(line, sizeof line, "%d,100,200,-;%s\n", pri, text);
+  ck_assert_int_gt(n, 0);
+  ck_assert_int_eq(write(fd, line, (size_t)n), n);
+}
+
+START_TEST(t_collect_kmsg)
+{
+  int p[2];
+  char text[1024];
+  ck_assert_int_eq(pipe2(p, O_DIRECT | O_NONBLOCK), 0);
+  /* A program may write to /dev/kmsg (facility user, pri 14): never a
+   * record, whatever it says. */
+  snprintf(text, sizeof text, "audit: type=1423 %s", rec_signal);
+  kmsg_line(p[1], 14, text);
+  snprintf(text, sizeof text, "audit: type=1424 %s", dom_signal);
+  kmsg_line(p[1], 14, text);
+  kmsg_line(p[1], 4, "kauditd_printk_skb: 3 callbacks suppressed");
+  snprintf(text, sizeof text, "audit: type=1423 %s", rec_signal);
+  kmsg_line(p[1], 5, text);
+  snprintf(text, sizeof text, "audit: type=1424 %s", dom_signal);
+  kmsg_line(p[1], 5, text);
+  snprintf(text, sizeof text, "audit: type=1326 %s", rec_seccomp);
+  kmsg_line(p[1], 5, text);
+  close(p[1]);
+  sbx_kmsg_collect(p[0], 15351, EXE, &scan);
+  close(p[0]);
+  ck_assert(!scan.from_netlink);
+  ck_assert(scan.lost); /* printk's rate limit dropped records */
+  ck_assert_int_eq(scan.n_ll, 1);
+  ck_assert_str_eq(scan.ll[0].blockers, "scope.signal");
+  ck_assert_int_eq(scan.seccomp.syscall, -1); /* pid 15347's, not ours */
+}
+END_TEST
+
 static struct sbx_ll_record record(const char *blockers, const char *object)
 {
   struct sbx_ll_record r;
@@ -268,6 +309,7 @@ int main(void)
   tcase_add_test(tf, t_collect_not_ours);
   tcase_add_test(tf, t_collect_forged);
   tcase_add_test(tf, t_collect_busy);
+  tcase_add_test(tf, t_collect_kmsg);
   tcase_add_test(te, t_explain_exec);
   tcase_add_test(te, t_explain_write_delete);
   tcase_add_test(te, t_explain_net_scope);
