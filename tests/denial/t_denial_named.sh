@@ -5,9 +5,15 @@
 # Landlock writes records only while the kernel's audit is on: the test
 # switches it on for its runs and restores what it found (sbx itself never
 # does). Cases: exec (before and after the command's execve, from /tmp),
-# TCP connect, signal and abstract unix socket out of the sandbox. Skips (77) without root, Landlock ABI 7 or a usable audit switch.
+# TCP connect, signal and abstract unix socket out of the sandbox. With
+# SBX_TEST_WARM=1 (denial_named_warm) the runs of the table's profiles start
+# from a running `sbx serve` (tests/sbx_cli/lib.sh); the test profiles,
+# unknown to that server, start cold. Skips (77) without root, Landlock ABI 7 or a usable audit switch.
 source "$SBX_TEST_DIR/lib.sh"
 : "${DENIAL_SBX:?run through ctest}" "${KAUDIT:?run through ctest}"
+if [[ ${SBX_TEST_WARM:-0} == 1 ]] && ! declare -F warm_check_used >/dev/null; then
+  skip "tests/sbx_cli/lib.sh cannot start a warm server here"
+fi
 require_sandbox
 [[ $(id -u) == 0 ]] || skip "needs root: the kernel's audit records (CAP_AUDIT_READ, /dev/kmsg) and its audit switch are root's"
 abi=$(python3 -c 'import ctypes; print(ctypes.CDLL(None).syscall(444, None, 0, 1))')
@@ -15,6 +21,7 @@ abi=$(python3 -c 'import ctypes; print(ctypes.CDLL(None).syscall(444, None, 0, 1
 old=$("$KAUDIT" get 2>&1) || skip "cannot read the kernel's audit switch: $old"
 restore() {
   [[ $old == 2 ]] || "$KAUDIT" set "$old" || echo "WARNING: kernel audit switch not restored to $old" >&2
+  if [[ ${SBX_TEST_WARM:-0} == 1 ]]; then warm_stop; fi
   rm -rf "$T"
 }
 trap restore EXIT
