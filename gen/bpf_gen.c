@@ -44,6 +44,16 @@
 #define DP_FULL_SEARCH 256u
 /* Exception chains (JEQ x -> leaf) are considered for this many runs. */
 #define PEEL_MAX_SEGMENTS 40u
+/* Bit tests (JSET on one bit of nr, docs/bpf-layout.md "Bit tests"): bits
+ * 0..BIT_TEST_BITS-1, on sets of numbers below NR_WEIGHT_LIMIT that span at
+ * most 2^(bit + BIT_SPAN_SHIFT) numbers (a bit test on a wider set is a
+ * threshold in disguise or splits it into many stripes; measured on Docker's
+ * and the seed profiles, wider sets and bits 6..7 gain nothing), in rule
+ * sets of at most DP_FULL_SEARCH runs; exception chains below a bit test
+ * have at most BIT_CHAIN_MAX exceptions. */
+#define BIT_TEST_BITS 6u
+#define BIT_SPAN_SHIFT 4u
+#define BIT_CHAIN_MAX 8u
 /* The IR may grow past BPF_MAXINSNS before trampolines are counted; this
  * bounds the work on absurd inputs. */
 #define IR_HARD_LIMIT (BPF_MAXINSNS * 4u)
@@ -76,15 +86,36 @@ struct segment {
   uint64_t weight;
 };
 
-enum tnode_kind { T_LEAF, T_SPLIT, T_PEEL };
+enum tnode_kind { T_LEAF, T_SPLIT, T_PEEL, T_BIT };
 
 struct tnode {
   enum tnode_kind kind;
-  uint32_t k;         /* SPLIT: nr >= k goes to hi; PEEL: nr == k goes to peel_leaf */
-  int32_t lo_child;   /* SPLIT: nr < k; PEEL: the rest */
-  int32_t hi_child;   /* SPLIT only */
+  uint32_t k;         /* SPLIT: nr >= k goes to hi; PEEL: nr == k goes to peel_leaf;
+                         BIT: nr & k (one bit) set goes to hi */
+  int32_t lo_child;   /* SPLIT: nr < k; PEEL: the rest; BIT: the bit clear */
+  int32_t hi_child;   /* SPLIT and BIT */
   uint32_t leaf;      /* LEAF: the leaf; PEEL: leaf of k */
   uint32_t first_seg, last_seg; /* the runs this subtree covers */
+  /* Below a bit test the subtree covers only the numbers of those runs
+   * whose bits in zero are clear and whose bits in one are set. */
+  uint32_t zero, one;
+};
+
+/* Prefix sums over the numbers below NR_WEIGHT_LIMIT that match one pair
+ * of bit constraints (built on first use, index zero | one << BIT_TEST_BITS). */
+struct bitview {
+  uint64_t *pw;    /* [x]: weight of the matching numbers below x */
+  uint32_t *pchg;  /* [x]: matching numbers below x whose leaf differs from the previous match */
+  uint32_t *nextm; /* [x]: the first matching number >= x (NR_WEIGHT_LIMIT: none) */
+  uint32_t *prevm; /* [x]: the last matching number < x, + 1 (0: none) */
+};
+
+/* Memo of the bit-constrained tree search, open addressing. */
+struct bitmemo {
+  uint64_t key; /* 0: empty */
+  uint64_t cost;
+  int32_t choice; /* BM_* */
+  uint32_t arg;   /* BM_LEAF, BM_CHAIN: the (main) leaf; BM_SPLIT: the run; BM_BIT: the bit */
 };
 
 struct plan {
@@ -96,8 +127,18 @@ struct plan {
   struct segment *segs;
   uint32_t nsegs;
   struct tnode *nodes;
-  uint32_t nnodes;
+  uint32_t nnodes, nodes_cap;
   int32_t root;
+  /* Per number below NR_WEIGHT_LIMIT: its leaf and weight (1024 for an
+   * existing hot number, +1 for the first number of its run, so a run's
+   * numbers add up to the run's weight). */
+  uint32_t *nleaf;
+  uint32_t *nseg; /* the run holding the number */
+  uint64_t *nweight;
+  struct bitview *views; /* 1 << (2 * BIT_TEST_BITS), allocated on first use */
+  struct bitmemo *memo;
+  uint32_t memo_cap, memo_used;
+  int err; /* a failed allocation during the tree search */
   bool is64;    /* arguments are 64 bits wide */
   bool le;      /* little endian: low word first */
   bool x32_gate; /* x86_64 refusing x32 numbers */
@@ -109,6 +150,17 @@ static void plan_free(struct plan *p) {
   free(p->leaves);
   free(p->segs);
   free(p->nodes);
+  free(p->nleaf);
+  free(p->nseg);
+  free(p->nweight);
+  for (uint32_t v = 0; p->views && v < 1u << (2 * BIT_TEST_BITS); v++) {
+    free(p->views[v].pw);
+    free(p->views[v].pchg);
+    free(p->views[v].nextm);
+    free(p->views[v].prevm);
+  }
+  free(p->views);
+  free(p->memo);
   memset(p, 0, sizeof *p);
 }
 
@@ -352,12 +404,23 @@ static int plan_segments(struct plan *p, const struct nr_leaf *nl, uint32_t nnl)
     if ((rc = push_segment(p, &cap, NR_X32_BIT, UINT32_MAX - 1, bad))) return rc;
     if ((rc = push_segment(p, &cap, UINT32_MAX, UINT32_MAX, def))) return rc;
   }
+  p->nleaf = calloc(NR_WEIGHT_LIMIT, sizeof *p->nleaf);
+  p->nseg = calloc(NR_WEIGHT_LIMIT, sizeof *p->nseg);
+  p->nweight = calloc(NR_WEIGHT_LIMIT, sizeof *p->nweight);
+  if (!p->nleaf || !p->nseg || !p->nweight) return -ENOMEM;
   for (uint32_t s = 0; s < p->nsegs; s++) {
     struct segment *sg = &p->segs[s];
     uint64_t hot = 0;
-    if (leaf_is_hot(p, sg->leaf) && sg->lo < NR_WEIGHT_LIMIT) {
+    if (sg->lo < NR_WEIGHT_LIMIT) {
+      bool is_hot = leaf_is_hot(p, sg->leaf);
       uint32_t end = sg->hi < NR_WEIGHT_LIMIT ? sg->hi : NR_WEIGHT_LIMIT - 1;
-      for (uint32_t nr = sg->lo; nr <= end; nr++) hot += nr_exists(rs->audit_arch, nr);
+      for (uint32_t nr = sg->lo; nr <= end; nr++) {
+        bool h = is_hot && nr_exists(rs->audit_arch, nr);
+        hot += h;
+        p->nleaf[nr] = sg->leaf;
+        p->nseg[nr] = s;
+        p->nweight[nr] = (h ? 1024u : 0u) + (nr == sg->lo);
+      }
     }
     /* Every run weighs a little so cold runs still get a balanced subtree. */
     sg->weight = 1 + 1024 * hot;
@@ -365,11 +428,38 @@ static int plan_segments(struct plan *p, const struct nr_leaf *nl, uint32_t nnl)
   return 0;
 }
 
+/* One exception of a chain: a single number with its own leaf. */
+struct exc {
+  uint64_t w;
+  uint32_t nr, leaf;
+};
+
+/* Heaviest first; the sort is stable, so equal weights keep the lower
+ * number first (the callers collect them in increasing order). */
+static void exc_sort(struct exc *e, uint32_t h) {
+  for (uint32_t a = 1; a < h; a++)
+    for (uint32_t b = a; b > 0 && e[b].w > e[b - 1].w; b--) {
+      struct exc t = e[b];
+      e[b] = e[b - 1];
+      e[b - 1] = t;
+    }
+}
+
+/* The weighted comparisons of a chain: the main leaf's numbers pass every
+ * JEQ, the k-th exception (heaviest first) k of them. Sorts e. */
+static uint64_t exc_chain_cost(uint64_t wmain, struct exc *e, uint32_t h) {
+  exc_sort(e, h);
+  uint64_t c = wmain * h;
+  for (uint32_t a = 0; a < h; a++) c += (a + 1) * e[a].w;
+  return c;
+}
+
 /* Exception chain cost for runs i..j: every run except those of leaf main
  * must be a single number; each is tested by one JEQ, heaviest first. */
 static bool peel_cost(const struct plan *p, uint32_t i, uint32_t j, uint32_t main_leaf,
                       uint64_t *cost) {
-  uint64_t wmain = 0, hw[PEEL_MAX_SEGMENTS];
+  uint64_t wmain = 0;
+  struct exc e[PEEL_MAX_SEGMENTS];
   uint32_t h = 0;
   for (uint32_t s = i; s <= j; s++) {
     const struct segment *sg = &p->segs[s];
@@ -378,23 +468,25 @@ static bool peel_cost(const struct plan *p, uint32_t i, uint32_t j, uint32_t mai
       continue;
     }
     if (sg->lo != sg->hi || h == PEEL_MAX_SEGMENTS) return false;
-    hw[h++] = sg->weight;
+    e[h++] = (struct exc){sg->weight, sg->lo, sg->leaf};
   }
   if (h == 0) return false;
-  /* Insertion sort, descending: the heaviest exception is tested first. */
-  for (uint32_t a = 1; a < h; a++)
-    for (uint32_t b = a; b > 0 && hw[b] > hw[b - 1]; b--) {
-      uint64_t t = hw[b];
-      hw[b] = hw[b - 1];
-      hw[b - 1] = t;
-    }
-  uint64_t c = wmain * h;
-  for (uint32_t a = 0; a < h; a++) c += (a + 1) * hw[a];
-  *cost = c;
+  *cost = exc_chain_cost(wmain, e, h);
   return true;
 }
 
+/* -1 (and p->err set) when the node array cannot grow. */
 static int new_node(struct plan *p, struct tnode n) {
+  if (p->nnodes == p->nodes_cap) {
+    uint32_t nc = p->nodes_cap ? p->nodes_cap * 2 : 64;
+    struct tnode *g = realloc(p->nodes, nc * sizeof *g);
+    if (!g) {
+      p->err = -ENOMEM;
+      return -1;
+    }
+    p->nodes = g;
+    p->nodes_cap = nc;
+  }
   p->nodes[p->nnodes] = n;
   return (int)p->nnodes++;
 }
@@ -402,32 +494,289 @@ static int new_node(struct plan *p, struct tnode n) {
 struct dp {
   uint32_t n;
   uint64_t *cost;
-  int32_t *root; /* >0: split at that run; -1/-2: exception chain with leaf of run i / j */
+  int32_t *root; /* >0: split at that run; -1/-2: exception chain with leaf of run i / j;
+                    DP_ROOT_BIT - b: a test of bit b */
   uint64_t *pre;
 };
 
 #define DP_AT(d, i, j) ((size_t)(i) * (d)->n + (j))
+#define DP_ROOT_BIT (-16)
+
+/* JEQ nodes for the exceptions e (sorted, heaviest first) above the leaf
+ * node `tail`, which also gives the set the chain covers. */
+static int32_t peel_chain(struct plan *p, struct tnode tail, const struct exc *e, uint32_t h) {
+  int32_t node = new_node(p, tail);
+  for (uint32_t a = h; a-- > 0;) {
+    struct tnode pn = tail;
+    pn.kind = T_PEEL;
+    pn.k = e[a].nr;
+    pn.leaf = e[a].leaf;
+    pn.lo_child = node;
+    node = new_node(p, pn);
+  }
+  return node;
+}
 
 static int32_t build_chain(struct plan *p, uint32_t i, uint32_t j, uint32_t main_leaf) {
-  /* Exceptions, heaviest first (ties: lower number first, deterministic). */
-  uint32_t ex[PEEL_MAX_SEGMENTS], h = 0;
+  struct exc e[PEEL_MAX_SEGMENTS];
+  uint32_t h = 0;
   for (uint32_t s = i; s <= j; s++)
-    if (p->segs[s].leaf != main_leaf) ex[h++] = s;
-  for (uint32_t a = 1; a < h; a++)
-    for (uint32_t b = a; b > 0 && p->segs[ex[b]].weight > p->segs[ex[b - 1]].weight; b--) {
-      uint32_t t = ex[b];
-      ex[b] = ex[b - 1];
-      ex[b - 1] = t;
+    if (p->segs[s].leaf != main_leaf) e[h++] = (struct exc){p->segs[s].weight, p->segs[s].lo, p->segs[s].leaf};
+  exc_sort(e, h);
+  return peel_chain(p, (struct tnode){.kind = T_LEAF, .leaf = main_leaf, .lo_child = -1,
+                                      .hi_child = -1, .first_seg = i, .last_seg = j},
+                    e, h);
+}
+
+/* ------------------------------------------------------------------ */
+/* Bit tests: the tree search below a JSET on one bit of nr            */
+
+/* A set of the search below a bit test: the numbers of runs i..j whose
+ * bits in `zero` are clear and whose bits in `one` are set. Such sets only
+ * hold numbers below NR_WEIGHT_LIMIT. */
+static bool bit_match(uint32_t x, uint32_t zero, uint32_t one) {
+  return (x & zero) == 0 && (x & one) == one;
+}
+
+static const struct bitview *bit_view(struct plan *p, uint32_t zero, uint32_t one) {
+  if (p->err) return NULL;
+  if (!p->views) {
+    p->views = calloc(1u << (2 * BIT_TEST_BITS), sizeof *p->views);
+    if (!p->views) {
+      p->err = -ENOMEM;
+      return NULL;
     }
-  int32_t tail = new_node(p, (struct tnode){.kind = T_LEAF, .leaf = main_leaf, .lo_child = -1,
-                                           .hi_child = -1, .first_seg = i, .last_seg = j});
-  for (uint32_t a = h; a-- > 0;) {
-    const struct segment *sg = &p->segs[ex[a]];
-    tail = new_node(p, (struct tnode){.kind = T_PEEL, .k = sg->lo, .leaf = sg->leaf,
-                                      .lo_child = tail, .hi_child = -1, .first_seg = i,
-                                      .last_seg = j});
   }
-  return tail;
+  struct bitview *v = &p->views[zero | one << BIT_TEST_BITS];
+  if (v->pw) return v;
+  v->pw = calloc(NR_WEIGHT_LIMIT + 1, sizeof *v->pw);
+  v->pchg = calloc(NR_WEIGHT_LIMIT + 1, sizeof *v->pchg);
+  v->nextm = calloc(NR_WEIGHT_LIMIT + 1, sizeof *v->nextm);
+  v->prevm = calloc(NR_WEIGHT_LIMIT + 1, sizeof *v->prevm);
+  if (!v->pw || !v->pchg || !v->nextm || !v->prevm) {
+    free(v->pw);
+    free(v->pchg);
+    free(v->nextm);
+    free(v->prevm);
+    memset(v, 0, sizeof *v);
+    p->err = -ENOMEM;
+    return NULL;
+  }
+  bool have = false;
+  uint32_t prev = 0;
+  for (uint32_t x = 0; x < NR_WEIGHT_LIMIT; x++) {
+    bool m = bit_match(x, zero, one);
+    uint32_t change = 0;
+    if (m) {
+      change = have && p->nleaf[x] != prev;
+      prev = p->nleaf[x];
+      have = true;
+    }
+    v->pw[x + 1] = v->pw[x] + (m ? p->nweight[x] : 0);
+    v->pchg[x + 1] = v->pchg[x] + change;
+    v->prevm[x + 1] = m ? x + 1 : v->prevm[x];
+  }
+  v->nextm[NR_WEIGHT_LIMIT] = NR_WEIGHT_LIMIT;
+  for (uint32_t x = NR_WEIGHT_LIMIT; x-- > 0;)
+    v->nextm[x] = bit_match(x, zero, one) ? x : v->nextm[x + 1];
+  return v;
+}
+
+enum { BM_LEAF, BM_CHAIN, BM_SPLIT, BM_BIT };
+
+static uint64_t bit_key(uint32_t i, uint32_t j, uint32_t zero, uint32_t one) {
+  return 1 + ((uint64_t)i | (uint64_t)j << 16 | (uint64_t)zero << 32 | (uint64_t)one << 40);
+}
+
+static uint32_t bit_hash(uint64_t key, uint32_t cap) {
+  key ^= key >> 31;
+  key *= 0x9e3779b97f4a7c15ull;
+  key ^= key >> 29;
+  return (uint32_t)key & (cap - 1);
+}
+
+/* The memo slot of key (a free one if absent); NULL when it cannot grow. */
+static struct bitmemo *bit_slot(struct plan *p, uint64_t key) {
+  if (p->memo_used * 2 >= p->memo_cap) {
+    uint32_t nc = p->memo_cap ? p->memo_cap * 2 : 4096;
+    struct bitmemo *g = calloc(nc, sizeof *g);
+    if (!g) {
+      p->err = -ENOMEM;
+      return NULL;
+    }
+    for (uint32_t s = 0; s < p->memo_cap; s++) {
+      if (!p->memo[s].key) continue;
+      uint32_t h = bit_hash(p->memo[s].key, nc);
+      while (g[h].key) h = (h + 1) & (nc - 1);
+      g[h] = p->memo[s];
+    }
+    free(p->memo);
+    p->memo = g;
+    p->memo_cap = nc;
+  }
+  uint32_t h = bit_hash(key, p->memo_cap);
+  while (p->memo[h].key && p->memo[h].key != key) h = (h + 1) & (p->memo_cap - 1);
+  return &p->memo[h];
+}
+
+/* Exception chain over a bit-constrained set: every member not of the main
+ * leaf is tested by one JEQ, heaviest first. Fills the cheapest main leaf. */
+static bool bit_chain_cost(const struct plan *p, uint32_t lo, uint32_t hi, uint32_t zero,
+                           uint32_t one, uint32_t *main_leaf, uint64_t *cost) {
+  uint32_t cand[2 * BIT_CHAIN_MAX + 2], nc = 0;
+  bool found = false;
+  for (uint32_t x = lo; x <= hi; x++) {
+    if (!bit_match(x, zero, one)) continue;
+    uint32_t c = 0;
+    while (c < nc && cand[c] != p->nleaf[x]) c++;
+    if (c == nc) {
+      if (nc == 2 * BIT_CHAIN_MAX + 2) return false;
+      cand[nc++] = p->nleaf[x];
+    }
+  }
+  for (uint32_t c = 0; c < nc; c++) {
+    uint64_t wmain = 0;
+    struct exc e[BIT_CHAIN_MAX];
+    uint32_t h = 0;
+    bool ok = true;
+    for (uint32_t x = lo; x <= hi && ok; x++) {
+      if (!bit_match(x, zero, one)) continue;
+      if (p->nleaf[x] == cand[c])
+        wmain += p->nweight[x];
+      else if (h == BIT_CHAIN_MAX)
+        ok = false;
+      else
+        e[h++] = (struct exc){p->nweight[x], x, p->nleaf[x]};
+    }
+    if (!ok) continue;
+    uint64_t total = exc_chain_cost(wmain, e, h);
+    if (!found || total < *cost) {
+      *cost = total;
+      *main_leaf = cand[c];
+      found = true;
+    }
+  }
+  return found;
+}
+
+/* Whether a bit test on bit `bit` is worth trying on numbers lo..hi. */
+static bool bit_span_ok(uint32_t lo, uint32_t hi, uint32_t b) {
+  return hi < NR_WEIGHT_LIMIT && hi - lo + 1 <= 1u << (b + BIT_SPAN_SHIFT);
+}
+
+/* The same set named by the runs of its first and last member, so that
+ * equal sets share one memo entry. */
+static void bit_norm(struct plan *p, uint32_t *i, uint32_t *j, uint32_t zero, uint32_t one) {
+  const struct bitview *v = bit_view(p, zero, one);
+  if (!v) return;
+  *i = p->nseg[v->nextm[p->segs[*i].lo]];
+  *j = p->nseg[v->prevm[p->segs[*j].hi + 1] - 1];
+}
+
+/* The weighted number of comparisons of the best tree for a non-empty
+ * bit-constrained set (0 after a failed allocation, with p->err set):
+ * a leaf, an exception chain, a threshold between two runs, or a test of
+ * one more bit. Memoized by (i, j, zero, one). */
+static uint64_t bit_dp(struct plan *p, uint32_t i, uint32_t j, uint32_t zero, uint32_t one) {
+  bit_norm(p, &i, &j, zero, one);
+  uint64_t key = bit_key(i, j, zero, one);
+  struct bitmemo *slot = bit_slot(p, key);
+  if (!slot) return 0;
+  if (slot->key) return slot->cost;
+  const struct bitview *v = bit_view(p, zero, one);
+  if (!v) return 0;
+  uint32_t lo = p->segs[i].lo, hi = p->segs[j].hi;
+  uint32_t first = v->nextm[lo];
+  uint64_t w = v->pw[hi + 1] - v->pw[lo], best = UINT64_MAX, c = 0;
+  uint32_t changes = v->pchg[hi + 1] - v->pchg[first + 1];
+  int kind = BM_LEAF;
+  uint32_t arg = p->nleaf[first];
+  if (changes == 0) {
+    best = 0;
+  } else {
+    uint32_t main_leaf;
+    if (changes <= 2 * BIT_CHAIN_MAX + 1 && bit_chain_cost(p, lo, hi, zero, one, &main_leaf, &c)) {
+      best = c;
+      kind = BM_CHAIN;
+      arg = main_leaf;
+    }
+    for (uint32_t k = i + 1; k <= j && !p->err; k++) {
+      uint32_t b = p->segs[k].lo;
+      if (first >= b || v->nextm[b] > hi) continue; /* one side would be empty */
+      c = w + bit_dp(p, i, k - 1, zero, one);
+      if (c >= best) continue;
+      c += bit_dp(p, k, j, zero, one);
+      if (c < best) {
+        best = c;
+        kind = BM_SPLIT;
+        arg = k;
+      }
+    }
+    for (uint32_t b = 0; b < BIT_TEST_BITS && !p->err; b++) {
+      uint32_t bit = 1u << b;
+      if ((zero | one) & bit || !bit_span_ok(lo, hi, b)) continue;
+      const struct bitview *v0 = bit_view(p, zero | bit, one), *v1 = bit_view(p, zero, one | bit);
+      if (!v0 || !v1 || v0->nextm[lo] > hi || v1->nextm[lo] > hi) continue;
+      c = w + bit_dp(p, i, j, zero | bit, one);
+      if (c >= best) continue;
+      c += bit_dp(p, i, j, zero, one | bit);
+      if (c < best) {
+        best = c;
+        kind = BM_BIT;
+        arg = bit;
+      }
+    }
+  }
+  if (p->err) return 0;
+  /* The recursion may have grown the table: find the slot again. */
+  slot = bit_slot(p, key);
+  if (!slot) return 0;
+  if (!slot->key) p->memo_used++;
+  *slot = (struct bitmemo){.key = key, .cost = best, .choice = kind, .arg = arg};
+  return best;
+}
+
+static int32_t bit_build(struct plan *p, uint32_t i, uint32_t j, uint32_t zero, uint32_t one) {
+  bit_norm(p, &i, &j, zero, one);
+  struct bitmemo *slot = bit_slot(p, bit_key(i, j, zero, one));
+  if (!slot || !slot->key) {
+    if (!p->err) p->err = -EINVAL; /* bit_dp filled every set it chose */
+    return -1;
+  }
+  int kind = slot->choice;
+  uint32_t arg = slot->arg;
+  struct tnode base = {.kind = T_LEAF, .lo_child = -1, .hi_child = -1, .first_seg = i,
+                       .last_seg = j, .zero = zero, .one = one};
+  switch (kind) {
+  case BM_LEAF: base.leaf = arg; return new_node(p, base);
+  case BM_CHAIN: {
+    struct exc e[BIT_CHAIN_MAX];
+    uint32_t h = 0;
+    for (uint32_t x = p->segs[i].lo; x <= p->segs[j].hi && h < BIT_CHAIN_MAX; x++)
+      if (bit_match(x, zero, one) && p->nleaf[x] != arg) e[h++] = (struct exc){p->nweight[x], x, p->nleaf[x]};
+    exc_sort(e, h);
+    base.leaf = arg;
+    return peel_chain(p, base, e, h);
+  }
+  case BM_SPLIT: {
+    int32_t lo = bit_build(p, i, arg - 1, zero, one);
+    int32_t hi = bit_build(p, arg, j, zero, one);
+    base.kind = T_SPLIT;
+    base.k = p->segs[arg].lo;
+    base.lo_child = lo;
+    base.hi_child = hi;
+    return new_node(p, base);
+  }
+  default: {
+    int32_t lo = bit_build(p, i, j, zero | arg, one);
+    int32_t hi = bit_build(p, i, j, zero, one | arg);
+    base.kind = T_BIT;
+    base.k = arg;
+    base.lo_child = lo;
+    base.hi_child = hi;
+    return new_node(p, base);
+  }
+  }
 }
 
 static int32_t build_dp(struct plan *p, const struct dp *d, uint32_t i, uint32_t j) {
@@ -435,6 +784,13 @@ static int32_t build_dp(struct plan *p, const struct dp *d, uint32_t i, uint32_t
     return new_node(p, (struct tnode){.kind = T_LEAF, .leaf = p->segs[i].leaf, .lo_child = -1,
                                       .hi_child = -1, .first_seg = i, .last_seg = i});
   int32_t r = d->root[DP_AT(d, i, j)];
+  if (r <= DP_ROOT_BIT) {
+    uint32_t bit = 1u << (uint32_t)(DP_ROOT_BIT - r);
+    int32_t lo = bit_build(p, i, j, bit, 0);
+    int32_t hi = bit_build(p, i, j, 0, bit);
+    return new_node(p, (struct tnode){.kind = T_BIT, .k = bit, .lo_child = lo, .hi_child = hi,
+                                      .first_seg = i, .last_seg = j});
+  }
   if (r < 0) return build_chain(p, i, j, r == -1 ? p->segs[i].leaf : p->segs[j].leaf);
   int32_t lo = build_dp(p, d, i, (uint32_t)r - 1);
   int32_t hi = build_dp(p, d, (uint32_t)r, j);
@@ -467,16 +823,15 @@ static int plan_tree(struct plan *p) {
   uint32_t n = p->nsegs;
   struct dp d = {.n = n};
   int rc = 0;
-  /* A tree over n runs has < 2n nodes plus at most n chain nodes. */
-  p->nodes = calloc(3 * (size_t)n + 1, sizeof *p->nodes);
   d.pre = calloc((size_t)n + 1, sizeof *d.pre);
-  if (!p->nodes || !d.pre) {
+  if (!d.pre) {
     rc = -ENOMEM;
     goto done;
   }
   for (uint32_t s = 0; s < n; s++) d.pre[s + 1] = d.pre[s] + p->segs[s].weight;
   if (n > DP_MAX_SEGMENTS) {
     p->root = build_balanced(p, d.pre, 0, n - 1);
+    if (p->err) rc = p->err;
     goto done;
   }
   d.cost = calloc((size_t)n * n, sizeof *d.cost);
@@ -526,11 +881,31 @@ static int plan_tree(struct plan *p) {
           d.root[DP_AT(&d, i, j)] = -2;
         }
       }
+      /* A test of one bit of nr, when the runs are few and small enough
+       * (the search below it is memoized in bit_dp). */
+      for (uint32_t b = 0; n <= DP_FULL_SEARCH && b < BIT_TEST_BITS && !p->err; b++) {
+        uint32_t lo = p->segs[i].lo, hi = p->segs[j].hi, bit = 1u << b;
+        if (!bit_span_ok(lo, hi, b)) continue;
+        const struct bitview *v0 = bit_view(p, bit, 0), *v1 = bit_view(p, 0, bit);
+        if (!v0 || !v1 || v0->nextm[lo] > hi || v1->nextm[lo] > hi) continue;
+        uint64_t c = w + bit_dp(p, i, j, bit, 0);
+        if (c >= best) continue;
+        c += bit_dp(p, i, j, 0, bit);
+        if (c < best) {
+          best = c;
+          d.root[DP_AT(&d, i, j)] = DP_ROOT_BIT - (int32_t)b;
+        }
+      }
       d.cost[DP_AT(&d, i, j)] = best;
     }
   }
   free(kroot);
+  if (p->err) {
+    rc = p->err;
+    goto done;
+  }
   p->root = build_dp(p, &d, 0, n - 1);
+  if (p->err) rc = p->err;
 done:
   free(d.cost);
   free(d.root);
@@ -606,6 +981,17 @@ static void range_text(const struct plan *p, uint32_t lo, uint32_t hi, char *buf
     else
       snprintf(buf, size, "[%" PRIu32 ", %" PRIu32 "] %s..%s", lo, hi, a, b);
   }
+}
+
+/* The numbers a subtree covers: its runs' range and, below a bit test,
+ * the bits they must have. */
+static void node_set_text(const struct plan *p, const struct tnode *n, char *buf, size_t size) {
+  char r[128];
+  range_text(p, p->segs[n->first_seg].lo, p->segs[n->last_seg].hi, r, sizeof r);
+  if (n->zero | n->one)
+    snprintf(buf, size, "%s where nr & %#" PRIx32 " == %#" PRIx32, r, n->zero | n->one, n->one);
+  else
+    snprintf(buf, size, "%s", r);
 }
 
 static void leaf_text(const struct plan *p, uint32_t leaf, char *buf, size_t size) {
@@ -732,18 +1118,26 @@ static void emit_tree(struct emitter *e, int32_t node, int32_t *labels) {
   char r1[160], r2[160], lt[96];
   if (n->kind == T_LEAF || e->rc) return;
   place(e, node_label(e, node, labels));
-  if (n->kind == T_SPLIT) {
+  if (n->kind == T_SPLIT || n->kind == T_BIT) {
     const struct tnode *lo = &p->nodes[n->lo_child], *hi = &p->nodes[n->hi_child];
-    char nm[64], kt[16];
-    nr_name(p->rs->audit_arch, n->k, nm, sizeof nm);
-    snprintf(kt, sizeof kt, n->k >= NR_X32_BIT ? "%#" PRIx32 : "%" PRIu32, n->k);
-    range_text(p, p->segs[lo->first_seg].lo, p->segs[lo->last_seg].hi, r1, sizeof r1);
-    range_text(p, p->segs[hi->first_seg].lo, p->segs[hi->last_seg].hi, r2, sizeof r2);
+    char q[112];
+    if (n->kind == T_SPLIT) {
+      char nm[64], kt[16];
+      nr_name(p->rs->audit_arch, n->k, nm, sizeof nm);
+      snprintf(kt, sizeof kt, n->k >= NR_X32_BIT ? "%#" PRIx32 : "%" PRIu32, n->k);
+      snprintf(q, sizeof q, "nr >= %s (%s)? yes", kt, nm);
+    } else {
+      snprintf(q, sizeof q, "nr & %#" PRIx32 "? set", n->k);
+    }
+    node_set_text(p, lo, r1, sizeof r1);
+    node_set_text(p, hi, r2, sizeof r2);
     char ltxt[96] = "", htxt[96] = "";
     if (lo->kind == T_LEAF) leaf_text(p, lo->leaf, ltxt, sizeof ltxt);
     if (hi->kind == T_LEAF) leaf_text(p, hi->leaf, htxt, sizeof htxt);
-    emit(e, BPF_JMP | BPF_JGE | BPF_K, n->k, node_label(e, n->hi_child, labels),
-         node_label(e, n->lo_child, labels), "nr >= %s (%s)? yes: %s%s%s; no: %s%s%s", kt, nm, r2, htxt[0] ? " -> " : "", htxt, r1, ltxt[0] ? " -> " : "", ltxt);
+    emit(e, BPF_JMP | (n->kind == T_SPLIT ? BPF_JGE : BPF_JSET) | BPF_K, n->k,
+         node_label(e, n->hi_child, labels), node_label(e, n->lo_child, labels),
+         "%s: %s%s%s; %s: %s%s%s", q, r2, htxt[0] ? " -> " : "", htxt,
+         n->kind == T_SPLIT ? "no" : "clear", r1, ltxt[0] ? " -> " : "", ltxt);
     emit_tree(e, n->lo_child, labels);
     emit_tree(e, n->hi_child, labels);
   } else {
@@ -752,7 +1146,7 @@ static void emit_tree(struct emitter *e, int32_t node, int32_t *labels) {
     const struct tnode *rest = &p->nodes[n->lo_child];
     char rt[96] = "";
     if (rest->kind == T_LEAF) leaf_text(p, rest->leaf, rt, sizeof rt);
-    range_text(p, p->segs[n->first_seg].lo, p->segs[n->last_seg].hi, r2, sizeof r2);
+    node_set_text(p, n, r2, sizeof r2);
     emit(e, BPF_JMP | BPF_JEQ | BPF_K, n->k, leaf_label(e, n->leaf),
          node_label(e, n->lo_child, labels), "nr == %s? -> %s; else rest of %s%s%s", r1, lt, r2,
          rt[0] ? " -> " : "", rt);
@@ -1295,7 +1689,7 @@ static void pseudo_tree(FILE *out, const struct plan *p, int32_t node, int depth
   const struct tnode *n = &p->nodes[node];
   char r[160], lt[96];
   if (n->kind == T_LEAF) {
-    range_text(p, p->segs[n->first_seg].lo, p->segs[n->last_seg].hi, r, sizeof r);
+    node_set_text(p, n, r, sizeof r);
     leaf_text(p, n->leaf, lt, sizeof lt);
     indent(out, depth);
     fprintf(out, "%s%s;%*s# %s\n", p->leaves[n->leaf].kind == LEAF_GROUP ? "goto " : "return ", lt, 1, "", r);
@@ -1310,11 +1704,15 @@ static void pseudo_tree(FILE *out, const struct plan *p, int32_t node, int depth
     pseudo_tree(out, p, n->lo_child, depth);
     return;
   }
-  char nm[64], kt[16];
-  nr_name(p->rs->audit_arch, n->k, nm, sizeof nm);
-  snprintf(kt, sizeof kt, n->k >= NR_X32_BIT ? "%#" PRIx32 : "%" PRIu32, n->k);
   indent(out, depth);
-  fprintf(out, "if (nr >= %s) {  # %s\n", kt, nm);
+  if (n->kind == T_BIT) {
+    fprintf(out, "if (nr & %#" PRIx32 ") {  # bit %d set\n", n->k, __builtin_ctz(n->k));
+  } else {
+    char nm[64], kt[16];
+    nr_name(p->rs->audit_arch, n->k, nm, sizeof nm);
+    snprintf(kt, sizeof kt, n->k >= NR_X32_BIT ? "%#" PRIx32 : "%" PRIu32, n->k);
+    fprintf(out, "if (nr >= %s) {  # %s\n", kt, nm);
+  }
   pseudo_tree(out, p, n->hi_child, depth + 1);
   indent(out, depth);
   fprintf(out, "} else {\n");

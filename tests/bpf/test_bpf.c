@@ -122,6 +122,17 @@ static void rs_ranges(struct sc_ruleset *rs) {
   tl_rule_nr(rs, 456, A_ALLOW); /* the last call libseccomp 2.5.4 names */
 }
 
+/* Allowed numbers whose pattern is in their low bits (every number of
+ * [200, 263] but the multiples of 4): the tree tests bits (JSET) instead of
+ * peeling 16 holes one by one, and stays cacheable. */
+static void rs_bits(struct sc_ruleset *rs) {
+  tl_init(rs, A_ERRNO(EPERM));
+  rs->name = "bits";
+  for (int nr = 0; nr <= 40; nr++) tl_rule_nr(rs, nr, A_ALLOW);
+  for (int nr = 200; nr <= 263; nr++)
+    if (nr % 4) tl_rule_nr(rs, nr, A_ALLOW);
+}
+
 /* A call newer than libseccomp's table (mseal, 462): compiled by number,
  * but not exportable, since runc would skip the unknown name and, with a
  * default allow, silently drop the deny. */
@@ -188,18 +199,19 @@ struct case_def {
   int want_rc;
   bool want_trampoline;
   bool exportable; /* --emit oci can say it exactly */
+  bool want_bit_test; /* the tree must contain a JSET on nr */
 };
 
 /* ops64 is not exportable: it compares with values >= 2^63, which OCI JSON
  * integers (signed in jansson, refused by runc when negative) cannot hold;
  * x32 cannot be exported (runc would apply the x86_64 rules to x32). */
 static const struct case_def cases[] = {
-    {"actions", rs_actions, 0, false, true},   {"ops64", rs_ops64, 0, false, false},
-    {"ops32", rs_ops32, 0, false, true},       {"dnf", rs_dnf, 0, false, true},
-    {"ranges", rs_ranges, 0, false, true},     {"denylist", rs_denylist, 0, false, true},
-    {"x32", rs_x32, 0, false, false},          {"far", rs_far, 0, true, true},
-    {"too_big", rs_too_big, -E2BIG, false, true}, {"empty", rs_empty, 0, false, true},
-    {"unnamed", rs_unnamed, 0, false, false},
+    {"actions", rs_actions, 0, false, true, false},   {"ops64", rs_ops64, 0, false, false, false},
+    {"ops32", rs_ops32, 0, false, true, false},       {"dnf", rs_dnf, 0, false, true, false},
+    {"ranges", rs_ranges, 0, false, true, false},     {"denylist", rs_denylist, 0, false, true, false},
+    {"x32", rs_x32, 0, false, false, false},          {"far", rs_far, 0, true, true, false},
+    {"too_big", rs_too_big, -E2BIG, false, true, false}, {"empty", rs_empty, 0, false, true, false},
+    {"unnamed", rs_unnamed, 0, false, false, false},  {"bits", rs_bits, 0, false, true, true},
 };
 
 static void check_program(const struct sc_ruleset *rs, const struct bpf_program_out *p) {
@@ -320,6 +332,11 @@ START_TEST(test_rule_sets) {
     for (uint32_t i = 0; i < p.len; i++) tramp = tramp || p.insns[i].code == (BPF_JMP | BPF_JA);
     ck_assert_msg(tramp == c->want_trampoline, "%s: trampolines %d, expected %d", c->name, tramp,
                   c->want_trampoline);
+    /* A bit test of the number sits before the first argument load. */
+    bool jset = false;
+    for (uint32_t i = 0; i < p.len && !(p.insns[i].code == (BPF_LD | BPF_W | BPF_ABS) && p.insns[i].k >= 16); i++)
+      jset = jset || p.insns[i].code == (BPF_JMP | BPF_JSET | BPF_K);
+    if (c->want_bit_test) ck_assert_msg(jset, "%s: no bit test in the tree", c->name);
     FILE *quiet = fopen("/dev/null", "w");
     diag_set_stream(quiet);
     bool exported = check_export(&rs);

@@ -195,6 +195,19 @@ static int child_moby(void) {
   if (syscall(SYS_clone3, NULL, 0) != -1 || errno != ENOSYS) return 7;
   errno = 0;
   if (syscall(SYS_unshare, 0) != -1 || errno != EPERM) return 8;
+  /* Numbers the tree tells apart by their low bits (docs/bpf-layout.md,
+   * "Bit tests"): perf_event_open 298, setns 308 and kcmp 312 refused,
+   * recvmmsg 299 and getcpu 309 reach the kernel (EBADF, 0). */
+  errno = 0;
+  if (syscall(SYS_perf_event_open, NULL, 0, -1, -1, 0) != -1 || errno != EPERM) return 9;
+  errno = 0;
+  if (syscall(SYS_setns, -1, 0) != -1 || errno != EPERM) return 10;
+  errno = 0;
+  if (syscall(SYS_kcmp, 0, 0, 0, 0, 0) != -1 || errno != EPERM) return 11;
+  errno = 0;
+  if (syscall(SYS_recvmmsg, -1, NULL, 0, 0, NULL) != -1 || errno != EBADF) return 12;
+  unsigned cpu;
+  if (syscall(SYS_getcpu, &cpu, NULL, NULL) != 0) return 13;
   return 0;
 }
 
