@@ -19,13 +19,21 @@ require_sandbox
 abi=$(python3 -c 'import ctypes; print(ctypes.CDLL(None).syscall(444, None, 0, 1))')
 ((abi >= 7)) || skip "Landlock ABI $abi: refusals are logged from ABI 7 (Linux 6.15)"
 old=$("$KAUDIT" get 2>&1) || skip "cannot read the kernel's audit switch: $old"
+watchdog=
 restore() {
+  [[ -n $watchdog ]] && kill "$watchdog" 2>/dev/null
   [[ $old == 2 ]] || "$KAUDIT" set "$old" || echo "WARNING: kernel audit switch not restored to $old" >&2
   if [[ ${SBX_TEST_WARM:-0} == 1 ]]; then warm_stop; fi
   rm -rf "$T"
 }
 trap restore EXIT
 if [[ $old == 0 ]]; then
+  # Killed without its EXIT trap (ctest's timeout sends SIGKILL), the test
+  # would leave the machine's audit on: a watchdog in its own session puts
+  # it back once this shell is gone.
+  setsid bash -c 'while kill -0 "$1" 2>/dev/null; do sleep 0.2; done; "$2" set 0' \
+    watchdog "$$" "$KAUDIT" </dev/null >/dev/null 2>&1 &
+  watchdog=$!
   out=$("$KAUDIT" set 1 2>&1) || skip "cannot switch the kernel's audit on: $out"
 fi
 LOG="$T/audit.jsonl"
