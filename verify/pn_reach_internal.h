@@ -97,6 +97,8 @@ struct pnr_layout {
   uint64_t bits;
 };
 
+struct pnr_pool;
+
 struct pn_analysis {
   const struct pn_net *net; /* borrowed: must outlive the analysis */
   uint32_t ntracked;
@@ -153,6 +155,7 @@ struct pn_analysis {
    * the buffers of threads 1.. (thread 0 uses buf_b and succ_*), sized for
    * extra_nwords words per state. */
   unsigned nthreads;
+  struct pnr_pool *pool; /* pn_par.c: workers, started on first use */
   struct pnr_scratch extra[PNR_MAX_THREADS - 1];
   uint32_t extra_nwords;
 };
@@ -181,10 +184,19 @@ unsigned pnr_threads_choose(const struct pn_analysis_opts *opts);
 /* Thread i's buffers for the current layout (0: the analysis' own). */
 int pnr_scratch_get(struct pn_analysis *a, unsigned i, struct pnr_scratch *out);
 void pnr_scratch_free(struct pn_analysis *a);
-/* Runs fn(arg + i * size) for i in [0, n): 1.. in new threads, 0 in the
- * caller; returns once all are done. A thread that cannot be started runs
- * in the caller instead (slower, same result). */
-void pnr_run_threads(unsigned n, void *(*fn)(void *), void *arg, size_t size);
+/* Runs fn(arg + i * size) for i in [0, n): 1.. on the pool's workers, 0
+ * in the caller; returns once all are done. A worker that cannot be
+ * started runs in the caller instead (slower, same result). */
+void pnr_run_threads(struct pn_analysis *a, unsigned n, void *(*fn)(void *), void *arg,
+                     size_t size);
+/* Hands fn(arg) to worker i (1 <= i < PNR_MAX_THREADS); false when it
+ * cannot run or is still busy with another job (the caller then does the
+ * work or skips it). pnr_pool_wait
+ * returns once that job is done. */
+bool pnr_pool_start(struct pn_analysis *a, unsigned i, void *(*fn)(void *), void *arg);
+void pnr_pool_wait(struct pn_analysis *a, unsigned i);
+/* Stops and joins the workers. */
+void pnr_pool_free(struct pn_analysis *a);
 
 /* Firing on the packed state, no decoding: 0 when t is not enabled, 1
  * when dst holds the successor, 2 when an increased count would not fit

@@ -291,7 +291,7 @@ static int pnr_backward_step(struct pn_analysis *a, struct pnr_bitsets *bs, bool
     int rc = pnr_scratch_get(a, t, &work[t].sc);
     if (rc) return rc;
   }
-  pnr_run_threads(nt, pnr_backward_run, work, sizeof work[0]);
+  pnr_run_threads(a, nt, pnr_backward_run, work, sizeof work[0]);
   bool any = false;
   for (unsigned t = 0; t < nt; t++) any |= work[t].any;
   uint64_t *tmp = bs->f;
@@ -331,7 +331,7 @@ static int pnr_pull(struct pn_analysis *a, struct pnr_bitsets *bs, bool x_full, 
       int rc = pnr_scratch_get(a, t, &work[t].sc);
       if (rc) return rc;
     }
-    pnr_run_threads(nt, pnr_backward_run, work, sizeof work[0]);
+    pnr_run_threads(a, nt, pnr_backward_run, work, sizeof work[0]);
     uint64_t examined = 0, marked = 0;
     for (unsigned t = 0; t < nt; t++) {
       examined += work[t].examined;
