@@ -956,7 +956,7 @@ static void *pnr_fwd_pre_run(void *arg) {
 /* Phase 1 of one piece from the pre-expanded successors: hash them a
  * little ahead (PNR_PRE_AHEAD) and prefetch their slots, then their keys,
  * then probe, as the pipeline of pnr_fwd_piece does. */
-static uint32_t PNR_PRE_AHEAD = 16u, PNR_KEY_AHEAD = 8u;
+#define PNR_PRE_AHEAD 16u
 static int pnr_fwd_piece_pre(struct pnr_fwd_work *w, uint64_t first, uint32_t count) {
   const struct pn_analysis *a = w->a;
   struct pnr_fwd_chunk *c = w->chunk;
@@ -964,20 +964,20 @@ static int pnr_fwd_piece_pre(struct pnr_fwd_work *w, uint64_t first, uint32_t co
   uint32_t nw = a->lay.nwords;
   uint32_t base = (uint32_t)(first - p->first);
   uint32_t k = p->start[base], ahead = k, hi = p->start[base + count];
-  uint64_t ring[128];
+  uint64_t ring[2 * PNR_PRE_AHEAD];
   for (uint32_t i = 0; i < count; i++) {
     uint32_t at = (uint32_t)(first + i - c->first), end = p->start[base + i + 1];
     c->nsucc[at] = end - p->start[base + i];
     for (; k < end; k++) {
       for (; ahead < hi && ahead < k + PNR_PRE_AHEAD; ahead++) {
         uint64_t h = pnr_hash(p->buf + (size_t)ahead * nw, nw);
-        ring[ahead % 128] = h;
+        ring[ahead % (2 * PNR_PRE_AHEAD)] = h;
         pnr_prefetch(a, h);
       }
-      if (k + PNR_KEY_AHEAD < ahead)
-        pnr_prefetch_keys(a, &ring[(k + PNR_KEY_AHEAD) % 128], 1);
+      if (k + PNR_PRE_AHEAD / 2 < ahead)
+        pnr_prefetch_keys(a, &ring[(k + PNR_PRE_AHEAD / 2) % (2 * PNR_PRE_AHEAD)], 1);
       bool found;
-      uint64_t old, h = ring[k % 128];
+      uint64_t old, h = ring[k % (2 * PNR_PRE_AHEAD)];
       const uint64_t *buf = p->buf + (size_t)k * nw;
       pnr_probe(a, buf, h, &found, &old);
       if (!found && !pnr_fwd_keep(w, buf, h)) return -ENOMEM;
@@ -1196,11 +1196,7 @@ int pn_analyze(const struct pn_net *net, const struct pn_analysis_opts *opts,
   a->succ_hash = calloc(PNR_PIPE * a->succ_cap, sizeof *a->succ_hash);
   if (!a->buf_a || !a->buf_b || !a->succ_tok || !a->succ_buf || !a->succ_hash) goto fail;
   if ((rc = pnr_trans_pack(a)) || (rc = pnr_assert_init(a))) goto fail;
-  if (getenv("PA")) PNR_PRE_AHEAD = atoi(getenv("PA"));
-  if (getenv("KA")) PNR_KEY_AHEAD = atoi(getenv("KA"));
-  double T0 = pnr_now();
   if ((rc = pnr_explore(a, opts && opts->show_progress))) goto fail;
-  double T1 = pnr_now();
   if (!a->nlevels || a->level_start[a->nlevels - 1] != a->nstates) {
     /* Sentinel: level k spans [level_start[k], level_start[k + 1]). */
     if ((rc = pnr_level_push(a, a->nstates))) goto fail;
@@ -1210,7 +1206,6 @@ int pn_analyze(const struct pn_net *net, const struct pn_analysis_opts *opts,
    * then erase the line. */
   if (opts && opts->show_progress) fputs("pnetc: computing the safe set and the classes...", stderr);
   rc = pnr_compute_safe(a);
-  if (getenv("PNR_TIMING")) fprintf(stderr, "TIMING explore %.3f safe %.3f\n", T1 - T0, pnr_now() - T1);
   if (opts && opts->show_progress) fputs("\r\033[K", stderr);
   if (rc) goto fail;
   if ((rc = pnr_assert_finish(a))) goto fail;
