@@ -142,6 +142,7 @@ enum sbx_naming {
   SBX_NAMING_NO_LOG,         /* neither the audit socket nor /dev/kmsg could be read */
   SBX_NAMING_AUDIT_DISABLED, /* the kernel's audit is off: Landlock logs nothing */
   SBX_NAMING_OLD_ABI,        /* Landlock ABI < 7: no records */
+  SBX_NAMING_UNCHECKED,      /* none found and, the command having exited 0, not asked why */
   SBX_NAMING_COUNT_
 };
 

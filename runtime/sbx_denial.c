@@ -41,6 +41,7 @@ static const char *const sbx_naming_texts[] = {
     [SBX_NAMING_NO_LOG] = "kernel audit records not readable (root only)",
     [SBX_NAMING_AUDIT_DISABLED] = "kernel audit disabled (auditctl -e 1, or boot with audit=1)",
     [SBX_NAMING_OLD_ABI] = "Landlock ABI < 7 logs no refusals",
+    [SBX_NAMING_UNCHECKED] = "not checked (the command exited 0)",
 };
 _Static_assert(sizeof sbx_naming_texts / sizeof *sbx_naming_texts == SBX_NAMING_COUNT_,
                "sbx_naming_texts must follow enum sbx_naming");

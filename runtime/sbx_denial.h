@@ -80,6 +80,14 @@ struct sbx_kmsg_scan {
   bool from_netlink;  /* read from the audit multicast group, not /dev/kmsg */
 };
 
+/* Records reach their readers through the kernel's kauditd thread: one
+ * made just before the command ended may still wait in its queue when the
+ * run is over. Waits (at most 50 ms) until that queue is empty and sets
+ * *enabled to the audit switch; returns 0, or a negative errno without
+ * waiting when the kernel cannot be asked (not root). One AUDIT_GET costs
+ * ~80 us (the kernel starts a thread to reply). */
+int sbx_kmsg_settle(int *enabled);
+
 /* Reads every record that arrived on fd (sbx_kmsg_open, positioned at the
  * start of the run) and keeps seccomp's records of `pid` and Landlock's of
  * the domain `pid` created (its exe must be `exe` unless exe is NULL). */

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sbx_denial.h"
@@ -353,8 +354,9 @@ const char *sbx_syscall_name(int nr, char *buf, size_t len)
   return buf;
 }
 
-/* AUDIT_GET / AUDIT_SET over a short-lived audit netlink socket. */
-static int sbx_kaudit_talk(uint16_t type, int enabled, int *out)
+/* AUDIT_GET / AUDIT_SET over a short-lived audit netlink socket; *out
+ * gets the kernel's status for AUDIT_GET. */
+static int sbx_kaudit_talk(uint16_t type, int enabled, struct audit_status *out)
 {
   struct {
     struct nlmsghdr h;
@@ -408,13 +410,14 @@ static int sbx_kaudit_talk(uint16_t type, int enabled, int *out)
         goto cleanup;
       }
     } else if (h->nlmsg_type == AUDIT_GET && type == AUDIT_GET) {
-      const struct audit_status *s = NLMSG_DATA(h);
-      /* Older kernels send a shorter struct; `enabled` is its second field. */
-      if (h->nlmsg_len < NLMSG_LENGTH(2 * sizeof(uint32_t))) {
+      size_t len = h->nlmsg_len - NLMSG_HDRLEN;
+      /* Older kernels send a shorter struct: what is missing reads 0. */
+      if (h->nlmsg_len < NLMSG_LENGTH(2 * sizeof(uint32_t)) || h->nlmsg_len > (size_t)n) {
         rc = -EIO;
         goto cleanup;
       }
-      *out = (int)s->enabled;
+      memset(out, 0, sizeof *out);
+      memcpy(out, NLMSG_DATA(h), len < sizeof *out ? len : sizeof *out);
       rc = 0;
       goto cleanup;
     }
@@ -426,11 +429,32 @@ cleanup:
 
 int sbx_kaudit_get(int *enabled)
 {
-  return sbx_kaudit_talk(AUDIT_GET, 0, enabled);
+  struct audit_status st;
+  int rc = sbx_kaudit_talk(AUDIT_GET, 0, &st);
+  if (rc == 0)
+    *enabled = (int)st.enabled;
+  return rc;
 }
 
 int sbx_kaudit_set(int enabled)
 {
-  int dummy;
-  return sbx_kaudit_talk(AUDIT_SET, enabled, &dummy);
+  struct audit_status st;
+  return sbx_kaudit_talk(AUDIT_SET, enabled, &st);
+}
+
+#define SBX_KMSG_SETTLE_MS 50
+int sbx_kmsg_settle(int *enabled)
+{
+  struct audit_status st;
+  int rc = 0;
+  for (int i = 0; i < SBX_KMSG_SETTLE_MS; i++) {
+    struct timespec ms = {.tv_nsec = 1000000};
+    if ((rc = sbx_kaudit_talk(AUDIT_GET, 0, &st)) != 0)
+      return rc;
+    *enabled = (int)st.enabled;
+    if (st.backlog == 0)
+      break;
+    nanosleep(&ms, NULL);
+  }
+  return 0;
 }
