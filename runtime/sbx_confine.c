@@ -424,7 +424,8 @@ static void sbx_explain_denial(const struct sbx_run_request *req, const struct s
   struct sbx_kmsg_scan *scan = calloc(1, sizeof *scan);
   struct sbx_kmsg_hit hit = {.syscall = -1};
   const char *home = getenv("HOME");
-  char extra[640], exe[PATH_MAX], wsbuf[PATH_MAX];
+  char *msg = res->message, exe[PATH_MAX], wsbuf[PATH_MAX];
+  const size_t ml = sizeof res->message;
   /* A warm run has no plan here: the workspace and ABI are looked up. */
   const char *ws = plan ? plan->workspace : realpath(req->workspace, wsbuf);
   int abi = plan ? plan->landlock_abi : sbx_ll_abi();
@@ -475,26 +476,24 @@ static void sbx_explain_denial(const struct sbx_run_request *req, const struct s
   }
   res->ll_denied_count = scan ? scan->ll_count : 0;
   if (res->n_ll_denials) {
-    snprintf(extra, sizeof extra, "; landlock: refused %s: %s%s", res->ll_denials[0].what,
-             res->ll_denials[0].rule, res->ll_denied_count > 1 ? " (and further refusals)" : "");
-    strncat(res->message, extra, sizeof res->message - strlen(res->message) - 1);
+    sbx_msg_append(msg, ml, "; landlock: refused %s: %s%s", res->ll_denials[0].what,
+                   res->ll_denials[0].rule,
+                   res->ll_denied_count > 1 ? " (and further refusals)" : "");
   } else if (res->outcome == SBX_OUTCOME_EXEC_FAILED && res->error == EACCES &&
              res->ll_naming != SBX_NAMING_OK) {
     /* Landlock or the mount view refused the execve; which one cannot be
      * told without the record: say so instead of guessing. */
-    snprintf(extra, sizeof extra, "; a refusal by Landlock could not be named: %s",
-             sbx_naming_text(res->ll_naming));
-    strncat(res->message, extra, sizeof res->message - strlen(res->message) - 1);
+    sbx_msg_append(msg, ml, "; a refusal by Landlock could not be named: %s",
+                   sbx_naming_text(res->ll_naming));
   }
   free(scan);
 
   res->denied_count = hit.count;
   if (hit.syscall < 0) {
     if (res->outcome == SBX_OUTCOME_SIGNALED && res->status == SIGSYS) {
-      snprintf(extra, sizeof extra,
-               "; seccomp: killed by SIGSYS, the call could not be named (%s)",
-               kmsg < 0 ? "kernel log not readable" : "no audit record for the command's pid");
-      strncat(res->message, extra, sizeof res->message - strlen(res->message) - 1);
+      sbx_msg_append(msg, ml, "; seccomp: killed by SIGSYS, the call could not be named (%s)",
+                     kmsg < 0 ? "kernel log not readable"
+                              : "no audit record for the command's pid");
     }
     return;
   }
@@ -505,13 +504,12 @@ static void sbx_explain_denial(const struct sbx_run_request *req, const struct s
   else
     sbx_syscall_name(hit.syscall, res->denied_syscall_name, sizeof res->denied_syscall_name);
   res->denied_note = sbx_note_for(p, hit.syscall);
-  snprintf(extra, sizeof extra, "; seccomp: %s %s (%d) by %s%s%s", hit.sig ? "killed at" : "refused",
-           res->denied_syscall_name, hit.syscall,
-           res->denied_note ? res->denied_note->action
-                            : (p->default_action ? p->default_action : "the default action"),
-           res->denied_note && res->denied_note->origin ? " at " : "",
-           res->denied_note && res->denied_note->origin ? res->denied_note->origin : "");
-  strncat(res->message, extra, sizeof res->message - strlen(res->message) - 1);
+  sbx_msg_append(msg, ml, "; seccomp: %s %s (%d) by %s%s%s", hit.sig ? "killed at" : "refused",
+                 res->denied_syscall_name, hit.syscall,
+                 res->denied_note ? res->denied_note->action
+                                  : (p->default_action ? p->default_action : "the default action"),
+                 res->denied_note && res->denied_note->origin ? " at " : "",
+                 res->denied_note && res->denied_note->origin ? res->denied_note->origin : "");
 }
 
 /* Kills pid 1 of the run: by pid (our child) or through its pidfd (warm:

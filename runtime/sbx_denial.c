@@ -119,17 +119,14 @@ static bool sbx_under(const char *path, const char *dir)
   return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
 }
 
-/* Appends to buf (always NUL-terminated, silently cut at its end). */
-static void sbx_cat(char *buf, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void sbx_cat(char *buf, size_t len, const char *fmt, ...)
+void sbx_msg_append(char *msg, size_t len, const char *fmt, ...)
 {
-  size_t used = strlen(buf);
+  size_t used = strnlen(msg, len);
   va_list ap;
   if (used + 1 >= len)
     return;
   va_start(ap, fmt);
-  vsnprintf(buf + used, len - used, fmt, ap);
+  vsnprintf(msg + used, len - used, fmt, ap);
   va_end(ap);
 }
 
@@ -162,7 +159,7 @@ static void sbx_list_grants(char *buf, size_t len, const struct cs_profile *p, u
                             const char *word)
 {
   unsigned shown = 0, more = 0;
-  sbx_cat(buf, len, "%s is granted ", word);
+  sbx_msg_append(buf, len, "%s is granted ", word);
   for (uint32_t i = 0; i < p->n_allowed_paths; i++) {
     if (!(p->allowed_paths[i].access & access))
       continue;
@@ -170,14 +167,14 @@ static void sbx_list_grants(char *buf, size_t len, const struct cs_profile *p, u
       more++;
       continue;
     }
-    sbx_cat(buf, len, "%s%s (%s)", shown ? ", " : "only under ", p->allowed_paths[i].path,
+    sbx_msg_append(buf, len, "%s%s (%s)", shown ? ", " : "only under ", p->allowed_paths[i].path,
             p->allowed_paths[i].origin ? p->allowed_paths[i].origin : "?");
     shown++;
   }
   if (!shown)
-    sbx_cat(buf, len, "nowhere");
+    sbx_msg_append(buf, len, "nowhere");
   if (more)
-    sbx_cat(buf, len, " and %u more", more);
+    sbx_msg_append(buf, len, " and %u more", more);
 }
 
 /* "WHY; WORD is granted only under ..." */
@@ -190,7 +187,7 @@ static void sbx_no_rule(char *buf, size_t len, const struct cs_profile *p, const
 
 static void sbx_profile_tag(char *buf, size_t len, const struct cs_profile *p)
 {
-  sbx_cat(buf, len, " (profile %s%s%s)", p->name ? p->name : "?", p->origin ? ", " : "",
+  sbx_msg_append(buf, len, " (profile %s%s%s)", p->name ? p->name : "?", p->origin ? ", " : "",
           p->origin ? p->origin : "");
 }
 
@@ -206,19 +203,19 @@ static void sbx_what(const struct sbx_ll_record *r, enum sbx_dclass cls, char *p
      * the decoder): the usual notation is '@'. */
     if (cls == SBX_D_UNIX && path[0] == '?')
       path[0] = '@';
-    sbx_cat(out, len, " %s", path);
+    sbx_msg_append(out, len, " %s", path);
   } else if (cls == SBX_D_NET && sbx_audit_value(r->object, "dest", b, sizeof b)) {
-    sbx_cat(out, len, " to %s port %s",
+    sbx_msg_append(out, len, " to %s port %s",
             sbx_audit_value(r->object, "daddr", a, sizeof a) ? a : "?", b);
   } else if (cls == SBX_D_NET && sbx_audit_value(r->object, "src", b, sizeof b)) {
-    sbx_cat(out, len, " on %s port %s",
+    sbx_msg_append(out, len, " on %s port %s",
             sbx_audit_value(r->object, "saddr", a, sizeof a) ? a : "?", b);
   } else if (sbx_audit_value(r->object, "opid", b, sizeof b)) {
-    sbx_cat(out, len, " to pid %s", b);
+    sbx_msg_append(out, len, " to pid %s", b);
     if (sbx_audit_value(r->object, "ocomm", a, sizeof a))
-      sbx_cat(out, len, " (%s)", a);
+      sbx_msg_append(out, len, " (%s)", a);
   } else if (r->object[0]) {
-    sbx_cat(out, len, " %s", r->object);
+    sbx_msg_append(out, len, " %s", r->object);
   }
 }
 

@@ -111,6 +111,11 @@ void sbx_denial_explain(const struct cs_profile *p, const char *workspace, const
  * group", "/dev/kmsg (rate limited)", or "none"). */
 enum sbx_naming sbx_naming_probe(char *source, size_t source_len);
 
+/* Appends printf-style text to the NUL-terminated msg of size len, cut at
+ * its end (a result's message stays one line and never overflows). */
+void sbx_msg_append(char *msg, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* Words for enum sbx_naming ("kernel audit disabled"). */
 const char *sbx_naming_text(enum sbx_naming n);
 
