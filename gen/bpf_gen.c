@@ -99,6 +99,8 @@ struct tnode {
   /* Below a bit test the subtree covers only the numbers of those runs
    * whose bits in zero are clear and whose bits in one are set. */
   uint32_t zero, one;
+  uint32_t any; /* and at least one of these bits set (the true side of a
+                   test of several bits) */
 };
 
 /* Prefix sums over the numbers below NR_WEIGHT_LIMIT that match one pair
@@ -115,7 +117,8 @@ struct bitmemo {
   uint64_t key; /* 0: empty */
   uint64_t cost;
   int32_t choice; /* BM_* */
-  uint32_t arg;   /* BM_LEAF, BM_CHAIN: the (main) leaf; BM_SPLIT: the run; BM_BIT: the bit */
+  uint32_t arg;   /* BM_LEAF, BM_CHAIN: the (main) leaf; BM_SPLIT: the run; BM_BIT: the bit
+                     or bits tested */
 };
 
 struct plan {
@@ -495,7 +498,7 @@ struct dp {
   uint32_t n;
   uint64_t *cost;
   int32_t *root; /* >0: split at that run; -1/-2: exception chain with leaf of run i / j;
-                    DP_ROOT_BIT - b: a test of bit b */
+                    DP_ROOT_BIT - m: a test of the bits m */
   uint64_t *pre;
 };
 
@@ -673,6 +676,81 @@ static void bit_norm(struct plan *p, uint32_t *i, uint32_t *j, uint32_t zero, ui
   *j = p->nseg[v->prevm[p->segs[*j].hi + 1] - 1];
 }
 
+static uint64_t bit_dp(struct plan *p, uint32_t i, uint32_t j, uint32_t zero, uint32_t one);
+
+/* Tests of bits of nr on the set (i, j, zero, one) of weight w: one bit,
+ * each side searched further; or several bits at once when every number
+ * with one of them set has the same leaf (a JSET whose true side is that
+ * leaf). Lowers *best and returns true (the bits in *mask) when one is
+ * cheaper. */
+static bool bit_tests(struct plan *p, uint32_t i, uint32_t j, uint32_t zero, uint32_t one,
+                      uint64_t w, uint64_t *best, uint32_t *mask) {
+  uint32_t lo = p->segs[i].lo, hi = p->segs[j].hi;
+  uint32_t pure[BIT_TEST_BITS], pure_bits = 0;
+  bool found = false;
+  for (uint32_t b = 0; b < BIT_TEST_BITS && !p->err; b++) {
+    uint32_t bit = 1u << b;
+    if ((zero | one) & bit || !bit_span_ok(lo, hi, b)) continue;
+    const struct bitview *v0 = bit_view(p, zero | bit, one), *v1 = bit_view(p, zero, one | bit);
+    if (!v0 || !v1 || v0->nextm[lo] > hi || v1->nextm[lo] > hi) continue;
+    uint32_t f1 = v1->nextm[lo];
+    if (v1->pchg[hi + 1] == v1->pchg[f1 + 1]) {
+      pure[b] = p->nleaf[f1];
+      pure_bits |= bit;
+    }
+    uint64_t c = w + bit_dp(p, i, j, zero | bit, one);
+    if (c >= *best) continue;
+    c += bit_dp(p, i, j, zero, one | bit);
+    if (c < *best) {
+      *best = c;
+      *mask = bit;
+      found = true;
+    }
+  }
+  /* Several bits whose "set" sides share one leaf: subsets of them, in
+   * increasing order (deterministic). */
+  for (uint32_t m = 3; m < 1u << BIT_TEST_BITS && !p->err; m++) {
+    if ((m & pure_bits) != m || (m & (m - 1)) == 0) continue;
+    uint32_t leaf = pure[__builtin_ctz(m)];
+    bool same = true;
+    for (uint32_t b = 0; b < BIT_TEST_BITS; b++)
+      if (m >> b & 1) same = same && pure[b] == leaf;
+    const struct bitview *v0 = same ? bit_view(p, zero | m, one) : NULL;
+    if (!v0 || v0->nextm[lo] > hi) continue;
+    uint64_t c = w + bit_dp(p, i, j, zero | m, one);
+    if (c < *best) {
+      *best = c;
+      *mask = m;
+      found = true;
+    }
+  }
+  return found;
+}
+
+/* A JSET node on the bits m of the set (i, j, zero, one), as bit_tests
+ * chose it. */
+static int32_t bit_build(struct plan *p, uint32_t i, uint32_t j, uint32_t zero, uint32_t one);
+
+static int32_t bit_node(struct plan *p, uint32_t i, uint32_t j, uint32_t zero, uint32_t one,
+                        uint32_t m) {
+  struct tnode n = {.kind = T_BIT, .k = m, .first_seg = i, .last_seg = j, .zero = zero, .one = one};
+  n.lo_child = bit_build(p, i, j, zero | m, one);
+  if (m & (m - 1)) {
+    /* Several bits: every number with one of them set has one leaf. */
+    struct tnode leaf = {.kind = T_LEAF, .lo_child = -1, .hi_child = -1, .first_seg = i,
+                         .last_seg = j, .zero = zero, .one = one, .any = m};
+    for (uint32_t x = p->segs[i].lo; x <= p->segs[j].hi; x++)
+      if (bit_match(x, zero, one) && (x & m)) {
+        leaf.leaf = p->nleaf[x];
+        break;
+      }
+    n.hi_child = new_node(p, leaf);
+  } else {
+    n.hi_child = bit_build(p, i, j, zero, one | m);
+  }
+  return new_node(p, n);
+}
+
 /* The weighted number of comparisons of the best tree for a non-empty
  * bit-constrained set (0 after a failed allocation, with p->err set):
  * a leaf, an exception chain, a threshold between two runs, or a test of
@@ -712,19 +790,10 @@ static uint64_t bit_dp(struct plan *p, uint32_t i, uint32_t j, uint32_t zero, ui
         arg = k;
       }
     }
-    for (uint32_t b = 0; b < BIT_TEST_BITS && !p->err; b++) {
-      uint32_t bit = 1u << b;
-      if ((zero | one) & bit || !bit_span_ok(lo, hi, b)) continue;
-      const struct bitview *v0 = bit_view(p, zero | bit, one), *v1 = bit_view(p, zero, one | bit);
-      if (!v0 || !v1 || v0->nextm[lo] > hi || v1->nextm[lo] > hi) continue;
-      c = w + bit_dp(p, i, j, zero | bit, one);
-      if (c >= best) continue;
-      c += bit_dp(p, i, j, zero, one | bit);
-      if (c < best) {
-        best = c;
-        kind = BM_BIT;
-        arg = bit;
-      }
+    uint32_t mask;
+    if (bit_tests(p, i, j, zero, one, w, &best, &mask)) {
+      kind = BM_BIT;
+      arg = mask;
     }
   }
   if (p->err) return 0;
@@ -767,15 +836,7 @@ static int32_t bit_build(struct plan *p, uint32_t i, uint32_t j, uint32_t zero, 
     base.hi_child = hi;
     return new_node(p, base);
   }
-  default: {
-    int32_t lo = bit_build(p, i, j, zero | arg, one);
-    int32_t hi = bit_build(p, i, j, zero, one | arg);
-    base.kind = T_BIT;
-    base.k = arg;
-    base.lo_child = lo;
-    base.hi_child = hi;
-    return new_node(p, base);
-  }
+  default: return bit_node(p, i, j, zero, one, arg);
   }
 }
 
@@ -784,13 +845,7 @@ static int32_t build_dp(struct plan *p, const struct dp *d, uint32_t i, uint32_t
     return new_node(p, (struct tnode){.kind = T_LEAF, .leaf = p->segs[i].leaf, .lo_child = -1,
                                       .hi_child = -1, .first_seg = i, .last_seg = i});
   int32_t r = d->root[DP_AT(d, i, j)];
-  if (r <= DP_ROOT_BIT) {
-    uint32_t bit = 1u << (uint32_t)(DP_ROOT_BIT - r);
-    int32_t lo = bit_build(p, i, j, bit, 0);
-    int32_t hi = bit_build(p, i, j, 0, bit);
-    return new_node(p, (struct tnode){.kind = T_BIT, .k = bit, .lo_child = lo, .hi_child = hi,
-                                      .first_seg = i, .last_seg = j});
-  }
+  if (r <= DP_ROOT_BIT) return bit_node(p, i, j, 0, 0, (uint32_t)(DP_ROOT_BIT - r));
   if (r < 0) return build_chain(p, i, j, r == -1 ? p->segs[i].leaf : p->segs[j].leaf);
   int32_t lo = build_dp(p, d, i, (uint32_t)r - 1);
   int32_t hi = build_dp(p, d, (uint32_t)r, j);
@@ -881,21 +936,11 @@ static int plan_tree(struct plan *p) {
           d.root[DP_AT(&d, i, j)] = -2;
         }
       }
-      /* A test of one bit of nr, when the runs are few and small enough
-       * (the search below it is memoized in bit_dp). */
-      for (uint32_t b = 0; n <= DP_FULL_SEARCH && b < BIT_TEST_BITS && !p->err; b++) {
-        uint32_t lo = p->segs[i].lo, hi = p->segs[j].hi, bit = 1u << b;
-        if (!bit_span_ok(lo, hi, b)) continue;
-        const struct bitview *v0 = bit_view(p, bit, 0), *v1 = bit_view(p, 0, bit);
-        if (!v0 || !v1 || v0->nextm[lo] > hi || v1->nextm[lo] > hi) continue;
-        uint64_t c = w + bit_dp(p, i, j, bit, 0);
-        if (c >= best) continue;
-        c += bit_dp(p, i, j, 0, bit);
-        if (c < best) {
-          best = c;
-          d.root[DP_AT(&d, i, j)] = DP_ROOT_BIT - (int32_t)b;
-        }
-      }
+      /* Tests of bits of nr, when the runs are few and small enough (the
+       * search below them is memoized in bit_dp). */
+      uint32_t mask;
+      if (n <= DP_FULL_SEARCH && bit_tests(p, i, j, 0, 0, w, &best, &mask))
+        d.root[DP_AT(&d, i, j)] = DP_ROOT_BIT - (int32_t)mask;
       d.cost[DP_AT(&d, i, j)] = best;
     }
   }
@@ -988,10 +1033,13 @@ static void range_text(const struct plan *p, uint32_t lo, uint32_t hi, char *buf
 static void node_set_text(const struct plan *p, const struct tnode *n, char *buf, size_t size) {
   char r[128];
   range_text(p, p->segs[n->first_seg].lo, p->segs[n->last_seg].hi, r, sizeof r);
+  char any[48] = "";
+  if (n->any)
+    snprintf(any, sizeof any, "%s nr & %#" PRIx32 " != 0", n->zero | n->one ? " and" : " where", n->any);
   if (n->zero | n->one)
-    snprintf(buf, size, "%s where nr & %#" PRIx32 " == %#" PRIx32, r, n->zero | n->one, n->one);
+    snprintf(buf, size, "%s where nr & %#" PRIx32 " == %#" PRIx32 "%s", r, n->zero | n->one, n->one, any);
   else
-    snprintf(buf, size, "%s", r);
+    snprintf(buf, size, "%s%s", r, any);
 }
 
 static void leaf_text(const struct plan *p, uint32_t leaf, char *buf, size_t size) {
@@ -1706,7 +1754,10 @@ static void pseudo_tree(FILE *out, const struct plan *p, int32_t node, int depth
   }
   indent(out, depth);
   if (n->kind == T_BIT) {
-    fprintf(out, "if (nr & %#" PRIx32 ") {  # bit %d set\n", n->k, __builtin_ctz(n->k));
+    if (n->k & (n->k - 1))
+      fprintf(out, "if (nr & %#" PRIx32 ") {  # any of bits %#" PRIx32 " set\n", n->k, n->k);
+    else
+      fprintf(out, "if (nr & %#" PRIx32 ") {  # bit %d set\n", n->k, __builtin_ctz(n->k));
   } else {
     char nm[64], kt[16];
     nr_name(p->rs->audit_arch, n->k, nm, sizeof nm);
