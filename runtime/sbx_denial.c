@@ -203,7 +203,15 @@ static void sbx_what(const struct sbx_ll_record *r, enum sbx_dclass cls, char *p
      * the decoder): the usual notation is '@'. */
     if (cls == SBX_D_UNIX && path[0] == '?')
       path[0] = '@';
-    sbx_msg_append(out, len, " %s", path);
+    /* Creating, removing and renaming are checked on the directory, and
+     * the record names the directory. */
+    sbx_msg_append(out, len, "%s%s",
+                   strncmp(r->blockers, "fs.make_", 8) == 0 ||
+                           strncmp(r->blockers, "fs.remove_", 10) == 0 ||
+                           strncmp(r->blockers, "fs.refer", 8) == 0
+                       ? " in "
+                       : " ",
+                   path);
   } else if (cls == SBX_D_NET && sbx_audit_value(r->object, "dest", b, sizeof b)) {
     sbx_msg_append(out, len, " to %s port %s",
             sbx_audit_value(r->object, "daddr", a, sizeof a) ? a : "?", b);

@@ -251,6 +251,7 @@ START_TEST(t_explain_write_delete)
   struct sbx_denial d;
   struct sbx_ll_record r = record("fs.make_reg", "path=\"/dev/shm\" dev=\"tmpfs\" ino=2");
   sbx_denial_explain(profile("strict"), "/work/ws", "/root", &r, &d);
+  ck_assert_str_eq(d.what, "fs.make_reg in /dev/shm"); /* the directory */
   ck_assert_ptr_nonnull(strstr(d.rule, "allowFileWrite = false"));
   ck_assert_ptr_nonnull(strstr(d.rule, "write is granted only under /dev/null"));
   r = record("fs.remove_file", "path=\"/work/ws\" dev=\"vda\" ino=2");
