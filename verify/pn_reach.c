@@ -601,16 +601,66 @@ static int pnr_add_at(struct pn_analysis *a, const uint32_t *tokens, const uint6
     rc = pnr_table_rebuild(a, (a->table_mask + 1) * 2);
     if (rc) return rc;
   }
+  /* Phase 2 of a parallel chunk runs here in one thread: nothing that
+   * can be done later in parallel is done here (the bounds: pnr_bounds). */
+  if (!a->visit) return 0;
   if (!tokens) {
     pnr_decode(a, buf, a->tok_b);
     tokens = a->tok_b;
   }
-  for (uint32_t k = 0; k < a->ntracked; k++) {
-    uint32_t p = a->place_of[k];
-    if ((int64_t)tokens[k] > a->bounds[p]) a->bounds[p] = tokens[k];
-  }
   pnr_assert_visit(a, s, tokens);
   return 0;
+}
+
+/* One thread of pnr_bounds: the largest count per slot in [first, end). */
+struct pnr_bounds_work {
+  const struct pn_analysis *a;
+  uint64_t first, end;
+  uint64_t *state;
+  uint32_t *max;
+};
+
+static void *pnr_bounds_run(void *arg) {
+  struct pnr_bounds_work *w = arg;
+  const struct pn_analysis *a = w->a;
+  const struct pnr_layout *l = &a->lay;
+  for (uint64_t s = w->first; s < w->end; s++) {
+    pnr_load(a, s, w->state);
+    for (uint32_t k = 0; k < a->ntracked; k++) {
+      uint32_t v = (uint32_t)((w->state[l->word[k]] >> l->shift[k]) & l->mask[k]);
+      if (v > w->max[k]) w->max[k] = v;
+    }
+  }
+  return NULL;
+}
+
+/* The largest count of every place over all stored states, in one pass
+ * over the store split between the threads, once the exploration is over
+ * (during it, the serial phase 2 would pay for it state by state). */
+static int pnr_bounds(struct pn_analysis *a) {
+  struct pnr_bounds_work work[PNR_MAX_THREADS];
+  unsigned nt = a->nstates >= 16 * PNR_PAR_MIN ? a->nthreads : 1;
+  uint32_t n = a->ntracked ? a->ntracked : 1;
+  int rc = -ENOMEM;
+  memset(work, 0, sizeof work);
+  for (unsigned t = 0; t < nt; t++) {
+    work[t] = (struct pnr_bounds_work){a, a->nstates * t / nt, a->nstates * (t + 1) / nt,
+                                       calloc(a->lay.nwords, sizeof(uint64_t)),
+                                       calloc(n, sizeof(uint32_t))};
+    if (!work[t].state || !work[t].max) goto out;
+  }
+  pnr_run_threads(a, nt, pnr_bounds_run, work, sizeof work[0]);
+  for (unsigned t = 0; t < nt; t++)
+    for (uint32_t k = 0; k < a->ntracked; k++)
+      if ((int64_t)work[t].max[k] > a->bounds[a->place_of[k]])
+        a->bounds[a->place_of[k]] = work[t].max[k];
+  rc = 0;
+out:
+  for (unsigned t = 0; t < nt; t++) {
+    free(work[t].state);
+    free(work[t].max);
+  }
+  return rc;
 }
 
 static int pnr_insert_packed(struct pn_analysis *a, const uint32_t *tokens, const uint64_t *buf,
@@ -1196,7 +1246,8 @@ int pn_analyze(const struct pn_net *net, const struct pn_analysis_opts *opts,
   a->succ_hash = calloc(PNR_PIPE * a->succ_cap, sizeof *a->succ_hash);
   if (!a->buf_a || !a->buf_b || !a->succ_tok || !a->succ_buf || !a->succ_hash) goto fail;
   if ((rc = pnr_trans_pack(a)) || (rc = pnr_assert_init(a))) goto fail;
-  if ((rc = pnr_explore(a, opts && opts->show_progress))) goto fail;
+  a->visit = pnr_assert_visits(a);
+  if ((rc = pnr_explore(a, opts && opts->show_progress)) || (rc = pnr_bounds(a))) goto fail;
   if (!a->nlevels || a->level_start[a->nlevels - 1] != a->nstates) {
     /* Sentinel: level k spans [level_start[k], level_start[k + 1]). */
     if ((rc = pnr_level_push(a, a->nstates))) goto fail;

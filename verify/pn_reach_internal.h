@@ -137,7 +137,8 @@ struct pn_analysis {
 
   uint64_t edges;
   uint64_t class_count[4];
-  int64_t *bounds; /* per net place */
+  int64_t *bounds; /* per net place, filled once the exploration is over */
+  bool visit;      /* pnr_assert_visits: new states are decoded for it */
   struct pn_assert_result *results;
   uint64_t max_states;
 

@@ -54,6 +54,12 @@ int pnr_assert_init(struct pn_analysis *a) {
   return 0;
 }
 
+bool pnr_assert_visits(const struct pn_analysis *a) {
+  for (uint32_t i = 0; i < a->net->nassertions; i++)
+    if (a->net->assertions[i].kind != PN_ASSERT_NO_DEADLOCK) return true;
+  return false;
+}
+
 void pnr_assert_visit(struct pn_analysis *a, uint64_t s, const uint32_t *tokens) {
   const struct pn_net *net = a->net;
   for (uint32_t i = 0; i < net->nassertions; i++) {
