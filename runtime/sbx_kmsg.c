@@ -96,13 +96,24 @@ static int sbx_hexval(char c)
   return -1;
 }
 
-/* audit_log_untrustedstring writes "text" when the text has no space,
- * quote or control character, and the bare hex of its bytes otherwise;
- * numbers and words are bare. */
+/* Fields audit writes with audit_log_untrustedstring: "text" when the text
+ * has no space, quote or control character, otherwise the bare uppercase
+ * hex of its bytes. Every other field is a bare number or word. */
+static bool sbx_string_field(const char *key)
+{
+  static const char *const keys[] = {"path", "comm", "exe", "ocomm", "name", "dev", NULL};
+  for (const char *const *k = keys; *k; k++)
+    if (strcmp(*k, key) == 0)
+      return true;
+  return false;
+}
+
 bool sbx_audit_value(const char *text, const char *key, char *out, size_t out_len)
 {
-  size_t kl = strlen(key), n = 0;
+  size_t kl = strlen(key), len;
   const char *s = text, *v = NULL;
+  bool hex;
+  /* Quoted values hold no space, so " key=" is always a field's start. */
   while ((s = strstr(s, key))) {
     if ((s == text || s[-1] == ' ') && s[kl] == '=') {
       v = s + kl + 1;
@@ -120,22 +131,19 @@ bool sbx_audit_value(const char *text, const char *key, char *out, size_t out_le
     out[e - v - 1] = '\0';
     return true;
   }
-  size_t len = strcspn(v, " \n");
-  bool hex = len > 0 && len % 2 == 0 && strcmp(key, "blockers") != 0 && strcmp(key, "domain") != 0;
+  len = strcspn(v, " \n");
+  hex = sbx_string_field(key) && len > 0 && len % 2 == 0;
   for (size_t i = 0; hex && i < len; i++)
-    hex = sbx_hexval(v[i]) >= 0 && (v[i] < 'a' || v[i] > 'f');
-  /* Only string fields are hex-encoded; a bare number (ino=12, pid=1) is a
-   * number. Strings audit could hex-encode are the ones it quotes. */
-  if (hex && (strcmp(key, "path") == 0 || strcmp(key, "comm") == 0 || strcmp(key, "exe") == 0 ||
-              strcmp(key, "ocomm") == 0 || strcmp(key, "name") == 0)) {
+    hex = sbx_hexval(v[i]) >= 0 && !(v[i] >= 'a' && v[i] <= 'f');
+  if (hex) {
     if (len / 2 >= out_len)
       return false;
     for (size_t i = 0; i < len; i += 2) {
       char c = (char)(sbx_hexval(v[i]) * 16 + sbx_hexval(v[i + 1]));
-      /* NUL would cut the name short: show it as '?' */
-      out[n++] = c ? c : '?';
+      /* A NUL (an abstract socket's first byte) would cut the text short. */
+      out[i / 2] = c ? c : '?';
     }
-    out[n] = '\0';
+    out[len / 2] = '\0';
     return true;
   }
   if (len >= out_len)
