@@ -90,16 +90,16 @@ static const struct {
   const char *name;
   enum sbx_dclass cls;
 } sbx_blockers[] = {
-    {"fs.execute", SBX_D_EXEC},         {"fs.write_file", SBX_D_WRITE},
-    {"fs.read_file", SBX_D_READ},       {"fs.read_dir", SBX_D_READ},
-    {"fs.remove_dir", SBX_D_DELETE},    {"fs.remove_file", SBX_D_DELETE},
-    {"fs.make_char", SBX_D_DEVICE},     {"fs.make_dir", SBX_D_WRITE},
-    {"fs.make_reg", SBX_D_WRITE},       {"fs.make_sock", SBX_D_WRITE},
-    {"fs.make_fifo", SBX_D_WRITE},      {"fs.make_block", SBX_D_DEVICE},
-    {"fs.make_sym", SBX_D_WRITE},       {"fs.refer", SBX_D_WRITE},
-    {"fs.truncate", SBX_D_WRITE},       {"fs.ioctl_dev", SBX_D_DEVICE},
-    {"net.bind_tcp", SBX_D_NET},        {"net.connect_tcp", SBX_D_NET},
-    {"scope.signal", SBX_D_SIGNAL},     {"scope.abstract_unix_socket", SBX_D_UNIX},
+    {"fs.execute", SBX_D_EXEC},      {"fs.write_file", SBX_D_WRITE},
+    {"fs.read_file", SBX_D_READ},    {"fs.read_dir", SBX_D_READ},
+    {"fs.remove_dir", SBX_D_DELETE}, {"fs.remove_file", SBX_D_DELETE},
+    {"fs.make_char", SBX_D_DEVICE},  {"fs.make_dir", SBX_D_WRITE},
+    {"fs.make_reg", SBX_D_WRITE},    {"fs.make_sock", SBX_D_WRITE},
+    {"fs.make_fifo", SBX_D_WRITE},   {"fs.make_block", SBX_D_DEVICE},
+    {"fs.make_sym", SBX_D_WRITE},    {"fs.refer", SBX_D_WRITE},
+    {"fs.truncate", SBX_D_WRITE},    {"fs.ioctl_dev", SBX_D_DEVICE},
+    {"net.bind_tcp", SBX_D_NET},     {"net.connect_tcp", SBX_D_NET},
+    {"scope.signal", SBX_D_SIGNAL},  {"scope.abstract_unix_socket", SBX_D_UNIX},
 };
 
 static enum sbx_dclass sbx_classify(const char *blockers)
@@ -168,7 +168,7 @@ static void sbx_list_grants(char *buf, size_t len, const struct cs_profile *p, u
       continue;
     }
     sbx_msg_append(buf, len, "%s%s (%s)", shown ? ", " : "only under ", p->allowed_paths[i].path,
-            p->allowed_paths[i].origin ? p->allowed_paths[i].origin : "?");
+                   p->allowed_paths[i].origin ? p->allowed_paths[i].origin : "?");
     shown++;
   }
   if (!shown)
@@ -188,7 +188,7 @@ static void sbx_no_rule(char *buf, size_t len, const struct cs_profile *p, const
 static void sbx_profile_tag(char *buf, size_t len, const struct cs_profile *p)
 {
   sbx_msg_append(buf, len, " (profile %s%s%s)", p->name ? p->name : "?", p->origin ? ", " : "",
-          p->origin ? p->origin : "");
+                 p->origin ? p->origin : "");
 }
 
 /* What was refused, in words: the blockers and the object. */
@@ -214,10 +214,10 @@ static void sbx_what(const struct sbx_ll_record *r, enum sbx_dclass cls, char *p
                    path);
   } else if (cls == SBX_D_NET && sbx_audit_value(r->object, "dest", b, sizeof b)) {
     sbx_msg_append(out, len, " to %s port %s",
-            sbx_audit_value(r->object, "daddr", a, sizeof a) ? a : "?", b);
+                   sbx_audit_value(r->object, "daddr", a, sizeof a) ? a : "?", b);
   } else if (cls == SBX_D_NET && sbx_audit_value(r->object, "src", b, sizeof b)) {
     sbx_msg_append(out, len, " on %s port %s",
-            sbx_audit_value(r->object, "saddr", a, sizeof a) ? a : "?", b);
+                   sbx_audit_value(r->object, "saddr", a, sizeof a) ? a : "?", b);
   } else if (sbx_audit_value(r->object, "opid", b, sizeof b)) {
     sbx_msg_append(out, len, " to pid %s", b);
     if (sbx_audit_value(r->object, "ocomm", a, sizeof a))
@@ -280,21 +280,25 @@ void sbx_denial_explain(const struct cs_profile *p, const char *workspace, const
     sbx_no_rule(rule, rl, p, "no read rule covers the path", CS_PATH_READ, "read");
     break;
   case SBX_D_DEVICE:
-    snprintf(rule, rl, "sbx grants no device creation and no device ioctl (IOCTL_DEV) in any "
-                       "profile");
+    snprintf(rule, rl,
+             "sbx grants no device creation and no device ioctl (IOCTL_DEV) in any "
+             "profile");
     break;
   case SBX_D_NET:
-    snprintf(rule, rl, p->allow_network ? "TCP port not granted by any rule"
-                                        : "allowNetwork = false: every TCP bind and connect "
-                                          "is refused");
+    snprintf(rule, rl,
+             p->allow_network ? "TCP port not granted by any rule"
+                              : "allowNetwork = false: every TCP bind and connect "
+                                "is refused");
     break;
   case SBX_D_SIGNAL:
-    snprintf(rule, rl, "Landlock signal scoping (every profile): no signal to a process "
-                       "outside the sandbox");
+    snprintf(rule, rl,
+             "Landlock signal scoping (every profile): no signal to a process "
+             "outside the sandbox");
     break;
   case SBX_D_UNIX:
-    snprintf(rule, rl, "Landlock abstract unix socket scoping (every profile): no connection "
-                       "to a socket created outside the sandbox");
+    snprintf(rule, rl,
+             "Landlock abstract unix socket scoping (every profile): no connection "
+             "to a socket created outside the sandbox");
     break;
   case SBX_D_OTHER:
     snprintf(rule, rl, "Landlock refused %s", r->blockers);
