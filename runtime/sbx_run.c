@@ -402,8 +402,9 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
     fprintf(stderr, "sbx: landlock refused %d more time(s) in this run\n",
             res.ll_denied_count - res.n_ll_denials);
   /* A failed command may have met a Landlock refusal sbx cannot see:
-   * say why instead of staying silent (never on success: no noise). */
-  if (!res.n_ll_denials && res.ll_naming != SBX_NAMING_OK &&
+   * say why instead of staying silent (never on success, nor when a
+   * seccomp refusal already explains the failure: no noise). */
+  if (!res.n_ll_denials && res.denied_syscall < 0 && res.ll_naming != SBX_NAMING_OK &&
       res.ll_naming != SBX_NAMING_NOT_ASKED && r == 0 && res.exit_code != 0 &&
       (res.outcome == SBX_OUTCOME_EXITED || res.outcome == SBX_OUTCOME_SIGNALED))
     fprintf(stderr, "sbx: note: refusals by Landlock, if any, could not be named: %s "
