@@ -82,6 +82,7 @@ enum sbx_dclass {
   SBX_D_NET,
   SBX_D_SIGNAL,
   SBX_D_UNIX,
+  SBX_D_PTRACE,
   SBX_D_OTHER,
 };
 
@@ -100,6 +101,7 @@ static const struct {
     {"fs.truncate", SBX_D_WRITE},    {"fs.ioctl_dev", SBX_D_DEVICE},
     {"net.bind_tcp", SBX_D_NET},     {"net.connect_tcp", SBX_D_NET},
     {"scope.signal", SBX_D_SIGNAL},  {"scope.abstract_unix_socket", SBX_D_UNIX},
+    {"ptrace", SBX_D_PTRACE},
 };
 
 static enum sbx_dclass sbx_classify(const char *blockers)
@@ -240,9 +242,12 @@ void sbx_denial_explain(const struct cs_profile *p, const char *workspace, const
   sbx_what(r, cls, path, sizeof path, d->what, sizeof d->what);
   /* Files: EACCES (EXDEV for a refused rename across directories); the
    * scopes and the rest: EPERM, as the kernel returns them. */
-  d->action = cls == SBX_D_SIGNAL || cls == SBX_D_UNIX || cls == SBX_D_OTHER ? "errno(EPERM)"
-              : strstr(r->blockers, "fs.refer")                              ? "errno(EXDEV)"
-                                                                             : "errno(EACCES)";
+  if (cls == SBX_D_SIGNAL || cls == SBX_D_UNIX || cls == SBX_D_PTRACE || cls == SBX_D_OTHER)
+    d->action = "errno(EPERM)";
+  else if (strstr(r->blockers, "fs.refer"))
+    d->action = "errno(EXDEV)";
+  else
+    d->action = "errno(EACCES)";
   if (path[0] == '/')
     deny = sbx_covering(p->denied_paths, p->n_denied_paths, 0, workspace, home, path);
   if (deny && cls != SBX_D_UNIX) {
@@ -299,6 +304,9 @@ void sbx_denial_explain(const struct cs_profile *p, const char *workspace, const
     snprintf(rule, rl,
              "Landlock abstract unix socket scoping (every profile): no connection "
              "to a socket created outside the sandbox");
+    break;
+  case SBX_D_PTRACE:
+    snprintf(rule, rl, "Landlock (every profile): no tracing of a process outside the sandbox");
     break;
   case SBX_D_OTHER:
     snprintf(rule, rl, "Landlock refused %s", r->blockers);

@@ -283,6 +283,15 @@ START_TEST(t_explain_net_scope)
   sbx_denial_explain(profile("standard"), "/work/ws", NULL, &r, &d);
   ck_assert_str_eq(d.what, "scope.abstract_unix_socket @x-sock");
   ck_assert_ptr_nonnull(strstr(d.rule, "abstract unix socket scoping"));
+  r = record("ptrace", "opid=1 ocomm=\"sbx-init\"");
+  sbx_denial_explain(profile("strict"), "/work/ws", NULL, &r, &d);
+  ck_assert_str_eq(d.what, "ptrace to pid 1 (sbx-init)");
+  ck_assert_ptr_nonnull(strstr(d.rule, "no tracing of a process outside the sandbox"));
+  ck_assert_str_eq(d.action, "errno(EPERM)");
+  r = record("fs.refer", "path=\"/work/ws/a\" dev=\"vda\" ino=3");
+  sbx_denial_explain(profile("standard"), "/work/ws", NULL, &r, &d);
+  ck_assert_str_eq(d.what, "fs.refer in /work/ws/a");
+  ck_assert_str_eq(d.action, "errno(EXDEV)");
 }
 END_TEST
 
