@@ -91,8 +91,9 @@ struct pnr_pool {
   struct pnr_worker w[PNR_MAX_THREADS]; /* w[0]: the caller, unused */
 };
 
-/* Spins before sleeping: about 20-50 microseconds. */
-#define PNR_SPIN 4096u
+/* Spins before sleeping: a few microseconds (a pause is 10-140 cycles,
+ * depending on the processor). */
+#define PNR_SPIN 2048u
 
 static void pnr_pause(void) {
 #if defined(__x86_64__) || defined(__i386__)

@@ -591,9 +591,14 @@ static int pnr_add_at(struct pn_analysis *a, const uint32_t *tokens, const uint6
     return -E2BIG;
   }
   s = a->nstates;
-  if ((rc = pnr_store_reserve(a, s + 1, a->lay.bits)) || (rc = pnr_bits_reserve(a, s + 1)))
+  /* The store and the bitsets grow by half at a time: check inline, grow
+   * out of line. */
+  if (((s + 1) * a->lay.bits + 63) / 64 + 1 > a->store_words &&
+      (rc = pnr_store_reserve(a, s + 1, a->lay.bits)))
     return rc;
-  pnr_store_state(a, s, buf);
+  if ((s + 64) / 64 > a->bits_cap && (rc = pnr_bits_reserve(a, s + 1))) return rc;
+  if (a->lay.nwords == 1) pnr_write_bits(a->store, s * a->lay.bits, a->lay.bits, buf[0]);
+  else pnr_store_state(a, s, buf);
   a->table[slot] = pnr_entry(a, h, s);
   a->nstates++;
   /* Keep the load factor under 3/4 so probe runs stay short. */
