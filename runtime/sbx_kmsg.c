@@ -40,9 +40,43 @@
 #define SBX_KMSG_PENDING 16
 #define SBX_KMSG_DOMAINS 8
 
+/* The kernel multicasts audit records only to sockets of the initial
+ * network namespace; elsewhere binding the group works but nothing ever
+ * arrives. Kernel threads live there: compared with kthreadd's (pid 2 when
+ * its flags say kernel thread; pid 1 is often unreadable, even to root).
+ * When that cannot be known (another pid namespace) the socket is tried. */
+#define SBX_PF_KTHREAD 0x00200000u
+static bool sbx_initial_netns(void)
+{
+  char a[64], b[64], st[512];
+  unsigned long flags = 0;
+  ssize_t n, m;
+  const char *e;
+  int fd = open("/proc/2/stat", O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return true;
+  n = read(fd, st, sizeof st - 1);
+  close(fd);
+  if (n <= 0)
+    return true;
+  st[n] = '\0';
+  /* "2 (kthreadd) S 0 0 0 0 -1 FLAGS ...": the 9th field, after the name. */
+  e = strrchr(st, ')');
+  if (!e || sscanf(e + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) != 1 ||
+      !(flags & SBX_PF_KTHREAD))
+    return true;
+  n = readlink("/proc/self/ns/net", a, sizeof a);
+  m = readlink("/proc/2/ns/net", b, sizeof b);
+  if (n <= 0 || m <= 0)
+    return true;
+  return n == m && memcmp(a, b, (size_t)n) == 0;
+}
+
 int sbx_kmsg_open(void)
 {
-  int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_AUDIT);
+  int fd = sbx_initial_netns()
+               ? socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_AUDIT)
+               : -1;
   if (fd >= 0) {
     struct sockaddr_nl sa = {.nl_family = AF_NETLINK,
                              .nl_groups = 1u << (AUDIT_NLGRP_READLOG - 1)};
