@@ -554,19 +554,28 @@ static void rs_golden(struct sc_ruleset *rs) {
   tl_rule(rs, "ptrace", A_KILLP);
 }
 
+/* The readable views, golden: a small rule set with argument blocks, and
+ * the bit-test rule set (jset in the program, "if (nr & ...)" in the
+ * pseudo-code). */
+static const struct {
+  const char *file;
+  void (*build)(struct sc_ruleset *);
+} goldens[] = {{"small.disasm", rs_golden}, {"bits.disasm", rs_bits}};
+
 START_TEST(test_golden_disasm) {
   struct sc_ruleset rs;
   struct bpf_program_out p;
   char *buf = NULL;
   size_t len = 0;
-  rs_golden(&rs);
+  char golden[512];
+  snprintf(golden, sizeof golden, "%s/%s", CS_BPF_GOLDEN_DIR, goldens[_i].file);
+  goldens[_i].build(&rs);
   ck_assert_int_eq(bpf_compile(&rs, &p), 0);
   FILE *mem = open_memstream(&buf, &len);
   bpf_write_disasm(mem, &p);
   fputc('\n', mem);
   bpf_write_pseudocode(mem, &rs);
   fclose(mem);
-  const char *golden = CS_BPF_GOLDEN_DIR "/small.disasm";
   if (getenv("CS_UPDATE_GOLDEN")) {
     FILE *g = fopen(golden, "w");
     ck_assert_ptr_nonnull(g);
@@ -799,7 +808,7 @@ static Suite *suite(bool moby) {
   } else {
     tcase_add_test(tc, test_oci_overlap);
     tcase_add_loop_test(tc, test_oci_errors, 0, (int)(sizeof bad_profiles / sizeof *bad_profiles));
-    tcase_add_test(tc, test_golden_disasm);
+    tcase_add_loop_test(tc, test_golden_disasm, 0, (int)(sizeof goldens / sizeof goldens[0]));
     tcase_add_test(tc, test_random_rule_sets);
 #ifdef CS_HAVE_POL
     tcase_add_test(tc, test_pol_profiles);
