@@ -10,7 +10,9 @@
  *   plan_tree      an optimal alphabetic decision tree over the runs,
  *                  weighted by how many allowed system calls each run holds
  *                  (dynamic programming with Knuth's bound), with JEQ chains
- *                  for isolated exceptions inside a run;
+ *                  for isolated exceptions inside a run and JSET tests on
+ *                  the low bits of nr where the decisions follow them
+ *                  (bit_dp: the same search over bit-constrained sets);
  *   emit_*         instructions with symbolic labels and comments: prologue
  *                  (arch), tree, argument blocks, one shared RET per action;
  *   layout         labels -> offsets, JA trampolines for jumps > 255.
