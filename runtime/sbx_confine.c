@@ -198,9 +198,9 @@ static _Noreturn void sbx_command(const struct sbx_cmd *c, int ctl)
     }
   if (sbx_rlimits_apply(c->plan->profile, &f) < 0 || sbx_nnp_apply(&f) < 0)
     goto fail;
-  /* Warm: the template's ruleset, built with every rule once; restricting
-   * with it creates this run's own domain (its own signal and abstract
-   * socket scope). Cold: built here, in the finished view. */
+  /* Warm: the spare's ruleset, built by the same code in its own finished
+   * view (its own /tmp, /proc, /dev/shm) before the request came; the
+   * restriction creates this run's domain. Cold: built here, in the view. */
   if (c->ruleset >= 0) {
     if (sbx_landlock_restrict(keep[1], c->plan->landlock_abi, &f) < 0)
       goto fail;
@@ -225,12 +225,12 @@ fail:
   _exit(SBX_EXIT_FAILURE);
 }
 
-/* pid 1 of the sandbox, cold (a->mntns < 0: builds the view) or warm
- * (joins a private copy of the template's view, sbx_serve.c). */
+/* pid 1 of the sandbox, cold (builds the view) or warm (a prepared spare
+ * of `sbx serve`: view and Landlock ruleset already made, sbx_serve.c). */
 _Noreturn void sbx_init_run(const struct sbx_init_args *a)
 {
   struct sbx_fail f = {0};
-  int keep[3] = {a->ctl, a->cmd.ruleset, a->mntns};
+  int keep[2] = {a->ctl, a->cmd.ruleset};
   struct sbx_cmd cmd = a->cmd;
   int ctl = a->ctl;
   char go = 0;
@@ -246,6 +246,11 @@ _Noreturn void sbx_init_run(const struct sbx_init_args *a)
   if (read(a->sync_rd, &go, 1) != 1 || go != 'g')
     _exit(SBX_EXIT_FAILURE);
   close(a->sync_rd);
+  /* A spare whose preparation failed reports it now, to this run. */
+  if (a->prep_fail && a->prep_fail->layer != SBX_LAYER_NONE) {
+    f = *a->prep_fail;
+    goto fail;
+  }
   /* Into the run's cgroup (v1) before anything else can fork. */
   if (a->cg_fd >= 0 && sbx_cgroup_join(a->cg_fd) < 0) {
     sbx_fail_set(&f, SBX_LAYER_CGROUP, errno, "joining the run's cgroup: %s", strerror(errno));
@@ -258,7 +263,7 @@ _Noreturn void sbx_init_run(const struct sbx_init_args *a)
     sbx_fail_set(&f, SBX_LAYER_NAMESPACES, errno, "cgroup namespace: %s", strerror(errno));
     goto fail;
   }
-  if (sbx_close_fds(keep, 3, &f) < 0) {
+  if (sbx_close_fds(keep, 2, &f) < 0) {
     ctl = 3;
     goto fail;
   }
@@ -271,21 +276,8 @@ _Noreturn void sbx_init_run(const struct sbx_init_args *a)
     sbx_fail_set(&f, SBX_LAYER_NAMESPACES, errno, "sethostname: %s", strerror(errno));
     goto fail;
   }
-  if (keep[2] < 0) {
-    if (sbx_mount_build(a->cmd.plan, &f) < 0)
-      goto fail;
-  } else {
-    /* A private copy of the template's finished view: this run's mounts
-     * (/tmp, /dev/shm, /proc) never reach the template or another run. */
-    if (setns(keep[2], CLONE_NEWNS) < 0 || unshare(CLONE_NEWNS) < 0) {
-      sbx_fail_set(&f, SBX_LAYER_NAMESPACES, errno, "joining the template's view: %s",
-                   strerror(errno));
-      goto fail;
-    }
-    close(keep[2]);
-    if (sbx_mount_fresh(a->cmd.plan, &f) < 0)
-      goto fail;
-  }
+  if (!a->view_ready && sbx_mount_build(a->cmd.plan, &f) < 0)
+    goto fail;
   child = fork();
   if (child < 0) {
     sbx_fail_set(&f, SBX_LAYER_SUPERVISOR, errno, "fork: %s", strerror(errno));
@@ -712,7 +704,10 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
     rc = sbx_warm_run(req, &feat, tmax, res);
     if (rc != SBX_WARM_DECLINED)
       goto cleanup;
-  }
+  } else if (req->warm_socket)
+    /* The approvals' system-call layer is served by this process. */
+    snprintf(res->start_note, sizeof res->start_note,
+             "approvals at the system-call layer are served by the cold path");
   snprintf(res->start_path, sizeof res->start_path, "cold");
 
   if ((rc = sbx_plan_build(req, feat.landlock_abi, &plan, err, sizeof err)) < 0) {
@@ -770,7 +765,7 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
     struct sbx_init_args ia = {
         .cmd = {.plan = &plan, .argv = req->argv, .envp = plan.envp, .flags = req->flags,
                 .unotify = req->unotify, .ruleset = -1},
-        .ctl = sv[1], .sync_rd = sync_pipe[0], .cg_fd = cg.join_fd, .mntns = -1};
+        .ctl = sv[1], .sync_rd = sync_pipe[0], .cg_fd = cg.join_fd};
     sbx_init_run(&ia);
   }
   /* v1: init joins the cgroup itself (sbx_cgroup.c says why); otherwise,

@@ -178,15 +178,14 @@ void sbx_fail_set(struct sbx_fail *f, enum sbx_layer layer, int error, const cha
 int sbx_mount_build(const struct sbx_plan *plan, struct sbx_fail *f);
 /* Warm start (sbx_serve.c): the run-independent part of the same view, in
  * a template's own mount namespace: /proc, /tmp and /dev/shm are left as
- * empty mount points (the Landlock rules on them then cover whatever each
- * run mounts there). */
+ * empty mount points for each run's own. */
 int sbx_mount_template(const struct sbx_plan *plan, struct sbx_fail *f);
 /* Per run, in a private copy of a template's mount namespace: a fresh
  * /tmp (the plan's entries under /tmp moved onto it), /dev/shm and /proc,
  * exactly as sbx_mount_build makes them; then chdir to the workspace. */
 int sbx_mount_fresh(const struct sbx_plan *plan, struct sbx_fail *f);
-/* Can sbx_mount_fresh reproduce this plan's view? (No symlink entry under
- * /tmp; every entry under /tmp is a bind.) */
+/* Can a template and sbx_mount_fresh reproduce this plan's view? (Not
+ * over the host's root; no symlink entry under /tmp.) */
 bool sbx_mount_warm_ok(const struct sbx_plan *plan);
 
 /* In the command's process, after no_new_privs: restricts it with Landlock.
@@ -255,7 +254,7 @@ struct sbx_cmd {
   char *const *envp;
   uint32_t flags;              /* enum sbx_run_flags */
   const struct sbx_unotify_cfg *unotify;
-  int ruleset;                 /* warm: the template's Landlock ruleset; -1 cold */
+  int ruleset;                 /* warm: the spare's built Landlock ruleset; -1 cold */
 };
 
 /* pid 1 of a sandbox. */
@@ -264,7 +263,8 @@ struct sbx_init_args {
   int ctl;     /* control socket to the supervisor */
   int sync_rd; /* 'g' from the supervisor (maps written, cgroup attached) */
   int cg_fd;   /* v1 cgroup tasks file to join, or -1 */
-  int mntns;   /* warm: the template's mount namespace; -1: build the view */
+  bool view_ready; /* warm spare: the view is in place (else built here) */
+  const struct sbx_fail *prep_fail; /* warm spare: its preparation failed; NULL cold */
 };
 _Noreturn void sbx_init_run(const struct sbx_init_args *a);
 

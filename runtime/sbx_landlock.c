@@ -71,9 +71,9 @@ struct sbx_ll_net_port {
 };
 
 /* Builds the ruleset of the plan (every path opened in the current view)
- * without restricting anyone: the warm server keeps it for many runs
- * (sbx_serve.c); a ruleset is copied into each new domain at restriction,
- * so each run gets a domain of its own. */
+ * without restricting anyone: a warm spare (sbx_serve.c) builds it in its
+ * finished view before its request arrives; the command restricts itself
+ * with it (sbx_landlock_restrict). */
 int sbx_landlock_ruleset(const struct sbx_plan *plan, int *out, struct sbx_fail *f)
 {
   struct sbx_ll_ruleset_attr attr = {0};

@@ -431,6 +431,10 @@ static bool sbx_mount_under_tmp(const char *path)
 
 bool sbx_mount_warm_ok(const struct sbx_plan *plan)
 {
+  /* The host's root as the base: the template's mount points and its
+   * empty file would be made on the host's own file system. */
+  if (plan->full_root)
+    return false;
   for (size_t i = 0; i < plan->n_mounts; i++)
     if (sbx_mount_under_tmp(plan->mounts[i].path) && plan->mounts[i].kind == SBX_MNT_SYMLINK)
       return false;

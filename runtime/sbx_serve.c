@@ -3,17 +3,20 @@
  *
  * A template holds the run-independent work of one key (profile, resolved
  * workspace and its dev/ino, HOME, uid/gid, the git-config grant): the plan
- * (with the facts it was computed from), a mount namespace holding the
- * finished view (pivoted; /proc, /tmp, /dev/shm left as mount points) and
- * the Landlock ruleset with every rule added, nobody restricted by it.
+ * (with the facts it was computed from) and a mount namespace holding the
+ * finished view (pivoted; /proc, /tmp, /dev/shm left as mount points).
  *
- * Per run the server clones pid 1 into new pid, ipc, uts, cgroup (and,
- * when the profile blocks the network, net) namespaces; it joins a private
- * copy of the template's mount namespace, mounts its own /tmp, /dev/shm
- * and /proc, and runs the cold path's tail (sbx_init_run, sbx_confine.c):
- * cgroup, session, descriptors, rlimits, no_new_privs, Landlock (a new
- * domain from the cached ruleset), capabilities, seccomp, execve. The
- * client supervises the run exactly like a cold one.
+ * Each template keeps one spare: pid 1 of the next run, cloned ahead of
+ * the request into new pid, ipc, uts, cgroup (and, when the profile blocks
+ * the network, net) namespaces; it has joined a private copy of the
+ * template's mount namespace, mounted its own /tmp, /dev/shm and /proc and
+ * built the Landlock ruleset there (the cold path's code: the rules then
+ * name its own /tmp, /proc, /dev/shm, which is why a ruleset is never
+ * shared between runs). A request hands the spare the client's argv,
+ * environment and descriptors; it then runs the cold path's tail
+ * (sbx_init_run, sbx_confine.c): cgroup, session, descriptors, rlimits,
+ * no_new_privs, Landlock, capabilities, seccomp, execve. The client
+ * supervises the run exactly like a cold one.
  *
  * Before a template is used its facts are checked (sbx_plan_fresh) and the
  * mount table must not have changed since it was built; otherwise it is
@@ -42,6 +45,9 @@
 #include "sbx_internal.h"
 #include "sbx_warm.h"
 
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
 #endif
@@ -50,6 +56,7 @@
 #endif
 
 #define SBX_SERVE_MAX_CONNS 64
+#define SBX_SERVE_MAX_TEMPLATES 64
 #define SBX_SERVE_BUILD_MS 10000
 
 struct sbx_tmpl {
@@ -61,8 +68,11 @@ struct sbx_tmpl {
   char home[PATH_MAX];
   uint32_t uid, gid, flags;
   struct sbx_plan plan;
-  int mntns, ruleset;
+  int mntns;
   uint64_t last_used;
+  /* The prepared pid 1 of the next run, its pidfd, our end of its socket. */
+  pid_t spare;
+  int spare_pidfd, spare_sock;
 };
 
 struct sbx_conn {
@@ -111,17 +121,31 @@ static void sbx_serve_log(const struct sbx_srv *s, const char *fmt, ...)
   va_end(ap);
 }
 
+static void sbx_spare_drop(struct sbx_tmpl *t)
+{
+  if (t->spare > 0) {
+    syscall(SYS_pidfd_send_signal, t->spare_pidfd, SIGKILL, NULL, 0);
+    while (waitpid(t->spare, NULL, 0) < 0 && errno == EINTR)
+      ;
+  }
+  if (t->spare_pidfd >= 0)
+    close(t->spare_pidfd);
+  if (t->spare_sock >= 0)
+    close(t->spare_sock);
+  t->spare = 0;
+  t->spare_pidfd = t->spare_sock = -1;
+}
+
 static void sbx_tmpl_drop(struct sbx_tmpl *t)
 {
   if (!t->used)
     return;
+  sbx_spare_drop(t);
   if (t->mntns >= 0)
     close(t->mntns);
-  if (t->ruleset >= 0)
-    close(t->ruleset);
   sbx_plan_free(&t->plan);
   memset(t, 0, sizeof *t);
-  t->mntns = t->ruleset = -1;
+  t->mntns = t->spare_pidfd = t->spare_sock = -1;
 }
 
 static bool sbx_key_eq(const struct sbx_tmpl *t, const struct sbx_key *k)
@@ -149,50 +173,52 @@ static void sbx_send_reply(int fd, enum sbx_warm_kind kind, pid_t pid, int statu
   (void)!sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
-/* In a freshly cloned child: closes the server's own descriptors so a
- * sandbox (or a template builder) holds nothing of other runs. */
-static void sbx_serve_close_mine(const struct sbx_srv *s, const struct sbx_tmpl *keep)
+/* In a freshly cloned child: closes every descriptor above 2 except
+ * `a` and `b` (-1: none), so a spare or a template builder holds nothing
+ * of the server, other templates or other runs (a run's control socket
+ * held elsewhere would keep its supervisor waiting). */
+static void sbx_serve_close_mine(int a, int b)
 {
-  close(s->listen_fd);
-  close(s->mountinfo_fd);
-  for (int i = 0; i < SBX_SERVE_MAX_CONNS; i++) {
-    if (s->conns[i].fd >= 0)
-      close(s->conns[i].fd);
-    if (s->conns[i].pidfd >= 0)
-      close(s->conns[i].pidfd);
+  int lo = a < b ? a : b, hi = a < b ? b : a;
+  if (lo < 0)
+    lo = hi;
+  if (lo < 0) {
+    syscall(SYS_close_range, 3u, ~0u, 0u);
+    return;
   }
-  for (int i = 0; i < s->n_tmpl; i++)
-    if (s->tmpl[i].used && &s->tmpl[i] != keep) {
-      close(s->tmpl[i].mntns);
-      close(s->tmpl[i].ruleset);
-    }
+  if (lo > 3)
+    syscall(SYS_close_range, 3u, (unsigned)lo - 1, 0u);
+  if (hi > lo + 1)
+    syscall(SYS_close_range, (unsigned)lo + 1, (unsigned)hi - 1, 0u);
+  syscall(SYS_close_range, (unsigned)hi + 1, ~0u, 0u);
 }
 
-/* The builder: in its own mount namespace, the template view and the
- * ruleset; both descriptors go back over `sock`. */
+/* The builder: in its own mount namespace, the template view; the
+ * namespace's descriptor goes back over `sock`. */
 static _Noreturn void sbx_tmpl_builder(const struct sbx_srv *s, const struct sbx_plan *plan,
                                        int sock)
 {
   struct sbx_fail f = {0};
   union {
     struct cmsghdr h;
-    char buf[CMSG_SPACE(2 * sizeof(int))];
+    char buf[CMSG_SPACE(sizeof(int))];
   } cbuf;
   struct iovec iov = {.iov_base = f.text, .iov_len = sizeof f.text};
   struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-  int fds[2] = {-1, -1};
+  int mntns;
 
-  sbx_serve_close_mine(s, NULL);
+  (void)s;
+  sbx_serve_close_mine(sock, -1);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
-  fds[0] = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
-  if (fds[0] < 0) {
+  mntns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+  if (mntns < 0) {
     sbx_fail_set(&f, SBX_LAYER_NAMESPACES, errno, "template: /proc/self/ns/mnt: %s",
                  strerror(errno));
     goto fail;
   }
-  if (sbx_mount_template(plan, &f) < 0 || sbx_landlock_ruleset(plan, &fds[1], &f) < 0)
+  if (sbx_mount_template(plan, &f) < 0)
     goto fail;
-  sbx_msg_put_fds(&mh, cbuf.buf, fds, 2);
+  sbx_msg_put_fds(&mh, cbuf.buf, &mntns, 1);
   f.text[0] = '\0';
   _exit(sendmsg(sock, &mh, MSG_NOSIGNAL) < 0 ? 1 : 0);
 fail:
@@ -211,13 +237,13 @@ static int sbx_tmpl_build(struct sbx_srv *s, const struct sbx_key *k, char *why,
   char err[512], text[sizeof((struct sbx_fail *)0)->text];
   union {
     struct cmsghdr h;
-    char buf[CMSG_SPACE(2 * sizeof(int))];
+    char buf[CMSG_SPACE(sizeof(int))];
   } cbuf;
   struct iovec iov = {.iov_base = text, .iov_len = sizeof text};
   struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.buf,
                       .msg_controllen = sizeof cbuf.buf};
   struct pollfd pfd;
-  int sp[2] = {-1, -1}, fds[2] = {-1, -1}, rc, st;
+  int sp[2] = {-1, -1}, mntns = -1, rc, st;
   pid_t pid;
   ssize_t n;
 
@@ -241,10 +267,11 @@ static int sbx_tmpl_build(struct sbx_srv *s, const struct sbx_key *k, char *why,
     return rc;
   }
   t->used = true;
-  t->mntns = t->ruleset = -1;
+  t->mntns = t->spare_pidfd = t->spare_sock = -1;
   t->plan.userns = false;
   if (!sbx_mount_warm_ok(&t->plan)) {
-    snprintf(why, why_len, "a symlink entry under /tmp: only the cold path builds it");
+    snprintf(why, why_len, "the view of this profile (the host's root, or a symlink under /tmp) "
+                           "is built by the cold path only");
     rc = -EOPNOTSUPP;
     goto fail;
   }
@@ -272,23 +299,18 @@ static int sbx_tmpl_build(struct sbx_srv *s, const struct sbx_key *k, char *why,
     n = recvmsg(sp[0], &mh, MSG_CMSG_CLOEXEC);
   for (struct cmsghdr *c = n >= 0 ? CMSG_FIRSTHDR(&mh) : NULL; c; c = CMSG_NXTHDR(&mh, c))
     if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-        c->cmsg_len == CMSG_LEN(2 * sizeof(int)))
-      memcpy(fds, CMSG_DATA(c), sizeof fds);
+        c->cmsg_len == CMSG_LEN(sizeof(int)))
+      memcpy(&mntns, CMSG_DATA(c), sizeof mntns);
   kill(pid, SIGKILL); /* it has exited or must not linger */
   while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
     ;
-  if (fds[0] < 0 || fds[1] < 0) {
-    if (fds[0] >= 0)
-      close(fds[0]);
-    if (fds[1] >= 0)
-      close(fds[1]);
+  if (mntns < 0) {
     text[sizeof text - 1] = '\0';
     snprintf(why, why_len, "template: %.200s", n > 0 && text[0] ? text : "builder gave no answer");
     rc = -EIO;
     goto fail;
   }
-  t->mntns = fds[0];
-  t->ruleset = fds[1];
+  t->mntns = mntns;
   t->profile = k->profile;
   snprintf(t->ws, sizeof t->ws, "%s", k->ws);
   snprintf(t->home, sizeof t->home, "%s", k->home);
@@ -332,43 +354,6 @@ static void sbx_conn_close(struct sbx_conn *c)
   c->fd = -1;
 }
 
-/* Starts a run from template t; its pid 1 and pidfd go into c. */
-static int sbx_serve_start(struct sbx_srv *s, struct sbx_tmpl *t, struct sbx_conn *c,
-                           char **argv, char **envp, uint32_t flags, const int *fds, int n_fds)
-{
-  unsigned long cflags = CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
-  pid_t pid;
-  if (t->plan.net_blocked)
-    cflags |= CLONE_NEWNET; /* an empty network namespace: only a down loopback */
-  fflush(NULL);
-  pid = (pid_t)syscall(SYS_clone, cflags | SIGCHLD, NULL, NULL, NULL, 0);
-  if (pid < 0)
-    return -errno;
-  if (pid == 0) {
-    struct sbx_init_args ia = {
-        .cmd = {.plan = &t->plan, .argv = argv, .envp = envp, .flags = flags,
-                .unotify = NULL, .ruleset = t->ruleset},
-        .ctl = fds[3], .sync_rd = fds[4], .cg_fd = n_fds > 5 ? fds[5] : -1, .mntns = t->mntns};
-    sbx_serve_close_mine(s, t);
-    /* The client's stdio is the command's, as in the cold path. */
-    for (int i = 0; i < 3; i++)
-      if (dup2(fds[i], i) < 0)
-        _exit(SBX_EXIT_FAILURE);
-    sbx_init_run(&ia);
-  }
-  c->init = pid;
-  c->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-  if (c->pidfd < 0) {
-    int e = errno;
-    kill(pid, SIGKILL);
-    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-      ;
-    c->init = 0;
-    return -e;
-  }
-  return 0;
-}
-
 /* Splits n NUL-terminated strings starting at *pos; NULL-terminated array. */
 static char **sbx_take_strings(char *buf, size_t len, size_t *pos, uint32_t n)
 {
@@ -387,6 +372,169 @@ static char **sbx_take_strings(char *buf, size_t len, size_t *pos, uint32_t n)
   return v;
 }
 
+/* Checks a request's header and splits its strings (pointers into buf,
+ * the arrays malloc'd). 0 or -EPROTO. */
+static int sbx_warm_parse(char *buf, size_t n, int n_fds, struct sbx_warm_req *hdr, char ***head,
+                          char ***argv, char ***envp)
+{
+  size_t pos = sizeof *hdr;
+  *head = *argv = *envp = NULL;
+  if (n < sizeof *hdr)
+    return -EPROTO;
+  memcpy(hdr, buf, sizeof *hdr);
+  if (hdr->magic != SBX_WARM_MAGIC || hdr->version != SBX_WARM_VERSION ||
+      (int)hdr->n_fds != n_fds || n_fds < 5 || hdr->n_argv < 1)
+    return -EPROTO;
+  if (!(*head = sbx_take_strings(buf, n, &pos, 3)) ||
+      !(*argv = sbx_take_strings(buf, n, &pos, hdr->n_argv)) ||
+      !(*envp = sbx_take_strings(buf, n, &pos, hdr->n_env)) || !(*argv)[0][0]) {
+    free(*head);
+    free(*argv);
+    free(*envp);
+    *head = *argv = *envp = NULL;
+    return -EPROTO;
+  }
+  return 0;
+}
+
+/* Receives one message with up to SBX_WARM_FDS descriptors into buf. */
+static ssize_t sbx_warm_recv(int sock, char *buf, size_t size, int *fds, int *n_fds, bool *trunc)
+{
+  union {
+    struct cmsghdr h;
+    char buf[CMSG_SPACE(sizeof(int) * SBX_WARM_FDS)];
+  } cbuf;
+  struct iovec iov = {.iov_base = buf, .iov_len = size};
+  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.buf,
+                      .msg_controllen = sizeof cbuf.buf};
+  ssize_t n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+  *n_fds = 0;
+  if (n < 0)
+    return n;
+  for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
+    if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
+      int cnt = (int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+      for (int i = 0; i < cnt; i++) {
+        int fd;
+        memcpy(&fd, CMSG_DATA(cm) + (size_t)i * sizeof(int), sizeof fd);
+        if (*n_fds < SBX_WARM_FDS)
+          fds[(*n_fds)++] = fd;
+        else
+          close(fd);
+      }
+    }
+  *trunc = (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0;
+  return n;
+}
+
+/* The spare: pid 1 of the next run of template t, prepared before its
+ * request (the view's private copy and its own mounts, the Landlock
+ * ruleset built there), then handed the request by the server. */
+static _Noreturn void sbx_spare_main(const struct sbx_srv *s, const struct sbx_tmpl *t, int sock)
+{
+  struct sbx_fail f = {0};
+  struct sbx_init_args ia = {0};
+  struct sbx_warm_req hdr;
+  char **head = NULL, **argv = NULL, **envp = NULL;
+  int ruleset = -1, fds[SBX_WARM_FDS], n_fds = 0;
+  bool trunc = false;
+  ssize_t n;
+
+  sbx_serve_close_mine(sock, t->mntns);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  prctl(PR_SET_NAME, "sbx-spare");
+  /* Holds the server's memory until its request: nobody may read it. */
+  prctl(PR_SET_DUMPABLE, 0);
+  /* A private copy of the template's finished view: this run's mounts
+   * (/tmp, /dev/shm, /proc) never reach the template or another run. A
+   * failure is kept and reported to the run that gets this spare. */
+  if (setns(t->mntns, CLONE_NEWNS) < 0 || unshare(CLONE_NEWNS) < 0)
+    sbx_fail_set(&f, SBX_LAYER_NAMESPACES, errno, "joining the template's view: %s",
+                 strerror(errno));
+  else if (close(t->mntns), sbx_mount_fresh(&t->plan, &f) == 0)
+    sbx_landlock_ruleset(&t->plan, &ruleset, &f);
+  n = sbx_warm_recv(sock, s->buf, SBX_WARM_MAX_REQ, fds, &n_fds, &trunc);
+  if (n <= 0 || trunc ||
+      sbx_warm_parse(s->buf, (size_t)n, n_fds, &hdr, &head, &argv, &envp) < 0)
+    _exit(SBX_EXIT_FAILURE); /* dropped, or a request the server did not check */
+  close(sock);
+  /* The client's stdio is the command's, as in the cold path. */
+  for (int i = 0; i < 3; i++)
+    if (dup2(fds[i], i) < 0)
+      _exit(SBX_EXIT_FAILURE);
+  ia.cmd = (struct sbx_cmd){.plan = &t->plan, .argv = argv, .envp = envp, .flags = hdr.flags,
+                            .unotify = NULL, .ruleset = ruleset};
+  ia.ctl = fds[3];
+  ia.sync_rd = fds[4];
+  ia.cg_fd = n_fds > 5 ? fds[5] : -1;
+  ia.view_ready = true;
+  ia.prep_fail = &f;
+  sbx_init_run(&ia);
+}
+
+/* Clones the spare of template t. */
+static int sbx_spare_make(struct sbx_srv *s, struct sbx_tmpl *t)
+{
+  unsigned long cflags = CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
+  int sp[2], e;
+  pid_t pid;
+  if (t->plan.net_blocked)
+    cflags |= CLONE_NEWNET; /* an empty network namespace: only a down loopback */
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
+    return -errno;
+  fflush(NULL);
+  pid = (pid_t)syscall(SYS_clone, cflags | SIGCHLD, NULL, NULL, NULL, 0);
+  if (pid < 0) {
+    e = errno;
+    close(sp[0]);
+    close(sp[1]);
+    return -e;
+  }
+  if (pid == 0) {
+    close(sp[0]);
+    sbx_spare_main(s, t, sp[1]);
+  }
+  close(sp[1]);
+  t->spare = pid;
+  t->spare_sock = sp[0];
+  t->spare_pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+  if (t->spare_pidfd < 0) {
+    e = errno;
+    sbx_spare_drop(t);
+    return -e;
+  }
+  return 0;
+}
+
+/* Hands the request in s->buf (n bytes, with fds) to t's spare, which
+ * becomes the run's pid 1 (c->init, c->pidfd). */
+static int sbx_spare_take(struct sbx_srv *s, struct sbx_tmpl *t, struct sbx_conn *c, size_t n,
+                          const int *fds, int n_fds)
+{
+  union {
+    struct cmsghdr h;
+    char buf[CMSG_SPACE(sizeof(int) * SBX_WARM_FDS)];
+  } cbuf;
+  struct iovec iov = {.iov_base = s->buf, .iov_len = n};
+  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+  int rc;
+  for (int attempt = 0; attempt < 2; attempt++) {
+    if (t->spare <= 0 && (rc = sbx_spare_make(s, t)) < 0)
+      return rc;
+    sbx_msg_put_fds(&mh, cbuf.buf, fds, n_fds);
+    if (sendmsg(t->spare_sock, &mh, MSG_NOSIGNAL) == (ssize_t)n) {
+      c->init = t->spare;
+      c->pidfd = t->spare_pidfd;
+      close(t->spare_sock);
+      t->spare = 0;
+      t->spare_pidfd = t->spare_sock = -1;
+      return 0;
+    }
+    sbx_spare_drop(t); /* it died: one fresh try */
+  }
+  return -EIO;
+}
+
 static const struct cs_profile *sbx_serve_profile(const struct sbx_srv *s, const char *name)
 {
   for (size_t i = 0; i < s->o->n_profiles; i++)
@@ -400,51 +548,22 @@ static const struct cs_profile *sbx_serve_profile(const struct sbx_srv *s, const
  * then runs cold). */
 static void sbx_serve_request(struct sbx_srv *s, struct sbx_conn *c)
 {
-  union {
-    struct cmsghdr h;
-    char buf[CMSG_SPACE(sizeof(int) * SBX_WARM_FDS)];
-  } cbuf;
-  struct iovec iov = {.iov_base = s->buf, .iov_len = SBX_WARM_MAX_REQ};
-  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.buf,
-                      .msg_controllen = sizeof cbuf.buf};
   struct sbx_warm_req hdr;
   struct sbx_key k = {0};
   struct sbx_tmpl *t = NULL;
   char why[256] = "", note[128] = "", stale[200], **argv = NULL, **envp = NULL, **head = NULL;
   int fds[SBX_WARM_FDS], n_fds = 0, rc;
-  size_t pos = sizeof hdr;
-  ssize_t n = recvmsg(c->fd, &mh, MSG_CMSG_CLOEXEC);
+  bool trunc = false;
+  ssize_t n = sbx_warm_recv(c->fd, s->buf, SBX_WARM_MAX_REQ, fds, &n_fds, &trunc);
 
   if (n <= 0) {
+    for (int i = 0; i < n_fds; i++)
+      close(fds[i]);
     sbx_conn_close(c);
     return;
   }
-  for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
-    if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
-      int cnt = (int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-      for (int i = 0; i < cnt; i++) {
-        int fd;
-        memcpy(&fd, CMSG_DATA(cm) + (size_t)i * sizeof(int), sizeof fd);
-        if (n_fds < SBX_WARM_FDS)
-          fds[n_fds++] = fd;
-        else
-          close(fd);
-      }
-    }
-  if ((size_t)n < sizeof hdr || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
-    snprintf(why, sizeof why, "malformed request");
-    goto refuse;
-  }
-  memcpy(&hdr, s->buf, sizeof hdr);
-  if (hdr.magic != SBX_WARM_MAGIC || hdr.version != SBX_WARM_VERSION ||
-      (int)hdr.n_fds != n_fds || n_fds < 5 || hdr.n_argv < 1) {
-    snprintf(why, sizeof why, "request of another protocol version or malformed");
-    goto refuse;
-  }
-  if (!(head = sbx_take_strings(s->buf, (size_t)n, &pos, 3)) ||
-      !(argv = sbx_take_strings(s->buf, (size_t)n, &pos, hdr.n_argv)) ||
-      !(envp = sbx_take_strings(s->buf, (size_t)n, &pos, hdr.n_env)) || !argv[0][0]) {
-    snprintf(why, sizeof why, "malformed request strings");
+  if (trunc || sbx_warm_parse(s->buf, (size_t)n, n_fds, &hdr, &head, &argv, &envp) < 0) {
+    snprintf(why, sizeof why, "malformed request, or another protocol version");
     goto refuse;
   }
   /* The plan is computed with the server's ids: they must be the client's. */
@@ -473,9 +592,9 @@ static void sbx_serve_request(struct sbx_srv *s, struct sbx_conn *c)
   for (int i = 0; i < s->n_tmpl && !t; i++)
     if (sbx_key_eq(&s->tmpl[i], &k))
       t = &s->tmpl[i];
-  /* Fail closed on any doubt: a changed fact means the template may show
-   * or grant what a fresh plan would not. It is dropped and built anew
-   * from a fresh plan, exactly what a cold run would compute now. */
+  /* Fail closed on any doubt: a changed fact means the template (and its
+   * spare) may show or grant what a fresh plan would not. Both are
+   * dropped and made anew from a fresh plan, what a cold run computes. */
   if (t && !sbx_plan_fresh(&t->plan, stale, sizeof stale)) {
     sbx_serve_log(s, "template stale: %s", stale);
     sbx_tmpl_drop(t);
@@ -491,13 +610,19 @@ static void sbx_serve_request(struct sbx_srv *s, struct sbx_conn *c)
         t = &s->tmpl[i];
     sbx_serve_log(s, "template for %s in %s built", k.profile->name, k.ws);
   }
-  if ((rc = sbx_serve_start(s, t, c, argv, envp, hdr.flags, fds, n_fds)) < 0) {
+  if ((rc = sbx_spare_take(s, t, c, (size_t)n, fds, n_fds)) < 0) {
     snprintf(why, sizeof why, "starting the run: %s", strerror(-rc));
     goto refuse;
   }
   t->last_used = sbx_now_ms();
   sbx_send_reply(c->fd, SBX_WARM_STARTED, c->init, 0, c->pidfd, note[0] ? note : NULL);
   sbx_serve_log(s, "run %d started warm (profile %s, %s)", (int)c->init, k.profile->name, k.ws);
+  for (int i = 0; i < n_fds; i++)
+    close(fds[i]);
+  n_fds = 0;
+  /* The next run's pid 1, prepared while this one runs. */
+  if ((rc = sbx_spare_make(s, t)) < 0)
+    sbx_serve_log(s, "no spare: %s", strerror(-rc));
   goto cleanup;
 refuse:
   sbx_serve_log(s, "refused: %s", why);
@@ -594,8 +719,8 @@ static void sbx_serve_reap(struct sbx_srv *s, struct sbx_conn *c)
 int sbx_serve(const struct sbx_serve_opts *o)
 {
   struct sbx_srv s = {.o = o, .listen_fd = -1, .mountinfo_fd = -1};
-  struct pollfd pfd[2 + 2 * SBX_SERVE_MAX_CONNS];
-  int who[2 + 2 * SBX_SERVE_MAX_CONNS];
+  struct pollfd pfd[1 + 2 * SBX_SERVE_MAX_CONNS + SBX_SERVE_MAX_TEMPLATES];
+  int who[1 + 2 * SBX_SERVE_MAX_CONNS + SBX_SERVE_MAX_TEMPLATES];
   struct sigaction sa = {.sa_handler = sbx_serve_on_signal};
   uint64_t last = sbx_now_ms();
   int rc = 0;
@@ -607,7 +732,9 @@ int sbx_serve(const struct sbx_serve_opts *o)
     fprintf(stderr, "sbx serve: needs root: templates are built without a user namespace\n");
     return -EPERM;
   }
-  s.n_tmpl = o->max_templates > 0 ? o->max_templates : 16;
+  s.n_tmpl = o->max_templates > 0 && o->max_templates <= SBX_SERVE_MAX_TEMPLATES
+                 ? o->max_templates
+                 : 16;
   s.tmpl = calloc((size_t)s.n_tmpl, sizeof *s.tmpl);
   s.buf = malloc(SBX_WARM_MAX_REQ);
   if (!s.tmpl || !s.buf) {
@@ -615,7 +742,7 @@ int sbx_serve(const struct sbx_serve_opts *o)
     goto cleanup;
   }
   for (int i = 0; i < s.n_tmpl; i++)
-    s.tmpl[i].mntns = s.tmpl[i].ruleset = -1;
+    s.tmpl[i].mntns = s.tmpl[i].spare_pidfd = s.tmpl[i].spare_sock = -1;
   if ((rc = sbx_serve_listen(&s)) < 0)
     goto cleanup;
   s.mountinfo_fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
@@ -642,6 +769,11 @@ int sbx_serve(const struct sbx_serve_opts *o)
       }
       busy |= c->fd >= 0 || c->init > 0;
     }
+    for (int i = 0; i < s.n_tmpl; i++)
+      if (s.tmpl[i].spare > 0) {
+        pfd[n] = (struct pollfd){.fd = s.tmpl[i].spare_pidfd, .events = POLLIN};
+        who[n++] = 2 * SBX_SERVE_MAX_CONNS + i;
+      }
     if (busy)
       last = sbx_now_ms();
     if (o->idle_ms && !busy) {
@@ -663,6 +795,12 @@ int sbx_serve(const struct sbx_serve_opts *o)
         continue;
       if (who[i] < 0) {
         sbx_serve_accept(&s);
+      } else if (who[i] >= 2 * SBX_SERVE_MAX_CONNS) {
+        /* A spare died before its request: reaped; the next request
+         * makes another. */
+        struct sbx_tmpl *t = &s.tmpl[who[i] - 2 * SBX_SERVE_MAX_CONNS];
+        sbx_serve_log(&s, "spare %d of %s ended before use", (int)t->spare, t->ws);
+        sbx_spare_drop(t);
       } else if (who[i] >= SBX_SERVE_MAX_CONNS) {
         sbx_serve_reap(&s, &s.conns[who[i] - SBX_SERVE_MAX_CONNS]);
       } else {

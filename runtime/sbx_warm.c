@@ -233,7 +233,7 @@ int sbx_warm_run(const struct sbx_run_request *req, const struct sbx_features *f
   size_t len = sizeof *hdr;
   struct stat st;
   int server = -1, kmsg = -1, sv[2] = {-1, -1}, sync_pipe[2] = {-1, -1}, pidfd = -1;
-  int fds[SBX_WARM_FDS], n_fds = 5, one = 1, rc;
+  int fds[SBX_WARM_FDS], n_fds = 5, one = 1, null_fd = -1, rc;
   uint64_t t0;
 
   /* The template's view is built without a user namespace: a server of
@@ -293,9 +293,16 @@ int sbx_warm_run(const struct sbx_run_request *req, const struct sbx_features *f
     sbx_warm_decline(res, tmax, "control channel: %s", strerror(errno));
     goto declined;
   }
-  fds[0] = 0;
-  fds[1] = 1;
-  fds[2] = 2;
+  /* A closed stdio descriptor is /dev/null for the command, as the cold
+   * path's command makes it (sbx_confine.c); a descriptor must be sent. */
+  for (int i = 0; i < 3; i++) {
+    fds[i] = i;
+    if (fcntl(i, F_GETFD) < 0 && errno == EBADF) {
+      if (null_fd < 0 && (null_fd = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0)
+        null_fd = sbx_above_stdio(null_fd);
+      fds[i] = null_fd;
+    }
+  }
   fds[3] = sv[1];
   fds[4] = sync_pipe[0];
   if (cg.join_fd >= 0)
@@ -369,6 +376,8 @@ cleanup:
   }
   if (kmsg >= 0)
     close(kmsg);
+  if (null_fd >= 0)
+    close(null_fd);
   sbx_cgroup_destroy(&cg);
   sbx_plan_free(&envp);
   free(buf);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -26,6 +27,7 @@
 
 #include "confine_fixture.h"
 #include "sbx_confine.h"
+#include "sbx_warm.h"
 
 #define ESC(name) CONFINE_ESCAPE_DIR "/" name
 
@@ -101,9 +103,16 @@ static int run_in(const char *profile, const char *dir, uint64_t timeout_ms,
   req.workspace = dir;
   req.argv = argv;
   req.timeout_ms = timeout_ms;
+  /* confine_warm_* (tests/warm/with_server.sh): the same battery through a
+   * running `sbx serve`; every run that started must have started warm. */
+  req.warm_socket = getenv("CONFINE_WARM_SOCKET");
   rc = sbx_confine_run(&req, res);
-  fprintf(stderr, "[%s] %s: rc=%d exit=%d %s\n", profile, argv[0], rc, res->exit_code,
-          res->message);
+  fprintf(stderr, "[%s] %s: rc=%d exit=%d %s (start: %s%s%s)\n", profile, argv[0], rc,
+          res->exit_code, res->message, res->start_path, res->start_note[0] ? ", " : "",
+          res->start_note);
+  if (getenv("CONFINE_REQUIRE_WARM") && res->outcome != SBX_OUTCOME_FAILED)
+    ck_assert_msg(strcmp(res->start_path, "warm") == 0, "run did not start warm: %s",
+                  res->start_note);
   return rc;
 }
 
@@ -737,6 +746,32 @@ END_TEST
 
 /* ---- feature probe ---- */
 
+/* ---- two runs at the same time ---- */
+
+/* Two runs of one profile and workspace overlap (warm: two spares of the
+ * same template): neither sees the other's /tmp, /dev/shm or processes,
+ * nor can it signal them (esc_warm). */
+START_TEST(t_concurrent_isolated)
+{
+  struct sbx_run_result res;
+  int st = 0;
+  pid_t first = fork();
+  ck_assert_int_ge(first, 0);
+  if (first == 0) {
+    run_in("standard", ws, 20000, &res, ESC("esc_warm"), "hold", "2", (char *)NULL);
+    _exit(res.outcome == SBX_OUTCOME_EXITED && res.exit_code == 0 ? 0 : 1);
+  }
+  usleep(600000); /* the first run is holding its markers by now */
+  RUN("standard", &res, ESC("esc_warm"), "probe");
+  ck_assert_msg(res.outcome == SBX_OUTCOME_EXITED && res.exit_code == 0,
+                "the second run saw or reached the first: %s (exit %d)", res.message,
+                res.exit_code);
+  ck_assert_int_eq(waitpid(first, &st, 0), first);
+  ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+                "the first run was reached by the second (or failed)");
+}
+END_TEST
+
 START_TEST(t_features)
 {
   struct sbx_features f, none;
@@ -832,6 +867,8 @@ static bool add_suite(TCase *tc, const char *name)
     tcase_add_test(tc, t_standard_make);
     tcase_add_test(tc, t_standard_git);
     tcase_add_test(tc, t_strict_tools);
+  } else if (strcmp(name, "isolation") == 0) {
+    tcase_add_test(tc, t_concurrent_isolated);
   } else if (strcmp(name, "features") == 0) {
     tcase_add_test(tc, t_features);
     tcase_add_test(tc, t_describe);
@@ -840,8 +877,66 @@ static bool add_suite(TCase *tc, const char *name)
   return true;
 }
 
+/* CONFINE_WARM=1 (ctest confine_warm_*): a `sbx serve` (the library's
+ * sbx_serve, in a child) holding exactly this battery's profiles, on a
+ * private socket; every run then asks it (CONFINE_WARM_SOCKET) and must
+ * start warm (CONFINE_REQUIRE_WARM). Returns the server's pid, 0 when
+ * not asked, -1 on failure; 77 is the caller's when not root. */
+static char warm_dir[] = "/tmp/confine-warm.XXXXXX";
+static char warm_sock[64];
+
+static pid_t warm_server_start(void)
+{
+  static const char *const names[] = {"standard", "strict", "hardened"};
+  static struct cs_profile table[3];
+  pid_t pid;
+  if (!getenv("CONFINE_WARM"))
+    return 0;
+  if (!mkdtemp(warm_dir))
+    return -1;
+  snprintf(warm_sock, sizeof warm_sock, "%s/serve.sock", warm_dir);
+  pid = fork();
+  if (pid < 0)
+    return -1;
+  if (pid == 0) {
+    struct sbx_serve_opts o = {.socket_path = warm_sock, .profiles = table, .n_profiles = 3,
+                               .idle_ms = 600000, .verbose = true};
+    for (int i = 0; i < 3; i++) {
+      const struct cs_profile *p = cfx_profile(names[i]);
+      if (!p)
+        _exit(1);
+      table[i] = *p;
+    }
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    _exit(sbx_serve(&o) == 0 ? 0 : 1);
+  }
+  for (int i = 0; i < 200; i++) {
+    struct stat st;
+    if (stat(warm_sock, &st) == 0) {
+      setenv("CONFINE_WARM_SOCKET", warm_sock, 1);
+      setenv("CONFINE_REQUIRE_WARM", "1", 1);
+      return pid;
+    }
+    if (waitpid(pid, NULL, WNOHANG) == pid)
+      return -1;
+    usleep(20000);
+  }
+  kill(pid, SIGTERM);
+  return -1;
+}
+
+static void warm_server_stop(pid_t pid)
+{
+  if (pid <= 0)
+    return;
+  kill(pid, SIGTERM);
+  waitpid(pid, NULL, 0);
+  rmdir(warm_dir);
+}
+
 int main(int argc, char **argv)
 {
+  pid_t warm;
   struct sbx_features f;
   char why[256];
   Suite *s;
@@ -849,8 +944,8 @@ int main(int argc, char **argv)
   SRunner *sr;
   int failed;
 
-  static const char *const names[] = {"fs",    "proc",  "net",   "privs",   "resources",
-                                      "shell", "tools", "features", NULL};
+  static const char *const names[] = {"fs",    "proc",     "net",       "privs", "resources",
+                                      "shell", "tools",    "isolation", "features", NULL};
   bool known = false;
   if (argc != 2)
     return fprintf(stderr, "usage: %s SUITE\n", argv[0]), 2;
@@ -871,6 +966,12 @@ int main(int argc, char **argv)
   }
   cfx_release();
   fprintf(stderr, "profiles: %s\n", cfx_source());
+  if (getenv("CONFINE_WARM") && geteuid() != 0) {
+    printf("SKIP: sbx serve needs root\n");
+    return 77;
+  }
+  if ((warm = warm_server_start()) < 0)
+    return fprintf(stderr, "confine: the warm server did not start\n"), 1;
   s = suite_create(argv[1]);
   tc = tcase_create(argv[1]);
   tcase_set_timeout(tc, 120);
@@ -881,5 +982,6 @@ int main(int argc, char **argv)
   srunner_run_all(sr, CK_NORMAL);
   failed = srunner_ntests_failed(sr);
   srunner_free(sr);
+  warm_server_stop(warm);
   return failed ? 1 : 0;
 }

@@ -14,10 +14,23 @@ cd "$WS" || exit 99
 FAILS=0
 trap 'rm -rf "$T"' EXIT
 
+# SBX_TEST_WARM=1 (ctest's sbx_cli_warm_*): the same script against a
+# running `sbx serve` in the private state directory (tests/warm/serve.sh);
+# finish() then fails unless runs really started warm.
+if [[ ${SBX_TEST_WARM:-0} == 1 ]]; then
+  source "$SBX_SRC/tests/warm/serve.sh"
+  warm_start || exit 1
+  trap 'warm_stop; rm -rf "$T"' EXIT
+fi
+
 fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
 pass() { echo "ok: $*"; }
 skip() { echo "SKIP: $*" >&2; exit 77; }
-finish() { if ((FAILS)); then echo "$FAILS check(s) failed" >&2; exit 1; fi; exit 0; }
+finish() {
+  if [[ ${SBX_TEST_WARM:-0} == 1 ]]; then warm_check_used; fi
+  if ((FAILS)); then echo "$FAILS check(s) failed" >&2; exit 1; fi
+  exit 0
+}
 
 # run_sbx ARGS...: runs sbx, sets RC, OUT, ERR.
 run_sbx() {

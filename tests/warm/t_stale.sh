@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Template staleness: a fact the plan was computed from changes after the
+# template was made; the next run must not use the old template (it would
+# show a denied path, or lack the Landlock rule of a new program), but one
+# rebuilt from a fresh plan, and say so.
+SBX_TEST_WARM=1
+source "$SBX_TEST_DIR/lib.sh"
+require_sandbox
+# HOME is part of the template's key, and ~/.ssh a denied path of strict:
+# with the workspace as HOME, ~/.ssh lies inside the view.
+export HOME=$WS
+run_sbx run -v --profile strict -- true
+expect_rc 0 "template made"
+run_sbx run -v --profile strict -- true
+expect_err "start-up: warm$" "second run from the same template"
+
+mkdir "$WS/.ssh"
+echo secret-key >"$WS/.ssh/id"
+run_sbx run -v --profile strict -- cat "$WS/.ssh/id"
+if [[ $RC != 0 && $OUT != *secret-key* ]]; then pass "a denied path created later is hidden"; else
+  fail "denied path readable after the template was made (exit $RC, '$OUT')"; fi
+expect_err "start-up: warm \(template rebuilt: .*\.ssh" "rebuilt because ~/.ssh appeared"
+
+# A program added to a bin directory: strict grants execute file by file.
+bin=$(mktemp /usr/local/bin/sbx-warm-stale.XXXXXX)
+trap 'warm_stop; rm -f "$bin"; rm -rf "$T"' EXIT
+cp /bin/true "$bin"
+chmod 0755 "$bin"
+run_sbx run -v --profile strict -- "$(basename "$bin")"
+expect_rc 0 "a program added after the template runs"
+expect_err "template rebuilt: .*/usr/local/bin" "rebuilt because /usr/local/bin changed"
+rm -f "$bin"
+
+# A mount anywhere: every template is dropped.
+mkdir "$T/mnt"
+if mount -t tmpfs sbx-warm-test "$T/mnt" 2>/dev/null; then
+  run_sbx run -v --profile strict -- true
+  expect_err "start-up: warm \(template built\)" "a mount-table change drops the templates"
+  umount "$T/mnt"
+else
+  echo "note: cannot mount a tmpfs here; mount-table change not tested" >&2
+fi
+grep -q "mount table changed" "$T/serve.log" && pass "server noticed the mount" ||
+  fail "server log lacks the mount-table change"
+finish
