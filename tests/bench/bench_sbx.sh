@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Benchmarks of the sbx command line (docs/performance.md, section "sbx").
-#   1. start-up: `sbx run --profile strict -- /bin/true` against bubblewrap and
-#      firejail with comparable strict options, in ONE hyperfine run
-#      (target: sbx <= 0.7 x bwrap's mean);
+#   1. start-up: `sbx run --profile strict -- /bin/true`, warm (a `sbx serve`
+#      started before, private state directory) and cold (--cold), against
+#      bubblewrap and firejail with comparable strict options, in ONE
+#      hyperfine run (target: sbx <= 0.7 x bwrap's mean);
 #   2. system-call overhead: a getppid loop inside every profile vs no filter.
 # Usage: tests/bench/bench_sbx.sh [BUILD_DIR]   (default: build)
 # Needs: hyperfine, bwrap, firejail, a C compiler; run as root like CI.
@@ -14,39 +15,53 @@ sbx=$(realpath "$build/runtime/sbx")
 out=${BENCH_OUT:-$build/bench}
 mkdir -p "$out"
 work=$(mktemp -d /tmp/bench-sbx.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+serve_pid=
+stop_serve() { [[ -z $serve_pid ]] || { kill -TERM "$serve_pid" 2>/dev/null; wait "$serve_pid" 2>/dev/null; serve_pid=; }; }
+trap 'stop_serve; rm -rf "$work"' EXIT
 # A private admission state, so the benchmark neither waits for nor
 # disturbs real runs.
 export SBX_STATE_DIR=$work/state
 mkdir -m 0700 "$SBX_STATE_DIR"
 unset COMMANDER_SECURITY_PROFILE SBX_AUDIT_LOG
 
-echo "== start-up ($(nproc) CPUs, $(uname -r))"
+echo "== start-up ($(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg))"
+# The warm-start server of this (private) state directory; the warm row
+# uses it, the cold row passes --cold. Its first request builds the
+# template: hyperfine's warm-up runs do that.
+"$sbx" serve -v --idle 600 2>"$out/serve.log" &
+serve_pid=$!
+for _ in $(seq 100); do [[ -S $SBX_STATE_DIR/serve-$(id -u)/serve.sock ]] && break; sleep 0.05; done
+"$sbx" run -v --profile strict -- /bin/true 2>&1 | grep start-up || true
 bwrap_cmd='bwrap --unshare-all --new-session --die-with-parent --clearenv --cap-drop ALL --ro-bind /usr /usr --symlink usr/bin /bin --symlink usr/lib /lib --symlink usr/lib64 /lib64 --dev /dev --proc /proc --tmpfs /tmp /bin/true'
 firejail_cmd='firejail --noprofile --quiet --private --net=none --caps.drop=all --nonewprivs --seccomp /bin/true'
-cmds=("$sbx run --profile strict -- /bin/true" "$bwrap_cmd")
+cmds=("$sbx run --profile strict -- /bin/true" "$bwrap_cmd" "$sbx run --cold --profile strict -- /bin/true")
 if firejail --noprofile --quiet --private --net=none --caps.drop=all --nonewprivs --seccomp /bin/true 2>/dev/null; then
   cmds+=("$firejail_cmd")
 else
   echo "note: firejail does not run here; left out" >&2
 fi
-hyperfine -N --warmup 5 --runs "${BENCH_RUNS:-100}" --export-json "$out/startup.json" "${cmds[@]}"
+hyperfine -N --warmup 10 --runs "${BENCH_RUNS:-100}" --export-json "$out/startup.json" "${cmds[@]}"
 python3 - "$out/startup.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))["results"]
-sbx, bwrap = r[0]["mean"], r[1]["mean"]
-for x in r:
-    print("%-10s mean %6.2f ms  median %6.2f ms  sd %5.2f ms" % (x["command"].split()[0].split("/")[-1],
-          x["mean"] * 1e3, x["median"] * 1e3, x["stddev"] * 1e3))
-print("sbx / bwrap = %.2f (target <= 0.70)" % (sbx / bwrap))
+warm, bwrap, cold = r[0]["mean"], r[1]["mean"], r[2]["mean"]
+names = ["sbx warm", "bwrap", "sbx cold", "firejail"]
+for name, x in zip(names, r):
+    print("%-10s mean %6.2f ms  median %6.2f ms  sd %5.2f ms  user %5.2f ms  sys %5.2f ms" % (
+          name, x["mean"] * 1e3, x["median"] * 1e3, x["stddev"] * 1e3, x["user"] * 1e3,
+          x["system"] * 1e3))
+print("sbx warm / bwrap = %.2f (target <= 0.70); sbx cold / bwrap = %.2f" % (warm / bwrap, cold / bwrap))
 PY
+echo "sbx serve: $(grep -c 'started warm' "$out/serve.log") runs started warm," \
+  "$(grep -c 'refused' "$out/serve.log") refused (log: $out/serve.log)"
+stop_serve
 
 echo "== start-up by profile, and sbx's own front end"
 # "--tier nosuch" stops right after the profile lookup and opening the
 # shared admission state: the cost of the command line and admission alone.
 by_profile=()
 for p in $("$sbx" check | awk '/^Profiles/ {p=1; next} p && /^$/ {exit} p && /^  [^ ]/ {print $1}'); do
-  by_profile+=("$sbx run --profile $p -- /bin/true")
+  by_profile+=("$sbx run --cold --profile $p -- /bin/true")
 done
 hyperfine -N -i --warmup 3 --runs "${BENCH_PROFILE_RUNS:-30}" --export-json "$out/startup_profiles.json" \
   "${by_profile[@]}" "$sbx run --tier nosuch -- /bin/true" "/bin/true" >/dev/null
