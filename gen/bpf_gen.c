@@ -1040,7 +1040,7 @@ static void range_text(const struct plan *p, uint32_t lo, uint32_t hi, char *buf
 /* The numbers a subtree covers: its runs' range and, below a bit test,
  * the bits they must have. */
 static void node_set_text(const struct plan *p, const struct tnode *n, char *buf, size_t size) {
-  char r[128];
+  char r[160];
   range_text(p, p->segs[n->first_seg].lo, p->segs[n->last_seg].hi, r, sizeof r);
   char any[48] = "";
   if (n->any)
@@ -1172,7 +1172,7 @@ static int32_t node_label(struct emitter *e, int32_t node, int32_t *labels) {
 static void emit_tree(struct emitter *e, int32_t node, int32_t *labels) {
   const struct plan *p = e->p;
   const struct tnode *n = &p->nodes[node];
-  char r1[160], r2[160], lt[96];
+  char r1[256], r2[256], lt[96];
   if (n->kind == T_LEAF || e->rc) return;
   place(e, node_label(e, node, labels));
   if (n->kind == T_SPLIT || n->kind == T_BIT) {
@@ -1744,7 +1744,7 @@ static void indent(FILE *out, int depth) {
 
 static void pseudo_tree(FILE *out, const struct plan *p, int32_t node, int depth) {
   const struct tnode *n = &p->nodes[node];
-  char r[160], lt[96];
+  char r[256], lt[96];
   if (n->kind == T_LEAF) {
     node_set_text(p, n, r, sizeof r);
     leaf_text(p, n->leaf, lt, sizeof lt);
