@@ -33,7 +33,7 @@ struct pnr_bitsets {
  * large enough that taking one is rare. */
 #define PNR_BACK_BLOCK 256u
 /* See pnr_pull and pnr_compute_safe. */
-#define PNR_PULL_RATIO 20u
+#define PNR_PULL_RATIO 40u
 /* A pull computes the successors of an unmarked state a few at a time:
  * PNR_PULL_FIRST, then PNR_PULL_MORE per retry (see pnr_pull_resolve). */
 #define PNR_PULL_FIRST 1u
@@ -41,9 +41,10 @@ struct pnr_bitsets {
 /* States waiting for their next successors; at most one per state in
  * flight, and at most PNR_PIPE * PNR_BATCH states are in flight. */
 #define PNR_RETRY_CAP 32u
-/* States a pull thread examines before it judges its sweep, and the
- * block counter of a sweep given up. */
-#define PNR_PULL_PROBE 200000u
+/* States a pull thread examines before it judges its sweep (it gives up
+ * while it has marked fewer than 1 in 16), and the block counter of a
+ * sweep given up. */
+#define PNR_PULL_PROBE 16384u
 #define PNR_ABORTED (SIZE_MAX / 2)
 _Static_assert(PNR_RETRY_CAP >= PNR_PIPE * PNR_BATCH, "a retry for every state in flight");
 
@@ -182,8 +183,11 @@ static bool pnr_pull_resolve(struct pnr_back_work *w, const struct pnr_batch *b,
   }
   /* A sweep that marks few of the first states it examines is mostly
    * looking at states that cannot be marked yet: stop it early (no thread
-   * takes another block) and push on. */
-  if (w->examined >= PNR_PULL_PROBE && w->marked * 4 < w->examined)
+   * takes another block) and push on. The first states of a sweep are the
+   * last ones numbered, which are marked least often, hence the low bar:
+   * on Kanban N=5 a sweep that went on to mark 82 % of the states had
+   * marked 8.6 % of its first 16 384, one given up later 1.5 %. */
+  if (w->examined >= PNR_PULL_PROBE && w->marked * 16 < w->examined)
     __atomic_store_n(w->next_block, PNR_ABORTED, __ATOMIC_RELAXED);
   return any;
 }
@@ -383,9 +387,12 @@ int pnr_compute_safe(struct pn_analysis *a) {
       while ((rc = pnr_backward_step(a, &b, false, x_full, b.v)) > 0) {
         /* Pull once the unmarked states are at most ratio times the
          * frontier; after a pull that did not pay, only at half the
-         * ratio. Measured in lookups (docs/analysis.md, "Push, then
-         * pull"): ratio 12 / 20 / 40, Kanban N=5 21.2 / 20.7 / 21.7
-         * million, FMS N=5 10.3 / 7.5 / 6.4 million. */
+         * ratio. Measured in lookups plus half the successors computed
+         * (docs/analysis.md, "Push, then pull"), one / two threads:
+         * ratio 20 / 40 / 80, Kanban N=5 20.3 / 20.5 / 20.7 and 20.2 /
+         * 20.7 / 20.8 million, FMS N=5 7.5 / 6.4 / 6.3 and 9.3 / 6.8 /
+         * 7.0 million; ratio 12 without giving sweeps up (the previous
+         * rule): Kanban 21.2, FMS 10.3 million. */
         uint64_t unmarked = in_x - pnr_popcount(b.v, b.words);
         if (unmarked > ratio * pnr_popcount(b.f, b.words)) continue;
         ratio /= 2;
