@@ -18,6 +18,9 @@
  * keys, insert). */
 #define PNR_BATCH 8u
 #define PNR_PIPE 3u
+/* Pull sweeps (pn_safe.c) look up only one or two successors per state
+ * per round, so they batch more states: at most PNR_BATCH_MAX. */
+#define PNR_BATCH_MAX 32u
 /* States hashed together when the table is rebuilt. */
 #define PNR_REBUILD_BATCH 64u
 /* Threads of the parallel searches (docs/analysis.md, "Parallel
@@ -44,7 +47,7 @@ struct pnr_scratch {
 struct pnr_batch {
   uint64_t first;
   uint32_t count;
-  uint32_t start[PNR_BATCH + 1];
+  uint32_t start[PNR_BATCH_MAX + 1];
 };
 
 /* One (tracked place, weight) pair of a compiled transition. */

@@ -39,14 +39,14 @@ struct pnr_bitsets {
 #define PNR_PULL_FIRST 1u
 #define PNR_PULL_MORE 2u
 /* States waiting for their next successors; at most one per state in
- * flight, and at most PNR_PIPE * PNR_BATCH states are in flight. */
-#define PNR_RETRY_CAP 32u
+ * flight, and at most PNR_PIPE * PNR_BATCH_MAX states are in flight. */
+#define PNR_RETRY_CAP 128u
 /* States a pull thread examines before it judges its sweep (it gives up
  * while it has marked fewer than 1 in 16), and the block counter of a
  * sweep given up. */
 #define PNR_PULL_PROBE 16384u
 #define PNR_ABORTED (SIZE_MAX / 2)
-_Static_assert(PNR_RETRY_CAP >= PNR_PIPE * PNR_BATCH, "a retry for every state in flight");
+_Static_assert(PNR_RETRY_CAP >= PNR_PIPE * PNR_BATCH_MAX, "a retry for every state in flight");
 
 /* A state of a pipeline batch and, for a pull, the transition to try
  * next: from before expansion, next after it. */
@@ -211,7 +211,13 @@ static void *pnr_backward_run(void *arg) {
   struct pn_analysis *a = w->a;
   size_t words = w->bs->words;
   struct pnr_batch ring[PNR_PIPE];
-  struct pnr_back_state states[PNR_PIPE][PNR_BATCH];
+  struct pnr_back_state states[PNR_PIPE][PNR_BATCH_MAX];
+  /* A pull batch's successors must fit a pipeline slot (succ_cap). */
+  uint32_t batch = PNR_BATCH;
+  if (w->pull) {
+    size_t fit = a->succ_cap / (PNR_PULL_FIRST > PNR_PULL_MORE ? PNR_PULL_FIRST : PNR_PULL_MORE);
+    batch = fit < 1 ? 1 : fit < PNR_BATCH_MAX ? (uint32_t)fit : PNR_BATCH_MAX;
+  }
   unsigned head = 0, npend = 0;
   size_t wi = 0, wend = 0; /* the block [wi, wend) being read */
   bool done = false;
@@ -220,7 +226,7 @@ static void *pnr_backward_run(void *arg) {
     /* Gather the next batch of frontier states. */
     uint32_t count = 0;
     unsigned slot = (head + npend) % PNR_PIPE;
-    while (count < PNR_BATCH) {
+    while (count < batch) {
       if (w->nretry) {
         states[slot][count++] = w->retry[w->retry_head];
         w->retry_head = (w->retry_head + 1) % PNR_RETRY_CAP;
