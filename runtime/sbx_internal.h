@@ -192,8 +192,21 @@ bool sbx_mount_warm_ok(const struct sbx_plan *plan);
  * = sbx_landlock_ruleset + sbx_landlock_restrict. */
 int sbx_landlock_apply(const struct sbx_plan *plan, struct sbx_fail *f);
 /* The ruleset of the plan, every rule added, nobody restricted yet (*out,
- * owned by the caller). Paths are opened in the caller's current view. */
-int sbx_landlock_ruleset(const struct sbx_plan *plan, int *out, struct sbx_fail *f);
+ * owned by the caller). Paths are opened in the caller's current view,
+ * except where cached (may be NULL, one entry per rule, from
+ * sbx_landlock_open_shared in a view this one is a copy of) holds a
+ * descriptor (used, not closed) or SBX_LL_FD_ABSENT (skipped). */
+int sbx_landlock_ruleset(const struct sbx_plan *plan, const int *cached, int *out,
+                         struct sbx_fail *f);
+#define SBX_LL_FD_OPEN (-1)   /* open the path in the run's own view */
+#define SBX_LL_FD_ABSENT (-2) /* an optional rule whose path the view lacks */
+/* Warm templates: opens (O_PATH) every rule path a run's view shares with
+ * the current one, i.e. all but those on the run's own /tmp, /dev/shm and
+ * /proc, into fds[n_rules] (SBX_LL_FD_OPEN for those). The ~1,000
+ * per-file rules of the no-shell profiles are then opened once per
+ * template instead of once per run. 0 or a negative errno (nothing left
+ * open). */
+int sbx_landlock_open_shared(const struct sbx_plan *plan, int *fds, struct sbx_fail *f);
 /* landlock_restrict_self with a finished ruleset (after no_new_privs). */
 int sbx_landlock_restrict(int ruleset, int abi, struct sbx_fail *f);
 

@@ -70,18 +70,105 @@ struct sbx_ll_net_port {
   uint64_t port;
 };
 
+/* The directory of the last per-file rule, kept open: per-file rules come
+ * a directory at a time (~1,000 in /usr/bin) and are opened relative to it
+ * instead of walking the full path each time. */
+struct sbx_ll_dir {
+  int fd;
+  const char *path;
+  size_t len;
+  char buf[4096];
+};
+
+/* Opens the path of rule r (O_PATH); -1 with errno on failure. A change of
+ * directory flushes `batch` first (its runs stay above the directory's
+ * descriptor), when given. */
+static int sbx_ll_open_rule(const struct sbx_ll_rule *r, struct sbx_ll_dir *d,
+                            struct sbx_ll_fds *batch)
+{
+  const char *slash = strrchr(r->path, '/');
+  if (r->is_file && slash && slash != r->path) {
+    size_t dl = (size_t)(slash - r->path);
+    if (d->fd < 0 || dl != d->len || strncmp(r->path, d->path, dl) != 0) {
+      if (batch)
+        sbx_ll_fds_flush(batch);
+      if (d->fd >= 0)
+        close(d->fd);
+      d->path = r->path;
+      d->len = dl;
+      snprintf(d->buf, sizeof d->buf, "%.*s", (int)dl, r->path);
+      d->fd = open(d->buf, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    }
+    return d->fd >= 0 ? openat(d->fd, slash + 1, O_PATH | O_CLOEXEC | O_NOFOLLOW) : -1;
+  }
+  return open(r->path, O_PATH | O_CLOEXEC);
+}
+
+/* Is rule r on a file system each run mounts for itself (its /tmp,
+ * /dev/shm, /proc)? Such a rule must be opened in the run's own view. Entries
+ * under /tmp that the plan binds from the host are the host's files. */
+static bool sbx_ll_per_run(const struct sbx_plan *plan, const struct sbx_ll_rule *r)
+{
+  const char *p = r->path;
+  if (strcmp(p, "/tmp") == 0 || strcmp(p, "/dev/shm") == 0 || strncmp(p, "/dev/shm/", 9) == 0 ||
+      strcmp(p, "/proc") == 0 || strncmp(p, "/proc/", 6) == 0)
+    return true;
+  if (strncmp(p, "/tmp/", 5) != 0)
+    return false;
+  for (size_t i = 0; i < plan->n_mounts; i++) {
+    const struct sbx_mount_entry *e = &plan->mounts[i];
+    size_t n = strlen(e->path);
+    if ((e->kind == SBX_MNT_BIND_RO || e->kind == SBX_MNT_BIND_RW) &&
+        strncmp(p, e->path, n) == 0 && (p[n] == '\0' || p[n] == '/'))
+      return false;
+  }
+  return true;
+}
+
+int sbx_landlock_open_shared(const struct sbx_plan *plan, int *fds, struct sbx_fail *f)
+{
+  struct sbx_ll_dir d = {.fd = -1};
+  int rc = 0;
+  for (size_t i = 0; i < plan->n_rules; i++)
+    fds[i] = SBX_LL_FD_OPEN;
+  for (size_t i = 0; i < plan->n_rules; i++) {
+    const struct sbx_ll_rule *r = &plan->rules[i];
+    if (sbx_ll_per_run(plan, r))
+      continue;
+    fds[i] = sbx_ll_open_rule(r, &d, NULL);
+    if (fds[i] >= 0)
+      continue;
+    if (r->optional && (errno == ENOENT || errno == EACCES)) {
+      fds[i] = SBX_LL_FD_ABSENT;
+      continue;
+    }
+    rc = -errno;
+    sbx_fail_set(f, SBX_LAYER_LANDLOCK, errno, "open rule path %s: %s", r->path, strerror(errno));
+    fds[i] = SBX_LL_FD_OPEN;
+    break;
+  }
+  if (d.fd >= 0)
+    close(d.fd);
+  if (rc < 0)
+    for (size_t i = 0; i < plan->n_rules; i++)
+      if (fds[i] >= 0) {
+        close(fds[i]);
+        fds[i] = SBX_LL_FD_OPEN;
+      }
+  return rc;
+}
+
 /* Builds the ruleset of the plan (every path opened in the current view)
  * without restricting anyone: a warm spare (sbx_serve.c) builds it in its
  * finished view before its request arrives; the command restricts itself
  * with it (sbx_landlock_restrict). */
-int sbx_landlock_ruleset(const struct sbx_plan *plan, int *out, struct sbx_fail *f)
+int sbx_landlock_ruleset(const struct sbx_plan *plan, const int *cached, int *out,
+                         struct sbx_fail *f)
 {
   struct sbx_ll_ruleset_attr attr = {0};
   size_t attr_size;
-  int abi = plan->landlock_abi, ruleset = -1, rc = 0, dir_fd = -1;
-  const char *dir_path = NULL;
-  size_t dir_len = 0;
-  char dirbuf[4096];
+  int abi = plan->landlock_abi, ruleset = -1, rc = 0;
+  struct sbx_ll_dir d = {.fd = -1};
   uint64_t handled = sbx_ll_fs_rights(abi);
   struct sbx_ll_fds batch = {-1, -1};
 
@@ -120,24 +207,15 @@ int sbx_landlock_ruleset(const struct sbx_plan *plan, int *out, struct sbx_fail 
     const struct sbx_ll_rule *r = &plan->rules[i];
     struct sbx_ll_path_beneath pb;
     struct stat st;
-    const char *slash = strrchr(r->path, '/');
     int fd;
-    /* Per-file rules come a directory at a time (~1,000 in /usr/bin): open
-     * them relative to their directory instead of walking the full path. */
-    if (r->is_file && slash && slash != r->path) {
-      size_t dl = (size_t)(slash - r->path);
-      if (dir_fd < 0 || dl != dir_len || strncmp(r->path, dir_path, dl) != 0) {
-        sbx_ll_fds_flush(&batch); /* the runs stay above dir_fd */
-        if (dir_fd >= 0)
-          close(dir_fd);
-        dir_path = r->path;
-        dir_len = dl;
-        snprintf(dirbuf, sizeof dirbuf, "%.*s", (int)dl, r->path);
-        dir_fd = open(dirbuf, O_PATH | O_DIRECTORY | O_CLOEXEC);
-      }
-      fd = dir_fd >= 0 ? openat(dir_fd, slash + 1, O_PATH | O_CLOEXEC | O_NOFOLLOW) : -1;
+    bool owned = true;
+    if (cached && cached[i] == SBX_LL_FD_ABSENT)
+      continue; /* optional, and absent from the template's view (this one's copy) */
+    if (cached && cached[i] >= 0) {
+      fd = cached[i]; /* the template's, opened in the same view: same inode */
+      owned = false;
     } else
-      fd = open(r->path, O_PATH | O_CLOEXEC);
+      fd = sbx_ll_open_rule(r, &d, &batch);
     if (fd < 0) {
       if (r->optional && (errno == ENOENT || errno == EACCES))
         continue;
@@ -155,9 +233,12 @@ int sbx_landlock_ruleset(const struct sbx_plan *plan, int *out, struct sbx_fail 
       rc = -errno;
       sbx_fail_set(f, SBX_LAYER_LANDLOCK, errno, "landlock_add_rule %s: %s", r->path,
                    strerror(errno));
-      close(fd);
+      if (owned)
+        close(fd);
       goto cleanup;
     }
+    if (!owned)
+      continue;
     if (r->is_file)
       sbx_ll_fds_add(&batch, fd);
     else
@@ -167,8 +248,8 @@ int sbx_landlock_ruleset(const struct sbx_plan *plan, int *out, struct sbx_fail 
   ruleset = -1;
 cleanup:
   sbx_ll_fds_flush(&batch);
-  if (dir_fd >= 0)
-    close(dir_fd);
+  if (d.fd >= 0)
+    close(d.fd);
   if (ruleset >= 0)
     close(ruleset);
   return rc;
@@ -193,7 +274,7 @@ cleanup:
 int sbx_landlock_apply(const struct sbx_plan *plan, struct sbx_fail *f)
 {
   int ruleset = -1;
-  int rc = sbx_landlock_ruleset(plan, &ruleset, f);
+  int rc = sbx_landlock_ruleset(plan, NULL, &ruleset, f);
   if (rc == 0)
     rc = sbx_landlock_restrict(ruleset, plan->landlock_abi, f);
   if (ruleset >= 0)

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -69,6 +70,9 @@ struct sbx_tmpl {
   uint32_t uid, gid, flags;
   struct sbx_plan plan;
   int mntns;
+  /* One per plan rule (sbx_landlock_open_shared), or NULL: the rule paths
+   * opened once in the template's view, so that a spare only adds them. */
+  int *rule_fds;
   uint64_t last_used;
   /* The prepared pid 1 of the next run, its pidfd, our end of its socket. */
   pid_t spare;
@@ -83,6 +87,8 @@ struct sbx_conn {
 
 struct sbx_srv {
   const struct sbx_serve_opts *o;
+  size_t fd_budget; /* descriptors templates may keep (RLIMIT_NOFILE less a margin) */
+  size_t fd_cached; /* ... and keep now */
   struct sbx_features feat;
   int listen_fd, mountinfo_fd;
   struct sbx_tmpl *tmpl;
@@ -136,13 +142,26 @@ static void sbx_spare_drop(struct sbx_tmpl *t)
   t->spare_pidfd = t->spare_sock = -1;
 }
 
-static void sbx_tmpl_drop(struct sbx_tmpl *t)
+static size_t sbx_tmpl_fds(const struct sbx_tmpl *t)
+{
+  size_t n = 0;
+  for (size_t i = 0; t->rule_fds && i < t->plan.n_rules; i++)
+    n += t->rule_fds[i] >= 0;
+  return n;
+}
+
+static void sbx_tmpl_drop(struct sbx_srv *s, struct sbx_tmpl *t)
 {
   if (!t->used)
     return;
   sbx_spare_drop(t);
   if (t->mntns >= 0)
     close(t->mntns);
+  s->fd_cached -= sbx_tmpl_fds(t);
+  for (size_t i = 0; t->rule_fds && i < t->plan.n_rules; i++)
+    if (t->rule_fds[i] >= 0)
+      close(t->rule_fds[i]);
+  free(t->rule_fds);
   sbx_plan_free(&t->plan);
   memset(t, 0, sizeof *t);
   t->mntns = t->spare_pidfd = t->spare_sock = -1;
@@ -173,30 +192,42 @@ static void sbx_send_reply(int fd, enum sbx_warm_kind kind, pid_t pid, int statu
   (void)!sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
-/* In a freshly cloned child: closes every descriptor above 2 except
- * `a` and `b` (-1: none), so a spare or a template builder holds nothing
- * of the server, other templates or other runs (a run's control socket
- * held elsewhere would keep its supervisor waiting). */
-static void sbx_serve_close_mine(int a, int b)
+static int sbx_int_cmp(const void *a, const void *b)
 {
-  int lo = a < b ? a : b, hi = a < b ? b : a;
-  if (lo < 0)
-    lo = hi;
-  if (lo < 0) {
-    syscall(SYS_close_range, 3u, ~0u, 0u);
-    return;
-  }
-  if (lo > 3)
-    syscall(SYS_close_range, 3u, (unsigned)lo - 1, 0u);
-  if (hi > lo + 1)
-    syscall(SYS_close_range, (unsigned)lo + 1, (unsigned)hi - 1, 0u);
-  syscall(SYS_close_range, (unsigned)hi + 1, ~0u, 0u);
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
 }
 
-/* The builder: in its own mount namespace, the template view; the
- * namespace's descriptor goes back over `sock`. */
-static _Noreturn void sbx_tmpl_builder(const struct sbx_srv *s, const struct sbx_plan *plan,
-                                       int sock)
+/* In a freshly cloned child: closes every descriptor above 2 except the
+ * n of keep[] (sorted in place; negative entries ignored), so a spare or a
+ * template builder holds nothing of the server, other templates or other
+ * runs (a run's control socket held elsewhere would keep its supervisor
+ * waiting). */
+static void sbx_close_except(int *keep, size_t n)
+{
+  int prev = 2;
+  qsort(keep, n, sizeof *keep, sbx_int_cmp);
+  for (size_t i = 0; i < n; i++) {
+    if (keep[i] <= prev)
+      continue;
+    if (keep[i] > prev + 1)
+      syscall(SYS_close_range, (unsigned)prev + 1, (unsigned)keep[i] - 1, 0u);
+    prev = keep[i];
+  }
+  syscall(SYS_close_range, (unsigned)prev + 1, ~0u, 0u);
+}
+
+/* Rule descriptors travel SBX_CHUNK at a time (SCM_MAX_FD is 253). */
+#define SBX_CHUNK 240
+struct sbx_rule_chunk {
+  int32_t first, count;
+  int32_t code[SBX_CHUNK]; /* >= 0: the next passed descriptor; else SBX_LL_FD_* */
+};
+
+/* The builder: in its own mount namespace, the template view (and, when
+ * `cache`, every shared rule path opened there); the descriptors go back
+ * over `sock`, the rules' in chunks, the namespace's last. */
+static _Noreturn void sbx_tmpl_builder(const struct sbx_plan *plan, bool cache, int sock)
 {
   struct sbx_fail f = {0};
   union {
@@ -205,10 +236,9 @@ static _Noreturn void sbx_tmpl_builder(const struct sbx_srv *s, const struct sbx
   } cbuf;
   struct iovec iov = {.iov_base = f.text, .iov_len = sizeof f.text};
   struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-  int mntns;
+  int mntns, *rf = NULL;
 
-  (void)s;
-  sbx_serve_close_mine(sock, -1);
+  sbx_close_except(&sock, 1);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   mntns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
   if (mntns < 0) {
@@ -218,6 +248,33 @@ static _Noreturn void sbx_tmpl_builder(const struct sbx_srv *s, const struct sbx
   }
   if (sbx_mount_template(plan, &f) < 0)
     goto fail;
+  if (cache && plan->n_rules) {
+    if (!(rf = malloc(plan->n_rules * sizeof *rf))) {
+      sbx_fail_set(&f, SBX_LAYER_LANDLOCK, ENOMEM, "template: rule descriptors: out of memory");
+      goto fail;
+    }
+    if (sbx_landlock_open_shared(plan, rf, &f) < 0)
+      goto fail;
+    for (size_t first = 0; first < plan->n_rules; first += SBX_CHUNK) {
+      struct sbx_rule_chunk ch = {.first = (int32_t)first};
+      int pass[SBX_CHUNK], np = 0;
+      union {
+        struct cmsghdr h;
+        char buf[CMSG_SPACE(sizeof(int) * SBX_CHUNK)];
+      } cb;
+      struct iovec ci = {.iov_base = &ch, .iov_len = sizeof ch};
+      struct msghdr cm = {.msg_iov = &ci, .msg_iovlen = 1};
+      for (size_t i = first; i < plan->n_rules && i < first + SBX_CHUNK; i++) {
+        ch.code[ch.count++] = rf[i];
+        if (rf[i] >= 0)
+          pass[np++] = rf[i];
+      }
+      if (np)
+        sbx_msg_put_fds(&cm, cb.buf, pass, np);
+      if (sendmsg(sock, &cm, MSG_NOSIGNAL) < 0)
+        _exit(1);
+    }
+  }
   sbx_msg_put_fds(&mh, cbuf.buf, &mntns, 1);
   f.text[0] = '\0';
   _exit(sendmsg(sock, &mh, MSG_NOSIGNAL) < 0 ? 1 : 0);
@@ -234,18 +291,15 @@ static int sbx_tmpl_build(struct sbx_srv *s, const struct sbx_key *k, char *why,
   struct sbx_run_request rq = {.profile = k->profile, .workspace = k->ws, .argv = dummy_argv,
                                .flags = k->flags};
   struct sbx_tmpl *t = NULL;
-  char err[512], text[sizeof((struct sbx_fail *)0)->text];
+  char err[512], text[sizeof((struct sbx_fail *)0)->text] = "";
   union {
-    struct cmsghdr h;
-    char buf[CMSG_SPACE(sizeof(int))];
-  } cbuf;
-  struct iovec iov = {.iov_base = text, .iov_len = sizeof text};
-  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.buf,
-                      .msg_controllen = sizeof cbuf.buf};
+    struct sbx_rule_chunk ch;
+    char text[sizeof((struct sbx_fail *)0)->text];
+  } msg;
   struct pollfd pfd;
   int sp[2] = {-1, -1}, mntns = -1, rc, st;
+  bool cache, done = false;
   pid_t pid;
-  ssize_t n;
 
   for (int i = 0; i < s->n_tmpl; i++)
     if (!s->tmpl[i].used && !t)
@@ -255,7 +309,7 @@ static int sbx_tmpl_build(struct sbx_srv *s, const struct sbx_key *k, char *why,
     for (int i = 1; i < s->n_tmpl; i++)
       if (s->tmpl[i].last_used < t->last_used)
         t = &s->tmpl[i];
-    sbx_tmpl_drop(t);
+    sbx_tmpl_drop(s, t);
   }
   if ((rc = sbx_profile_enforceable(k->profile, &s->feat, err, sizeof err)) < 0) {
     snprintf(why, why_len, "%.200s", err);
@@ -269,6 +323,12 @@ static int sbx_tmpl_build(struct sbx_srv *s, const struct sbx_key *k, char *why,
   t->used = true;
   t->mntns = t->spare_pidfd = t->spare_sock = -1;
   t->plan.userns = false;
+  /* Rule descriptors are kept while the budget allows; beyond it a
+   * template's spares open the paths themselves (slower, same rules). */
+  cache = s->fd_cached + t->plan.n_rules <= s->fd_budget &&
+          (t->rule_fds = malloc((t->plan.n_rules ? t->plan.n_rules : 1) * sizeof(int)));
+  for (size_t i = 0; cache && i < t->plan.n_rules; i++)
+    t->rule_fds[i] = SBX_LL_FD_OPEN;
   if (!sbx_mount_warm_ok(&t->plan)) {
     snprintf(why, why_len, "the view of this profile (the host's root, or a symlink under /tmp) "
                            "is built by the cold path only");
@@ -289,24 +349,54 @@ static int sbx_tmpl_build(struct sbx_srv *s, const struct sbx_key *k, char *why,
   }
   if (pid == 0) {
     close(sp[0]);
-    sbx_tmpl_builder(s, &t->plan, sp[1]);
+    sbx_tmpl_builder(&t->plan, cache, sp[1]);
   }
   close(sp[1]);
   sp[1] = -1;
+  /* Rule chunks, then the namespace with the builder's verdict. */
   pfd = (struct pollfd){.fd = sp[0], .events = POLLIN};
-  n = -1;
-  if (poll(&pfd, 1, SBX_SERVE_BUILD_MS) == 1)
-    n = recvmsg(sp[0], &mh, MSG_CMSG_CLOEXEC);
-  for (struct cmsghdr *c = n >= 0 ? CMSG_FIRSTHDR(&mh) : NULL; c; c = CMSG_NXTHDR(&mh, c))
-    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-        c->cmsg_len == CMSG_LEN(sizeof(int)))
-      memcpy(&mntns, CMSG_DATA(c), sizeof mntns);
+  while (!done && poll(&pfd, 1, SBX_SERVE_BUILD_MS) == 1) {
+    union {
+      struct cmsghdr h;
+      char buf[CMSG_SPACE(sizeof(int) * SBX_CHUNK)];
+    } cbuf;
+    struct iovec iov = {.iov_base = &msg, .iov_len = sizeof msg};
+    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.buf,
+                        .msg_controllen = sizeof cbuf.buf};
+    int fds[SBX_CHUNK], nf = 0, used = 0;
+    ssize_t n = recvmsg(sp[0], &mh, MSG_CMSG_CLOEXEC);
+    if (n <= 0)
+      break;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+      if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+        nf = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+        memcpy(fds, CMSG_DATA(c), (size_t)nf * sizeof(int));
+      }
+    if ((size_t)n == sizeof msg.ch && cache && msg.ch.first >= 0 && msg.ch.count >= 0 &&
+        msg.ch.count <= SBX_CHUNK && (size_t)msg.ch.first + (size_t)msg.ch.count <= t->plan.n_rules) {
+      for (int i = 0; i < msg.ch.count; i++) {
+        int code = msg.ch.code[i];
+        if (code >= 0 && used < nf) {
+          t->rule_fds[msg.ch.first + i] = fds[used++];
+          s->fd_cached++;
+        } else
+          t->rule_fds[msg.ch.first + i] = code >= 0 ? SBX_LL_FD_OPEN : code;
+      }
+    } else if ((size_t)n == sizeof msg.text) {
+      memcpy(text, msg.text, sizeof text);
+      if (nf == 1)
+        mntns = fds[used++];
+      done = true;
+    }
+    while (used < nf)
+      close(fds[used++]);
+  }
   kill(pid, SIGKILL); /* it has exited or must not linger */
   while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
     ;
   if (mntns < 0) {
     text[sizeof text - 1] = '\0';
-    snprintf(why, why_len, "template: %.200s", n > 0 && text[0] ? text : "builder gave no answer");
+    snprintf(why, why_len, "template: %.200s", text[0] ? text : "builder gave no answer");
     rc = -EIO;
     goto fail;
   }
@@ -327,7 +417,7 @@ fail:
     close(sp[0]);
   if (sp[1] >= 0)
     close(sp[1]);
-  sbx_tmpl_drop(t);
+  sbx_tmpl_drop(s, t);
   return rc;
 }
 
@@ -440,7 +530,19 @@ static _Noreturn void sbx_spare_main(const struct sbx_srv *s, const struct sbx_t
   bool trunc = false;
   ssize_t n;
 
-  sbx_serve_close_mine(sock, t->mntns);
+  {
+    /* Its socket, the template's namespace and rule descriptors. */
+    size_t nk = 2 + (t->rule_fds ? t->plan.n_rules : 0);
+    int *keep = malloc(nk * sizeof *keep);
+    if (!keep)
+      _exit(SBX_EXIT_FAILURE);
+    keep[0] = sock;
+    keep[1] = t->mntns;
+    for (size_t i = 2; i < nk; i++)
+      keep[i] = t->rule_fds[i - 2];
+    sbx_close_except(keep, nk);
+    free(keep);
+  }
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   prctl(PR_SET_NAME, "sbx-spare");
   /* Holds the server's memory until its request: nobody may read it. */
@@ -452,7 +554,12 @@ static _Noreturn void sbx_spare_main(const struct sbx_srv *s, const struct sbx_t
     sbx_fail_set(&f, SBX_LAYER_NAMESPACES, errno, "joining the template's view: %s",
                  strerror(errno));
   else if (close(t->mntns), sbx_mount_fresh(&t->plan, &f) == 0)
-    sbx_landlock_ruleset(&t->plan, &ruleset, &f);
+    sbx_landlock_ruleset(&t->plan, t->rule_fds, &ruleset, &f);
+  {
+    /* The template's rule descriptors are not the run's to keep. */
+    int keep[2] = {sock, ruleset};
+    sbx_close_except(keep, 2);
+  }
   n = sbx_warm_recv(sock, s->buf, SBX_WARM_MAX_REQ, fds, &n_fds, &trunc);
   if (n <= 0 || trunc ||
       sbx_warm_parse(s->buf, (size_t)n, n_fds, &hdr, &head, &argv, &envp) < 0)
@@ -586,7 +693,7 @@ static void sbx_serve_request(struct sbx_srv *s, struct sbx_conn *c)
   k.flags = hdr.flags & SBX_RUN_ALLOW_GIT_CONFIG;
   if (sbx_mounts_changed(s)) {
     for (int i = 0; i < s->n_tmpl; i++)
-      sbx_tmpl_drop(&s->tmpl[i]);
+      sbx_tmpl_drop(s, &s->tmpl[i]);
     sbx_serve_log(s, "mount table changed: every template dropped");
   }
   for (int i = 0; i < s->n_tmpl && !t; i++)
@@ -597,7 +704,7 @@ static void sbx_serve_request(struct sbx_srv *s, struct sbx_conn *c)
    * dropped and made anew from a fresh plan, what a cold run computes. */
   if (t && !sbx_plan_fresh(&t->plan, stale, sizeof stale)) {
     sbx_serve_log(s, "template stale: %s", stale);
-    sbx_tmpl_drop(t);
+    sbx_tmpl_drop(s, t);
     t = NULL;
     snprintf(note, sizeof note, "template rebuilt: %.100s", stale);
   } else if (!t)
@@ -728,6 +835,18 @@ int sbx_serve(const struct sbx_serve_opts *o)
   for (int i = 0; i < SBX_SERVE_MAX_CONNS; i++)
     s.conns[i] = (struct sbx_conn){.fd = -1, .init = 0, .pidfd = -1};
   sbx_probe_for_run(&s.feat);
+  {
+    /* Templates keep ~1,000 rule descriptors each (strict, hardened). */
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+      if (rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+        getrlimit(RLIMIT_NOFILE, &rl);
+      }
+      s.fd_budget = rl.rlim_cur > 1024 ? (size_t)(rl.rlim_cur - 1024) : 0;
+    }
+  }
   if (!s.feat.root) {
     fprintf(stderr, "sbx serve: needs root: templates are built without a user namespace\n");
     return -EPERM;
@@ -830,7 +949,7 @@ cleanup:
     } else
       sbx_conn_close(&s.conns[i]);
   for (int i = 0; s.tmpl && i < s.n_tmpl; i++)
-    sbx_tmpl_drop(&s.tmpl[i]);
+    sbx_tmpl_drop(&s, &s.tmpl[i]);
   if (s.listen_fd >= 0) {
     close(s.listen_fd);
     unlink(o->socket_path);
