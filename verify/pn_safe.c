@@ -240,7 +240,9 @@ static void *pnr_backward_run(void *arg) {
       if (bits && w->pull) {
         /* Pull sweeps run from the last state down. */
         unsigned b = 63u - (unsigned)__builtin_clzll(bits);
-        states[slot][count++] = (struct pnr_back_state){(words - 1 - wi) * 64 + b, 0, 0};
+        uint64_t st = (words - 1 - wi) * 64 + b;
+        __builtin_prefetch(&a->store[(st * a->lay.bits) >> 6]);
+        states[slot][count++] = (struct pnr_back_state){st, 0, 0};
         bits &= ~(UINT64_C(1) << b);
         continue;
       }
