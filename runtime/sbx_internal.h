@@ -191,22 +191,28 @@ bool sbx_mount_warm_ok(const struct sbx_plan *plan);
 /* In the command's process, after no_new_privs: restricts it with Landlock.
  * = sbx_landlock_ruleset + sbx_landlock_restrict. */
 int sbx_landlock_apply(const struct sbx_plan *plan, struct sbx_fail *f);
-/* The ruleset of the plan, every rule added, nobody restricted yet (*out,
- * owned by the caller). Paths are opened in the caller's current view,
- * except where cached (may be NULL, one entry per rule, from
- * sbx_landlock_open_shared in a view this one is a copy of) holds a
- * descriptor (used, not closed) or SBX_LL_FD_ABSENT (skipped). */
-int sbx_landlock_ruleset(const struct sbx_plan *plan, const int *cached, int *out,
+/* Which rules a ruleset holds (grep tag: SBX_LL_PART).
+ *   ALL     the plan's rules: the cold path's one layer.
+ *   SHARED  warm, no-shell profiles: the plan's rules except those on a
+ *           run's own /tmp, /dev/shm, /proc, plus every right but EXECUTE
+ *           on "/". Built once per template (the ~1,000 per-file EXECUTE
+ *           grants), restricted in each run first.
+ *   RUN     warm: the plan's rules with each per-file grant replaced by
+ *           its directory (once), built per run in its own view and
+ *           restricted second.
+ * Landlock allows an access only if every layer does, so SHARED+RUN allow
+ * exactly what ALL allows: for EXECUTE, (dirs + files) AND (dirs + the
+ * files' directories) = dirs + files; for every other right, SHARED allows
+ * all and RUN holds the plan's rules (a file rule's other right,
+ * READ_FILE, is also what the directory grant gives, and the bin
+ * directories lie under /usr, readable in every no-shell profile). The
+ * per-run rules are never in a shared ruleset: Landlock's path walk skips
+ * mount points, so a rule naming one run's /tmp covers no other. */
+enum sbx_ll_part { SBX_LL_ALL = 0, SBX_LL_SHARED = 1, SBX_LL_RUN = 2 };
+/* The ruleset `part` of the plan, nobody restricted yet (*out, owned by
+ * the caller). Paths are opened in the caller's current view. */
+int sbx_landlock_ruleset(const struct sbx_plan *plan, enum sbx_ll_part part, int *out,
                          struct sbx_fail *f);
-#define SBX_LL_FD_OPEN (-1)   /* open the path in the run's own view */
-#define SBX_LL_FD_ABSENT (-2) /* an optional rule whose path the view lacks */
-/* Warm templates: opens (O_PATH) every rule path a run's view shares with
- * the current one, i.e. all but those on the run's own /tmp, /dev/shm and
- * /proc, into fds[n_rules] (SBX_LL_FD_OPEN for those). The ~1,000
- * per-file rules of the no-shell profiles are then opened once per
- * template instead of once per run. 0 or a negative errno (nothing left
- * open). */
-int sbx_landlock_open_shared(const struct sbx_plan *plan, int *fds, struct sbx_fail *f);
 /* landlock_restrict_self with a finished ruleset (after no_new_privs). */
 int sbx_landlock_restrict(int ruleset, int abi, struct sbx_fail *f);
 
@@ -268,6 +274,7 @@ struct sbx_cmd {
   uint32_t flags;              /* enum sbx_run_flags */
   const struct sbx_unotify_cfg *unotify;
   int ruleset;                 /* warm: the spare's built Landlock ruleset; -1 cold */
+  int ruleset_shared;          /* warm, no-shell: the template's shared layer; else -1 */
 };
 
 /* pid 1 of a sandbox. */

@@ -104,6 +104,32 @@ static int sbx_ll_open_rule(const struct sbx_ll_rule *r, struct sbx_ll_dir *d,
   return open(r->path, O_PATH | O_CLOEXEC);
 }
 
+/* Adds one directory-level rule opened by path; an absent optional path
+ * adds nothing. */
+static int sbx_ll_add(int ruleset, const struct sbx_ll_rule *r, uint64_t handled,
+                      struct sbx_fail *f)
+{
+  struct sbx_ll_path_beneath pb = {.allowed_access = r->access & handled};
+  int fd = open(r->path, O_PATH | O_CLOEXEC | O_DIRECTORY);
+  if (fd < 0) {
+    if (r->optional && (errno == ENOENT || errno == EACCES))
+      return 0;
+    sbx_fail_set(f, SBX_LAYER_LANDLOCK, errno, "open rule path %s: %s", r->path,
+                 strerror(errno));
+    return -errno;
+  }
+  pb.parent_fd = fd;
+  if (pb.allowed_access &&
+      syscall(SYS_landlock_add_rule, ruleset, SBX_LL_RULE_PATH_BENEATH, &pb, 0) < 0) {
+    int e = errno;
+    sbx_fail_set(f, SBX_LAYER_LANDLOCK, e, "landlock_add_rule %s: %s", r->path, strerror(e));
+    close(fd);
+    return -e;
+  }
+  close(fd);
+  return 0;
+}
+
 /* Is rule r on a file system each run mounts for itself (its /tmp,
  * /dev/shm, /proc)? Such a rule must be opened in the run's own view. Entries
  * under /tmp that the plan binds from the host are the host's files. */
@@ -125,50 +151,17 @@ static bool sbx_ll_per_run(const struct sbx_plan *plan, const struct sbx_ll_rule
   return true;
 }
 
-int sbx_landlock_open_shared(const struct sbx_plan *plan, int *fds, struct sbx_fail *f)
-{
-  struct sbx_ll_dir d = {.fd = -1};
-  int rc = 0;
-  for (size_t i = 0; i < plan->n_rules; i++)
-    fds[i] = SBX_LL_FD_OPEN;
-  for (size_t i = 0; i < plan->n_rules; i++) {
-    const struct sbx_ll_rule *r = &plan->rules[i];
-    if (sbx_ll_per_run(plan, r))
-      continue;
-    fds[i] = sbx_ll_open_rule(r, &d, NULL);
-    if (fds[i] >= 0)
-      continue;
-    if (r->optional && (errno == ENOENT || errno == EACCES)) {
-      fds[i] = SBX_LL_FD_ABSENT;
-      continue;
-    }
-    rc = -errno;
-    sbx_fail_set(f, SBX_LAYER_LANDLOCK, errno, "open rule path %s: %s", r->path, strerror(errno));
-    fds[i] = SBX_LL_FD_OPEN;
-    break;
-  }
-  if (d.fd >= 0)
-    close(d.fd);
-  if (rc < 0)
-    for (size_t i = 0; i < plan->n_rules; i++)
-      if (fds[i] >= 0) {
-        close(fds[i]);
-        fds[i] = SBX_LL_FD_OPEN;
-      }
-  return rc;
-}
-
-/* Builds the ruleset of the plan (every path opened in the current view)
- * without restricting anyone: a warm spare (sbx_serve.c) builds it in its
- * finished view before its request arrives; the command restricts itself
- * with it (sbx_landlock_restrict). */
-int sbx_landlock_ruleset(const struct sbx_plan *plan, const int *cached, int *out,
+/* Builds a ruleset of the plan (every path opened in the current view)
+ * without restricting anyone (sbx_internal.h, enum sbx_ll_part). */
+int sbx_landlock_ruleset(const struct sbx_plan *plan, enum sbx_ll_part part, int *out,
                          struct sbx_fail *f)
 {
   struct sbx_ll_ruleset_attr attr = {0};
   size_t attr_size;
   int abi = plan->landlock_abi, ruleset = -1, rc = 0;
   struct sbx_ll_dir d = {.fd = -1};
+  const char *ruled_dir = NULL;
+  size_t ruled_len = 0;
   uint64_t handled = sbx_ll_fs_rights(abi);
   struct sbx_ll_fds batch = {-1, -1};
 
@@ -208,14 +201,26 @@ int sbx_landlock_ruleset(const struct sbx_plan *plan, const int *cached, int *ou
     struct sbx_ll_path_beneath pb;
     struct stat st;
     int fd;
-    bool owned = true;
-    if (cached && cached[i] == SBX_LL_FD_ABSENT)
-      continue; /* optional, and absent from the template's view (this one's copy) */
-    if (cached && cached[i] >= 0) {
-      fd = cached[i]; /* the template's, opened in the same view: same inode */
-      owned = false;
-    } else
-      fd = sbx_ll_open_rule(r, &d, &batch);
+    if (part == SBX_LL_SHARED && sbx_ll_per_run(plan, r))
+      continue; /* the "/" rule below stands for it in this layer */
+    if (part == SBX_LL_RUN && r->is_file) {
+      /* The per-file EXECUTE grants are the shared layer's; here their
+       * directory as a whole, once: the intersection is the file list. */
+      const char *slash = strrchr(r->path, '/');
+      size_t dl = slash ? (size_t)(slash - r->path) : 0;
+      struct sbx_ll_rule dr = {.access = r->access, .optional = true};
+      char dir[4096];
+      if (!slash || (ruled_dir && dl == ruled_len && strncmp(r->path, ruled_dir, dl) == 0))
+        continue;
+      ruled_dir = r->path;
+      ruled_len = dl;
+      snprintf(dir, sizeof dir, "%.*s", (int)dl, r->path);
+      dr.path = dir;
+      if ((rc = sbx_ll_add(ruleset, &dr, handled, f)) < 0)
+        goto cleanup;
+      continue;
+    }
+    fd = sbx_ll_open_rule(r, &d, &batch);
     if (fd < 0) {
       if (r->optional && (errno == ENOENT || errno == EACCES))
         continue;
@@ -233,16 +238,20 @@ int sbx_landlock_ruleset(const struct sbx_plan *plan, const int *cached, int *ou
       rc = -errno;
       sbx_fail_set(f, SBX_LAYER_LANDLOCK, errno, "landlock_add_rule %s: %s", r->path,
                    strerror(errno));
-      if (owned)
-        close(fd);
+      close(fd);
       goto cleanup;
     }
-    if (!owned)
-      continue;
     if (r->is_file)
       sbx_ll_fds_add(&batch, fd);
     else
       close(fd);
+  }
+  if (part == SBX_LL_SHARED) {
+    /* Every right but EXECUTE on the whole view: this layer decides only
+     * what may be executed; the run's layer decides everything else. */
+    struct sbx_ll_rule root = {.path = (char *)"/", .access = handled & ~SBX_LL_FS_EXECUTE};
+    if ((rc = sbx_ll_add(ruleset, &root, handled, f)) < 0)
+      goto cleanup;
   }
   *out = ruleset;
   ruleset = -1;
@@ -274,7 +283,7 @@ cleanup:
 int sbx_landlock_apply(const struct sbx_plan *plan, struct sbx_fail *f)
 {
   int ruleset = -1;
-  int rc = sbx_landlock_ruleset(plan, NULL, &ruleset, f);
+  int rc = sbx_landlock_ruleset(plan, SBX_LL_ALL, &ruleset, f);
   if (rc == 0)
     rc = sbx_landlock_restrict(ruleset, plan->landlock_abi, f);
   if (ruleset >= 0)

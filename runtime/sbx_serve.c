@@ -3,20 +3,23 @@
  *
  * A template holds the run-independent work of one key (profile, resolved
  * workspace and its dev/ino, HOME, uid/gid, the git-config grant): the plan
- * (with the facts it was computed from) and a mount namespace holding the
- * finished view (pivoted; /proc, /tmp, /dev/shm left as mount points).
+ * (with the facts it was computed from), a mount namespace holding the
+ * finished view (pivoted; /proc, /tmp, /dev/shm left as mount points) and,
+ * for no-shell profiles, the shared Landlock layer (SBX_LL_SHARED: the
+ * ~1,000 per-file EXECUTE grants, built once; enum sbx_ll_part).
  *
  * Each template keeps one spare: pid 1 of the next run, cloned ahead of
  * the request into new pid, ipc, uts, cgroup (and, when the profile blocks
  * the network, net) namespaces; it has joined a private copy of the
  * template's mount namespace, mounted its own /tmp, /dev/shm and /proc and
- * built the Landlock ruleset there (the cold path's code: the rules then
- * name its own /tmp, /proc, /dev/shm, which is why a ruleset is never
- * shared between runs). A request hands the spare the client's argv,
- * environment and descriptors; it then runs the cold path's tail
- * (sbx_init_run, sbx_confine.c): cgroup, session, descriptors, rlimits,
- * no_new_privs, Landlock, capabilities, seccomp, execve. The client
- * supervises the run exactly like a cold one.
+ * built the run's Landlock ruleset there (SBX_LL_RUN, or SBX_LL_ALL without
+ * a shared layer; the cold path's code: its rules name this run's own
+ * /tmp, /proc, /dev/shm, which is why that part is never shared). A request
+ * hands the spare the client's argv, environment and descriptors; it then
+ * runs the cold path's tail (sbx_init_run, sbx_confine.c): cgroup, session,
+ * descriptors, rlimits, no_new_privs, Landlock (shared layer, then the
+ * run's), capabilities, seccomp, execve. The client supervises the run
+ * exactly like a cold one.
  *
  * Before a template is used its facts are checked (sbx_plan_fresh) and the
  * mount table must not have changed since it was built; otherwise it is
@@ -35,7 +38,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -70,9 +72,9 @@ struct sbx_tmpl {
   uint32_t uid, gid, flags;
   struct sbx_plan plan;
   int mntns;
-  /* One per plan rule (sbx_landlock_open_shared), or NULL: the rule paths
-   * opened once in the template's view, so that a spare only adds them. */
-  int *rule_fds;
+  /* No-shell profiles: the shared Landlock layer (SBX_LL_SHARED, with the
+   * ~1,000 per-file grants), built once in the template's view; -1 else. */
+  int ll_shared;
   uint64_t last_used;
   /* The prepared pid 1 of the next run, its pidfd, our end of its socket. */
   pid_t spare;
@@ -87,8 +89,6 @@ struct sbx_conn {
 
 struct sbx_srv {
   const struct sbx_serve_opts *o;
-  size_t fd_budget; /* descriptors templates may keep (RLIMIT_NOFILE less a margin) */
-  size_t fd_cached; /* ... and keep now */
   struct sbx_features feat;
   int listen_fd, mountinfo_fd;
   struct sbx_tmpl *tmpl;
@@ -142,29 +142,19 @@ static void sbx_spare_drop(struct sbx_tmpl *t)
   t->spare_pidfd = t->spare_sock = -1;
 }
 
-static size_t sbx_tmpl_fds(const struct sbx_tmpl *t)
-{
-  size_t n = 0;
-  for (size_t i = 0; t->rule_fds && i < t->plan.n_rules; i++)
-    n += t->rule_fds[i] >= 0;
-  return n;
-}
-
 static void sbx_tmpl_drop(struct sbx_srv *s, struct sbx_tmpl *t)
 {
+  (void)s;
   if (!t->used)
     return;
   sbx_spare_drop(t);
   if (t->mntns >= 0)
     close(t->mntns);
-  s->fd_cached -= sbx_tmpl_fds(t);
-  for (size_t i = 0; t->rule_fds && i < t->plan.n_rules; i++)
-    if (t->rule_fds[i] >= 0)
-      close(t->rule_fds[i]);
-  free(t->rule_fds);
+  if (t->ll_shared >= 0)
+    close(t->ll_shared);
   sbx_plan_free(&t->plan);
   memset(t, 0, sizeof *t);
-  t->mntns = t->spare_pidfd = t->spare_sock = -1;
+  t->mntns = t->ll_shared = t->spare_pidfd = t->spare_sock = -1;
 }
 
 static bool sbx_key_eq(const struct sbx_tmpl *t, const struct sbx_key *k)
@@ -217,65 +207,33 @@ static void sbx_close_except(int *keep, size_t n)
   syscall(SYS_close_range, (unsigned)prev + 1, ~0u, 0u);
 }
 
-/* Rule descriptors travel SBX_CHUNK at a time (SCM_MAX_FD is 253). */
-#define SBX_CHUNK 240
-struct sbx_rule_chunk {
-  int32_t first, count;
-  int32_t code[SBX_CHUNK]; /* >= 0: the next passed descriptor; else SBX_LL_FD_* */
-};
-
-/* The builder: in its own mount namespace, the template view (and, when
- * `cache`, every shared rule path opened there); the descriptors go back
- * over `sock`, the rules' in chunks, the namespace's last. */
-static _Noreturn void sbx_tmpl_builder(const struct sbx_plan *plan, bool cache, int sock)
+/* The builder: in its own mount namespace, the template view and (no-shell
+ * profiles) the shared Landlock layer; both descriptors go back over
+ * `sock` with the verdict. */
+static _Noreturn void sbx_tmpl_builder(const struct sbx_plan *plan, bool shared, int sock)
 {
   struct sbx_fail f = {0};
   union {
     struct cmsghdr h;
-    char buf[CMSG_SPACE(sizeof(int))];
+    char buf[CMSG_SPACE(2 * sizeof(int))];
   } cbuf;
   struct iovec iov = {.iov_base = f.text, .iov_len = sizeof f.text};
   struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-  int mntns, *rf = NULL;
+  int fds[2] = {-1, -1};
 
   sbx_close_except(&sock, 1);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
-  mntns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
-  if (mntns < 0) {
+  fds[0] = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+  if (fds[0] < 0) {
     sbx_fail_set(&f, SBX_LAYER_NAMESPACES, errno, "template: /proc/self/ns/mnt: %s",
                  strerror(errno));
     goto fail;
   }
   if (sbx_mount_template(plan, &f) < 0)
     goto fail;
-  if (cache && plan->n_rules) {
-    if (!(rf = malloc(plan->n_rules * sizeof *rf))) {
-      sbx_fail_set(&f, SBX_LAYER_LANDLOCK, ENOMEM, "template: rule descriptors: out of memory");
-      goto fail;
-    }
-    if (sbx_landlock_open_shared(plan, rf, &f) < 0)
-      goto fail;
-    for (size_t first = 0; first < plan->n_rules; first += SBX_CHUNK) {
-      struct sbx_rule_chunk ch = {.first = (int32_t)first};
-      int pass[SBX_CHUNK], np = 0;
-      union {
-        struct cmsghdr h;
-        char buf[CMSG_SPACE(sizeof(int) * SBX_CHUNK)];
-      } cb;
-      struct iovec ci = {.iov_base = &ch, .iov_len = sizeof ch};
-      struct msghdr cm = {.msg_iov = &ci, .msg_iovlen = 1};
-      for (size_t i = first; i < plan->n_rules && i < first + SBX_CHUNK; i++) {
-        ch.code[ch.count++] = rf[i];
-        if (rf[i] >= 0)
-          pass[np++] = rf[i];
-      }
-      if (np)
-        sbx_msg_put_fds(&cm, cb.buf, pass, np);
-      if (sendmsg(sock, &cm, MSG_NOSIGNAL) < 0)
-        _exit(1);
-    }
-  }
-  sbx_msg_put_fds(&mh, cbuf.buf, &mntns, 1);
+  if (shared && sbx_landlock_ruleset(plan, SBX_LL_SHARED, &fds[1], &f) < 0)
+    goto fail;
+  sbx_msg_put_fds(&mh, cbuf.buf, fds, shared ? 2 : 1);
   f.text[0] = '\0';
   _exit(sendmsg(sock, &mh, MSG_NOSIGNAL) < 0 ? 1 : 0);
 fail:
@@ -293,12 +251,16 @@ static int sbx_tmpl_build(struct sbx_srv *s, const struct sbx_key *k, char *why,
   struct sbx_tmpl *t = NULL;
   char err[512], text[sizeof((struct sbx_fail *)0)->text] = "";
   union {
-    struct sbx_rule_chunk ch;
-    char text[sizeof((struct sbx_fail *)0)->text];
-  } msg;
+    struct cmsghdr h;
+    char buf[CMSG_SPACE(2 * sizeof(int))];
+  } cbuf;
+  struct iovec iov = {.iov_base = text, .iov_len = sizeof text};
+  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.buf,
+                      .msg_controllen = sizeof cbuf.buf};
   struct pollfd pfd;
-  int sp[2] = {-1, -1}, mntns = -1, rc, st;
-  bool cache, done = false;
+  int sp[2] = {-1, -1}, fds[2] = {-1, -1}, nf = 0, rc, st;
+  bool shared = false;
+  ssize_t n = -1;
   pid_t pid;
 
   for (int i = 0; i < s->n_tmpl; i++)
@@ -321,14 +283,11 @@ static int sbx_tmpl_build(struct sbx_srv *s, const struct sbx_key *k, char *why,
     return rc;
   }
   t->used = true;
-  t->mntns = t->spare_pidfd = t->spare_sock = -1;
+  t->mntns = t->ll_shared = t->spare_pidfd = t->spare_sock = -1;
   t->plan.userns = false;
-  /* Rule descriptors are kept while the budget allows; beyond it a
-   * template's spares open the paths themselves (slower, same rules). */
-  cache = s->fd_cached + t->plan.n_rules <= s->fd_budget &&
-          (t->rule_fds = malloc((t->plan.n_rules ? t->plan.n_rules : 1) * sizeof(int)));
-  for (size_t i = 0; cache && i < t->plan.n_rules; i++)
-    t->rule_fds[i] = SBX_LL_FD_OPEN;
+  /* Per-file grants (no-shell profiles) go into a layer built once. */
+  for (size_t i = 0; i < t->plan.n_rules && !shared; i++)
+    shared = t->plan.rules[i].is_file;
   if (!sbx_mount_warm_ok(&t->plan)) {
     snprintf(why, why_len, "the view of this profile (the host's root, or a symlink under /tmp) "
                            "is built by the cold path only");
@@ -349,58 +308,32 @@ static int sbx_tmpl_build(struct sbx_srv *s, const struct sbx_key *k, char *why,
   }
   if (pid == 0) {
     close(sp[0]);
-    sbx_tmpl_builder(&t->plan, cache, sp[1]);
+    sbx_tmpl_builder(&t->plan, shared, sp[1]);
   }
   close(sp[1]);
   sp[1] = -1;
-  /* Rule chunks, then the namespace with the builder's verdict. */
   pfd = (struct pollfd){.fd = sp[0], .events = POLLIN};
-  while (!done && poll(&pfd, 1, SBX_SERVE_BUILD_MS) == 1) {
-    union {
-      struct cmsghdr h;
-      char buf[CMSG_SPACE(sizeof(int) * SBX_CHUNK)];
-    } cbuf;
-    struct iovec iov = {.iov_base = &msg, .iov_len = sizeof msg};
-    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.buf,
-                        .msg_controllen = sizeof cbuf.buf};
-    int fds[SBX_CHUNK], nf = 0, used = 0;
-    ssize_t n = recvmsg(sp[0], &mh, MSG_CMSG_CLOEXEC);
-    if (n <= 0)
-      break;
-    for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
-      if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-        nf = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-        memcpy(fds, CMSG_DATA(c), (size_t)nf * sizeof(int));
-      }
-    if ((size_t)n == sizeof msg.ch && cache && msg.ch.first >= 0 && msg.ch.count >= 0 &&
-        msg.ch.count <= SBX_CHUNK && (size_t)msg.ch.first + (size_t)msg.ch.count <= t->plan.n_rules) {
-      for (int i = 0; i < msg.ch.count; i++) {
-        int code = msg.ch.code[i];
-        if (code >= 0 && used < nf) {
-          t->rule_fds[msg.ch.first + i] = fds[used++];
-          s->fd_cached++;
-        } else
-          t->rule_fds[msg.ch.first + i] = code >= 0 ? SBX_LL_FD_OPEN : code;
-      }
-    } else if ((size_t)n == sizeof msg.text) {
-      memcpy(text, msg.text, sizeof text);
-      if (nf == 1)
-        mntns = fds[used++];
-      done = true;
+  if (poll(&pfd, 1, SBX_SERVE_BUILD_MS) == 1)
+    n = recvmsg(sp[0], &mh, MSG_CMSG_CLOEXEC);
+  for (struct cmsghdr *c = n >= 0 ? CMSG_FIRSTHDR(&mh) : NULL; c; c = CMSG_NXTHDR(&mh, c))
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+      nf = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+      nf = nf > 2 ? 2 : nf;
+      memcpy(fds, CMSG_DATA(c), (size_t)nf * sizeof(int));
     }
-    while (used < nf)
-      close(fds[used++]);
-  }
   kill(pid, SIGKILL); /* it has exited or must not linger */
   while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
     ;
-  if (mntns < 0) {
+  if (nf != (shared ? 2 : 1)) {
+    for (int i = 0; i < nf; i++)
+      close(fds[i]);
     text[sizeof text - 1] = '\0';
-    snprintf(why, why_len, "template: %.200s", text[0] ? text : "builder gave no answer");
+    snprintf(why, why_len, "template: %.200s", n > 0 && text[0] ? text : "builder gave no answer");
     rc = -EIO;
     goto fail;
   }
-  t->mntns = mntns;
+  t->mntns = fds[0];
+  t->ll_shared = shared ? fds[1] : -1;
   t->profile = k->profile;
   snprintf(t->ws, sizeof t->ws, "%s", k->ws);
   snprintf(t->home, sizeof t->home, "%s", k->home);
@@ -531,17 +464,9 @@ static _Noreturn void sbx_spare_main(const struct sbx_srv *s, const struct sbx_t
   ssize_t n;
 
   {
-    /* Its socket, the template's namespace and rule descriptors. */
-    size_t nk = 2 + (t->rule_fds ? t->plan.n_rules : 0);
-    int *keep = malloc(nk * sizeof *keep);
-    if (!keep)
-      _exit(SBX_EXIT_FAILURE);
-    keep[0] = sock;
-    keep[1] = t->mntns;
-    for (size_t i = 2; i < nk; i++)
-      keep[i] = t->rule_fds[i - 2];
-    sbx_close_except(keep, nk);
-    free(keep);
+    /* Its socket, the template's namespace and shared Landlock layer. */
+    int keep[3] = {sock, t->mntns, t->ll_shared};
+    sbx_close_except(keep, 3);
   }
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   prctl(PR_SET_NAME, "sbx-spare");
@@ -554,12 +479,7 @@ static _Noreturn void sbx_spare_main(const struct sbx_srv *s, const struct sbx_t
     sbx_fail_set(&f, SBX_LAYER_NAMESPACES, errno, "joining the template's view: %s",
                  strerror(errno));
   else if (close(t->mntns), sbx_mount_fresh(&t->plan, &f) == 0)
-    sbx_landlock_ruleset(&t->plan, t->rule_fds, &ruleset, &f);
-  {
-    /* The template's rule descriptors are not the run's to keep. */
-    int keep[2] = {sock, ruleset};
-    sbx_close_except(keep, 2);
-  }
+    sbx_landlock_ruleset(&t->plan, t->ll_shared >= 0 ? SBX_LL_RUN : SBX_LL_ALL, &ruleset, &f);
   n = sbx_warm_recv(sock, s->buf, SBX_WARM_MAX_REQ, fds, &n_fds, &trunc);
   if (n <= 0 || trunc ||
       sbx_warm_parse(s->buf, (size_t)n, n_fds, &hdr, &head, &argv, &envp) < 0)
@@ -570,7 +490,8 @@ static _Noreturn void sbx_spare_main(const struct sbx_srv *s, const struct sbx_t
     if (dup2(fds[i], i) < 0)
       _exit(SBX_EXIT_FAILURE);
   ia.cmd = (struct sbx_cmd){.plan = &t->plan, .argv = argv, .envp = envp, .flags = hdr.flags,
-                            .unotify = NULL, .ruleset = ruleset};
+                            .unotify = NULL, .ruleset = ruleset,
+                            .ruleset_shared = t->ll_shared};
   ia.ctl = fds[3];
   ia.sync_rd = fds[4];
   ia.cg_fd = n_fds > 5 ? fds[5] : -1;
@@ -835,22 +756,6 @@ int sbx_serve(const struct sbx_serve_opts *o)
   for (int i = 0; i < SBX_SERVE_MAX_CONNS; i++)
     s.conns[i] = (struct sbx_conn){.fd = -1, .init = 0, .pidfd = -1};
   sbx_probe_for_run(&s.feat);
-  {
-    /* Templates keep ~1,000 rule descriptors each (strict, hardened). */
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
-      if (rl.rlim_cur < rl.rlim_max) {
-        rl.rlim_cur = rl.rlim_max;
-        setrlimit(RLIMIT_NOFILE, &rl);
-        getrlimit(RLIMIT_NOFILE, &rl);
-      }
-      s.fd_budget = rl.rlim_cur > 1024 ? (size_t)(rl.rlim_cur - 1024) : 0;
-    }
-  }
-  if (!s.feat.root) {
-    fprintf(stderr, "sbx serve: needs root: templates are built without a user namespace\n");
-    return -EPERM;
-  }
   s.n_tmpl = o->max_templates > 0 && o->max_templates <= SBX_SERVE_MAX_TEMPLATES
                  ? o->max_templates
                  : 16;
@@ -861,7 +766,7 @@ int sbx_serve(const struct sbx_serve_opts *o)
     goto cleanup;
   }
   for (int i = 0; i < s.n_tmpl; i++)
-    s.tmpl[i].mntns = s.tmpl[i].spare_pidfd = s.tmpl[i].spare_sock = -1;
+    s.tmpl[i].mntns = s.tmpl[i].ll_shared = s.tmpl[i].spare_pidfd = s.tmpl[i].spare_sock = -1;
   if ((rc = sbx_serve_listen(&s)) < 0)
     goto cleanup;
   s.mountinfo_fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);

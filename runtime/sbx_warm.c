@@ -234,6 +234,7 @@ int sbx_warm_run(const struct sbx_run_request *req, const struct sbx_features *f
   struct stat st;
   int server = -1, kmsg = -1, sv[2] = {-1, -1}, sync_pipe[2] = {-1, -1}, pidfd = -1;
   int fds[SBX_WARM_FDS], n_fds = 5, one = 1, null_fd = -1, rc;
+  bool early_go;
   uint64_t t0;
 
   /* The template's view is built without a user namespace: a server of
@@ -308,6 +309,15 @@ int sbx_warm_run(const struct sbx_run_request *req, const struct sbx_features *f
   if (cg.join_fd >= 0)
     fds[n_fds++] = cg.join_fd;
   hdr->n_fds = (uint32_t)n_fds;
+  /* The go ('g': uid maps written, cgroup attached) can be given at once
+   * unless pid 1 must first be moved into a v2 cgroup by pid: there is no
+   * user namespace here, and with v1 it joins by itself. One wake-up less
+   * on the way to exec. */
+  early_go = cg.join_fd >= 0 || cg.mode == SBX_CGROUP_NONE;
+  if (early_go && write(sync_pipe[1], "g", 1) != 1) {
+    sbx_warm_decline(res, tmax, "releasing the sandbox: %s", strerror(errno));
+    goto declined;
+  }
   t0 = sbx_now_ms();
   if ((rc = sbx_warm_send(server, buf, len, fds, n_fds)) < 0) {
     sbx_warm_decline(res, tmax, "sending the request: %s", strerror(-rc));
@@ -334,7 +344,7 @@ int sbx_warm_run(const struct sbx_run_request *req, const struct sbx_features *f
                      strerror(-rc));
     goto kill_declined;
   }
-  if (write(sync_pipe[1], "g", 1) != 1) {
+  if (!early_go && write(sync_pipe[1], "g", 1) != 1) {
     sbx_warm_decline(res, tmax, "releasing the sandbox: %s", strerror(errno));
     goto kill_declined;
   }
