@@ -688,12 +688,11 @@ static void check_semiflows(const struct pn_net *net) {
     }
   }
   struct naive nv;
-  if (naive_explore(net, 20000, &nv) == 0) {
+  if (naive_explore(net, 20000, &nv) == 0)
     for (uint64_t s = 0; s < nv.n; s++)
       for (uint32_t p = 0; p < n; p++)
         if (bound[p] >= 0) ck_assert_int_le(nv.marks[s * nv.nplaces + p], bound[p]);
-    naive_free(&nv);
-  }
+  naive_free(&nv); /* also what a search over the limit allocated */
   free(bound);
   free(y);
   pn_semiflows_free(&sf);
@@ -712,10 +711,10 @@ START_TEST(test_semiflow_random) {
 END_TEST
 
 START_TEST(test_semiflow_philosophers) {
-  /* Dining philosophers, n = 5: the 2n minimal P-semiflows of the model
-   * (each fork: fork_i + catch1_i + eat_i + catch2_(i-1) + eat_(i-1) = 1;
-   * each philosopher: think_i + catch1_i + catch2_i + eat_i = 1) and every
-   * place bounded by 1, as in the MCC model's description. */
+  /* Dining philosophers, n = 5: the 2n minimal P-semiflows the model's
+   * structure gives (each philosopher: think_i + catch1_i + catch2_i +
+   * eat_i = 1; each fork: fork_i + catch1_i + catch2_(i-1) + eat_i +
+   * eat_(i-1) = 1) and every place bounded by 1. */
   struct pn_net *net = philosophers(5, false);
   struct pn_semiflows sf;
   ck_assert_int_eq(pn_semiflows_compute(net, &sf), 0);

@@ -28,7 +28,8 @@ struct naive {
   uint64_t cap;
 };
 
-/* 0, or -1 when more than limit markings are reachable. */
+/* 0, or -1 when more than limit markings are reachable; naive_free frees
+ * out either way. */
 int naive_explore(const struct pn_net *net, uint64_t limit, struct naive *out);
 int64_t naive_find(const struct naive *nv, const int64_t *marking);
 void naive_free(struct naive *nv);
