@@ -524,8 +524,12 @@ static void sbx_sup_kill(const struct sbx_sup *s)
 }
 
 /* Waits for pid 1 to be gone and gets its wait status: waitpid for our
- * child; warm, the server's report of it (it reaps), or -1. */
-static void sbx_sup_reap(struct sbx_sup *s, int *st)
+ * child. Warm: its pidfd turns readable only once pid 1 has exited, and
+ * pid 1 exits only after the kernel killed the rest of its pid namespace,
+ * so that is "everything is gone"; the server's report of the status (it
+ * reaps) is read only when `need_status` (no EXIT message came). -1 when
+ * unknown. */
+static void sbx_sup_reap(struct sbx_sup *s, int *st, bool need_status)
 {
   *st = 0;
   if (s->server < 0) {
@@ -534,9 +538,11 @@ static void sbx_sup_reap(struct sbx_sup *s, int *st)
     s->init = -1;
     return;
   }
-  if (sbx_warm_wait_done(s->server, s->init_pidfd, st) < 0) {
+  if (sbx_warm_wait_gone(s->init_pidfd) < 0 ||
+      (need_status && sbx_warm_wait_done(s->server, s->init_pidfd, st) < 0)) {
     /* No report: make sure nothing of the run is left, then say so. */
     sbx_sup_kill(s);
+    sbx_warm_wait_gone(s->init_pidfd);
     *st = -1;
   }
 }
@@ -577,7 +583,7 @@ int sbx_supervise(struct sbx_sup *s, const struct sbx_run_request *req,
       rc = -errno;
       sbx_result_fail(res, SBX_LAYER_SUPERVISOR, -rc, "supervisor: poll failed");
       sbx_sup_kill(s);
-      sbx_sup_reap(s, &st);
+      sbx_sup_reap(s, &st, false);
       return rc;
     }
     if (rc == 0)
@@ -620,7 +626,7 @@ int sbx_supervise(struct sbx_sup *s, const struct sbx_run_request *req,
   }
   if (timed_out)
     sbx_sup_kill(s); /* pid 1 dies: the kernel kills the whole sandbox */
-  sbx_sup_reap(s, &st);
+  sbx_sup_reap(s, &st, !have_exit && !have_fail && !have_exec_fail);
   res->elapsed_ms = sbx_now_ms() - s->t0;
 
   if (have_fail) {
@@ -694,12 +700,6 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
   /* With SIGCHLD ignored the kernel would reap init itself and its status
    * would be lost: default it for the run, restore it afterwards. */
   restore_chld = sbx_sigchld_default(&old_chld);
-  /* Layers the kernel cannot provide: refuse, never run with fewer. */
-  sbx_probe_for_run(&feat);
-  if ((rc = sbx_profile_enforceable(req->profile, &feat, err, sizeof err)) < 0) {
-    sbx_result_fail(res, rc == -EINVAL ? SBX_LAYER_REQUEST : SBX_LAYER_KERNEL, -rc, err);
-    goto cleanup;
-  }
   tmax = req->profile->limits.max_execution_ms;
   /* A request can only lower the profile's limit. */
   if (req->timeout_ms && (tmax == 0 || req->timeout_ms < tmax))
@@ -708,9 +708,10 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
 
   /* A running `sbx serve` (same user) starts the run from a template when
    * it can; anything short of a started command falls back to the cold
-   * path below, which is equally confined (sbx_warm.c). */
+   * path below, which is equally confined (sbx_warm.c). The server checked
+   * the profile against the kernel when it built the template. */
   if (req->warm_socket && !req->unotify) {
-    rc = sbx_warm_run(req, &feat, tmax, res);
+    rc = sbx_warm_run(req, tmax, res);
     if (rc != SBX_WARM_DECLINED)
       goto cleanup;
   } else if (req->warm_socket)
@@ -718,6 +719,12 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
     snprintf(res->start_note, sizeof res->start_note,
              "approvals at the system-call layer are served by the cold path");
   snprintf(res->start_path, sizeof res->start_path, "cold");
+  /* Layers the kernel cannot provide: refuse, never run with fewer. */
+  sbx_probe_for_run(&feat);
+  if ((rc = sbx_profile_enforceable(req->profile, &feat, err, sizeof err)) < 0) {
+    sbx_result_fail(res, rc == -EINVAL ? SBX_LAYER_REQUEST : SBX_LAYER_KERNEL, -rc, err);
+    goto cleanup;
+  }
 
   if ((rc = sbx_plan_build(req, feat.landlock_abi, &plan, err, sizeof err)) < 0) {
     sbx_result_fail(res, strncmp(err, "env", 3) == 0 ? SBX_LAYER_ENV

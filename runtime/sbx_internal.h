@@ -313,10 +313,11 @@ uint64_t sbx_now_ms(void);
  * run happened (or failed after the server started it) and the return is
  * sbx_confine_run's. */
 #define SBX_WARM_DECLINED 1
-int sbx_warm_run(const struct sbx_run_request *req, const struct sbx_features *feat,
-                 uint64_t tmax, struct sbx_run_result *res);
+int sbx_warm_run(const struct sbx_run_request *req, uint64_t tmax, struct sbx_run_result *res);
 /* Waits for the server's report of pid 1's wait status (0, or -EIO). */
 int sbx_warm_wait_done(int server, int init_pidfd, int *status);
+/* Waits (bounded) until the process of a pidfd has exited: 0 or -ETIMEDOUT. */
+int sbx_warm_wait_gone(int pidfd);
 
 /* sbx_probe_features without the probes a run does not need. */
 int sbx_probe_for_run(struct sbx_features *f);

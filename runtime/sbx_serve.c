@@ -273,6 +273,8 @@ static int sbx_tmpl_build(struct sbx_srv *s, const struct sbx_key *k, char *why,
         t = &s->tmpl[i];
     sbx_tmpl_drop(s, t);
   }
+  /* The kernel as it is now (a cgroup hierarchy may have come or gone). */
+  sbx_probe_for_run(&s->feat);
   if ((rc = sbx_profile_enforceable(k->profile, &s->feat, err, sizeof err)) < 0) {
     snprintf(why, why_len, "%.200s", err);
     return rc;
@@ -836,8 +838,12 @@ int sbx_serve(const struct sbx_serve_opts *o)
         } else {
           /* Anything from a running client is its end closing (killed,
            * or gone): the run dies with it, the whole pid namespace. */
-          syscall(SYS_pidfd_send_signal, c->pidfd, SIGKILL, NULL, 0);
-          sbx_serve_log(&s, "client of run %d gone: killed", (int)c->init);
+          struct pollfd gone = {.fd = c->pidfd, .events = POLLIN};
+          /* After a normal end the client leaves once pid 1 is gone. */
+          if (poll(&gone, 1, 0) == 0) {
+            syscall(SYS_pidfd_send_signal, c->pidfd, SIGKILL, NULL, 0);
+            sbx_serve_log(&s, "client of run %d gone: killed", (int)c->init);
+          }
           sbx_conn_close(c);
         }
       }

@@ -22,6 +22,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <sys/capability.h>
+
 #include "sbx_internal.h"
 #include "sbx_warm.h"
 
@@ -210,6 +212,23 @@ static int sbx_warm_reply(int fd, struct sbx_warm_reply *r, int *pidfd, int ms)
   return 0;
 }
 
+int sbx_warm_wait_gone(int pidfd)
+{
+  struct pollfd pfd = {.fd = pidfd, .events = POLLIN};
+  uint64_t end = sbx_now_ms() + SBX_WARM_DONE_MS;
+  for (;;) {
+    uint64_t now = sbx_now_ms();
+    int rc;
+    if (now >= end)
+      return -ETIMEDOUT;
+    rc = poll(&pfd, 1, (int)(end - now));
+    if (rc > 0)
+      return 0;
+    if (rc < 0 && errno != EINTR)
+      return -errno;
+  }
+}
+
 int sbx_warm_wait_done(int server, int init_pidfd, int *status)
 {
   struct sbx_warm_reply r;
@@ -220,9 +239,21 @@ int sbx_warm_wait_done(int server, int init_pidfd, int *status)
   return 0;
 }
 
-int sbx_warm_run(const struct sbx_run_request *req, const struct sbx_features *feat,
-                 uint64_t tmax, struct sbx_run_result *res)
+/* Root with CAP_SYS_ADMIN, as sbx_probe_for_run decides it. */
+static bool sbx_warm_root(void)
 {
+  cap_flag_value_t v = CAP_CLEAR;
+  cap_t caps;
+  if (geteuid() != 0 || !(caps = cap_get_proc()))
+    return false;
+  cap_get_flag(caps, CAP_SYS_ADMIN, CAP_EFFECTIVE, &v);
+  cap_free(caps);
+  return v == CAP_SET;
+}
+
+int sbx_warm_run(const struct sbx_run_request *req, uint64_t tmax, struct sbx_run_result *res)
+{
+  struct sbx_features feat0 = {0}, *feat = &feat0;
   struct sbx_plan envp = {0};
   struct sbx_cgroup cg = {.join_fd = -1};
   struct sbx_warm_req *hdr;
@@ -239,7 +270,7 @@ int sbx_warm_run(const struct sbx_run_request *req, const struct sbx_features *f
 
   /* The template's view is built without a user namespace: a server of
    * an unprivileged user could not mount a fresh /proc in it. */
-  if (!feat->root)
+  if (!(feat->root = sbx_warm_root()))
     return sbx_warm_decline(res, tmax, "warm start needs sbx to run as root");
   if (!realpath(req->workspace, ws) || stat(ws, &st) < 0 || !S_ISDIR(st.st_mode))
     return sbx_warm_decline(res, tmax, "workspace does not resolve");
@@ -282,6 +313,12 @@ int sbx_warm_run(const struct sbx_run_request *req, const struct sbx_features *f
   /* From here on as the cold path: cgroup, kernel log, control channel. */
   if ((rc = sbx_cgroup_create(req->profile, feat, &cg, cgerr, sizeof cgerr)) < 0) {
     sbx_warm_decline(res, tmax, "cgroup: %s", cgerr);
+    goto declined;
+  }
+  /* As root without a cgroup nothing bounds the processes: the cold path
+   * refuses such a run (sbx_profile_enforceable) and says why. */
+  if (cg.mode == SBX_CGROUP_NONE && req->profile->limits.max_processes) {
+    sbx_warm_decline(res, tmax, "no usable cgroup");
     goto declined;
   }
   if (!(req->flags & SBX_RUN_NO_KMSG))
