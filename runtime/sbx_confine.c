@@ -170,7 +170,7 @@ static int sbx_exec(char *const *argv, char *const *envp)
 static _Noreturn void sbx_command(const struct sbx_cmd *c, int ctl)
 {
   struct sbx_fail f = {0};
-  int keep[2] = {ctl, c->ruleset};
+  int keep[1] = {ctl};
   int err;
 
   /* Dies with init; the pid namespace guarantees it, this makes it prompt. */
@@ -182,7 +182,7 @@ static _Noreturn void sbx_command(const struct sbx_cmd *c, int ctl)
     sbx_fail_set(&f, SBX_LAYER_SESSION, errno, "setsid: %s", strerror(errno));
     goto fail;
   }
-  if (sbx_close_fds(keep, 2, &f) < 0) {
+  if (sbx_close_fds(keep, 1, &f) < 0) {
     ctl = 3;
     goto fail;
   }
@@ -198,18 +198,11 @@ static _Noreturn void sbx_command(const struct sbx_cmd *c, int ctl)
     }
   if (sbx_rlimits_apply(c->plan->profile, &f) < 0 || sbx_nnp_apply(&f) < 0)
     goto fail;
-  /* Warm: the spare's ruleset, built by the same code in its own finished
-   * view (its own /tmp, /proc, /dev/shm) before the request came; for
-   * no-shell profiles the template's shared layer is already in force
-   * (pid 1 restricted itself with it, sbx_serve.c; enum sbx_ll_part says
-   * why the two allow exactly what the cold path's one does). The
-   * restriction makes this run's own domain. Cold: built here, in the
-   * view. */
-  if (c->ruleset >= 0) {
-    if (sbx_landlock_restrict(keep[1], c->plan->landlock_abi, &f) < 0)
-      goto fail;
-    close(keep[1]);
-  } else if (sbx_landlock_apply(c->plan, &f) < 0)
+  /* Cold: the ruleset is built here, in the finished view, and restricts
+   * this process. Warm: this process is already in the run's Landlock
+   * domain, made by its pid 1 (the spare, sbx_serve.c) from a ruleset built
+   * by the same code in the same view before the request came. */
+  if (!c->landlocked && sbx_landlock_apply(c->plan, &f) < 0)
     goto fail;
   if (sbx_caps_drop(&f) < 0)
     goto fail;
@@ -234,7 +227,7 @@ fail:
 _Noreturn void sbx_init_run(const struct sbx_init_args *a)
 {
   struct sbx_fail f = {0};
-  int keep[2] = {a->ctl, a->cmd.ruleset};
+  int keep[1] = {a->ctl};
   struct sbx_cmd cmd = a->cmd;
   int ctl = a->ctl;
   char go = 0;
@@ -267,12 +260,11 @@ _Noreturn void sbx_init_run(const struct sbx_init_args *a)
     sbx_fail_set(&f, SBX_LAYER_NAMESPACES, errno, "cgroup namespace: %s", strerror(errno));
     goto fail;
   }
-  if (sbx_close_fds(keep, 2, &f) < 0) {
+  if (sbx_close_fds(keep, 1, &f) < 0) {
     ctl = 3;
     goto fail;
   }
   ctl = keep[0];
-  cmd.ruleset = keep[1];
   /* Not dumpable: the command (same uid) cannot ptrace pid 1 or read its
    * memory through /proc, even if the seccomp profile allowed ptrace. */
   prctl(PR_SET_DUMPABLE, 0);
@@ -289,8 +281,6 @@ _Noreturn void sbx_init_run(const struct sbx_init_args *a)
   }
   if (child == 0)
     sbx_command(&cmd, ctl);
-  if (cmd.ruleset >= 0)
-    close(cmd.ruleset);
   /* Reap everything (orphans are re-parented to us); report when the
    * command itself ends. Returning then tears the namespace down. */
   for (;;) {
@@ -775,7 +765,7 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
       close(kmsg);
     struct sbx_init_args ia = {
         .cmd = {.plan = &plan, .argv = req->argv, .envp = plan.envp, .flags = req->flags,
-                .unotify = req->unotify, .ruleset = -1},
+                .unotify = req->unotify, .landlocked = false},
         .ctl = sv[1], .sync_rd = sync_pipe[0], .cg_fd = cg.join_fd};
     sbx_init_run(&ia);
   }

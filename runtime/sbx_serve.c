@@ -483,17 +483,22 @@ static _Noreturn void sbx_spare_main(const struct sbx_srv *s, const struct sbx_t
                  strerror(errno));
   else if (close(t->mntns), sbx_mount_fresh(&t->plan, &f) == 0 &&
            sbx_landlock_ruleset(&t->plan, t->ll_shared >= 0 ? SBX_LL_RUN : SBX_LL_ALL, &ruleset,
-                                &f) == 0 &&
-           t->ll_shared >= 0) {
-    /* The shared layer is restricted here, ahead of the request (its ~1,000
-     * rules make the domain's creation the slow part): pid 1 and, through
-     * it, the command are in it; the command adds its own layer. pid 1 is
-     * root with CAP_SYS_ADMIN here (no no_new_privs needed), has made every
-     * mount it needs, and after this only waits, joins the cgroup through
-     * an open descriptor, forks and reaps. Stricter than the cold path's
-     * pid 1, which is not Landlocked at all. */
-    if (sbx_landlock_restrict(t->ll_shared, t->plan.landlock_abi, &f) == 0)
-      close(t->ll_shared);
+                                &f) == 0) {
+    /* The run's Landlock domain is made here, ahead of the request (with
+     * ~1,000 rules its creation is the slow part): the shared layer first
+     * (no-shell profiles), then the run's own. pid 1 is root with
+     * CAP_SYS_ADMIN (no no_new_privs needed), has made every mount it
+     * needs, and from now on only waits, joins the cgroup through an open
+     * descriptor, forks and reaps; the command inherits the domain, sets
+     * no_new_privs and goes on as in the cold path. Stricter than the cold
+     * path's pid 1, which is not Landlocked at all; the command cannot
+     * signal or ptrace it anyway (pid 1 of its namespace, non-dumpable). */
+    if ((t->ll_shared < 0 || sbx_landlock_restrict(t->ll_shared, t->plan.landlock_abi, &f) == 0) &&
+        sbx_landlock_restrict(ruleset, t->plan.landlock_abi, &f) == 0) {
+      if (t->ll_shared >= 0)
+        close(t->ll_shared);
+      close(ruleset);
+    }
   }
   n = sbx_warm_recv(sock, s->buf, SBX_WARM_MAX_REQ, fds, &n_fds, &trunc);
   if (n <= 0 || trunc ||
@@ -505,7 +510,7 @@ static _Noreturn void sbx_spare_main(const struct sbx_srv *s, const struct sbx_t
     if (dup2(fds[i], i) < 0)
       _exit(SBX_EXIT_FAILURE);
   ia.cmd = (struct sbx_cmd){.plan = &t->plan, .argv = argv, .envp = envp, .flags = hdr.flags,
-                            .unotify = NULL, .ruleset = ruleset};
+                            .unotify = NULL, .landlocked = true};
   ia.ctl = fds[3];
   ia.sync_rd = fds[4];
   ia.cg_fd = n_fds > 5 ? fds[5] : -1;
