@@ -323,6 +323,10 @@ static int pnr_widen(struct pn_analysis *a, const uint32_t *tokens) {
     }
   }
   *l = nl;
+  /* The re-encoding wrote the store up to the new end: pnr_store_touch
+   * must not zero anything below it. */
+  if (a->store_touched < (a->nstates * nl.bits + 63) / 64 + 1)
+    a->store_touched = (a->nstates * nl.bits + 63) / 64 + 1;
   free(old.width);
   free(old.word);
   free(old.shift);
@@ -576,6 +580,24 @@ static int pnr_make_fit(struct pn_analysis *a, const uint32_t *tokens) {
   return pnr_widen(a, tokens);
 }
 
+/* Writes a zero into each store page from store_touched up to two pages
+ * past word `end` (the store's capacity permitting). Why: appending a
+ * state reads the word before writing it, and the read of a fresh page
+ * maps the shared zero page, so the write then faults again, copies, and
+ * flushes the other cores' TLBs with an interrupt — on Kanban N=5 about
+ * 1.5 % of the run, in the one-thread phase 2. A page first written needs
+ * one fault. Words past the stored states are zero (fresh pages; a
+ * widening only moves states to higher bits within what it writes). */
+#define PNR_PAGE_WORDS 512u
+static inline void pnr_store_touch(struct pn_analysis *a, uint64_t end) {
+  uint64_t want = end + 2 * PNR_PAGE_WORDS;
+  if (want > a->store_words) want = a->store_words;
+  while (a->store_touched < want) {
+    a->store[a->store_touched] = 0;
+    a->store_touched = (a->store_touched / PNR_PAGE_WORDS + 1) * PNR_PAGE_WORDS;
+  }
+}
+
 /* Adds the marking packed in buf with hash h, if it is new. tokens is the
  * same marking decoded, or NULL to decode it only when it is new (most
  * successors are not: decoding them all would be wasted work). */
@@ -597,6 +619,7 @@ static int pnr_add_at(struct pn_analysis *a, const uint32_t *tokens, const uint6
       (rc = pnr_store_reserve(a, s + 1, a->lay.bits)))
     return rc;
   if ((s + 64) / 64 > a->bits_cap && (rc = pnr_bits_reserve(a, s + 1))) return rc;
+  pnr_store_touch(a, ((s + 1) * a->lay.bits + 63) / 64);
   if (a->lay.nwords == 1) pnr_write_bits(a->store, s * a->lay.bits, a->lay.bits, buf[0]);
   else pnr_store_state(a, s, buf);
   a->table[slot] = pnr_entry(a, h, s);

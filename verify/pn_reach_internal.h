@@ -119,6 +119,7 @@ struct pn_analysis {
 
   uint64_t *store; /* nstates * lay.bits bits, plus one spare word */
   size_t store_words;
+  size_t store_touched; /* words below this one were written at least once */
   uint64_t nstates;
 
   /* Open addressing, linear probing. An entry is 0 when empty, else
