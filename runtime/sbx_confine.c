@@ -170,7 +170,7 @@ static int sbx_exec(char *const *argv, char *const *envp)
 static _Noreturn void sbx_command(const struct sbx_cmd *c, int ctl)
 {
   struct sbx_fail f = {0};
-  int keep[1] = {ctl};
+  int keep[3] = {ctl, c->ruleset, c->ruleset_shared};
   int err;
 
   /* Dies with init; the pid namespace guarantees it, this makes it prompt. */
@@ -182,7 +182,7 @@ static _Noreturn void sbx_command(const struct sbx_cmd *c, int ctl)
     sbx_fail_set(&f, SBX_LAYER_SESSION, errno, "setsid: %s", strerror(errno));
     goto fail;
   }
-  if (sbx_close_fds(keep, 1, &f) < 0) {
+  if (sbx_close_fds(keep, 3, &f) < 0) {
     ctl = 3;
     goto fail;
   }
@@ -198,11 +198,20 @@ static _Noreturn void sbx_command(const struct sbx_cmd *c, int ctl)
     }
   if (sbx_rlimits_apply(c->plan->profile, &f) < 0 || sbx_nnp_apply(&f) < 0)
     goto fail;
-  /* Cold: the ruleset is built here, in the finished view, and restricts
-   * this process. Warm: this process is already in the run's Landlock
-   * domain, made by its pid 1 (the spare, sbx_serve.c) from a ruleset built
-   * by the same code in the same view before the request came. */
-  if (!c->landlocked && sbx_landlock_apply(c->plan, &f) < 0)
+  /* Warm: the template's shared layer first (no-shell profiles: the
+   * per-file EXECUTE grants), then the spare's own, built by the same code
+   * in its own finished view (its own /tmp, /proc, /dev/shm) before the
+   * request came (enum sbx_ll_part says why the two allow exactly what the
+   * cold path's one does). Each restriction makes this run's own domain.
+   * Cold: built here, in the view. */
+  if (c->ruleset >= 0) {
+    if ((keep[2] >= 0 && sbx_landlock_restrict(keep[2], c->plan->landlock_abi, &f) < 0) ||
+        sbx_landlock_restrict(keep[1], c->plan->landlock_abi, &f) < 0)
+      goto fail;
+    close(keep[1]);
+    if (keep[2] >= 0)
+      close(keep[2]);
+  } else if (sbx_landlock_apply(c->plan, &f) < 0)
     goto fail;
   if (sbx_caps_drop(&f) < 0)
     goto fail;
@@ -227,7 +236,7 @@ fail:
 _Noreturn void sbx_init_run(const struct sbx_init_args *a)
 {
   struct sbx_fail f = {0};
-  int keep[1] = {a->ctl};
+  int keep[3] = {a->ctl, a->cmd.ruleset, a->cmd.ruleset_shared};
   struct sbx_cmd cmd = a->cmd;
   int ctl = a->ctl;
   char go = 0;
@@ -260,11 +269,13 @@ _Noreturn void sbx_init_run(const struct sbx_init_args *a)
     sbx_fail_set(&f, SBX_LAYER_NAMESPACES, errno, "cgroup namespace: %s", strerror(errno));
     goto fail;
   }
-  if (sbx_close_fds(keep, 1, &f) < 0) {
+  if (sbx_close_fds(keep, 3, &f) < 0) {
     ctl = 3;
     goto fail;
   }
   ctl = keep[0];
+  cmd.ruleset = keep[1];
+  cmd.ruleset_shared = keep[2];
   /* Not dumpable: the command (same uid) cannot ptrace pid 1 or read its
    * memory through /proc, even if the seccomp profile allowed ptrace. */
   prctl(PR_SET_DUMPABLE, 0);
@@ -281,6 +292,10 @@ _Noreturn void sbx_init_run(const struct sbx_init_args *a)
   }
   if (child == 0)
     sbx_command(&cmd, ctl);
+  if (cmd.ruleset >= 0)
+    close(cmd.ruleset);
+  if (cmd.ruleset_shared >= 0)
+    close(cmd.ruleset_shared);
   /* Reap everything (orphans are re-parented to us); report when the
    * command itself ends. Returning then tears the namespace down. */
   for (;;) {
@@ -765,7 +780,7 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
       close(kmsg);
     struct sbx_init_args ia = {
         .cmd = {.plan = &plan, .argv = req->argv, .envp = plan.envp, .flags = req->flags,
-                .unotify = req->unotify, .landlocked = false},
+                .unotify = req->unotify, .ruleset = -1, .ruleset_shared = -1},
         .ctl = sv[1], .sync_rd = sync_pipe[0], .cg_fd = cg.join_fd};
     sbx_init_run(&ia);
   }

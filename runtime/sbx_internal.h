@@ -196,11 +196,10 @@ int sbx_landlock_apply(const struct sbx_plan *plan, struct sbx_fail *f);
  *   SHARED  warm, no-shell profiles: the plan's rules except those on a
  *           run's own /tmp, /dev/shm, /proc, plus every right but EXECUTE
  *           on "/". Built once per template (the ~1,000 per-file EXECUTE
- *           grants); pid 1 of each run restricts itself with it first.
+ *           grants), restricted in each run first.
  *   RUN     warm: the plan's rules with each per-file grant replaced by
- *           its directory (once), built per run in its own view; pid 1
- *           restricts itself with it second (a layer nested in SHARED), and
- *           the command inherits the domain.
+ *           its directory (once), built per run in its own view and
+ *           restricted second.
  * Landlock allows an access only if every layer does, so SHARED+RUN allow
  * exactly what ALL allows: for EXECUTE, (dirs + files) AND (dirs + the
  * files' directories) = dirs + files; for every other right, SHARED allows
@@ -274,7 +273,8 @@ struct sbx_cmd {
   char *const *envp;
   uint32_t flags;              /* enum sbx_run_flags */
   const struct sbx_unotify_cfg *unotify;
-  bool landlocked;             /* warm: pid 1 made the run's Landlock domain already */
+  int ruleset;                 /* warm: the spare's built Landlock ruleset; -1 cold */
+  int ruleset_shared;          /* warm, no-shell: the template's shared layer; else -1 */
 };
 
 /* pid 1 of a sandbox. */

@@ -17,9 +17,8 @@
  * /tmp, /proc, /dev/shm, which is why that part is never shared). A request
  * hands the spare the client's argv, environment and descriptors; it then
  * runs the cold path's tail (sbx_init_run, sbx_confine.c): cgroup, session,
- * descriptors, rlimits, no_new_privs, Landlock (the run's layer, nested in
- * the shared one pid 1 restricted itself with), capabilities, seccomp,
- * execve. The client supervises the run
+ * descriptors, rlimits, no_new_privs, Landlock (shared layer, then the
+ * run's), capabilities, seccomp, execve. The client supervises the run
  * exactly like a cold one.
  *
  * Before a template is used its facts are checked (sbx_plan_fresh) and the
@@ -481,25 +480,8 @@ static _Noreturn void sbx_spare_main(const struct sbx_srv *s, const struct sbx_t
   if (setns(t->mntns, CLONE_NEWNS) < 0 || unshare(CLONE_NEWNS) < 0)
     sbx_fail_set(&f, SBX_LAYER_NAMESPACES, errno, "joining the template's view: %s",
                  strerror(errno));
-  else if (close(t->mntns), sbx_mount_fresh(&t->plan, &f) == 0 &&
-           sbx_landlock_ruleset(&t->plan, t->ll_shared >= 0 ? SBX_LL_RUN : SBX_LL_ALL, &ruleset,
-                                &f) == 0) {
-    /* The run's Landlock domain is made here, ahead of the request (with
-     * ~1,000 rules its creation is the slow part): the shared layer first
-     * (no-shell profiles), then the run's own. pid 1 is root with
-     * CAP_SYS_ADMIN (no no_new_privs needed), has made every mount it
-     * needs, and from now on only waits, joins the cgroup through an open
-     * descriptor, forks and reaps; the command inherits the domain, sets
-     * no_new_privs and goes on as in the cold path. Stricter than the cold
-     * path's pid 1, which is not Landlocked at all; the command cannot
-     * signal or ptrace it anyway (pid 1 of its namespace, non-dumpable). */
-    if ((t->ll_shared < 0 || sbx_landlock_restrict(t->ll_shared, t->plan.landlock_abi, &f) == 0) &&
-        sbx_landlock_restrict(ruleset, t->plan.landlock_abi, &f) == 0) {
-      if (t->ll_shared >= 0)
-        close(t->ll_shared);
-      close(ruleset);
-    }
-  }
+  else if (close(t->mntns), sbx_mount_fresh(&t->plan, &f) == 0)
+    sbx_landlock_ruleset(&t->plan, t->ll_shared >= 0 ? SBX_LL_RUN : SBX_LL_ALL, &ruleset, &f);
   n = sbx_warm_recv(sock, s->buf, SBX_WARM_MAX_REQ, fds, &n_fds, &trunc);
   if (n <= 0 || trunc ||
       sbx_warm_parse(s->buf, (size_t)n, n_fds, &hdr, &head, &argv, &envp) < 0)
@@ -510,7 +492,8 @@ static _Noreturn void sbx_spare_main(const struct sbx_srv *s, const struct sbx_t
     if (dup2(fds[i], i) < 0)
       _exit(SBX_EXIT_FAILURE);
   ia.cmd = (struct sbx_cmd){.plan = &t->plan, .argv = argv, .envp = envp, .flags = hdr.flags,
-                            .unotify = NULL, .landlocked = true};
+                            .unotify = NULL, .ruleset = ruleset,
+                            .ruleset_shared = t->ll_shared};
   ia.ctl = fds[3];
   ia.sync_rd = fds[4];
   ia.cg_fd = n_fds > 5 ? fds[5] : -1;

@@ -2,7 +2,8 @@
  * template). "hold SECONDS" plants markers in its /tmp and /dev/shm, waits,
  * and checks they are still there and nothing of the other run appeared;
  * "probe" must see none of the first run's markers, no process but its
- * own, and its kill(-1) must reach nobody. Exit 0: isolated; 1: not. */
+ * own, may not even probe pid 1 (kill(1, 0): Landlock signal scoping), and
+ * its kill(-1) must reach nobody. Exit 0: isolated; 1: not. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -62,6 +63,12 @@ int main(int argc, char **argv)
     /* pid 1 (sbx's init) and this process: anything else is another run's. */
     if (pids > 2) {
       fprintf(stderr, "esc_warm: %d processes visible\n", pids);
+      return 1;
+    }
+    /* sbx's pid 1 is outside the command's Landlock domain (cold and
+     * warm alike): even probing it is refused. */
+    if (kill(1, 0) == 0) {
+      fprintf(stderr, "esc_warm: kill(1, 0) reached pid 1\n");
       return 1;
     }
     /* Every process this one may signal, init excepted: none but its own. */
