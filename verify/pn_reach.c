@@ -756,18 +756,6 @@ static int pnr_expand_batch(struct pn_analysis *a, struct pnr_batch *b, unsigned
   }
 }
 
-/* Prefetches the stored state behind the first fingerprint match of each
- * hash's slot (the slot itself was prefetched a stage earlier). */
-void pnr_prefetch_keys(const struct pn_analysis *a, const uint64_t *hash, uint32_t n) {
-  uint64_t imask = pnr_mask_bits(a->idx_bits);
-  for (uint32_t k = 0; k < n; k++) {
-    uint64_t h = hash[k];
-    uint32_t e = a->table[h & a->table_mask];
-    if (e && (uint32_t)((uint64_t)e >> a->idx_bits) == pnr_fingerprint(a, h))
-      __builtin_prefetch(&a->store[(((e & imask) - 1) * a->lay.bits) >> 6]);
-  }
-}
-
 /* The bookkeeping of expanded state s before its successors are inserted:
  * level boundaries (s opens a level when it is the first state numbered
  * after the previous level was complete), dead states, firings. */

@@ -171,8 +171,6 @@ int64_t pnr_lookup(const struct pn_analysis *a, const uint64_t *buf);
 /* Index of the marking tokens (which may exceed the current widths), or -1. */
 int64_t pnr_lookup_tokens(const struct pn_analysis *a, const uint32_t *tokens, uint64_t *scratch);
 
-/* Prefetches the stored keys of hash[0..n) (after their slots). */
-void pnr_prefetch_keys(const struct pn_analysis *a, const uint64_t *hash, uint32_t n);
 /* The buffers of pipeline slot slot of sc (see succ_cap). */
 static inline uint64_t *pnr_pipe_buf(const struct pn_analysis *a, const struct pnr_scratch *sc,
                                      unsigned slot) {
@@ -317,6 +315,19 @@ static inline uint64_t pnr_probe(const struct pn_analysis *a, const uint64_t *bu
       return i;
     }
     i = (i + 1) & a->table_mask;
+  }
+}
+
+/* Prefetches the stored state behind the first fingerprint match of each
+ * hash's slot (the slot itself was prefetched a stage earlier). Inline:
+ * the forward search calls it once per successor. */
+static inline void pnr_prefetch_keys(const struct pn_analysis *a, const uint64_t *hash, uint32_t n) {
+  uint64_t imask = pnr_mask_bits(a->idx_bits);
+  for (uint32_t k = 0; k < n; k++) {
+    uint64_t h = hash[k];
+    uint32_t e = a->table[h & a->table_mask];
+    if (e && (uint32_t)((uint64_t)e >> a->idx_bits) == pnr_fingerprint(a, h))
+      __builtin_prefetch(&a->store[(((e & imask) - 1) * a->lay.bits) >> 6]);
   }
 }
 
