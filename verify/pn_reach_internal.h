@@ -346,6 +346,16 @@ static inline int64_t pnr_lookup_hashed(const struct pn_analysis *a, const uint6
   return found ? (int64_t)s : -1;
 }
 
+/* Bits set in x. Without -mpopcnt (the build targets any x86-64) the
+ * builtin is a libgcc call; this inlines to a dozen instructions, which
+ * matters for the bitset counts between backward levels (serial). */
+static inline unsigned pnr_popcount64(uint64_t x) {
+  x = x - ((x >> 1) & UINT64_C(0x5555555555555555));
+  x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
+  x = (x + (x >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
+  return (unsigned)((x * UINT64_C(0x0101010101010101)) >> 56);
+}
+
 static inline bool pnr_bit(const uint64_t *set, uint64_t i) {
   return (set[i >> 6] >> (i & 63)) & 1u;
 }

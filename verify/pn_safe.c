@@ -299,7 +299,7 @@ static int pnr_backward_step(struct pn_analysis *a, struct pnr_bitsets *bs, bool
   struct pnr_back_work work[PNR_MAX_THREADS];
   uint64_t total = 0;
   size_t next_block = 0;
-  for (size_t i = 0; i < bs->words; i++) total += (uint64_t)__builtin_popcountll(bs->f[i]);
+  for (size_t i = 0; i < bs->words; i++) total += (uint64_t)pnr_popcount64(bs->f[i]);
   unsigned nt = a->nthreads;
   if (total < PNR_PAR_MIN) nt = 1;
   memset(bs->n, 0, bs->words * sizeof *bs->n);
@@ -319,7 +319,7 @@ static int pnr_backward_step(struct pn_analysis *a, struct pnr_bitsets *bs, bool
 
 static uint64_t pnr_popcount(const uint64_t *set, size_t words) {
   uint64_t c = 0;
-  for (size_t i = 0; i < words; i++) c += (uint64_t)__builtin_popcountll(set[i]);
+  for (size_t i = 0; i < words; i++) c += (uint64_t)pnr_popcount64(set[i]);
   return c;
 }
 
@@ -438,11 +438,11 @@ int pnr_compute_safe(struct pn_analysis *a) {
   bool admissions = false;
   for (uint32_t t = 0; t < a->ntrans; t++) admissions |= a->trans[t].admission;
   for (size_t w = 0; w < b.words; w++) {
-    dead_in_s += (uint64_t)__builtin_popcountll(a->dead[w] & a->safe[w]);
+    dead_in_s += (uint64_t)pnr_popcount64(a->dead[w] & a->safe[w]);
     uint64_t bits = a->safe[w] & ~a->dead[w];
     if (!admissions) {
       /* Without admissions every live marking of S is saturated. */
-      insafe += (uint64_t)__builtin_popcountll(bits);
+      insafe += (uint64_t)pnr_popcount64(bits);
       continue;
     }
     while (bits) {
