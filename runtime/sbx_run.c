@@ -442,7 +442,16 @@ int sbx_serve_cmd(const struct sbx_tables *t, const struct sbx_opts *o)
     fprintf(stderr, "sbx serve: no state directory: set %s\n", SBX_STATE_DIR_ENV);
     return SBX_EXIT_FAILURE;
   }
-  /* Ours alone; sbx_serve refuses a directory that is not (0700). */
+  /* The state directory as admission makes it (0700 when new), then ours
+   * alone inside it; sbx_serve refuses a directory that is not (0700). */
+  {
+    char state[PATH_MAX];
+    if (sbx_admit_state_dir(state, sizeof(state)) == 0 && mkdir(state, 0700) != 0 &&
+        errno != EEXIST) {
+      fprintf(stderr, "sbx serve: %s: %s\n", state, strerror(errno));
+      return SBX_EXIT_FAILURE;
+    }
+  }
   if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
     fprintf(stderr, "sbx serve: %s: %s\n", dir, strerror(errno));
     return SBX_EXIT_FAILURE;
