@@ -524,6 +524,7 @@ static int pnr_presize(struct pn_analysis *a) {
     while ((uint64_t)b > pnr_mask_bits(w)) w++;
     if (w > a->lay.width[k]) a->lay.width[k] = w;
     a->fixed[k] = true;
+    a->sbound[k] = (uint32_t)b;
   }
 out:
   free(bound);
@@ -645,16 +646,31 @@ struct pnr_bounds_work {
   const struct pn_analysis *a;
   uint64_t first, end;
   uint64_t *state;
-  uint32_t *max;
+  uint32_t *max, *open;
 };
 
+/* Only the places still below the bound their semiflows prove are
+ * decoded (open), and the list is pruned every 1 024 states: no state can
+ * raise a maximum that has reached it. On Kanban and FMS most places get
+ * there early, so most of the decoding is skipped. */
 static void *pnr_bounds_run(void *arg) {
   struct pnr_bounds_work *w = arg;
   const struct pn_analysis *a = w->a;
   const struct pnr_layout *l = &a->lay;
-  for (uint64_t s = w->first; s < w->end; s++) {
+  uint32_t nopen = 0;
+  for (uint32_t k = 0; k < a->ntracked; k++) w->open[nopen++] = k;
+  for (uint64_t s = w->first; s < w->end && nopen; s++) {
+    if (!(s & 1023)) {
+      uint32_t kept = 0;
+      for (uint32_t i = 0; i < nopen; i++) {
+        uint32_t k = w->open[i];
+        if (!a->fixed[k] || w->max[k] < a->sbound[k]) w->open[kept++] = k;
+      }
+      nopen = kept;
+    }
     pnr_load(a, s, w->state);
-    for (uint32_t k = 0; k < a->ntracked; k++) {
+    for (uint32_t i = 0; i < nopen; i++) {
+      uint32_t k = w->open[i];
       uint32_t v = (uint32_t)((w->state[l->word[k]] >> l->shift[k]) & l->mask[k]);
       if (v > w->max[k]) w->max[k] = v;
     }
@@ -674,8 +690,8 @@ static int pnr_bounds(struct pn_analysis *a) {
   for (unsigned t = 0; t < nt; t++) {
     work[t] = (struct pnr_bounds_work){a, a->nstates * t / nt, a->nstates * (t + 1) / nt,
                                        calloc(a->lay.nwords, sizeof(uint64_t)),
-                                       calloc(n, sizeof(uint32_t))};
-    if (!work[t].state || !work[t].max) goto out;
+                                       calloc(n, sizeof(uint32_t)), calloc(n, sizeof(uint32_t))};
+    if (!work[t].state || !work[t].max || !work[t].open) goto out;
   }
   pnr_run_threads(a, nt, pnr_bounds_run, work, sizeof work[0]);
   for (unsigned t = 0; t < nt; t++)
@@ -687,6 +703,7 @@ out:
   for (unsigned t = 0; t < nt; t++) {
     free(work[t].state);
     free(work[t].max);
+    free(work[t].open);
   }
   return rc;
 }
@@ -1242,11 +1259,12 @@ int pn_analyze(const struct pn_net *net, const struct pn_analysis_opts *opts,
   a->lay.shift = calloc(n, sizeof *a->lay.shift);
   a->lay.mask = calloc(n, sizeof *a->lay.mask);
   a->fixed = calloc(n, sizeof *a->fixed);
+  a->sbound = calloc(n, sizeof *a->sbound);
   a->tok_a = calloc(n, sizeof *a->tok_a);
   a->tok_b = calloc(n, sizeof *a->tok_b);
   a->bounds = calloc(net->nplaces ? net->nplaces : 1, sizeof *a->bounds);
   rc = -ENOMEM;
-  if (!a->lay.width || !a->lay.word || !a->lay.shift || !a->lay.mask || !a->fixed || !a->tok_a ||
+  if (!a->lay.width || !a->lay.word || !a->lay.shift || !a->lay.mask || !a->fixed || !a->sbound || !a->tok_a ||
       !a->tok_b || !a->bounds)
     goto fail;
   for (uint32_t p = 0; p < net->nplaces; p++) a->bounds[p] = a->slot_of[p] < 0 ? -1 : 0;
@@ -1319,6 +1337,7 @@ void pn_analysis_free(struct pn_analysis *a) {
   free(a->lay.shift);
   free(a->lay.mask);
   free(a->fixed);
+  free(a->sbound);
   pnr_unmap(a->store, a->store_words * sizeof *a->store);
   if (a->table) pnr_unmap(a->table, (a->table_mask + 1) * sizeof *a->table);
   free(a->level_start);

@@ -116,6 +116,7 @@ struct pn_analysis {
    * bound, so no firing can outgrow it and the firings skip its room
    * tests (docs/analysis.md, "Structural bounds"). */
   bool *fixed;
+  uint32_t *sbound; /* per fixed slot: the bound the semiflows prove */
 
   uint64_t *store; /* nstates * lay.bits bits, plus one spare word */
   size_t store_words;

@@ -350,6 +350,13 @@ static void cross_check(const struct pn_net *net) {
   uint64_t counts[4] = {0};
   for (uint64_t s = 0; s < nv.n; s++) counts[nv.cls[s]]++;
   for (int c = 0; c < 4; c++) ck_assert_uint_eq(pn_analysis_class_count(a, (enum pn_class)c), counts[c]);
+  /* Bounds: the largest count in any marking (environment places: -1). */
+  for (uint32_t p = 0; p < net->nplaces; p++) {
+    int64_t max = net->places[p].role == PN_PLACE_TRACKED ? 0 : -1;
+    for (uint64_t s = 0; s < nv.n && max >= 0; s++)
+      if (nv.marks[s * nv.nplaces + p] > max) max = nv.marks[s * nv.nplaces + p];
+    ck_assert_int_eq(pn_analysis_bounds(a)[p], max);
+  }
   int64_t *m = calloc(net->nplaces + 1, sizeof *m);
   for (uint64_t s = 0; s < pn_analysis_states(a); s++) {
     pn_analysis_marking(a, s, m);
