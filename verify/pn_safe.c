@@ -66,6 +66,7 @@ struct pnr_back_work {
   uint64_t *v;
   size_t *next_block; /* shared, atomic */
   bool any;
+  uint64_t newly;            /* push: states this thread put in the next frontier */
   uint64_t examined, marked; /* pull: states looked at, states marked */
   /* Pull: states whose successors so far were not marked, FIFO. */
   struct pnr_back_state retry[PNR_RETRY_CAP];
@@ -141,6 +142,7 @@ static bool pnr_backward_resolve(struct pnr_back_work *w, const struct pnr_batch
         continue;
     }
     pnr_set_atomic(bs->n, (uint64_t)p);
+    w->newly++;
     any = true;
   }
   return any;
@@ -295,22 +297,25 @@ static void *pnr_backward_run(void *arg) {
  * the level's result is the same set whichever thread takes a state.
  * Returns 1 when something was marked, 0 when not, or -ENOMEM. */
 static int pnr_backward_step(struct pn_analysis *a, struct pnr_bitsets *bs, bool progress_only,
-                             bool x_full, uint64_t *v) {
+                             bool x_full, uint64_t *v, uint64_t *frontier) {
   struct pnr_back_work work[PNR_MAX_THREADS];
-  uint64_t total = 0;
   size_t next_block = 0;
-  for (size_t i = 0; i < bs->words; i++) total += (uint64_t)pnr_popcount64(bs->f[i]);
   unsigned nt = a->nthreads;
-  if (total < PNR_PAR_MIN) nt = 1;
+  if (*frontier < PNR_PAR_MIN) nt = 1;
   memset(bs->n, 0, bs->words * sizeof *bs->n);
   for (unsigned t = 0; t < nt; t++) {
-    work[t] = (struct pnr_back_work){a, bs, {0}, progress_only, x_full, false, v, &next_block, false, 0, 0, {{0}}, 0, 0};
+    work[t] = (struct pnr_back_work){.a = a, .bs = bs, .progress_only = progress_only,
+                                     .x_full = x_full, .v = v, .next_block = &next_block};
     int rc = pnr_scratch_get(a, t, &work[t].sc);
     if (rc) return rc;
   }
   pnr_run_threads(a, nt, pnr_backward_run, work, sizeof work[0]);
   bool any = false;
-  for (unsigned t = 0; t < nt; t++) any |= work[t].any;
+  *frontier = 0;
+  for (unsigned t = 0; t < nt; t++) {
+    any |= work[t].any;
+    *frontier += work[t].newly;
+  }
   uint64_t *tmp = bs->f;
   bs->f = bs->n;
   bs->n = tmp;
@@ -337,14 +342,17 @@ static uint64_t pnr_popcount(const uint64_t *set, size_t words) {
  * state marked here; so does a sweep whose first PNR_PULL_PROBE states per
  * thread were mostly failures (pnr_pull_resolve gives it up half-way
  * rather than pay for a whole sweep that marks little). Returns 0 when v
- * is complete, 1 to push on, or an error. */
-static int pnr_pull(struct pn_analysis *a, struct pnr_bitsets *bs, bool x_full, uint64_t *v) {
+ * is complete, 1 to push on, or an error; adds the states it marked (all
+ * also put in f) to *pulled. */
+static int pnr_pull(struct pn_analysis *a, struct pnr_bitsets *bs, bool x_full, uint64_t *v,
+                    uint64_t *pulled) {
   for (;;) {
     struct pnr_back_work work[PNR_MAX_THREADS];
     size_t next_block = 0;
     unsigned nt = a->nthreads;
     for (unsigned t = 0; t < nt; t++) {
-      work[t] = (struct pnr_back_work){a, bs, {0}, false, x_full, true, v, &next_block, false, 0, 0, {{0}}, 0, 0};
+      work[t] = (struct pnr_back_work){.a = a, .bs = bs, .x_full = x_full, .pull = true, .v = v,
+                                       .next_block = &next_block};
       int rc = pnr_scratch_get(a, t, &work[t].sc);
       if (rc) return rc;
     }
@@ -354,6 +362,7 @@ static int pnr_pull(struct pn_analysis *a, struct pnr_bitsets *bs, bool x_full, 
       examined += work[t].examined;
       marked += work[t].marked;
     }
+    *pulled += marked;
     if (next_block >= PNR_ABORTED) return 1; /* given up: proves nothing */
     if (!marked) return 0;
     if (marked * 4 < examined) return 1;
@@ -396,8 +405,9 @@ int pnr_compute_safe(struct pn_analysis *a) {
       pnr_set(b.v, 0);
       pnr_set(b.f, 0);
       uint64_t in_x = x_full ? a->nstates : pnr_popcount(b.x, b.words);
-      uint64_t ratio = PNR_PULL_RATIO;
-      while ((rc = pnr_backward_step(a, &b, false, x_full, b.v)) > 0) {
+      uint64_t ratio = PNR_PULL_RATIO, marked = 1, frontier = 1;
+      while ((rc = pnr_backward_step(a, &b, false, x_full, b.v, &frontier)) > 0) {
+        marked += frontier;
         /* Pull once the unmarked states are at most ratio times the
          * frontier; after a pull that did not pay, only at half the
          * ratio. Measured in lookups plus half the successors computed
@@ -406,25 +416,28 @@ int pnr_compute_safe(struct pn_analysis *a) {
          * 20.7 / 20.8 million, FMS N=5 7.5 / 6.4 / 6.3 and 9.3 / 6.8 /
          * 7.0 million; ratio 12 without giving sweeps up (the previous
          * rule): Kanban 21.2, FMS 10.3 million. */
-        uint64_t unmarked = in_x - pnr_popcount(b.v, b.words);
-        if (unmarked > ratio * pnr_popcount(b.f, b.words)) continue;
+        if (in_x - marked > ratio * frontier) continue;
         ratio /= 2;
-        if ((rc = pnr_pull(a, &b, x_full, b.v)) <= 0) break;
+        uint64_t pulled = 0;
+        rc = pnr_pull(a, &b, x_full, b.v, &pulled);
+        marked += pulled;
+        frontier += pulled; /* f: the frontier and every state pulled */
+        if (rc <= 0) break;
       }
       if (rc < 0) goto out;
     }
     /* Removed = X \ V becomes the frontier of the closure. */
-    bool removed = false;
+    uint64_t removed = 0;
     for (size_t w = 0; w < b.words; w++) {
       b.f[w] = b.x[w] & ~b.v[w];
-      removed |= b.f[w] != 0;
+      removed += pnr_popcount64(b.f[w]);
       b.x[w] = b.v[w];
     }
     if (!removed) break;
     /* Step 2: a progress step cannot be refused, so a marking with one into
      * a removed marking must go too, transitively. */
     x_full = false;
-    while ((rc = pnr_backward_step(a, &b, true, false, b.x)) > 0) {
+    while ((rc = pnr_backward_step(a, &b, true, false, b.x, &removed)) > 0) {
     }
     if (rc < 0) goto out;
     rc = -ENOMEM;
