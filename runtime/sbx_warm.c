@@ -265,7 +265,6 @@ int sbx_warm_run(const struct sbx_run_request *req, uint64_t tmax, struct sbx_ru
   struct stat st;
   int server = -1, kmsg = -1, sv[2] = {-1, -1}, sync_pipe[2] = {-1, -1}, pidfd = -1;
   int fds[SBX_WARM_FDS], n_fds = 5, one = 1, null_fd = -1, rc;
-  bool early_go;
   uint64_t t0;
 
   /* The template's view is built without a user namespace: a server of
@@ -346,15 +345,6 @@ int sbx_warm_run(const struct sbx_run_request *req, uint64_t tmax, struct sbx_ru
   if (cg.join_fd >= 0)
     fds[n_fds++] = cg.join_fd;
   hdr->n_fds = (uint32_t)n_fds;
-  /* The go ('g': uid maps written, cgroup attached) can be given at once
-   * unless pid 1 must first be moved into a v2 cgroup by pid: there is no
-   * user namespace here, and with v1 it joins by itself. One wake-up less
-   * on the way to exec. */
-  early_go = cg.join_fd >= 0 || cg.mode == SBX_CGROUP_NONE;
-  if (early_go && write(sync_pipe[1], "g", 1) != 1) {
-    sbx_warm_decline(res, tmax, "releasing the sandbox: %s", strerror(errno));
-    goto declined;
-  }
   t0 = sbx_now_ms();
   if ((rc = sbx_warm_send(server, buf, len, fds, n_fds)) < 0) {
     sbx_warm_decline(res, tmax, "sending the request: %s", strerror(-rc));
@@ -381,7 +371,10 @@ int sbx_warm_run(const struct sbx_run_request *req, uint64_t tmax, struct sbx_ru
                      strerror(-rc));
     goto kill_declined;
   }
-  if (!early_go && write(sync_pipe[1], "g", 1) != 1) {
+  /* The go only once the server said STARTED: a request it answers late
+   * (after we gave up and ran cold) then finds the sync pipe closed and
+   * pid 1 exits without running anything; the command never runs twice. */
+  if (write(sync_pipe[1], "g", 1) != 1) {
     sbx_warm_decline(res, tmax, "releasing the sandbox: %s", strerror(errno));
     goto kill_declined;
   }

@@ -42,6 +42,23 @@ expect_err "start-up: cold" "SBX_WARM=0 runs cold"
 run_sbx run -v --approver none --profile standard -- true
 expect_err "start-up: cold \(approvals" "approvals: cold, with the reason"
 
+# A server that answers too late (stopped here): the client runs cold after
+# its 5 s wait, and the request, served once the server resumes, must not
+# run the command a second time (pid 1 waits for a go that never comes).
+arg=2.$RANDOM
+kill -STOP "$WARM_PID"
+run_sbx run -v --profile strict -- sleep "$arg"
+expect_rc 0 "stopped server: the run still happens"
+expect_err "start-up: cold \(server did not answer" "stopped server: cold after the wait"
+kill -CONT "$WARM_PID"
+for _ in $(seq 20); do proc_running "sleep $arg" && break; sleep 0.05; done
+if proc_running "sleep $arg"; then
+  fail "the late request ran the command a second time"
+  kill -KILL $(procs_matching "sleep $arg") 2>/dev/null
+else
+  pass "the late request ran nothing"
+fi
+
 # The server stopped: cold, and it works.
 warm_stop
 run_sbx run -v -- true
