@@ -142,9 +142,8 @@ static void sbx_spare_drop(struct sbx_tmpl *t)
   t->spare_pidfd = t->spare_sock = -1;
 }
 
-static void sbx_tmpl_drop(struct sbx_srv *s, struct sbx_tmpl *t)
+static void sbx_tmpl_drop(struct sbx_tmpl *t)
 {
-  (void)s;
   if (!t->used)
     return;
   sbx_spare_drop(t);
@@ -271,7 +270,7 @@ static int sbx_tmpl_build(struct sbx_srv *s, const struct sbx_key *k, char *why,
     for (int i = 1; i < s->n_tmpl; i++)
       if (s->tmpl[i].last_used < t->last_used)
         t = &s->tmpl[i];
-    sbx_tmpl_drop(s, t);
+    sbx_tmpl_drop(t);
   }
   /* The kernel as it is now (a cgroup hierarchy may have come or gone). */
   sbx_probe_for_run(&s->feat);
@@ -352,7 +351,7 @@ fail:
     close(sp[0]);
   if (sp[1] >= 0)
     close(sp[1]);
-  sbx_tmpl_drop(s, t);
+  sbx_tmpl_drop(t);
   return rc;
 }
 
@@ -616,7 +615,7 @@ static void sbx_serve_request(struct sbx_srv *s, struct sbx_conn *c)
   k.flags = hdr.flags & SBX_RUN_ALLOW_GIT_CONFIG;
   if (sbx_mounts_changed(s)) {
     for (int i = 0; i < s->n_tmpl; i++)
-      sbx_tmpl_drop(s, &s->tmpl[i]);
+      sbx_tmpl_drop(&s->tmpl[i]);
     sbx_serve_log(s, "mount table changed: every template dropped");
   }
   for (int i = 0; i < s->n_tmpl && !t; i++)
@@ -627,7 +626,7 @@ static void sbx_serve_request(struct sbx_srv *s, struct sbx_conn *c)
    * dropped and made anew from a fresh plan, what a cold run computes. */
   if (t && !sbx_plan_fresh(&t->plan, stale, sizeof stale)) {
     sbx_serve_log(s, "template stale: %s", stale);
-    sbx_tmpl_drop(s, t);
+    sbx_tmpl_drop(t);
     t = NULL;
     snprintf(note, sizeof note, "template rebuilt: %.100s", stale);
   } else if (!t)
@@ -860,7 +859,7 @@ cleanup:
     } else
       sbx_conn_close(&s.conns[i]);
   for (int i = 0; s.tmpl && i < s.n_tmpl; i++)
-    sbx_tmpl_drop(&s, &s.tmpl[i]);
+    sbx_tmpl_drop(&s.tmpl[i]);
   if (s.listen_fd >= 0) {
     close(s.listen_fd);
     unlink(o->socket_path);
