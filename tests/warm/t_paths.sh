@@ -30,6 +30,17 @@ both 124 "timeout" --profile strict --timeout 0.3 -- sleep 5
 both 143 "SIGTERM" --profile strict -- python3 -c 'import os, signal; os.kill(os.getpid(), signal.SIGTERM)'
 both 0 "hardened" --profile hardened -- true
 
+# Options in the wrong place are refused, not ignored.
+run_sbx serve --profile strict
+expect_rc 125 "serve --profile refused"
+expect_err "serve: only --idle and -v" "serve says what it accepts"
+run_sbx run --idle 5 -- true
+expect_rc 125 "run --idle refused"
+run_sbx check --cold
+expect_rc 125 "check --cold refused"
+run_sbx serve --idle 0
+expect_rc 125 "serve --idle 0 refused"
+
 # Output and input go through the passed descriptors.
 out=$(echo hello | "$SBX" run --profile strict -- cat)
 [[ $out == hello ]] && pass "stdin/stdout through the warm run" || fail "stdin/stdout: '$out'"
