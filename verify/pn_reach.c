@@ -875,12 +875,12 @@ struct pnr_fwd_work {
   struct pnr_scratch sc;
   uint64_t *cand, *cand_hash;
   size_t ncand, cand_cap;
-  /* The candidates of this thread in this chunk, hashed (32 bits of the
+  /* The candidates of this thread in this chunk, hashed (16 bits of the
    * hash above candidate + 1, 0 empty): a state this thread already kept
    * is kept once, because its first copy is inserted first in phase 2
    * anyway. The hash bits settle most mismatches without reading the
-   * candidate's hash (20 % of this set's cost on Kanban N=5). */
-  uint64_t *seen;
+   * candidate's hash, and 4-byte entries keep the set at 64 KiB. */
+  uint32_t *seen;
   int rc; /* 0, 2: a count outgrows its field, -ENOMEM */
 };
 #define PNR_SEEN_SLOTS 16384u
@@ -911,17 +911,17 @@ static inline bool pnr_words_equal(const uint64_t *x, const uint64_t *y, uint32_
 
 static bool pnr_fwd_keep(struct pnr_fwd_work *w, const uint64_t *buf, uint64_t h) {
   uint32_t nw = w->a->lay.nwords;
-  uint32_t i = (uint32_t)(h >> 40) & (PNR_SEEN_SLOTS - 1);
-  uint64_t *slot = NULL, fp = h << 32; /* low hash bits: not the ones that chose i */
+  uint32_t i = (uint32_t)(h >> 40) & (PNR_SEEN_SLOTS - 1), *slot = NULL;
+  uint32_t fp = (uint32_t)h << 16; /* low hash bits: not the ones that chose i */
   for (uint32_t probes = 0; probes < 16; probes++, i = (i + 1) & (PNR_SEEN_SLOTS - 1)) {
-    uint64_t e = w->seen[i];
+    uint32_t e = w->seen[i];
     if (!e) {
       slot = &w->seen[i];
       break;
     }
-    /* The entry holds 32 hash bits: a mismatch costs no candidate read. */
-    if ((e & ~(uint64_t)UINT32_MAX) == fp &&
-        pnr_words_equal(w->cand + (size_t)((uint32_t)e - 1) * nw, buf, nw))
+    /* The entry holds 16 hash bits: most mismatches cost no candidate read. */
+    if ((e & 0xffff0000u) == fp && w->cand_hash[(e & 0xffffu) - 1] == h &&
+        pnr_words_equal(w->cand + (size_t)((e & 0xffffu) - 1) * nw, buf, nw))
       return true;
   }
   if (w->ncand == w->cand_cap) {
@@ -936,7 +936,9 @@ static bool pnr_fwd_keep(struct pnr_fwd_work *w, const uint64_t *buf, uint64_t h
   }
   memcpy(w->cand + w->ncand * nw, buf, nw * sizeof *buf);
   w->cand_hash[w->ncand++] = h;
-  if (slot) *slot = fp | (uint32_t)w->ncand; /* a full run: just not deduplicated */
+  /* A full run, or more candidates than 16 bits number: just not
+   * deduplicated. */
+  if (slot && w->ncand <= 0xffffu) *slot = fp | (uint32_t)w->ncand;
   return true;
 }
 
