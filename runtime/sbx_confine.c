@@ -87,7 +87,7 @@ uint64_t sbx_now_ms(void)
  * directory outside the view, a terminal) is reachable inside. Landlock
  * does not apply to descriptors opened before it, which is why they must
  * go. */
-static int sbx_close_fds(int *keep, int n, struct sbx_fail *f)
+int sbx_close_fds(int *keep, int n, struct sbx_fail *f)
 {
   int err, hi = 3 + n;
   for (int i = 0; i < n; i++)
@@ -127,7 +127,7 @@ fail:
 /* Signal dispositions set to "ignore" and the blocked mask survive execve:
  * whatever sbx's caller ignored or blocked (SIGINT, SIGPIPE, SIGCHLD) must
  * not silently change how the command (or init's waitpid) behaves. */
-static void sbx_reset_signals(void)
+void sbx_reset_signals(void)
 {
   sigset_t none;
   for (int sig = 1; sig < NSIG; sig++)
@@ -164,30 +164,37 @@ static int sbx_exec(char *const *argv, char *const *envp)
   return denied ? EACCES : ENOENT;
 }
 
-/* The command's process: session, descriptors, limits, Landlock,
- * capabilities, seccomp (last), execve. Never returns. Cold and warm runs
- * share it; they differ only in where the Landlock ruleset comes from. */
-static _Noreturn void sbx_command(const struct sbx_cmd *c, int ctl)
+/* The request-independent part of the command's preparation: limits,
+ * no_new_privs, Landlock (ruleset/shared: warm, the spare's own layer and
+ * the template's shared one, both closed here; -1: cold, built here in the
+ * view). A warm spare's pre-forked command does this before the request
+ * (sbx_serve.c), the cold command after setsid and closing descriptors. */
+int sbx_command_limit(const struct sbx_cmd *c, int ruleset, int shared, struct sbx_fail *f)
 {
-  struct sbx_fail f = {0};
-  int keep[3] = {ctl, c->ruleset, c->ruleset_shared};
-  int err;
+  if (sbx_rlimits_apply(c->plan->profile, f) < 0 || sbx_nnp_apply(f) < 0)
+    return -1;
+  /* Warm: the template's shared layer first (no-shell profiles: the
+   * per-file EXECUTE grants), then the spare's own, built by the same code
+   * in its own finished view (its own /tmp, /proc, /dev/shm) before the
+   * request came (enum sbx_ll_part says why the two allow exactly what the
+   * cold path's one does). Each restriction makes the command's own domain
+   * (never pid 1's: Landlock's signal scoping then refuses kill(1, 0)).
+   * Cold: built here, in the view. */
+  if (ruleset >= 0) {
+    if ((shared >= 0 && sbx_landlock_restrict(shared, c->plan->landlock_abi, f) < 0) ||
+        sbx_landlock_restrict(ruleset, c->plan->landlock_abi, f) < 0)
+      return -1;
+    close(ruleset);
+    if (shared >= 0)
+      close(shared);
+  } else if (sbx_landlock_apply(c->plan, f) < 0)
+    return -1;
+  return 0;
+}
 
-  /* Dies with init; the pid namespace guarantees it, this makes it prompt. */
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  /* A new session without a controlling terminal: TIOCSTI (pushing input
-   * into the caller's shell) and job-control signals to the caller's
-   * process group become impossible even if fd 0 is the caller's tty. */
-  if (setsid() < 0) {
-    sbx_fail_set(&f, SBX_LAYER_SESSION, errno, "setsid: %s", strerror(errno));
-    goto fail;
-  }
-  if (sbx_close_fds(keep, 3, &f) < 0) {
-    ctl = 3;
-    goto fail;
-  }
-  ctl = keep[0];
-  /* Closed stdio would make the command's first open() land on 0..2. */
+/* Closed stdio would make the command's first open() land on 0..2. */
+static void sbx_stdio_fill(void)
+{
   for (int fd = 0; fd < 3; fd++)
     if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
       int n = open("/dev/null", O_RDWR);
@@ -196,39 +203,59 @@ static _Noreturn void sbx_command(const struct sbx_cmd *c, int ctl)
         close(n);
       }
     }
-  if (sbx_rlimits_apply(c->plan->profile, &f) < 0 || sbx_nnp_apply(&f) < 0)
+}
+
+/* The end of the command's preparation, cold and warm alike: a failure
+ * already in *f is reported; capabilities, the approvals' notify filter,
+ * READY, seccomp (last), execve. Never returns. */
+_Noreturn void sbx_command_exec(const struct sbx_cmd *c, int ctl, struct sbx_fail *f)
+{
+  int err;
+  if (f->layer != SBX_LAYER_NONE)
     goto fail;
-  /* Warm: the template's shared layer first (no-shell profiles: the
-   * per-file EXECUTE grants), then the spare's own, built by the same code
-   * in its own finished view (its own /tmp, /proc, /dev/shm) before the
-   * request came (enum sbx_ll_part says why the two allow exactly what the
-   * cold path's one does). Each restriction makes this run's own domain.
-   * Cold: built here, in the view. */
-  if (c->ruleset >= 0) {
-    if ((keep[2] >= 0 && sbx_landlock_restrict(keep[2], c->plan->landlock_abi, &f) < 0) ||
-        sbx_landlock_restrict(keep[1], c->plan->landlock_abi, &f) < 0)
-      goto fail;
-    close(keep[1]);
-    if (keep[2] >= 0)
-      close(keep[2]);
-  } else if (sbx_landlock_apply(c->plan, &f) < 0)
-    goto fail;
-  if (sbx_caps_drop(&f) < 0)
+  if (sbx_caps_drop(f) < 0)
     goto fail;
   /* Approvals: the notify filter goes before the profile's (sbx_unotify_sbx.h). */
-  if (c->unotify && sbx_unotify_handoff(ctl, c->unotify->ops, &f) < 0)
+  if (c->unotify && sbx_unotify_handoff(ctl, c->unotify->ops, f) < 0)
     goto fail;
   /* The supervisor learns our host pid from this message's credentials. */
   sbx_send(ctl, SBX_MSG_READY, NULL, 0);
-  if (sbx_seccomp_load(c->plan->profile, !(c->flags & SBX_RUN_NO_KMSG), &f) < 0)
+  if (sbx_seccomp_load(c->plan->profile, !(c->flags & SBX_RUN_NO_KMSG), f) < 0)
     goto fail;
   err = sbx_exec(c->argv, c->envp);
-  sbx_fail_set(&f, SBX_LAYER_EXEC, err, "%s: %s", c->argv[0], strerror(err));
-  sbx_send(ctl, SBX_MSG_EXEC_FAIL, &f, 0);
+  sbx_fail_set(f, SBX_LAYER_EXEC, err, "%s: %s", c->argv[0], strerror(err));
+  sbx_send(ctl, SBX_MSG_EXEC_FAIL, f, 0);
   _exit(err == ENOENT ? SBX_EXIT_NOT_FOUND : SBX_EXIT_NOT_EXECUTABLE);
 fail:
-  sbx_send(ctl, SBX_MSG_FAIL, &f, 0);
+  sbx_send(ctl, SBX_MSG_FAIL, f, 0);
   _exit(SBX_EXIT_FAILURE);
+}
+
+/* The command's process, forked by pid 1 after the request: session,
+ * descriptors, limits, Landlock, capabilities, seccomp (last), execve.
+ * Never returns. A warm spare pre-forks its command instead
+ * (sbx_serve.c), with the same steps in the same order around the
+ * request. */
+static _Noreturn void sbx_command(const struct sbx_cmd *c, int ctl)
+{
+  struct sbx_fail f = {0};
+  int keep[3] = {ctl, c->ruleset, c->ruleset_shared};
+
+  /* Dies with init; the pid namespace guarantees it, this makes it prompt. */
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  /* A new session without a controlling terminal: TIOCSTI (pushing input
+   * into the caller's shell) and job-control signals to the caller's
+   * process group become impossible even if fd 0 is the caller's tty. */
+  if (setsid() < 0) {
+    sbx_fail_set(&f, SBX_LAYER_SESSION, errno, "setsid: %s", strerror(errno));
+    sbx_command_exec(c, ctl, &f);
+  }
+  if (sbx_close_fds(keep, 3, &f) < 0)
+    sbx_command_exec(c, 3, &f);
+  ctl = keep[0];
+  sbx_stdio_fill();
+  sbx_command_limit(c, keep[1], keep[2], &f);
+  sbx_command_exec(c, ctl, &f);
 }
 
 /* pid 1 of the sandbox, cold (builds the view) or warm (a prepared spare
@@ -236,7 +263,7 @@ fail:
 _Noreturn void sbx_init_run(const struct sbx_init_args *a)
 {
   struct sbx_fail f = {0};
-  int keep[3] = {a->ctl, a->cmd.ruleset, a->cmd.ruleset_shared};
+  int keep[4] = {a->ctl, a->cmd.ruleset, a->cmd.ruleset_shared, a->child_go};
   struct sbx_cmd cmd = a->cmd;
   int ctl = a->ctl;
   char go = 0;
@@ -269,7 +296,7 @@ _Noreturn void sbx_init_run(const struct sbx_init_args *a)
     sbx_fail_set(&f, SBX_LAYER_NAMESPACES, errno, "cgroup namespace: %s", strerror(errno));
     goto fail;
   }
-  if (sbx_close_fds(keep, 3, &f) < 0) {
+  if (sbx_close_fds(keep, 4, &f) < 0) {
     ctl = 3;
     goto fail;
   }
@@ -285,7 +312,19 @@ _Noreturn void sbx_init_run(const struct sbx_init_args *a)
   }
   if (!a->view_ready && sbx_mount_build(a->cmd.plan, &f) < 0)
     goto fail;
-  child = fork();
+  /* Warm: the command was forked ahead and prepared itself (sbx_serve.c);
+   * it waits for this go, given only now that the client said go and pid
+   * 1 is in the run's cgroup. */
+  if (a->child > 0) {
+    child = a->child;
+    if (write(keep[3], "g", 1) != 1) {
+      sbx_fail_set(&f, SBX_LAYER_SUPERVISOR, errno, "releasing the command: %s",
+                   strerror(errno));
+      goto fail;
+    }
+    close(keep[3]);
+  } else
+    child = fork();
   if (child < 0) {
     sbx_fail_set(&f, SBX_LAYER_SUPERVISOR, errno, "fork: %s", strerror(errno));
     goto fail;
@@ -781,7 +820,7 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
     struct sbx_init_args ia = {
         .cmd = {.plan = &plan, .argv = req->argv, .envp = plan.envp, .flags = req->flags,
                 .unotify = req->unotify, .ruleset = -1, .ruleset_shared = -1},
-        .ctl = sv[1], .sync_rd = sync_pipe[0], .cg_fd = cg.join_fd};
+        .ctl = sv[1], .sync_rd = sync_pipe[0], .cg_fd = cg.join_fd, .child_go = -1};
     sbx_init_run(&ia);
   }
   /* v1: init joins the cgroup itself (sbx_cgroup.c says why); otherwise,

@@ -285,8 +285,19 @@ struct sbx_init_args {
   int cg_fd;   /* v1 cgroup tasks file to join, or -1 */
   bool view_ready; /* warm spare: the view is in place (else built here) */
   const struct sbx_fail *prep_fail; /* warm spare: its preparation failed; NULL cold */
+  pid_t child;   /* warm: the pre-forked command (pid in the run's namespace), or 0 */
+  int child_go;  /* warm: its socket; one byte releases it; else -1 */
 };
 _Noreturn void sbx_init_run(const struct sbx_init_args *a);
+/* The command's steps (sbx_confine.c), shared by the cold command and a
+ * warm spare's pre-forked one. sbx_close_fds: everything but keep[0..n-1]
+ * (moved to 3..3+n-1, close-on-exec) is closed; sbx_command_limit: rlimits,
+ * no_new_privs, Landlock; sbx_command_exec: reports a failure in *f, else
+ * capabilities, READY, seccomp, execve. */
+int sbx_close_fds(int *keep, int n, struct sbx_fail *f);
+void sbx_reset_signals(void);
+int sbx_command_limit(const struct sbx_cmd *c, int ruleset, int shared, struct sbx_fail *f);
+_Noreturn void sbx_command_exec(const struct sbx_cmd *c, int ctl, struct sbx_fail *f);
 
 struct sbx_unotify_srv;
 /* The supervisor's side of one run, cold or warm. */

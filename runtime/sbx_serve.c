@@ -61,6 +61,8 @@
 #define SBX_SERVE_MAX_CONNS 64
 #define SBX_SERVE_MAX_TEMPLATES 64
 #define SBX_SERVE_BUILD_MS 10000
+/* A spare not prepared in this time is dropped (one fresh try). */
+#define SBX_SERVE_SPARE_MS 5000
 
 struct sbx_tmpl {
   bool used;
@@ -79,11 +81,16 @@ struct sbx_tmpl {
   /* The prepared pid 1 of the next run, its pidfd, our end of its socket. */
   pid_t spare;
   int spare_pidfd, spare_sock;
+  /* Its pre-forked command's host pid once the spare said it is ready
+   * (sbx_spare_ready); -1: none (the spare's preparation failed); 0: not
+   * heard yet. */
+  pid_t spare_cmd;
 };
 
 struct sbx_conn {
   int fd;    /* -1: free slot (unless a run is still to be reaped) */
   pid_t init; /* > 0 while a run's pid 1 is not reaped */
+  pid_t cmd;  /* its pre-forked command's host pid, or <= 0 */
   int pidfd;
 };
 
@@ -138,7 +145,7 @@ static void sbx_spare_drop(struct sbx_tmpl *t)
     close(t->spare_pidfd);
   if (t->spare_sock >= 0)
     close(t->spare_sock);
-  t->spare = 0;
+  t->spare = t->spare_cmd = 0;
   t->spare_pidfd = t->spare_sock = -1;
 }
 
@@ -163,15 +170,15 @@ static bool sbx_key_eq(const struct sbx_tmpl *t, const struct sbx_key *k)
          t->uid == k->uid && t->gid == k->gid && t->flags == k->flags;
 }
 
-static void sbx_send_reply(int fd, enum sbx_warm_kind kind, pid_t pid, int status, int pass_fd,
-                           const char *note)
+static void sbx_send_reply(int fd, enum sbx_warm_kind kind, pid_t pid, pid_t cmd, int status,
+                           int pass_fd, const char *note)
 {
   union {
     struct cmsghdr h;
     char buf[CMSG_SPACE(sizeof(int))];
   } cbuf;
   struct sbx_warm_reply r = {.magic = SBX_WARM_MAGIC, .kind = kind, .init_pid = pid,
-                             .status = status};
+                             .cmd_pid = cmd, .status = status};
   struct iovec iov = {.iov_base = &r, .iov_len = sizeof r};
   struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
   if (note)
@@ -451,16 +458,79 @@ static ssize_t sbx_warm_recv(int sock, char *buf, size_t size, int *fds, int *n_
   return n;
 }
 
+/* The spare's pre-forked command: everything of the command's preparation
+ * that does not depend on the request, done before it (the cold command's
+ * order: session, limits, no_new_privs, both Landlock layers, making its
+ * OWN domain, so pid 1 stays outside it); then it says ready to the server
+ * (`srv`, whose end reads our pid from the credentials), gets the request
+ * from pid 1 (`req`), installs the client's stdio, closes everything else,
+ * waits for pid 1's go, joins the run's cgroup and cgroup namespace,
+ * drops capabilities (kept until then for that unshare), seccomp last,
+ * execve. Until the go it runs nothing of the request: a spare dropped
+ * before (stale template, client gone) never executes anything. */
+static _Noreturn void sbx_spare_command(const struct sbx_srv *s, const struct sbx_tmpl *t,
+                                        int srv, int req, int ruleset)
+{
+  struct sbx_fail f = {0};
+  struct sbx_cmd cmd = {.plan = &t->plan, .ruleset = -1, .ruleset_shared = -1};
+  struct sbx_warm_req hdr;
+  char **head = NULL, **argv = NULL, **envp = NULL, go = 0;
+  int fds[SBX_WARM_FDS], n_fds = 0, keep[3];
+  bool trunc = false;
+  ssize_t n;
+
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (setsid() < 0)
+    sbx_fail_set(&f, SBX_LAYER_SESSION, errno, "setsid: %s", strerror(errno));
+  else
+    sbx_command_limit(&cmd, ruleset, t->ll_shared, &f);
+  /* Ready (or failed: then reported to the run that gets us, as the
+   * spare's own failures are). */
+  if (send(srv, "r", 1, MSG_NOSIGNAL) != 1)
+    _exit(SBX_EXIT_FAILURE);
+  close(srv);
+  n = sbx_warm_recv(req, s->buf, SBX_WARM_MAX_REQ, fds, &n_fds, &trunc);
+  if (n <= 0 || trunc ||
+      sbx_warm_parse(s->buf, (size_t)n, n_fds, &hdr, &head, &argv, &envp) < 0)
+    _exit(SBX_EXIT_FAILURE);
+  for (int i = 0; i < 3; i++)
+    if (dup2(fds[i], i) < 0)
+      _exit(SBX_EXIT_FAILURE);
+  keep[0] = fds[3];
+  keep[1] = n_fds > 5 ? fds[5] : -1;
+  keep[2] = req;
+  if (sbx_close_fds(keep, 3, &f) < 0)
+    sbx_command_exec(&cmd, 3, &f);
+  if (read(keep[2], &go, 1) != 1 || go != 'g')
+    _exit(SBX_EXIT_FAILURE);
+  close(keep[2]);
+  cmd.argv = argv;
+  cmd.envp = envp;
+  cmd.flags = hdr.flags;
+  if (f.layer != SBX_LAYER_NONE)
+    sbx_command_exec(&cmd, keep[0], &f);
+  /* Into the run's cgroup (v1; v2: the client moved us by pid) and a
+   * cgroup namespace rooted there, as pid 1 did just before. */
+  if (keep[1] >= 0 && sbx_cgroup_join(keep[1]) < 0)
+    sbx_fail_set(&f, SBX_LAYER_CGROUP, errno, "joining the run's cgroup: %s", strerror(errno));
+  else if (unshare(CLONE_NEWCGROUP) < 0)
+    sbx_fail_set(&f, SBX_LAYER_NAMESPACES, errno, "cgroup namespace: %s", strerror(errno));
+  if (keep[1] >= 0)
+    close(keep[1]);
+  sbx_command_exec(&cmd, keep[0], &f);
+}
+
 /* The spare: pid 1 of the next run of template t, prepared before its
  * request (the view's private copy and its own mounts, the Landlock
- * ruleset built there), then handed the request by the server. */
+ * ruleset built there, the command forked and prepared), then handed the
+ * request by the server. */
 static _Noreturn void sbx_spare_main(const struct sbx_srv *s, const struct sbx_tmpl *t, int sock)
 {
   struct sbx_fail f = {0};
-  struct sbx_init_args ia = {0};
+  struct sbx_init_args ia = {.child_go = -1};
   struct sbx_warm_req hdr;
   char **head = NULL, **argv = NULL, **envp = NULL;
-  int ruleset = -1, fds[SBX_WARM_FDS], n_fds = 0;
+  int ruleset = -1, fds[SBX_WARM_FDS], n_fds = 0, cp[2] = {-1, -1};
   bool trunc = false;
   ssize_t n;
 
@@ -473,6 +543,8 @@ static _Noreturn void sbx_spare_main(const struct sbx_srv *s, const struct sbx_t
   prctl(PR_SET_NAME, "sbx-spare");
   /* Holds the server's memory until its request: nobody may read it. */
   prctl(PR_SET_DUMPABLE, 0);
+  /* The server's handlers must not reach the command (nor pid 1's wait). */
+  sbx_reset_signals();
   /* A private copy of the template's finished view: this run's mounts
    * (/tmp, /dev/shm, /proc) never reach the template or another run. A
    * failure is kept and reported to the run that gets this spare. */
@@ -481,18 +553,55 @@ static _Noreturn void sbx_spare_main(const struct sbx_srv *s, const struct sbx_t
                  strerror(errno));
   else if (close(t->mntns), sbx_mount_fresh(&t->plan, &f) == 0)
     sbx_landlock_ruleset(&t->plan, t->ll_shared >= 0 ? SBX_LL_RUN : SBX_LL_ALL, &ruleset, &f);
+  if (f.layer == SBX_LAYER_NONE) {
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, cp) < 0)
+      sbx_fail_set(&f, SBX_LAYER_SUPERVISOR, errno, "socketpair: %s", strerror(errno));
+    else if ((ia.child = fork()) < 0)
+      sbx_fail_set(&f, SBX_LAYER_SUPERVISOR, errno, "fork: %s", strerror(errno));
+    else if (ia.child == 0) {
+      close(cp[0]);
+      sbx_spare_command(s, t, sock, cp[1], ruleset);
+    }
+    if (cp[1] >= 0)
+      close(cp[1]);
+  }
+  if (ruleset >= 0)
+    close(ruleset);
+  if (t->ll_shared >= 0)
+    close(t->ll_shared);
+  /* No command: the server hears it from us (then the run reports f). */
+  if (ia.child <= 0) {
+    ia.child = 0;
+    if (send(sock, "f", 1, MSG_NOSIGNAL) != 1)
+      _exit(SBX_EXIT_FAILURE);
+  }
   n = sbx_warm_recv(sock, s->buf, SBX_WARM_MAX_REQ, fds, &n_fds, &trunc);
   if (n <= 0 || trunc ||
       sbx_warm_parse(s->buf, (size_t)n, n_fds, &hdr, &head, &argv, &envp) < 0)
     _exit(SBX_EXIT_FAILURE); /* dropped, or a request the server did not check */
   close(sock);
+  /* The request goes on to the command at once (it installs its stdio
+   * while the client still waits for the server's answer); the go only
+   * follows the client's. */
+  if (ia.child > 0) {
+    union {
+      struct cmsghdr h;
+      char buf[CMSG_SPACE(sizeof(int) * SBX_WARM_FDS)];
+    } cbuf;
+    struct iovec iov = {.iov_base = s->buf, .iov_len = (size_t)n};
+    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+    sbx_msg_put_fds(&mh, cbuf.buf, fds, n_fds);
+    if (sendmsg(cp[0], &mh, MSG_NOSIGNAL) != n)
+      sbx_fail_set(&f, SBX_LAYER_SUPERVISOR, errno, "handing the request to the command: %s",
+                   strerror(errno));
+    ia.child_go = cp[0];
+  }
   /* The client's stdio is the command's, as in the cold path. */
   for (int i = 0; i < 3; i++)
     if (dup2(fds[i], i) < 0)
       _exit(SBX_EXIT_FAILURE);
   ia.cmd = (struct sbx_cmd){.plan = &t->plan, .argv = argv, .envp = envp, .flags = hdr.flags,
-                            .unotify = NULL, .ruleset = ruleset,
-                            .ruleset_shared = t->ll_shared};
+                            .unotify = NULL, .ruleset = -1, .ruleset_shared = -1};
   ia.ctl = fds[3];
   ia.sync_rd = fds[4];
   ia.cg_fd = n_fds > 5 ? fds[5] : -1;
@@ -511,6 +620,13 @@ static int sbx_spare_make(struct sbx_srv *s, struct sbx_tmpl *t)
     cflags |= CLONE_NEWNET; /* an empty network namespace: only a down loopback */
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
     return -errno;
+  /* Its "ready" carries the sender's pid: the pre-forked command's. */
+  if (setsockopt(sp[0], SOL_SOCKET, SO_PASSCRED, &(int){1}, sizeof(int)) < 0) {
+    e = errno;
+    close(sp[0]);
+    close(sp[1]);
+    return -e;
+  }
   fflush(NULL);
   pid = (pid_t)syscall(SYS_clone, cflags | SIGCHLD, NULL, NULL, NULL, 0);
   if (pid < 0) {
@@ -525,6 +641,7 @@ static int sbx_spare_make(struct sbx_srv *s, struct sbx_tmpl *t)
   }
   close(sp[1]);
   t->spare = pid;
+  t->spare_cmd = 0;
   t->spare_sock = sp[0];
   t->spare_pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
   if (t->spare_pidfd < 0) {
@@ -532,6 +649,43 @@ static int sbx_spare_make(struct sbx_srv *s, struct sbx_tmpl *t)
     sbx_spare_drop(t);
     return -e;
   }
+  return 0;
+}
+
+/* Waits (bounded) for t's spare to say it is prepared: "r" from its
+ * pre-forked command (whose host pid the credentials give), "f" from pid 1
+ * when there is none. */
+static int sbx_spare_ready(struct sbx_tmpl *t)
+{
+  union {
+    struct cmsghdr h;
+    char buf[CMSG_SPACE(sizeof(struct ucred))];
+  } cbuf;
+  char what = 0;
+  struct iovec iov = {.iov_base = &what, .iov_len = 1};
+  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.buf,
+                      .msg_controllen = sizeof cbuf.buf};
+  struct pollfd pfd = {.fd = t->spare_sock, .events = POLLIN};
+  struct ucred cr = {0};
+  int rc;
+  if (t->spare_cmd != 0)
+    return 0;
+  while ((rc = poll(&pfd, 1, SBX_SERVE_SPARE_MS)) < 0 && errno == EINTR)
+    ;
+  if (rc <= 0)
+    return rc < 0 ? -errno : -ETIMEDOUT;
+  if (recvmsg(t->spare_sock, &mh, MSG_DONTWAIT) != 1)
+    return -EIO;
+  for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
+        c->cmsg_len == CMSG_LEN(sizeof cr))
+      memcpy(&cr, CMSG_DATA(c), sizeof cr);
+  if (what == 'r' && cr.pid > 0 && cr.pid != t->spare)
+    t->spare_cmd = cr.pid;
+  else if (what == 'f')
+    t->spare_cmd = -1;
+  else
+    return -EPROTO;
   return 0;
 }
 
@@ -551,11 +705,12 @@ static int sbx_spare_take(struct sbx_srv *s, struct sbx_tmpl *t, struct sbx_conn
     if (t->spare <= 0 && (rc = sbx_spare_make(s, t)) < 0)
       return rc;
     sbx_msg_put_fds(&mh, cbuf.buf, fds, n_fds);
-    if (sendmsg(t->spare_sock, &mh, MSG_NOSIGNAL) == (ssize_t)n) {
+    if (sbx_spare_ready(t) == 0 && sendmsg(t->spare_sock, &mh, MSG_NOSIGNAL) == (ssize_t)n) {
       c->init = t->spare;
+      c->cmd = t->spare_cmd;
       c->pidfd = t->spare_pidfd;
       close(t->spare_sock);
-      t->spare = 0;
+      t->spare = t->spare_cmd = 0;
       t->spare_pidfd = t->spare_sock = -1;
       return 0;
     }
@@ -644,7 +799,7 @@ static void sbx_serve_request(struct sbx_srv *s, struct sbx_conn *c)
     goto refuse;
   }
   t->last_used = sbx_now_ms();
-  sbx_send_reply(c->fd, SBX_WARM_STARTED, c->init, 0, c->pidfd, note[0] ? note : NULL);
+  sbx_send_reply(c->fd, SBX_WARM_STARTED, c->init, c->cmd, 0, c->pidfd, note[0] ? note : NULL);
   sbx_serve_log(s, "run %d started warm (profile %s, %s)", (int)c->init, k.profile->name, k.ws);
   for (int i = 0; i < n_fds; i++)
     close(fds[i]);
@@ -655,7 +810,7 @@ static void sbx_serve_request(struct sbx_srv *s, struct sbx_conn *c)
   goto cleanup;
 refuse:
   sbx_serve_log(s, "refused: %s", why);
-  sbx_send_reply(c->fd, SBX_WARM_REFUSED, 0, 0, -1, why);
+  sbx_send_reply(c->fd, SBX_WARM_REFUSED, 0, 0, 0, -1, why);
   sbx_conn_close(c);
 cleanup:
   for (int i = 0; i < n_fds; i++)
@@ -737,7 +892,7 @@ static void sbx_serve_reap(struct sbx_srv *s, struct sbx_conn *c)
   if (waitpid(c->init, &st, WNOHANG) != c->init)
     return;
   if (c->fd >= 0)
-    sbx_send_reply(c->fd, SBX_WARM_DONE, c->init, st, -1, NULL);
+    sbx_send_reply(c->fd, SBX_WARM_DONE, c->init, 0, st, -1, NULL);
   sbx_serve_log(s, "run %d ended (status 0x%x)", (int)c->init, (unsigned)st);
   close(c->pidfd);
   c->pidfd = -1;

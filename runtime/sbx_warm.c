@@ -371,6 +371,14 @@ int sbx_warm_run(const struct sbx_run_request *req, uint64_t tmax, struct sbx_ru
                      strerror(-rc));
     goto kill_declined;
   }
+  /* v2: so is the spare's pre-forked command (it waits for pid 1's go,
+   * which follows ours); v1: it joins by itself, as pid 1. */
+  if (cg.join_fd < 0 && reply.cmd_pid > 0 &&
+      (rc = sbx_cgroup_attach(&cg, reply.cmd_pid)) < 0) {
+    sbx_warm_decline(res, tmax, "cgroup: attaching pid %d: %s", (int)reply.cmd_pid,
+                     strerror(-rc));
+    goto kill_declined;
+  }
   /* The go only once the server said STARTED: a request it answers late
    * (after we gave up and ran cold) then finds the sync pipe closed and
    * pid 1 exits without running anything; the command never runs twice. */

@@ -8,7 +8,8 @@
  *                     strings (profile name, workspace, HOME, argv...,
  *                     env...), with SCM_RIGHTS: stdin, stdout, stderr, the
  *                     control socket, the sync pipe, [the cgroup tasks file]
- *   server -> client  STARTED (init's host pid; SCM_RIGHTS: its pidfd) or
+ *   server -> client  STARTED (init's and the pre-forked command's host
+ *                     pids; SCM_RIGHTS: init's pidfd) or
  *                     REFUSED (note says why: the client then runs cold)
  *   server -> client  DONE (init's wait status) once the server reaped it.
  * The client's end of the connection closing (a killed `sbx run`) makes
@@ -21,7 +22,7 @@
 #include <stdint.h>
 
 #define SBX_WARM_MAGIC 0x77786273u /* "sbxw" */
-#define SBX_WARM_VERSION 1u
+#define SBX_WARM_VERSION 2u
 /* Larger requests (huge argv or environment) run cold. */
 #define SBX_WARM_MAX_REQ (96u * 1024u)
 /* stdin, stdout, stderr, control socket, sync pipe, cgroup tasks file. */
@@ -49,6 +50,7 @@ struct sbx_warm_reply {
   uint32_t magic;
   int32_t kind;     /* enum sbx_warm_kind */
   int32_t init_pid; /* STARTED: host pid of the run's pid 1 */
+  int32_t cmd_pid;  /* STARTED: host pid of its pre-forked command, or <= 0 */
   int32_t status;   /* DONE: its wait status */
   char note[128];   /* REFUSED: why */
 };
