@@ -33,7 +33,9 @@ __extension__ typedef __int128 pns_i128;
  * still handles them. */
 #define PNS_MAX_ROWS 2048u
 #define PNS_MAX_CANDIDATES 8192u
-#define PNS_MAX_CELLS (UINT64_C(1) << 22) /* tracked places x transitions */
+#define PNS_MAX_CELLS (UINT64_C(1) << 22)   /* tracked places x transitions */
+#define PNS_MAX_ENTRIES (UINT64_C(1) << 19) /* coefficients per matrix (two): 8 MiB */
+#define PNS_MAX_WORK (UINT64_C(1) << 27)    /* support words compared, in all */
 
 struct pns_rows {
   uint32_t width;  /* m incidence entries, then n coefficients */
@@ -41,6 +43,7 @@ struct pns_rows {
   int64_t *v;      /* nrows * width */
   uint64_t *supp;  /* nrows * swords */
   uint32_t nrows, cap;
+  uint64_t *work;  /* shared budget of support comparisons (PNS_MAX_WORK) */
 };
 
 static void pns_rows_free(struct pns_rows *r) {
@@ -51,10 +54,12 @@ static void pns_rows_free(struct pns_rows *r) {
   r->nrows = r->cap = 0;
 }
 
-/* Room for one more row; returns its index or -1. */
+/* Room for one more row; returns its index, -1 when out of memory, -2
+ * when the rows would hold more than PNS_MAX_ENTRIES coefficients. */
 static int64_t pns_rows_add(struct pns_rows *r) {
   if (r->nrows == r->cap) {
     uint32_t cap = r->cap ? r->cap * 2 : 64;
+    if ((uint64_t)cap * r->width > PNS_MAX_ENTRIES) return -2;
     int64_t *v = realloc(r->v, (size_t)cap * r->width * sizeof *v);
     if (!v) return -1;
     r->v = v;
@@ -104,11 +109,16 @@ static bool pns_subset(const uint64_t *a, const uint64_t *b, uint32_t words) {
 }
 
 /* Drops the rows whose support strictly contains another row's, and
- * repeated rows (the later copy). */
-static void pns_prune(struct pns_rows *r) {
+ * repeated rows (the later copy). false when that would exceed the work
+ * budget: the quadratic comparison is what a net with many semiflows
+ * makes slow. */
+static bool pns_prune(struct pns_rows *r) {
   uint32_t w = r->swords, kept = 0;
+  uint64_t cost = (uint64_t)r->nrows * r->nrows * w;
+  if (cost > PNS_MAX_WORK - *r->work) return false;
+  *r->work += cost;
   bool *drop = calloc(r->nrows ? r->nrows : 1, sizeof *drop);
-  if (!drop) return; /* pruning only saves work: skip it */
+  if (!drop) return true; /* pruning only saves work: skip it */
   for (uint32_t i = 0; i < r->nrows; i++) {
     const uint64_t *si = r->supp + (size_t)i * w;
     for (uint32_t k = 0; k < r->nrows && !drop[i]; k++) {
@@ -131,6 +141,7 @@ static void pns_prune(struct pns_rows *r) {
   }
   r->nrows = kept;
   free(drop);
+  return true;
 }
 
 static void pns_support(struct pns_rows *r, uint32_t row, uint32_t m, uint32_t n) {
@@ -150,7 +161,7 @@ static int pns_eliminate(const struct pns_rows *cur, struct pns_rows *next, uint
   for (uint32_t i = 0; i < cur->nrows; i++) {
     if (cur->v[(size_t)i * w + j]) continue;
     int64_t k = pns_rows_add(next);
-    if (k < 0) return -ENOMEM;
+    if (k < 0) return k == -1 ? -ENOMEM : -E2BIG;
     memcpy(next->v + (size_t)k * w, cur->v + (size_t)i * w, w * sizeof *cur->v);
     memcpy(next->supp + (size_t)k * cur->swords, cur->supp + (size_t)i * cur->swords,
            cur->swords * sizeof *cur->supp);
@@ -162,7 +173,7 @@ static int pns_eliminate(const struct pns_rows *cur, struct pns_rows *next, uint
       int64_t sk = cur->v[(size_t)k * w + j];
       if (sk >= 0) continue;
       int64_t at = pns_rows_add(next);
-      if (at < 0) return -ENOMEM;
+      if (at < 0) return at == -1 ? -ENOMEM : -E2BIG;
       if (next->nrows > PNS_MAX_CANDIDATES) return -E2BIG;
       /* -sk * row_i + ri * row_k: entry j cancels, the coefficients stay
        * non-negative. */
@@ -172,7 +183,7 @@ static int pns_eliminate(const struct pns_rows *cur, struct pns_rows *next, uint
       pns_support(next, (uint32_t)at, m, n);
     }
   }
-  pns_prune(next);
+  if (!pns_prune(next)) return -E2BIG;
   return next->nrows > PNS_MAX_ROWS ? -E2BIG : 0;
 }
 
@@ -193,12 +204,18 @@ int pn_semiflows_compute(const struct pn_net *net, struct pn_semiflows *out) {
   if ((uint64_t)n * m > PNS_MAX_CELLS) goto out;
   rc = 0;
   if (!n) goto out;
+  uint64_t work = 0;
   a.width = b.width = m + n;
   a.swords = b.swords = (n + 63) / 64;
+  a.work = b.work = &work;
   /* [D | I]: environment arcs vanish, as in the exploration. */
   rc = -ENOMEM;
   for (uint32_t k = 0; k < n; k++) {
-    if (pns_rows_add(&a) < 0) goto out;
+    int64_t at = pns_rows_add(&a);
+    if (at < 0) {
+      rc = at == -1 ? -ENOMEM : -E2BIG;
+      goto out;
+    }
     memset(a.v + (size_t)k * a.width, 0, a.width * sizeof *a.v);
     a.v[(size_t)k * a.width + m + k] = 1;
   }

@@ -66,7 +66,11 @@ int main(int argc, char **argv) {
    * bound the semiflows prove (-1: none). */
   struct pn_semiflows sf;
   int64_t *sb = calloc(net->nplaces ? net->nplaces : 1, sizeof *sb);
-  if (!sb || pn_semiflows_compute(net, &sf) || pn_semiflow_bounds(net, sb)) {
+  int src = sb ? pn_semiflows_compute(net, &sf) : -ENOMEM;
+  if (src == -E2BIG) {
+    printf("semiflows=gave-up\n"); /* too large: the analysis widens instead */
+  } else if (src || pn_semiflow_bounds(net, sb)) {
+    if (!src) pn_semiflows_free(&sf);
     fprintf(stderr, "pn_stat: semiflows failed\n");
     exit_code = 2;
   } else {
