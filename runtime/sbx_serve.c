@@ -92,6 +92,10 @@ struct sbx_conn {
   pid_t init; /* > 0 while a run's pid 1 is not reaped */
   pid_t cmd;  /* its pre-forked command's host pid, or <= 0 */
   int pidfd;
+  /* Our end of its spare's socket, kept until pid 1 is reaped: closing it
+   * with the command's unread "ready" in it would make pid 1's read of
+   * the request fail (ECONNRESET). */
+  int spare_sock;
 };
 
 struct sbx_srv {
@@ -485,9 +489,10 @@ static _Noreturn void sbx_spare_command(const struct sbx_srv *s, const struct sb
   else
     sbx_command_limit(&cmd, ruleset, t->ll_shared, &f);
   /* Ready (or failed: then reported to the run that gets us, as the
-   * spare's own failures are). */
-  if (send(srv, "r", 1, MSG_NOSIGNAL) != 1)
-    _exit(SBX_EXIT_FAILURE);
+   * spare's own failures are). The server may have handed the request
+   * over and closed its end already (it waits for this only when it
+   * needs our pid): EPIPE then is no error. */
+  (void)!send(srv, "r", 1, MSG_NOSIGNAL);
   close(srv);
   n = sbx_warm_recv(req, s->buf, SBX_WARM_MAX_REQ, fds, &n_fds, &trunc);
   if (n <= 0 || trunc ||
@@ -572,8 +577,7 @@ static _Noreturn void sbx_spare_main(const struct sbx_srv *s, const struct sbx_t
   /* No command: the server hears it from us (then the run reports f). */
   if (ia.child <= 0) {
     ia.child = 0;
-    if (send(sock, "f", 1, MSG_NOSIGNAL) != 1)
-      _exit(SBX_EXIT_FAILURE);
+    (void)!send(sock, "f", 1, MSG_NOSIGNAL);
   }
   n = sbx_warm_recv(sock, s->buf, SBX_WARM_MAX_REQ, fds, &n_fds, &trunc);
   if (n <= 0 || trunc ||
@@ -705,11 +709,14 @@ static int sbx_spare_take(struct sbx_srv *s, struct sbx_tmpl *t, struct sbx_conn
     if (t->spare <= 0 && (rc = sbx_spare_make(s, t)) < 0)
       return rc;
     sbx_msg_put_fds(&mh, cbuf.buf, fds, n_fds);
-    if (sbx_spare_ready(t) == 0 && sendmsg(t->spare_sock, &mh, MSG_NOSIGNAL) == (ssize_t)n) {
+    /* The command's pid is needed only when the client moves the run
+     * into its cgroup by pid (v2: no cgroup file in the request); waiting
+     * for it otherwise would only delay the server's loop. */
+    if ((n_fds > 5 || sbx_spare_ready(t) == 0) && sendmsg(t->spare_sock, &mh, MSG_NOSIGNAL) == (ssize_t)n) {
       c->init = t->spare;
       c->cmd = t->spare_cmd;
+      c->spare_sock = t->spare_sock;
       c->pidfd = t->spare_pidfd;
-      close(t->spare_sock);
       t->spare = t->spare_cmd = 0;
       t->spare_pidfd = t->spare_sock = -1;
       return 0;
@@ -776,11 +783,27 @@ static void sbx_serve_request(struct sbx_srv *s, struct sbx_conn *c)
   for (int i = 0; i < s->n_tmpl && !t; i++)
     if (sbx_key_eq(&s->tmpl[i], &k))
       t = &s->tmpl[i];
-  /* Fail closed on any doubt: a changed fact means the template (and its
-   * spare) may show or grant what a fresh plan would not. Both are
-   * dropped and made anew from a fresh plan, what a cold run computes. */
+  /* The request travels to the spare while we check the template: the
+   * spare only installs it (stdio, descriptors) and runs nothing before
+   * the client's go, which follows our STARTED, which follows a positive
+   * verdict. Fail closed on any doubt: a changed fact means the template
+   * (and its spare) may show or grant what a fresh plan would not. The
+   * spare that got the request is killed (its pid namespace with it),
+   * and template and spare are made anew from a fresh plan, what a cold
+   * run computes. */
+  if (t && sbx_spare_take(s, t, c, (size_t)n, fds, n_fds) < 0)
+    c->init = 0; /* no spare: taken again below, after the check */
   if (t && !sbx_plan_fresh(&t->plan, stale, sizeof stale)) {
     sbx_serve_log(s, "template stale: %s", stale);
+    if (c->init > 0) {
+      syscall(SYS_pidfd_send_signal, c->pidfd, SIGKILL, NULL, 0);
+      while (waitpid(c->init, NULL, 0) < 0 && errno == EINTR)
+        ;
+      close(c->pidfd);
+      close(c->spare_sock);
+      c->pidfd = c->spare_sock = -1;
+      c->init = c->cmd = 0;
+    }
     sbx_tmpl_drop(t);
     t = NULL;
     snprintf(note, sizeof note, "template rebuilt: %.100s", stale);
@@ -794,7 +817,7 @@ static void sbx_serve_request(struct sbx_srv *s, struct sbx_conn *c)
         t = &s->tmpl[i];
     sbx_serve_log(s, "template for %s in %s built", k.profile->name, k.ws);
   }
-  if ((rc = sbx_spare_take(s, t, c, (size_t)n, fds, n_fds)) < 0) {
+  if (c->init <= 0 && (rc = sbx_spare_take(s, t, c, (size_t)n, fds, n_fds)) < 0) {
     snprintf(why, sizeof why, "starting the run: %s", strerror(-rc));
     goto refuse;
   }
@@ -895,7 +918,8 @@ static void sbx_serve_reap(struct sbx_srv *s, struct sbx_conn *c)
     sbx_send_reply(c->fd, SBX_WARM_DONE, c->init, 0, st, -1, NULL);
   sbx_serve_log(s, "run %d ended (status 0x%x)", (int)c->init, (unsigned)st);
   close(c->pidfd);
-  c->pidfd = -1;
+  close(c->spare_sock);
+  c->pidfd = c->spare_sock = -1;
   c->init = 0;
   sbx_conn_close(c);
 }
@@ -910,7 +934,7 @@ int sbx_serve(const struct sbx_serve_opts *o)
   int rc = 0;
 
   for (int i = 0; i < SBX_SERVE_MAX_CONNS; i++)
-    s.conns[i] = (struct sbx_conn){.fd = -1, .init = 0, .pidfd = -1};
+    s.conns[i] = (struct sbx_conn){.fd = -1, .init = 0, .pidfd = -1, .spare_sock = -1};
   sbx_probe_for_run(&s.feat);
   s.n_tmpl = o->max_templates > 0 && o->max_templates <= SBX_SERVE_MAX_TEMPLATES
                  ? o->max_templates
@@ -1010,6 +1034,7 @@ cleanup:
       while (waitpid(s.conns[i].init, NULL, 0) < 0 && errno == EINTR)
         ;
       close(s.conns[i].pidfd);
+      close(s.conns[i].spare_sock);
       sbx_conn_close(&s.conns[i]);
     } else
       sbx_conn_close(&s.conns[i]);
