@@ -106,6 +106,11 @@ struct sbx_srv {
   int n_tmpl;
   struct sbx_conn conns[SBX_SERVE_MAX_CONNS];
   char *buf;
+  /* Our scheduling policy: a spare prepares under SCHED_IDLE (it then
+   * takes only CPU time nothing else wants, not the running command's) and
+   * gets this back when a request takes it (sbx_sched_restore). */
+  int policy;
+  struct sched_param param;
 };
 
 /* The key a request builds its template for (pointers into the request). */
@@ -136,6 +141,13 @@ static void sbx_serve_log(const struct sbx_srv *s, const char *fmt, ...)
   vfprintf(stderr, fmt, ap);
   fputc('\n', stderr);
   va_end(ap);
+}
+
+/* Gives pid (0: ourselves) the server's scheduling policy back. Failing
+ * costs only speed, never a layer. */
+static void sbx_sched_restore(const struct sbx_srv *s, pid_t pid)
+{
+  (void)!sched_setscheduler(pid, s->policy, &s->param);
 }
 
 static void sbx_spare_drop(struct sbx_tmpl *t)
@@ -588,6 +600,7 @@ static _Noreturn void sbx_spare_main(const struct sbx_srv *s, const struct sbx_t
    * while the client still waits for the server's answer); the go only
    * follows the client's. */
   if (ia.child > 0) {
+    sbx_sched_restore(s, ia.child);
     union {
       struct cmsghdr h;
       char buf[CMSG_SPACE(sizeof(int) * SBX_WARM_FDS)];
@@ -632,7 +645,13 @@ static int sbx_spare_make(struct sbx_srv *s, struct sbx_tmpl *t)
     return -e;
   }
   fflush(NULL);
+  /* The spare (and the clone's namespace set-up, done here) runs while
+   * the previous run's command does: idle priority keeps it off that
+   * run's critical path (sbx_sched_restore when taken). */
+  (void)!sched_setscheduler(0, SCHED_IDLE, &(struct sched_param){0});
   pid = (pid_t)syscall(SYS_clone, cflags | SIGCHLD, NULL, NULL, NULL, 0);
+  if (pid != 0)
+    sbx_sched_restore(s, 0);
   if (pid < 0) {
     e = errno;
     close(sp[0]);
@@ -712,7 +731,9 @@ static int sbx_spare_take(struct sbx_srv *s, struct sbx_tmpl *t, struct sbx_conn
     /* The command's pid is needed only when the client moves the run
      * into its cgroup by pid (v2: no cgroup file in the request); waiting
      * for it otherwise would only delay the server's loop. */
-    if ((n_fds > 5 || sbx_spare_ready(t) == 0) && sendmsg(t->spare_sock, &mh, MSG_NOSIGNAL) == (ssize_t)n) {
+    sbx_sched_restore(s, t->spare);
+    if ((n_fds > 5 || sbx_spare_ready(t) == 0) &&
+        sendmsg(t->spare_sock, &mh, MSG_NOSIGNAL) == (ssize_t)n) {
       c->init = t->spare;
       c->cmd = t->spare_cmd;
       c->spare_sock = t->spare_sock;
@@ -941,6 +962,11 @@ int sbx_serve(const struct sbx_serve_opts *o)
                  : 16;
   s.tmpl = calloc((size_t)s.n_tmpl, sizeof *s.tmpl);
   s.buf = malloc(SBX_WARM_MAX_REQ);
+  s.policy = sched_getscheduler(0);
+  if (s.policy < 0 || sched_getparam(0, &s.param) < 0) {
+    s.policy = SCHED_OTHER;
+    s.param = (struct sched_param){0};
+  }
   if (!s.tmpl || !s.buf) {
     rc = -ENOMEM;
     goto cleanup;
