@@ -96,6 +96,11 @@ struct sbx_conn {
    * with the command's unread "ready" in it would make pid 1's read of
    * the request fail (ECONNRESET). */
   int spare_sock;
+  /* The run's mount namespace (the spare's private copy of the view),
+   * held until pid 1 is reaped: its teardown (unmounting the view, the
+   * run's /tmp, /dev/shm, /proc) then happens here, after the run, not in
+   * pid 1's exit, which the client waits for. -1: none. */
+  int mntns;
 };
 
 struct sbx_srv {
@@ -848,6 +853,14 @@ static void sbx_serve_request(struct sbx_srv *s, struct sbx_conn *c)
   for (int i = 0; i < n_fds; i++)
     close(fds[i]);
   n_fds = 0;
+  {
+    /* After the answer, off the run's path. The spare unshared its mount
+     * namespace first thing; if it has not yet, this is the template's
+     * or ours, which we hold anyway: harmless. */
+    char ns[64];
+    snprintf(ns, sizeof ns, "/proc/%d/ns/mnt", (int)c->init);
+    c->mntns = open(ns, O_RDONLY | O_CLOEXEC);
+  }
   /* The next run's pid 1, prepared while this one runs. */
   if ((rc = sbx_spare_make(s, t)) < 0)
     sbx_serve_log(s, "no spare: %s", strerror(-rc));
@@ -940,7 +953,9 @@ static void sbx_serve_reap(struct sbx_srv *s, struct sbx_conn *c)
   sbx_serve_log(s, "run %d ended (status 0x%x)", (int)c->init, (unsigned)st);
   close(c->pidfd);
   close(c->spare_sock);
-  c->pidfd = c->spare_sock = -1;
+  if (c->mntns >= 0)
+    close(c->mntns);
+  c->pidfd = c->spare_sock = c->mntns = -1;
   c->init = 0;
   sbx_conn_close(c);
 }
@@ -955,7 +970,8 @@ int sbx_serve(const struct sbx_serve_opts *o)
   int rc = 0;
 
   for (int i = 0; i < SBX_SERVE_MAX_CONNS; i++)
-    s.conns[i] = (struct sbx_conn){.fd = -1, .init = 0, .pidfd = -1, .spare_sock = -1};
+    s.conns[i] = (struct sbx_conn){.fd = -1, .init = 0, .pidfd = -1, .spare_sock = -1,
+                                     .mntns = -1};
   sbx_probe_for_run(&s.feat);
   s.n_tmpl = o->max_templates > 0 && o->max_templates <= SBX_SERVE_MAX_TEMPLATES
                  ? o->max_templates
@@ -1061,6 +1077,8 @@ cleanup:
         ;
       close(s.conns[i].pidfd);
       close(s.conns[i].spare_sock);
+      if (s.conns[i].mntns >= 0)
+        close(s.conns[i].mntns);
       sbx_conn_close(&s.conns[i]);
     } else
       sbx_conn_close(&s.conns[i]);
