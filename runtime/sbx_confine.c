@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -268,7 +269,8 @@ _Noreturn void sbx_init_run(const struct sbx_init_args *a)
   int ctl = a->ctl;
   char go = 0;
   pid_t pid, child;
-  int st;
+  sigset_t chld;
+  int st, sfd;
 
   sbx_reset_signals();
   /* If sbx dies, the sandbox dies (and with pid 1, everything in it). */
@@ -336,9 +338,18 @@ _Noreturn void sbx_init_run(const struct sbx_init_args *a)
   if (cmd.ruleset_shared >= 0)
     close(cmd.ruleset_shared);
   /* Reap everything (orphans are re-parented to us); report when the
-   * command itself ends. Returning then tears the namespace down. */
+   * command itself ends. Returning then tears the namespace down. The
+   * supervisor's end of the control socket closing (it died, even by
+   * SIGKILL) ends the run at once: a warm pid 1 is not its child, so no
+   * parent-death signal would, and the server's kill could come late,
+   * after the dead supervisor's admission slot was given to another run. */
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &chld, NULL); /* the command was forked already */
+  sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
   for (;;) {
-    pid = waitpid(-1, &st, 0);
+    struct pollfd pf[2] = {{.fd = sfd, .events = POLLIN}, {.fd = ctl, .events = 0}};
+    pid = waitpid(-1, &st, sfd >= 0 ? WNOHANG : 0);
     if (pid == child) {
       sbx_send(ctl, SBX_MSG_EXIT, NULL, st);
       /* Our own status mirrors the command's (the report is the message). */
@@ -346,6 +357,16 @@ _Noreturn void sbx_init_run(const struct sbx_init_args *a)
     }
     if (pid < 0 && errno != EINTR)
       break;
+    if (pid != 0)
+      continue; /* reaped an orphan, or interrupted: look again */
+    if (poll(pf, 2, -1) < 0 && errno != EINTR)
+      break;
+    if (pf[1].revents & (POLLHUP | POLLERR))
+      _exit(SBX_EXIT_FAILURE); /* the whole pid namespace dies with us */
+    if (pf[0].revents & POLLIN) {
+      struct signalfd_siginfo si[8];
+      (void)!read(sfd, si, sizeof si);
+    }
   }
   sbx_fail_set(&f, SBX_LAYER_SUPERVISOR, errno, "init lost the command: %s", strerror(errno));
 fail:
@@ -464,7 +485,7 @@ static void sbx_explain_denial(const struct sbx_run_request *req, const struct s
   struct sbx_kmsg_scan *scan = calloc(1, sizeof *scan);
   struct sbx_kmsg_hit hit = {.syscall = -1};
   const char *home = getenv("HOME");
-  char *msg = res->message, exe[PATH_MAX], wsbuf[PATH_MAX];
+  char *msg = res->message, exe[PATH_MAX], wsbuf[PATH_MAX], marker[96] = "";
   const size_t ml = sizeof res->message;
   /* A warm run has no plan here: the workspace and ABI are looked up. */
   const char *ws = plan ? plan->workspace : realpath(req->workspace, wsbuf);
@@ -483,8 +504,16 @@ static void sbx_explain_denial(const struct sbx_run_request *req, const struct s
   exe[n > 0 ? n : 0] = '\0';
   if (kmsg >= 0 && !clean)
     asked = sbx_kmsg_settle(&audit_on);
+  /* A failed run with the kernel's audit on: a marker record sent now
+   * comes after all of the run's records (same queue, same thread), so
+   * reading until it arrives cannot miss one still being delivered, even
+   * under load (bounded: SBX_KMSG_MARK_MS). The multicast group only. */
+  if (asked == 0 && audit_on == 1 && sbx_kmsg_is_netlink(kmsg) &&
+      sbx_kmsg_mark(marker, sizeof marker) != 0)
+    marker[0] = '\0';
   if (scan) {
-    sbx_kmsg_collect(kmsg, cmd_pid, n > 0 ? exe : NULL, scan);
+    sbx_kmsg_collect_until(kmsg, cmd_pid, n > 0 ? exe : NULL, marker[0] ? marker : NULL,
+                           SBX_KMSG_MARK_MS, scan);
     hit = scan->seccomp;
     res->audit_lost = scan->lost;
   }

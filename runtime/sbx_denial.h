@@ -78,6 +78,7 @@ struct sbx_kmsg_scan {
   int ll_count;       /* every record of the run's domain */
   bool lost;          /* the source said records were dropped (rate limit, overrun) */
   bool from_netlink;  /* read from the audit multicast group, not /dev/kmsg */
+  bool marker_missed; /* sbx_kmsg_collect_until: its marker did not come in time */
 };
 
 /* Records reach their readers through the kernel's kauditd thread: one
@@ -92,6 +93,22 @@ int sbx_kmsg_settle(int *enabled);
  * start of the run) and keeps seccomp's records of `pid` and Landlock's of
  * the domain `pid` created (its exe must be `exe` unless exe is NULL). */
 void sbx_kmsg_collect(int fd, pid_t pid, const char *exe, struct sbx_kmsg_scan *out);
+
+/* A queue found empty (sbx_kmsg_settle) does not mean delivered: kauditd
+ * may still be handing the last record it took to the multicast group.
+ * sbx_kmsg_mark sends an AUDIT_USER record whose text carries a token it
+ * writes to token[len] ("sbx-sync ..."): it goes through the same queue
+ * and thread, after every record the run's processes made, so once it is
+ * read, all of theirs were. Needs CAP_AUDIT_WRITE; returns 0 or a negative
+ * errno. sbx_kmsg_collect_until reads like sbx_kmsg_collect, but when
+ * `marker` is not NULL it waits (at most ms) until the record carrying it
+ * arrived. */
+int sbx_kmsg_mark(char *token, size_t len);
+/* fd reads the audit multicast group (not /dev/kmsg). */
+bool sbx_kmsg_is_netlink(int fd);
+#define SBX_KMSG_MARK_MS 500
+void sbx_kmsg_collect_until(int fd, pid_t pid, const char *exe, const char *marker, int ms,
+                            struct sbx_kmsg_scan *out);
 
 /* Splits `text` (a record's text after "audit(...): ") into the value of
  * `key` ("path", "blockers"), unquoting "..." and decoding the hex form

@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/netlink.h>
+#include <poll.h>
 #include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -305,6 +306,13 @@ static void sbx_ll_keep(struct sbx_kmsg_scan *out, const struct sbx_ll_record *r
 
 void sbx_kmsg_collect(int fd, pid_t pid, const char *exe, struct sbx_kmsg_scan *out)
 {
+  sbx_kmsg_collect_until(fd, pid, exe, NULL, 0, out);
+}
+
+void sbx_kmsg_collect_until(int fd, pid_t pid, const char *exe, const char *marker, int ms,
+                            struct sbx_kmsg_scan *out)
+{
+  struct timespec t0;
   char buf[8192 + NLMSG_HDRLEN];
   struct sbx_ll_record pending[SBX_KMSG_PENDING];
   uint64_t domains[SBX_KMSG_DOMAINS];
@@ -319,13 +327,33 @@ void sbx_kmsg_collect(int fd, pid_t pid, const char *exe, struct sbx_kmsg_scan *
     return;
   netlink = getsockopt(fd, SOL_SOCKET, SO_TYPE, &sotype, &sl) == 0;
   out->from_netlink = netlink;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
   for (;;) {
     const char *text = NULL;
     int rc = sbx_next_record(fd, netlink, buf, sizeof buf, &type, &text, &out->lost);
-    if (rc == 0)
-      break;
+    if (rc == 0) {
+      /* Nothing more now: done, unless the marker is still on its way
+       * (then wait for it, bounded: a record lost or filtered by an audit
+       * rule must not hold the run). */
+      struct timespec now;
+      long left;
+      struct pollfd pfd = {.fd = fd, .events = POLLIN};
+      if (!marker)
+        break;
+      clock_gettime(CLOCK_MONOTONIC, &now);
+      left = ms - ((now.tv_sec - t0.tv_sec) * 1000L + (now.tv_nsec - t0.tv_nsec) / 1000000L);
+      if (left <= 0 || poll(&pfd, 1, (int)left) <= 0) {
+        out->marker_missed = true;
+        break;
+      }
+      continue;
+    }
     if (rc < 0)
       continue;
+    if (marker && type == AUDIT_USER && strstr(text, marker)) {
+      marker = NULL; /* every record before it was read */
+      continue;
+    }
     if (type == SBX_AUDIT_SECCOMP) {
       sbx_seccomp_record(text, pid, &out->seccomp);
     } else if (type == SBX_AUDIT_LANDLOCK_ACCESS) {
@@ -463,6 +491,58 @@ static int sbx_kaudit_talk(uint16_t type, int enabled, struct audit_status *out)
       rc = 0;
       goto cleanup;
     }
+  }
+cleanup:
+  close(fd);
+  return rc;
+}
+
+bool sbx_kmsg_is_netlink(int fd)
+{
+  int sotype = 0;
+  socklen_t sl = sizeof sotype;
+  return fd >= 0 && getsockopt(fd, SOL_SOCKET, SO_TYPE, &sotype, &sl) == 0;
+}
+
+int sbx_kmsg_mark(char *token, size_t len)
+{
+  struct {
+    struct nlmsghdr h;
+    char text[128];
+  } req;
+  struct sockaddr_nl sa = {.nl_family = AF_NETLINK};
+  struct timespec now;
+  struct timeval tv = {.tv_sec = 1};
+  char buf[1024];
+  int fd, rc = -EIO;
+  static unsigned seq;
+
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  /* Unique on the machine: our pid, a counter and the time. */
+  snprintf(token, len, "sbx-sync=%d.%u.%lld%09ld", (int)getpid(), ++seq, (long long)now.tv_sec,
+           now.tv_nsec);
+  fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
+  if (fd < 0)
+    return -errno;
+  (void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  memset(&req, 0, sizeof req);
+  snprintf(req.text, sizeof req.text, "op=end-of-run-records %s", token);
+  req.h.nlmsg_len = NLMSG_LENGTH(strlen(req.text) + 1);
+  req.h.nlmsg_type = AUDIT_USER;
+  req.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+  req.h.nlmsg_seq = 1;
+  if (sendto(fd, &req, req.h.nlmsg_len, 0, (struct sockaddr *)&sa, sizeof sa) < 0) {
+    rc = -errno;
+    goto cleanup;
+  }
+  {
+    ssize_t n = recv(fd, buf, sizeof buf, 0);
+    struct nlmsghdr *h = (struct nlmsghdr *)(void *)buf;
+    if (n < 0)
+      rc = -errno;
+    else if ((size_t)n >= NLMSG_LENGTH(sizeof(struct nlmsgerr)) && NLMSG_OK(h, (unsigned)n) &&
+             h->nlmsg_type == NLMSG_ERROR)
+      rc = ((const struct nlmsgerr *)NLMSG_DATA(h))->error;
   }
 cleanup:
   close(fd);
