@@ -264,7 +264,7 @@ static _Noreturn void sbx_command(const struct sbx_cmd *c, int ctl)
 _Noreturn void sbx_init_run(const struct sbx_init_args *a)
 {
   struct sbx_fail f = {0};
-  int keep[4] = {a->ctl, a->cmd.ruleset, a->cmd.ruleset_shared, a->child_go};
+  int keep[3] = {a->ctl, a->cmd.ruleset, a->cmd.ruleset_shared};
   struct sbx_cmd cmd = a->cmd;
   int ctl = a->ctl;
   char go = 0;
@@ -298,7 +298,7 @@ _Noreturn void sbx_init_run(const struct sbx_init_args *a)
     sbx_fail_set(&f, SBX_LAYER_NAMESPACES, errno, "cgroup namespace: %s", strerror(errno));
     goto fail;
   }
-  if (sbx_close_fds(keep, 4, &f) < 0) {
+  if (sbx_close_fds(keep, 3, &f) < 0) {
     ctl = 3;
     goto fail;
   }
@@ -315,17 +315,10 @@ _Noreturn void sbx_init_run(const struct sbx_init_args *a)
   if (!a->view_ready && sbx_mount_build(a->cmd.plan, &f) < 0)
     goto fail;
   /* Warm: the command was forked ahead and prepared itself (sbx_serve.c);
-   * it waits for this go, given only now that the client said go and pid
-   * 1 is in the run's cgroup. */
-  if (a->child > 0) {
+   * it took its own byte of the client's go. */
+  if (a->child > 0)
     child = a->child;
-    if (write(keep[3], "g", 1) != 1) {
-      sbx_fail_set(&f, SBX_LAYER_SUPERVISOR, errno, "releasing the command: %s",
-                   strerror(errno));
-      goto fail;
-    }
-    close(keep[3]);
-  } else
+  else
     child = fork();
   if (child < 0) {
     sbx_fail_set(&f, SBX_LAYER_SUPERVISOR, errno, "fork: %s", strerror(errno));
@@ -849,7 +842,7 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
     struct sbx_init_args ia = {
         .cmd = {.plan = &plan, .argv = req->argv, .envp = plan.envp, .flags = req->flags,
                 .unotify = req->unotify, .ruleset = -1, .ruleset_shared = -1},
-        .ctl = sv[1], .sync_rd = sync_pipe[0], .cg_fd = cg.join_fd, .child_go = -1};
+        .ctl = sv[1], .sync_rd = sync_pipe[0], .cg_fd = cg.join_fd};
     sbx_init_run(&ia);
   }
   /* v1: init joins the cgroup itself (sbx_cgroup.c says why); otherwise,

@@ -286,7 +286,6 @@ struct sbx_init_args {
   bool view_ready; /* warm spare: the view is in place (else built here) */
   const struct sbx_fail *prep_fail; /* warm spare: its preparation failed; NULL cold */
   pid_t child;   /* warm: the pre-forked command (pid in the run's namespace), or 0 */
-  int child_go;  /* warm: its socket; one byte releases it; else -1 */
 };
 _Noreturn void sbx_init_run(const struct sbx_init_args *a);
 /* The command's steps (sbx_confine.c), shared by the cold command and a

@@ -485,7 +485,8 @@ static ssize_t sbx_warm_recv(int sock, char *buf, size_t size, int *fds, int *n_
  * OWN domain, so pid 1 stays outside it); then it says ready to the server
  * (`srv`, whose end reads our pid from the credentials), gets the request
  * from pid 1 (`req`), installs the client's stdio, closes everything else,
- * waits for pid 1's go, joins the run's cgroup and cgroup namespace,
+ * waits for the client's go (its own byte of the sync pipe, given after
+ * the server's STARTED), joins the run's cgroup and cgroup namespace,
  * drops capabilities (kept until then for that unshare), seccomp last,
  * execve. Until the go it runs nothing of the request: a spare dropped
  * before (stale template, client gone) never executes anything. */
@@ -518,9 +519,11 @@ static _Noreturn void sbx_spare_command(const struct sbx_srv *s, const struct sb
   for (int i = 0; i < 3; i++)
     if (dup2(fds[i], i) < 0)
       _exit(SBX_EXIT_FAILURE);
+  /* The control socket, the cgroup file and the client's go (the sync
+   * pipe: one of its two bytes is ours). */
   keep[0] = fds[3];
   keep[1] = n_fds > 5 ? fds[5] : -1;
-  keep[2] = req;
+  keep[2] = fds[4];
   if (sbx_close_fds(keep, 3, &f) < 0)
     sbx_command_exec(&cmd, 3, &f);
   if (read(keep[2], &go, 1) != 1 || go != 'g')
@@ -549,7 +552,7 @@ static _Noreturn void sbx_spare_command(const struct sbx_srv *s, const struct sb
 static _Noreturn void sbx_spare_main(const struct sbx_srv *s, const struct sbx_tmpl *t, int sock)
 {
   struct sbx_fail f = {0};
-  struct sbx_init_args ia = {.child_go = -1};
+  struct sbx_init_args ia = {0};
   struct sbx_warm_req hdr;
   char **head = NULL, **argv = NULL, **envp = NULL;
   int ruleset = -1, fds[SBX_WARM_FDS], n_fds = 0, cp[2] = {-1, -1};
@@ -616,7 +619,7 @@ static _Noreturn void sbx_spare_main(const struct sbx_srv *s, const struct sbx_t
     if (sendmsg(cp[0], &mh, MSG_NOSIGNAL) != n)
       sbx_fail_set(&f, SBX_LAYER_SUPERVISOR, errno, "handing the request to the command: %s",
                    strerror(errno));
-    ia.child_go = cp[0];
+    close(cp[0]);
   }
   /* The client's stdio is the command's, as in the cold path. */
   for (int i = 0; i < 3; i++)

@@ -24,6 +24,12 @@ export SBX_STATE_DIR=$work/state
 mkdir -m 0700 "$SBX_STATE_DIR"
 unset COMMANDER_SECURITY_PROFILE SBX_AUDIT_LOG
 
+# A template whose facts were recorded within 2 s of a change of one of
+# them (a bin directory's listing: the system-call section below adds and
+# removes a program in /usr/local/bin) never vouches for itself and is
+# rebuilt at every request for those 2 s (docs/sbx.md, "Staleness"): a
+# run right after an earlier run of this script would time rebuilds.
+sleep 3
 echo "== start-up ($(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg))"
 # The warm-start server of this (private) state directory; the warm row
 # uses it, the cold row passes --cold. Its first request builds the
