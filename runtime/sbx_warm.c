@@ -309,7 +309,8 @@ int sbx_warm_run(const struct sbx_run_request *req, uint64_t tmax, struct sbx_ru
     sbx_warm_decline(res, tmax, "%s", why);
     goto declined;
   }
-  /* From here on as the cold path: cgroup, kernel log, control channel. */
+  /* From here on as the cold path: cgroup, control channel (the kernel
+   * log once the request is sent). */
   if ((rc = sbx_cgroup_create(req->profile, feat, &cg, cgerr, sizeof cgerr)) < 0) {
     sbx_warm_decline(res, tmax, "cgroup: %s", cgerr);
     goto declined;
@@ -320,8 +321,6 @@ int sbx_warm_run(const struct sbx_run_request *req, uint64_t tmax, struct sbx_ru
     sbx_warm_decline(res, tmax, "no usable cgroup");
     goto declined;
   }
-  if (!(req->flags & SBX_RUN_NO_KMSG))
-    kmsg = sbx_above_stdio(sbx_kmsg_open());
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0 ||
       (sv[0] = sbx_above_stdio(sv[0])) < 0 || (sv[1] = sbx_above_stdio(sv[1])) < 0 ||
       setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof one) < 0 ||
@@ -355,6 +354,11 @@ int sbx_warm_run(const struct sbx_run_request *req, uint64_t tmax, struct sbx_ru
   sv[1] = -1;
   close(sync_pipe[0]);
   sync_pipe[0] = -1;
+  /* The kernel-log cursor while the server checks the template: it only
+   * has to exist before the go, when the command may start to be
+   * refused. */
+  if (!(req->flags & SBX_RUN_NO_KMSG))
+    kmsg = sbx_above_stdio(sbx_kmsg_open());
   if ((rc = sbx_warm_reply(server, &reply, &pidfd, SBX_WARM_REPLY_MS)) < 0) {
     sbx_warm_decline(res, tmax, "server did not answer: %s", strerror(-rc));
     goto declined;
