@@ -58,6 +58,8 @@
 #define SYS_pidfd_send_signal 424
 #endif
 
+#define SBX_SO_PEERPIDFD 77 /* SO_PEERPIDFD, Linux 6.5 */
+
 #define SBX_SERVE_MAX_CONNS 64
 #define SBX_SERVE_MAX_TEMPLATES 64
 #define SBX_SERVE_BUILD_MS 10000
@@ -107,6 +109,22 @@ struct sbx_key {
 };
 
 static volatile sig_atomic_t sbx_serve_stop;
+
+/* The pid a pidfd refers to (its fdinfo), or -1. */
+static pid_t sbx_pidfd_pid(int pidfd)
+{
+  char path[64], line[128];
+  FILE *f;
+  int pid = -1;
+  snprintf(path, sizeof path, "/proc/self/fdinfo/%d", pidfd);
+  if (!(f = fopen(path, "re")))
+    return -1;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "Pid: %d", &pid) == 1)
+      break;
+  fclose(f);
+  return (pid_t)pid;
+}
 
 static void sbx_serve_on_signal(int sig)
 {
@@ -248,7 +266,7 @@ static int sbx_tmpl_build(struct sbx_srv *s, const struct sbx_key *k, char *why,
   struct sbx_run_request rq = {.profile = k->profile, .workspace = k->ws, .argv = dummy_argv,
                                .flags = k->flags};
   struct sbx_tmpl *t = NULL;
-  char err[512], text[sizeof((struct sbx_fail *)0)->text] = "";
+  char err[512], text[sizeof((struct sbx_fail *)0)->text] = "", sdir[PATH_MAX], *slash;
   union {
     struct cmsghdr h;
     char buf[CMSG_SPACE(2 * sizeof(int))];
@@ -262,6 +280,12 @@ static int sbx_tmpl_build(struct sbx_srv *s, const struct sbx_key *k, char *why,
   ssize_t n = -1;
   pid_t pid;
 
+  /* Our own directory is masked in every view, as sbx run masks it. */
+  snprintf(sdir, sizeof sdir, "%s", s->o->socket_path);
+  if ((slash = strrchr(sdir, '/')) && slash != sdir) {
+    *slash = '\0';
+    rq.mask_dir = sdir;
+  }
   for (int i = 0; i < s->n_tmpl; i++)
     if (!s->tmpl[i].used && !t)
       t = &s->tmpl[i];
@@ -709,16 +733,108 @@ static int sbx_serve_listen(struct sbx_srv *s)
   return 0;
 }
 
+/* Same object (dev, ino) at /proc/<pid>/<name> (pid's directory dir)
+ * and at /proc/self/<name>? */
+static bool sbx_peer_same(int dir, const char *name)
+{
+  char self[64];
+  struct stat a, b;
+  snprintf(self, sizeof self, "/proc/self/%s", name);
+  return fstatat(dir, name, &a, 0) == 0 && stat(self, &b) == 0 && a.st_dev == b.st_dev &&
+         a.st_ino == b.st_ino;
+}
+
+/* Is the client on fd entitled to what a cold run of its own would do?
+ * The uid alone is not enough: a command inside a (permissive) sandbox
+ * runs as uid 0 too, without capabilities, in other namespaces, and can
+ * reach the socket when its view shows the state directory; served, it
+ * would get a run outside its own sandbox (no deadline, cgroup or pid
+ * namespace of the outer run). So the peer must hold CAP_SYS_ADMIN (what
+ * `sbx run --cold` needs as root) and share our mount, pid, network and
+ * user namespaces and our root directory. The peer is pinned by a pidfd
+ * (SO_PEERPIDFD, else pidfd_open of SO_PEERCRED's pid) that must still
+ * be running after the checks: a pid reused meanwhile is refused. */
+static bool sbx_serve_peer_ok(int fd, char *why, size_t why_len)
+{
+  static const char *const ns[] = {"ns/mnt", "ns/pid", "ns/net", "ns/user", "root"};
+  struct ucred cred;
+  socklen_t cl = sizeof cred, pl = sizeof(int);
+  char path[64], status[4096], *cap;
+  unsigned long long eff = 0;
+  int pidfd = -1, dir = -1, sfd = -1;
+  struct pollfd pp;
+  ssize_t n;
+  bool ok = false;
+
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 || cl != sizeof cred) {
+    snprintf(why, why_len, "no peer credentials");
+    goto cleanup;
+  }
+  /* Only our own uid: anyone else could otherwise run commands as us. */
+  if (cred.uid != geteuid()) {
+    snprintf(why, why_len, "refused a client of uid %d", (int)cred.uid);
+    goto cleanup;
+  }
+  if (cred.pid <= 0) {
+    snprintf(why, why_len, "refused a client outside our pid namespace");
+    goto cleanup;
+  }
+  if (getsockopt(fd, SOL_SOCKET, SBX_SO_PEERPIDFD, &pidfd, &pl) < 0) {
+    pidfd = (int)syscall(SYS_pidfd_open, cred.pid, 0);
+    if (pidfd < 0) {
+      snprintf(why, why_len, "refused client pid %d: pidfd: %s", (int)cred.pid, strerror(errno));
+      goto cleanup;
+    }
+  } else if (sbx_pidfd_pid(pidfd) != cred.pid) {
+    snprintf(why, why_len, "refused client pid %d: its pidfd names another process",
+             (int)cred.pid);
+    goto cleanup;
+  }
+  snprintf(path, sizeof path, "/proc/%d", (int)cred.pid);
+  if ((dir = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+      (sfd = openat(dir, "status", O_RDONLY | O_CLOEXEC)) < 0 ||
+      (n = read(sfd, status, sizeof status - 1)) <= 0) {
+    snprintf(why, why_len, "refused client pid %d: %s", (int)cred.pid, strerror(errno));
+    goto cleanup;
+  }
+  status[n] = '\0';
+  if (!(cap = strstr(status, "\nCapEff:")) || sscanf(cap + 8, "%llx", &eff) != 1 ||
+      !(eff & (1ull << 21 /* CAP_SYS_ADMIN */))) {
+    snprintf(why, why_len, "refused client pid %d: no CAP_SYS_ADMIN (a sandboxed command?)",
+             (int)cred.pid);
+    goto cleanup;
+  }
+  for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
+    if (!sbx_peer_same(dir, ns[i])) {
+      snprintf(why, why_len, "refused client pid %d: its %s is not the server's (a sandboxed "
+                             "command?)", (int)cred.pid, ns[i]);
+      goto cleanup;
+    }
+  /* Still the process we checked: not exited, so its pid not reused. */
+  pp = (struct pollfd){.fd = pidfd, .events = POLLIN};
+  if (poll(&pp, 1, 0) != 0) {
+    snprintf(why, why_len, "refused client pid %d: exited during the check", (int)cred.pid);
+    goto cleanup;
+  }
+  ok = true;
+cleanup:
+  if (sfd >= 0)
+    close(sfd);
+  if (dir >= 0)
+    close(dir);
+  if (pidfd >= 0)
+    close(pidfd);
+  return ok;
+}
+
 static void sbx_serve_accept(struct sbx_srv *s)
 {
-  struct ucred cred;
-  socklen_t cl = sizeof cred;
+  char why[200];
   int fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC);
   if (fd < 0)
     return;
-  /* Only our own uid: anyone else could otherwise run commands as us. */
-  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 || cred.uid != geteuid()) {
-    sbx_serve_log(s, "refused a client of uid %d", cl == sizeof cred ? (int)cred.uid : -1);
+  if (!sbx_serve_peer_ok(fd, why, sizeof why)) {
+    sbx_serve_log(s, "%s", why);
     close(fd);
     return;
   }

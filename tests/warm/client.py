@@ -1,0 +1,36 @@
+# A hand-made warm-start client (tests/warm): connects to the server's
+# socket, sends a well-formed request header for PROFILE with a fingerprint
+# of 0 and prints what came back: "reply N bytes: NOTE" (the server served
+# or refused the request), "closed" (the server dropped the connection
+# without a word: the peer check refused it) or "no-connect: ERR".
+#   python3 client.py SOCKET [PROFILE [WORKSPACE]]
+import os, socket, struct, sys
+sock = sys.argv[1]
+profile = sys.argv[2] if len(sys.argv) > 2 else "strict"
+ws = sys.argv[3] if len(sys.argv) > 3 else os.getcwd()
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+try:
+    s.connect(sock)
+except OSError as e:
+    print("no-connect: %s" % e.strerror)
+    sys.exit(0)
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+r, w = os.pipe()
+st = os.stat(ws)
+argv = [b"/bin/true"]
+strs = [profile.encode(), ws.encode(), b"/root"] + argv + [b"PATH=/usr/bin:/bin"]
+hdr = struct.pack("<IIQQQIIIIII", 0x77786273, 1, 0, st.st_dev, st.st_ino,
+                  os.geteuid(), os.getegid(), 0, len(argv), 1, 5)
+msg = hdr + b"".join(x + b"\0" for x in strs)
+s.settimeout(5)
+try:
+    s.sendmsg([msg], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                       struct.pack("5i", 0, 1, 2, b.fileno(), r))])
+    data = s.recv(4096)
+except OSError as e:
+    print("closed (%s)" % e.strerror)
+    sys.exit(0)
+if not data:
+    print("closed")
+else:
+    print("reply %d bytes: %s" % (len(data), data[16:144].split(b"\0")[0].decode()))
