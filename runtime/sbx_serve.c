@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "sbx_internal.h"
+#include "sbx_unotify.h"
 #include "sbx_warm.h"
 
 #ifndef SYS_close_range
@@ -514,7 +515,9 @@ static _Noreturn void sbx_spare_main(const struct sbx_srv *s, const struct sbx_t
   for (int i = 0; i < 3; i++)
     if (dup2(fds[i], i) < 0)
       _exit(SBX_EXIT_FAILURE);
-  ia.cmd = (struct sbx_cmd){.plan = &t->plan, .argv = argv, .envp = envp, .flags = hdr.flags,
+  /* The flags the server checked and keyed the template on. */
+  ia.cmd = (struct sbx_cmd){.plan = &t->plan, .argv = argv, .envp = envp,
+                            .flags = t->flags | (hdr.flags & SBX_RUN_NO_KMSG),
                             .unotify = NULL, .ruleset = ruleset,
                             .ruleset_shared = t->ll_shared};
   ia.ctl = fds[3];
@@ -625,6 +628,21 @@ static void sbx_serve_request(struct sbx_srv *s, struct sbx_conn *c)
     goto refuse;
   }
   k.profile = sbx_serve_profile(s, head[0]);
+  /* The approvals' system-call layer (a notify listener) is served by the
+   * `sbx run` process of a cold run; a spare has none. sbx run never asks
+   * for such a profile, so a request for one is refused, not served
+   * without the layer. */
+  if (k.profile && (k.profile->approval_ops & SBX_UNOTIFY_OPS)) {
+    snprintf(why, sizeof why, "profile '%.64s' has approvals at the system-call layer: "
+                              "cold only", head[0]);
+    goto refuse;
+  }
+  /* Only the flags sbx run sets itself; an unknown bit is not ignored
+   * (it could mean a layer this server does not know). */
+  if (hdr.flags & ~(uint32_t)(SBX_RUN_ALLOW_GIT_CONFIG | SBX_RUN_NO_KMSG)) {
+    snprintf(why, sizeof why, "unknown request flags 0x%x", hdr.flags);
+    goto refuse;
+  }
   if (!k.profile || sbx_profile_fingerprint(k.profile) != hdr.profile_fp) {
     snprintf(why, sizeof why, "profile '%.64s' differs from the server's (another sbx build?)",
              head[0]);
