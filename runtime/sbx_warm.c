@@ -6,7 +6,8 @@
  * the cold path: the cgroup, the control socket, the deadline, the
  * messages, the result. Any refusal or error before the command started
  * returns SBX_WARM_DECLINED: nothing ran, the caller runs cold, which is
- * equally confined. */
+ * equally confined. After the go only an explicit failure before the
+ * command's READY declines; any other loss is reported (never rerun). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -381,21 +382,32 @@ int sbx_warm_run(const struct sbx_run_request *req, uint64_t tmax, struct sbx_ru
   close(sync_pipe[1]);
   sync_pipe[1] = -1;
   snprintf(res->cgroup_info, sizeof res->cgroup_info, "%s", cg.info);
-  {
-    struct sbx_sup sup = {.ctl = sv[0], .init = reply.init_pid, .init_pidfd = pidfd,
-                          .server = server, .t0 = t0, .tmax = tmax};
-    rc = sbx_supervise(&sup, req, res, kmsg);
-  }
-  if (res->outcome == SBX_OUTCOME_FAILED && !(req->interrupted && req->interrupted())) {
-    /* A layer failed in the warm sandbox before anything was executed:
-     * the cold path decides (and reports) instead. */
+  struct sbx_sup sup = {.ctl = sv[0], .init = reply.init_pid, .init_pidfd = pidfd,
+                        .server = server, .t0 = t0, .tmax = tmax};
+  rc = sbx_supervise(&sup, req, res, kmsg);
+  if (res->outcome == SBX_OUTCOME_FAILED && sup.fail_before_ready &&
+      !(req->interrupted && req->interrupted())) {
+    /* A layer reported failing in the warm sandbox before the command
+     * said READY: nothing was executed, the cold path decides (and
+     * reports) instead. */
     char note[sizeof res->start_note];
     snprintf(note, sizeof note, "warm start failed before exec: %.120s", res->message);
     sbx_warm_decline(res, tmax, "%s", note);
     rc = SBX_WARM_DECLINED;
   } else {
+    /* Anything else after the go (pid 1 ended without a report: the
+     * server stopped or crashed, the run was killed) may have executed
+     * the command: report it, never run it a second time cold. */
+    if (res->outcome == SBX_OUTCOME_FAILED) {
+      char msg[sizeof res->message];
+      snprintf(msg, sizeof msg, "warm start: %.380s (not rerun cold: the command may have run)",
+               res->message);
+      snprintf(res->message, sizeof res->message, "%s", msg);
+      res->exit_code = SBX_EXIT_FAILURE;
+    }
     snprintf(res->start_path, sizeof res->start_path, "warm");
-    snprintf(res->start_note, sizeof res->start_note, "%s", reply.note);
+    snprintf(res->start_note, sizeof res->start_note, "%s",
+             res->outcome == SBX_OUTCOME_FAILED ? "failed after start" : reply.note);
   }
   goto cleanup;
 
