@@ -436,7 +436,10 @@ static int sbx_warm_parse(char *buf, size_t n, int n_fds, struct sbx_warm_req *h
     return -EPROTO;
   if (!(*head = sbx_take_strings(buf, n, &pos, 3)) ||
       !(*argv = sbx_take_strings(buf, n, &pos, hdr->n_argv)) ||
-      !(*envp = sbx_take_strings(buf, n, &pos, hdr->n_env)) || !(*argv)[0][0]) {
+      !(*envp = sbx_take_strings(buf, n, &pos, hdr->n_env)) || !(*argv)[0][0] ||
+      /* A template keeps the workspace and HOME in PATH_MAX buffers: a
+       * longer string would be cut and its key never found again. */
+      strlen((*head)[1]) >= PATH_MAX || strlen((*head)[2]) >= PATH_MAX) {
     free(*head);
     free(*argv);
     free(*envp);
@@ -608,6 +611,8 @@ static void sbx_serve_request(struct sbx_srv *s, struct sbx_conn *c)
   struct sbx_key k = {0};
   struct sbx_tmpl *t = NULL;
   char why[256] = "", note[128] = "", stale[200], **argv = NULL, **envp = NULL, **head = NULL;
+  char real[PATH_MAX];
+  struct stat wst;
   int fds[SBX_WARM_FDS], n_fds = 0, rc;
   bool trunc = false;
   ssize_t n = sbx_warm_recv(c->fd, s->buf, SBX_WARM_MAX_REQ, fds, &n_fds, &trunc);
@@ -652,6 +657,15 @@ static void sbx_serve_request(struct sbx_srv *s, struct sbx_conn *c)
   k.home = head[2];
   k.ws_dev = (dev_t)hdr.ws_dev;
   k.ws_ino = (ino_t)hdr.ws_ino;
+  /* The client resolved the workspace; the server sees the same
+   * directory under the same name, or serves nothing: a name realpath
+   * would change keys no template, and another directory than the one the
+   * client meant would get the run. */
+  if (!realpath(k.ws, real) || strcmp(real, k.ws) != 0 || stat(real, &wst) < 0 ||
+      !S_ISDIR(wst.st_mode) || wst.st_dev != k.ws_dev || wst.st_ino != k.ws_ino) {
+    snprintf(why, sizeof why, "workspace is not the resolved directory the client named");
+    goto refuse;
+  }
   k.uid = hdr.uid;
   k.gid = hdr.gid;
   k.flags = hdr.flags & SBX_RUN_ALLOW_GIT_CONFIG;
@@ -679,6 +693,10 @@ static void sbx_serve_request(struct sbx_srv *s, struct sbx_conn *c)
     for (int i = 0; i < s->n_tmpl && !t; i++)
       if (sbx_key_eq(&s->tmpl[i], &k))
         t = &s->tmpl[i];
+    if (!t) { /* never expected: the key as built is not found */
+      snprintf(why, sizeof why, "template built but not found under its key");
+      goto refuse;
+    }
     sbx_serve_log(s, "template for %s in %s built", k.profile->name, k.ws);
   }
   if ((rc = sbx_spare_take(s, t, c, (size_t)n, fds, n_fds)) < 0) {

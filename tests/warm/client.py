@@ -3,12 +3,17 @@
 # of 0 and prints what came back: "reply N bytes: NOTE" (the server served
 # or refused the request), "closed" (the server dropped the connection
 # without a word: the peer check refused it) or "no-connect: ERR".
-#   python3 client.py SOCKET [PROFILE [WORKSPACE [FLAGS]]]
+# With FP (tests/warm/warm_fp.c prints a profile's) the server takes the
+# request for one of its own build's; WS_SENT replaces the workspace string
+# sent (the header keeps WORKSPACE's device and inode).
+#   python3 client.py SOCKET [PROFILE [WORKSPACE [FLAGS [FP [WS_SENT]]]]]
 import os, socket, struct, sys
 sock = sys.argv[1]
 profile = sys.argv[2] if len(sys.argv) > 2 else "strict"
 ws = sys.argv[3] if len(sys.argv) > 3 else os.getcwd()
 flags = int(sys.argv[4], 0) if len(sys.argv) > 4 else 0
+fp = int(sys.argv[5]) if len(sys.argv) > 5 else 0
+ws_sent = sys.argv[6] if len(sys.argv) > 6 else ws
 s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
 try:
     s.connect(sock)
@@ -19,8 +24,8 @@ a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
 r, w = os.pipe()
 st = os.stat(ws)
 argv = [b"/bin/true"]
-strs = [profile.encode(), ws.encode(), b"/root"] + argv + [b"PATH=/usr/bin:/bin"]
-hdr = struct.pack("<IIQQQIIIIII", 0x77786273, 1, 0, st.st_dev, st.st_ino,
+strs = [profile.encode(), ws_sent.encode(), b"/root"] + argv + [b"PATH=/usr/bin:/bin"]
+hdr = struct.pack("<IIQQQIIIIII", 0x77786273, 1, fp, st.st_dev, st.st_ino,
                   os.geteuid(), os.getegid(), flags, len(argv), 1, 5)
 msg = hdr + b"".join(x + b"\0" for x in strs)
 s.settimeout(5)
