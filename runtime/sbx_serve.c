@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -479,6 +480,39 @@ static ssize_t sbx_warm_recv(int sock, char *buf, size_t size, int *fds, int *n_
   return n;
 }
 
+/* Takes on the client's process settings (sbx_warm_req): a cold run's
+ * pid 1 inherits them from sbx run, this one would otherwise have the
+ * server's. The profile's own rlimits are applied later, as cold. */
+static int sbx_spare_settings(const struct sbx_warm_req *h, struct sbx_fail *f)
+{
+  char buf[32];
+  int fd, n;
+  for (int r = 0; r < RLIM_NLIMITS; r++) {
+    struct rlimit rl = {.rlim_cur = h->rlim[r][0], .rlim_max = h->rlim[r][1]};
+    if (setrlimit(r, &rl) < 0)
+      return sbx_fail_set(f, SBX_LAYER_RLIMIT, errno, "the caller's rlimit %d: %s", r,
+                          strerror(errno)), -1;
+  }
+  umask((mode_t)(h->umask & 07777));
+  if (setpriority(PRIO_PROCESS, 0, h->nice) < 0)
+    return sbx_fail_set(f, SBX_LAYER_SUPERVISOR, errno, "the caller's nice value %d: %s",
+                        (int)h->nice, strerror(errno)), -1;
+  n = snprintf(buf, sizeof buf, "%d\n", (int)h->oom_score_adj);
+  if ((fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC)) < 0 ||
+      write(fd, buf, (size_t)n) != n) {
+    sbx_fail_set(f, SBX_LAYER_SUPERVISOR, errno, "the caller's OOM score adjustment: %s",
+                 strerror(errno));
+    if (fd >= 0)
+      close(fd);
+    return -1;
+  }
+  close(fd);
+  if (sched_setaffinity(0, sizeof h->cpus, (const cpu_set_t *)(const void *)h->cpus) < 0)
+    return sbx_fail_set(f, SBX_LAYER_SUPERVISOR, errno, "the caller's CPU affinity: %s",
+                        strerror(errno)), -1;
+  return 0;
+}
+
 /* The spare: pid 1 of the next run of template t, prepared before its
  * request (the view's private copy and its own mounts, the Landlock
  * ruleset built there), then handed the request by the server. */
@@ -514,6 +548,9 @@ static _Noreturn void sbx_spare_main(const struct sbx_srv *s, const struct sbx_t
       sbx_warm_parse(s->buf, (size_t)n, n_fds, &hdr, &head, &argv, &envp) < 0)
     _exit(SBX_EXIT_FAILURE); /* dropped, or a request the server did not check */
   close(sock);
+  /* A failure here is reported to the run, before anything executed. */
+  if (f.layer == SBX_LAYER_NONE)
+    sbx_spare_settings(&hdr, &f);
   /* The client's stdio is the command's, as in the cold path. */
   for (int i = 0; i < 3; i++)
     if (dup2(fds[i], i) < 0)

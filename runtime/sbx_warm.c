@@ -23,7 +23,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <sched.h>
 #include <sys/capability.h>
+#include <sys/resource.h>
 
 #include "sbx_internal.h"
 #include "sbx_warm.h"
@@ -75,6 +77,44 @@ uint64_t sbx_profile_fingerprint(const struct cs_profile *p)
   if (p->filter)
     h = sbx_fnv(h, p->filter, (size_t)p->filter_len * 8u);
   return h;
+}
+
+_Static_assert(RLIM_NLIMITS <= SBX_WARM_RLIMITS, "every resource limit fits the request");
+_Static_assert(sizeof(cpu_set_t) == sizeof(((struct sbx_warm_req *)0)->cpus),
+               "the affinity mask fits the request");
+
+/* This process's settings a cold run's pid 1 would inherit (umask, nice,
+ * OOM score adjustment, resource limits, CPU affinity). 0 or -errno. */
+static int sbx_warm_settings(struct sbx_warm_req *h)
+{
+  mode_t m = umask(0);
+  char buf[32];
+  int fd, rc = 0;
+  ssize_t n;
+  umask(m);
+  h->umask = (uint32_t)m;
+  errno = 0;
+  h->nice = getpriority(PRIO_PROCESS, 0);
+  if (errno)
+    return -errno;
+  if ((fd = open("/proc/self/oom_score_adj", O_RDONLY | O_CLOEXEC)) < 0)
+    return -errno;
+  n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0)
+    return -EIO;
+  buf[n] = '\0';
+  h->oom_score_adj = (int32_t)strtol(buf, NULL, 10);
+  for (int r = 0; r < RLIM_NLIMITS && rc == 0; r++) {
+    struct rlimit rl;
+    if (getrlimit(r, &rl) < 0)
+      rc = -errno;
+    h->rlim[r][0] = rl.rlim_cur;
+    h->rlim[r][1] = rl.rlim_max;
+  }
+  if (rc == 0 && sched_getaffinity(0, sizeof h->cpus, (cpu_set_t *)(void *)h->cpus) < 0)
+    rc = -errno;
+  return rc;
 }
 
 static int sbx_warm_decline(struct sbx_run_result *res, uint64_t tmax, const char *fmt, ...)
@@ -296,6 +336,10 @@ int sbx_warm_run(const struct sbx_run_request *req, uint64_t tmax, struct sbx_ru
   hdr->uid = geteuid();
   hdr->gid = getegid();
   hdr->flags = req->flags;
+  if ((rc = sbx_warm_settings(hdr)) < 0) {
+    sbx_warm_decline(res, tmax, "process settings: %s", strerror(-rc));
+    goto declined;
+  }
   bool fits = sbx_warm_put(buf, &len, req->profile->name ? req->profile->name : "") &&
               sbx_warm_put(buf, &len, ws) && sbx_warm_put(buf, &len, home ? home : "");
   for (char *const *a = req->argv; fits && *a; a++, hdr->n_argv++)

@@ -21,7 +21,9 @@
 #include <stdint.h>
 
 #define SBX_WARM_MAGIC 0x77786273u /* "sbxw" */
-#define SBX_WARM_VERSION 1u
+#define SBX_WARM_VERSION 2u /* 2: the caller's process settings */
+/* Resource limits sent (RLIM_NLIMITS is 16 on Linux; checked in sbx_warm.c). */
+#define SBX_WARM_RLIMITS 16
 /* Larger requests (huge argv or environment) run cold. */
 #define SBX_WARM_MAX_REQ (96u * 1024u)
 /* stdin, stdout, stderr, control socket, sync pipe, cgroup tasks file. */
@@ -37,6 +39,14 @@ struct sbx_warm_req {
   uint32_t flags;      /* enum sbx_run_flags */
   uint32_t n_argv, n_env;
   uint32_t n_fds;      /* 5, or 6 with the cgroup tasks file */
+  /* What a cold run inherits from sbx run and the warm run's pid 1 (a
+   * child of the server) gets from here instead: warm == cold. */
+  uint32_t umask;
+  int32_t nice;
+  int32_t oom_score_adj;
+  uint32_t reserved;
+  uint64_t rlim[SBX_WARM_RLIMITS][2]; /* every resource: soft, hard */
+  uint64_t cpus[16];                  /* CPU affinity: cpu_set_t (1,024 CPUs) */
 };
 
 enum sbx_warm_kind {

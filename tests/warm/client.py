@@ -7,7 +7,7 @@
 # request for one of its own build's; WS_SENT replaces the workspace string
 # sent (the header keeps WORKSPACE's device and inode).
 #   python3 client.py SOCKET [PROFILE [WORKSPACE [FLAGS [FP [WS_SENT]]]]]
-import os, socket, struct, sys
+import os, resource, socket, struct, sys
 sock = sys.argv[1]
 profile = sys.argv[2] if len(sys.argv) > 2 else "strict"
 ws = sys.argv[3] if len(sys.argv) > 3 else os.getcwd()
@@ -25,8 +25,23 @@ r, w = os.pipe()
 st = os.stat(ws)
 argv = [b"/bin/true"]
 strs = [profile.encode(), ws_sent.encode(), b"/root"] + argv + [b"PATH=/usr/bin:/bin"]
-hdr = struct.pack("<IIQQQIIIIII", 0x77786273, 1, fp, st.st_dev, st.st_ino,
+hdr = struct.pack("<IIQQQIIIIII", 0x77786273, 2, fp, st.st_dev, st.st_ino,
                   os.geteuid(), os.getegid(), flags, len(argv), 1, 5)
+# Version 2: this process's umask, nice, OOM score adjustment, rlimits, CPUs.
+mask = os.umask(0)
+os.umask(mask)
+hdr += struct.pack("<IiiI", mask, os.getpriority(os.PRIO_PROCESS, 0),
+                   int(open("/proc/self/oom_score_adj").read()), 0)
+for res in range(16):
+    try:
+        lim = resource.getrlimit(res)
+    except (ValueError, OSError):
+        lim = (resource.RLIM_INFINITY, resource.RLIM_INFINITY)
+    hdr += struct.pack("<QQ", *(x & (2**64 - 1) for x in lim))
+cpus = 0
+for c in os.sched_getaffinity(0):
+    cpus |= 1 << c
+hdr += cpus.to_bytes(128, "little")
 msg = hdr + b"".join(x + b"\0" for x in strs)
 s.settimeout(5)
 try:
