@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -65,6 +66,9 @@
 #define SBX_SERVE_MAX_CONNS 64
 #define SBX_SERVE_MAX_TEMPLATES 64
 #define SBX_SERVE_BUILD_MS 10000
+/* How long an accepted connection may stay without its request: sbx run
+ * sends it right after connecting (a cgroup made in between). */
+#define SBX_SERVE_REQUEST_MS 5000
 
 struct sbx_tmpl {
   bool used;
@@ -89,12 +93,13 @@ struct sbx_conn {
   int fd;    /* -1: free slot (unless a run is still to be reaped) */
   pid_t init; /* > 0 while a run's pid 1 is not reaped */
   int pidfd;
+  uint64_t since; /* accepted at (sbx_now_ms) */
 };
 
 struct sbx_srv {
   const struct sbx_serve_opts *o;
   struct sbx_features feat;
-  int listen_fd, mountinfo_fd;
+  int listen_fd, mountinfo_fd, lock_fd;
   struct sbx_tmpl *tmpl;
   int n_tmpl;
   struct sbx_conn conns[SBX_SERVE_MAX_CONNS];
@@ -111,22 +116,6 @@ struct sbx_key {
 };
 
 static volatile sig_atomic_t sbx_serve_stop;
-
-/* The pid a pidfd refers to (its fdinfo), or -1. */
-static pid_t sbx_pidfd_pid(int pidfd)
-{
-  char path[64], line[128];
-  FILE *f;
-  int pid = -1;
-  snprintf(path, sizeof path, "/proc/self/fdinfo/%d", pidfd);
-  if (!(f = fopen(path, "re")))
-    return -1;
-  while (fgets(line, sizeof line, f))
-    if (sscanf(line, "Pid: %d", &pid) == 1)
-      break;
-  fclose(f);
-  return (pid_t)pid;
-}
 
 static void sbx_serve_on_signal(int sig)
 {
@@ -766,7 +755,7 @@ static int sbx_serve_listen(struct sbx_srv *s)
 {
   struct sockaddr_un sa = {.sun_family = AF_UNIX};
   const char *path = s->o->socket_path;
-  char dir[PATH_MAX], *slash;
+  char dir[PATH_MAX], lock[PATH_MAX + 16], *slash;
   struct stat st;
   mode_t old;
   int fd, rc;
@@ -784,6 +773,20 @@ static int sbx_serve_listen(struct sbx_srv *s)
     fprintf(stderr, "sbx serve: state directory %s must be a directory of uid %d with mode "
                     "0700\n", dir, (int)geteuid());
     return -EPERM;
+  }
+  /* One server per directory, for its whole life: two starting at once
+   * would both unlink and bind the socket (one then serving unreachable). */
+  if ((size_t)snprintf(lock, sizeof lock, "%s/serve.lock", dir) >= sizeof lock)
+    return -ENAMETOOLONG;
+  s->lock_fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (s->lock_fd < 0) {
+    fprintf(stderr, "sbx serve: %s: %s\n", lock, strerror(errno));
+    return -errno;
+  }
+  if (flock(s->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+    rc = errno == EWOULDBLOCK ? -EADDRINUSE : -errno;
+    fprintf(stderr, "sbx serve: a server already runs in %s (%s is locked)\n", dir, lock);
+    return rc;
   }
   fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
   if (fd < 0)
@@ -914,6 +917,7 @@ static void sbx_serve_accept(struct sbx_srv *s)
   for (int i = 0; i < SBX_SERVE_MAX_CONNS; i++)
     if (s->conns[i].fd < 0 && s->conns[i].init <= 0) {
       s->conns[i].fd = fd;
+      s->conns[i].since = sbx_now_ms();
       return;
     }
   close(fd); /* full: the client runs cold */
@@ -936,13 +940,24 @@ static void sbx_serve_reap(struct sbx_srv *s, struct sbx_conn *c)
 
 int sbx_serve(const struct sbx_serve_opts *o)
 {
-  struct sbx_srv s = {.o = o, .listen_fd = -1, .mountinfo_fd = -1};
+  struct sbx_srv s = {.o = o, .listen_fd = -1, .mountinfo_fd = -1, .lock_fd = -1};
   struct pollfd pfd[1 + 2 * SBX_SERVE_MAX_CONNS + SBX_SERVE_MAX_TEMPLATES];
   int who[1 + 2 * SBX_SERVE_MAX_CONNS + SBX_SERVE_MAX_TEMPLATES];
   struct sigaction sa = {.sa_handler = sbx_serve_on_signal};
   uint64_t last = sbx_now_ms();
   int rc = 0;
 
+  /* Started with stdio closed, our sockets and namespaces would land on
+   * 0..2, which every spare and builder keeps (sbx_close_except) and the
+   * command could inherit: stdio is /dev/null instead. */
+  for (int i = 0; i < 3; i++)
+    if (fcntl(i, F_GETFD) < 0 && errno == EBADF) {
+      int nul = open("/dev/null", O_RDWR);
+      if (nul != i) {
+        fprintf(stderr, "sbx serve: cannot open /dev/null as descriptor %d\n", i);
+        return nul >= 0 ? (close(nul), -EBADF) : -errno;
+      }
+    }
   for (int i = 0; i < SBX_SERVE_MAX_CONNS; i++)
     s.conns[i] = (struct sbx_conn){.fd = -1, .init = 0, .pidfd = -1};
   sbx_probe_for_run(&s.feat);
@@ -973,6 +988,15 @@ int sbx_serve(const struct sbx_serve_opts *o)
     who[n++] = -1;
     for (int i = 0; i < SBX_SERVE_MAX_CONNS; i++) {
       struct sbx_conn *c = &s.conns[i];
+      /* A connection that sent nothing in time loses its slot. */
+      if (c->fd >= 0 && c->init <= 0) {
+        uint64_t now = sbx_now_ms(), end = c->since + SBX_SERVE_REQUEST_MS;
+        if (now >= end) {
+          sbx_serve_log(&s, "no request within %d ms: connection closed", SBX_SERVE_REQUEST_MS);
+          sbx_conn_close(c);
+        } else if (timeout < 0 || (int)(end - now) < timeout)
+          timeout = (int)(end - now);
+      }
       if (c->fd >= 0) {
         pfd[n] = (struct pollfd){.fd = c->fd, .events = POLLIN};
         who[n++] = i;
@@ -1055,6 +1079,8 @@ cleanup:
   }
   if (s.mountinfo_fd >= 0)
     close(s.mountinfo_fd);
+  if (s.lock_fd >= 0)
+    close(s.lock_fd);
   free(s.tmpl);
   free(s.buf);
   return rc;

@@ -117,6 +117,21 @@ static int sbx_warm_settings(struct sbx_warm_req *h)
   return rc;
 }
 
+pid_t sbx_pidfd_pid(int pidfd)
+{
+  char path[64], line[128];
+  FILE *f;
+  int pid = -1;
+  snprintf(path, sizeof path, "/proc/self/fdinfo/%d", pidfd);
+  if (!(f = fopen(path, "re")))
+    return -1;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "Pid: %d", &pid) == 1)
+      break;
+  fclose(f);
+  return (pid_t)pid;
+}
+
 static int sbx_warm_decline(struct sbx_run_result *res, uint64_t tmax, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -415,6 +430,17 @@ int sbx_warm_run(const struct sbx_run_request *req, uint64_t tmax, struct sbx_ru
     sbx_warm_decline(res, tmax, "cgroup: attaching pid %d: %s", (int)reply.init_pid,
                      strerror(-rc));
     goto kill_declined;
+  }
+  /* The attach went by pid number: it named pid 1 only if the pidfd is
+   * that pid's and pid 1 (waiting for the go) is still running now, so
+   * the number was never reused in between. */
+  {
+    struct pollfd pp = {.fd = pidfd, .events = POLLIN};
+    if (sbx_pidfd_pid(pidfd) != reply.init_pid || poll(&pp, 1, 0) != 0) {
+      sbx_warm_decline(res, tmax, "pid %d is not the run's pid 1 any more",
+                       (int)reply.init_pid);
+      goto kill_declined;
+    }
   }
   /* The go only once the server said STARTED: a request it answers late
    * (after we gave up and ran cold) then finds the sync pipe closed and

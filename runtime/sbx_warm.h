@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define SBX_WARM_MAGIC 0x77786273u /* "sbxw" */
 #define SBX_WARM_VERSION 2u /* 2: the caller's process settings */
@@ -68,6 +69,9 @@ struct msghdr;
 /* Attaches n descriptors (SCM_RIGHTS) to *mh, using cbuf (at least
  * CMSG_SPACE(n * sizeof(int)) bytes, aligned for struct cmsghdr). */
 void sbx_msg_put_fds(struct msghdr *mh, void *cbuf, const int *fds, int n);
+
+/* The pid a pidfd refers to (its /proc fdinfo), or -1. */
+pid_t sbx_pidfd_pid(int pidfd);
 
 /* FNV-1a over everything of a profile that shapes a run (paths, flags,
  * limits, the filter): client and server must hold the same profile. */
