@@ -33,6 +33,21 @@ expect_rc 0 "the client ran in the permissive sandbox"
 [[ $OUT == no-connect:* ]] && pass "the server's directory is masked in the view" ||
   fail "the server's socket is visible in a full-root view: $OUT"
 
+# (1b) A sandbox whose view was built before the server started: the
+# directory did not exist before sbx run (which makes it), and is masked.
+warm_stop
+rm -rf "$SBX_STATE_DIR/serve-$(id -u)"
+"$SBX" run --cold --approver none --profile permissive -- /usr/bin/python3 -c \
+  "import time, subprocess; time.sleep(1.5); print(subprocess.run(['/usr/bin/python3', '$WS/client.py', '$WARM_SOCK', 'strict', '$WS'], capture_output=True, text=True).stdout.strip())" \
+  >"$T/early.out" 2>"$T/early.err" &
+early=$!
+sleep 0.3
+warm_start || exit 1
+wait "$early"
+out=$(cat "$T/early.out")
+[[ $out == no-connect:* ]] && pass "a sandbox older than the server cannot reach it ($out)" ||
+  fail "a sandbox older than the server: $out $(cat "$T/early.err")"
+
 # (2)-(4) Reaching the socket anyway: the server's own check.
 out=$(setpriv --inh-caps=-all --bounding-set=-all python3 "$client" "$WARM_SOCK" strict "$WS")
 [[ $out == closed* ]] && pass "client without capabilities dropped" || fail "no caps: $out"
