@@ -3,7 +3,9 @@
  * start") describes the protocol, docs/threat-model.md the server.
  *
  * One SOCK_SEQPACKET connection per run, on a socket in the per-user state
- * directory (mode 0700); each side checks the other's uid (SO_PEERCRED):
+ * directory (mode 0700, masked in every sandbox's view); each side checks
+ * the other's uid (SO_PEERCRED), and the server also that the client holds
+ * CAP_SYS_ADMIN in the server's namespaces and root (sbx_serve_peer_ok):
  *   client -> server  REQUEST: struct sbx_warm_req, then NUL-terminated
  *                     strings (profile name, workspace, HOME, argv...,
  *                     env...), with SCM_RIGHTS: stdin, stdout, stderr, the
