@@ -475,31 +475,35 @@ static ssize_t sbx_warm_recv(int sock, char *buf, size_t size, int *fds, int *n_
 static int sbx_spare_settings(const struct sbx_warm_req *h, struct sbx_fail *f)
 {
   char buf[32];
-  int fd, n;
+  const char *what;
+  int fd = -1, n, rc = -1;
   for (int r = 0; r < RLIM_NLIMITS; r++) {
     struct rlimit rl = {.rlim_cur = h->rlim[r][0], .rlim_max = h->rlim[r][1]};
-    if (setrlimit(r, &rl) < 0)
-      return sbx_fail_set(f, SBX_LAYER_RLIMIT, errno, "the caller's rlimit %d: %s", r,
-                          strerror(errno)), -1;
+    if (setrlimit(r, &rl) < 0) {
+      sbx_fail_set(f, SBX_LAYER_RLIMIT, errno, "the caller's rlimit %d: %s", r, strerror(errno));
+      goto cleanup;
+    }
   }
   umask((mode_t)(h->umask & 07777));
+  what = "nice value";
   if (setpriority(PRIO_PROCESS, 0, h->nice) < 0)
-    return sbx_fail_set(f, SBX_LAYER_SUPERVISOR, errno, "the caller's nice value %d: %s",
-                        (int)h->nice, strerror(errno)), -1;
+    goto fail;
+  what = "OOM score adjustment";
   n = snprintf(buf, sizeof buf, "%d\n", (int)h->oom_score_adj);
   if ((fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC)) < 0 ||
-      write(fd, buf, (size_t)n) != n) {
-    sbx_fail_set(f, SBX_LAYER_SUPERVISOR, errno, "the caller's OOM score adjustment: %s",
-                 strerror(errno));
-    if (fd >= 0)
-      close(fd);
-    return -1;
-  }
-  close(fd);
+      write(fd, buf, (size_t)n) != n)
+    goto fail;
+  what = "CPU affinity";
   if (sched_setaffinity(0, sizeof h->cpus, (const cpu_set_t *)(const void *)h->cpus) < 0)
-    return sbx_fail_set(f, SBX_LAYER_SUPERVISOR, errno, "the caller's CPU affinity: %s",
-                        strerror(errno)), -1;
-  return 0;
+    goto fail;
+  rc = 0;
+  goto cleanup;
+fail:
+  sbx_fail_set(f, SBX_LAYER_SUPERVISOR, errno, "the caller's %s: %s", what, strerror(errno));
+cleanup:
+  if (fd >= 0)
+    close(fd);
+  return rc;
 }
 
 /* The spare: pid 1 of the next run of template t, prepared before its
