@@ -692,6 +692,7 @@ int sbx_supervise(struct sbx_sup *s, const struct sbx_run_request *req,
 
   if (have_fail) {
     char text[400];
+    s->fail_before_ready = !cmd_pid && !have_exec_fail && !have_exit;
     snprintf(text, sizeof text, "%s: %s", sbx_layer_name((enum sbx_layer)fail_msg.layer),
              fail_msg.text);
     sbx_result_fail(res, (enum sbx_layer)fail_msg.layer, fail_msg.error, text);

@@ -120,6 +120,10 @@ struct sbx_run_request {
    * `sbx serve` of the same user, tried first when non-NULL; any answer
    * short of a started command falls back to the cold path. NULL: cold. */
   const char *warm_socket;
+  /* The warm-start server's socket directory (docs/threat-model.md, "sbx
+   * serve"): masked in every view that would show it, full-root ones
+   * included, so no command can even try to reach the server. NULL: none. */
+  const char *mask_dir;
   /* Polled when the supervisor's wait is interrupted by a signal; non-zero
    * kills the sandbox (a warm run's init is not the caller's child, so a
    * handler killing the caller's children cannot reach it). May be NULL. */

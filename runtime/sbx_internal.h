@@ -308,6 +308,9 @@ struct sbx_sup {
   uint64_t t0, tmax;
   const struct sbx_plan *plan;     /* cold; NULL warm */
   struct sbx_unotify_srv *unotify; /* cold; NULL warm */
+  /* Out: a layer reported failing (SBX_MSG_FAIL) and the command never
+   * said READY, exec-failed or exited: nothing of it was executed. */
+  bool fail_before_ready;
 };
 /* Waits for the run's messages and end (or its deadline: kills pid 1),
  * fills *res; returns 0 when the command ran, a negative errno otherwise. */

@@ -984,6 +984,12 @@ static int sbx_plan_build_ex(const struct sbx_run_request *req, int abi, const c
                              "denied path rule")) < 0)
       goto fail_errno;
   }
+  /* The warm-start server's directory: the server checks who connects
+   * (sbx_serve.c), but a sandboxed command should not see it at all. */
+  if (req->mask_dir && realpath(req->mask_dir, real) && sbx_is_visible(p, real) &&
+      (sbx_probe(p, real, SBX_PROBE_STAT), stat(real, &st) == 0) && S_ISDIR(st.st_mode) &&
+      (rc = sbx_plan_mount(p, real, SBX_MNT_MASK, NULL, true, "warm-start server")) < 0)
+    goto fail_errno;
   qsort(p->mounts, p->n_mounts, sizeof *p->mounts, sbx_cmp_mount);
 
   if ((rc = sbx_plan_environment(p, req)) < 0) {

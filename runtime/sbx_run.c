@@ -349,9 +349,15 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
     req.flags |= SBX_RUN_ALLOW_GIT_CONFIG;
   /* A running `sbx serve` of ours is asked first (never with --cold or
    * SBX_WARM=0); whatever it answers, the layers are the same. */
-  if (!o->cold && !(getenv("SBX_WARM") && strcmp(getenv("SBX_WARM"), "0") == 0) &&
-      sbx_run_serve_socket(serve_sock, sizeof(serve_sock), serve_dir, sizeof(serve_dir)) == 0)
-    req.warm_socket = serve_sock;
+  if (sbx_run_serve_socket(serve_sock, sizeof(serve_sock), serve_dir, sizeof(serve_dir)) == 0) {
+    /* Made now if missing (as sbx serve makes it), so that the mask is
+     * there even when a server starts after this run's view was built. */
+    if (mkdir(serve_dir, 0700) != 0 && errno != EEXIST)
+      fprintf(stderr, "sbx: warning: %s: %s\n", serve_dir, strerror(errno));
+    req.mask_dir = serve_dir; /* in every view, cold ones too */
+    if (!o->cold && !(getenv("SBX_WARM") && strcmp(getenv("SBX_WARM"), "0") == 0))
+      req.warm_socket = serve_sock;
+  }
   req.interrupted = sbx_signal_received;
   /* From here a SIGINT/SIGTERM/SIGHUP ends the sandbox, not sbx, so the
    * ticket is completed and the run recorded (sbx_signal.h). */

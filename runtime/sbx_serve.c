@@ -37,7 +37,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -46,6 +48,7 @@
 #include <unistd.h>
 
 #include "sbx_internal.h"
+#include "sbx_unotify.h"
 #include "sbx_warm.h"
 
 #ifndef SYS_close_range
@@ -58,11 +61,16 @@
 #define SYS_pidfd_send_signal 424
 #endif
 
+#define SBX_SO_PEERPIDFD 77 /* SO_PEERPIDFD, Linux 6.5 */
+
 #define SBX_SERVE_MAX_CONNS 64
 #define SBX_SERVE_MAX_TEMPLATES 64
 #define SBX_SERVE_BUILD_MS 10000
 /* A spare not prepared in this time is dropped (one fresh try). */
 #define SBX_SERVE_SPARE_MS 5000
+/* How long an accepted connection may stay without its request: sbx run
+ * sends it right after connecting (a cgroup made in between). */
+#define SBX_SERVE_REQUEST_MS 5000
 
 struct sbx_tmpl {
   bool used;
@@ -101,12 +109,13 @@ struct sbx_conn {
    * run's /tmp, /dev/shm, /proc) then happens here, after the run, not in
    * pid 1's exit, which the client waits for. -1: none. */
   int mntns;
+  uint64_t since; /* accepted at (sbx_now_ms) */
 };
 
 struct sbx_srv {
   const struct sbx_serve_opts *o;
   struct sbx_features feat;
-  int listen_fd, mountinfo_fd;
+  int listen_fd, mountinfo_fd, lock_fd;
   struct sbx_tmpl *tmpl;
   int n_tmpl;
   struct sbx_conn conns[SBX_SERVE_MAX_CONNS];
@@ -276,7 +285,7 @@ static int sbx_tmpl_build(struct sbx_srv *s, const struct sbx_key *k, char *why,
   struct sbx_run_request rq = {.profile = k->profile, .workspace = k->ws, .argv = dummy_argv,
                                .flags = k->flags};
   struct sbx_tmpl *t = NULL;
-  char err[512], text[sizeof((struct sbx_fail *)0)->text] = "";
+  char err[512], text[sizeof((struct sbx_fail *)0)->text] = "", sdir[PATH_MAX], *slash;
   union {
     struct cmsghdr h;
     char buf[CMSG_SPACE(2 * sizeof(int))];
@@ -290,6 +299,12 @@ static int sbx_tmpl_build(struct sbx_srv *s, const struct sbx_key *k, char *why,
   ssize_t n = -1;
   pid_t pid;
 
+  /* Our own directory is masked in every view, as sbx run masks it. */
+  snprintf(sdir, sizeof sdir, "%s", s->o->socket_path);
+  if ((slash = strrchr(sdir, '/')) && slash != sdir) {
+    *slash = '\0';
+    rq.mask_dir = sdir;
+  }
   for (int i = 0; i < s->n_tmpl; i++)
     if (!s->tmpl[i].used && !t)
       t = &s->tmpl[i];
@@ -439,7 +454,10 @@ static int sbx_warm_parse(char *buf, size_t n, int n_fds, struct sbx_warm_req *h
     return -EPROTO;
   if (!(*head = sbx_take_strings(buf, n, &pos, 3)) ||
       !(*argv = sbx_take_strings(buf, n, &pos, hdr->n_argv)) ||
-      !(*envp = sbx_take_strings(buf, n, &pos, hdr->n_env)) || !(*argv)[0][0]) {
+      !(*envp = sbx_take_strings(buf, n, &pos, hdr->n_env)) || !(*argv)[0][0] ||
+      /* A template keeps the workspace and HOME in PATH_MAX buffers: a
+       * longer string would be cut and its key never found again. */
+      strlen((*head)[1]) >= PATH_MAX || strlen((*head)[2]) >= PATH_MAX) {
     free(*head);
     free(*argv);
     free(*envp);
@@ -479,6 +497,67 @@ static ssize_t sbx_warm_recv(int sock, char *buf, size_t size, int *fds, int *n_
   return n;
 }
 
+/* The caller's resource limits: a cold run's processes inherit them from
+ * sbx run, the spare's would otherwise have the server's. pid 1 (this
+ * process) takes them on, applies the profile's over them exactly as the
+ * cold command does (sbx_rlimits_apply: never above the caller's hard
+ * limit), and copies the result to the pre-forked command `cmd`, whose
+ * limits are the profile's over the server's: the copy only lowers them
+ * (the caller's could not be taken on here if they were above the
+ * server's, and without CAP_SYS_RESOURCE nothing here can raise a hard
+ * limit), so it needs no privilege. Any failure sends the run cold. */
+static int sbx_spare_rlimits(const struct sbx_warm_req *h, const struct cs_profile *p, pid_t cmd,
+                             struct sbx_fail *f)
+{
+  struct rlimit rl;
+  for (int r = 0; r < RLIM_NLIMITS; r++) {
+    rl = (struct rlimit){.rlim_cur = h->rlim[r][0], .rlim_max = h->rlim[r][1]};
+    if (setrlimit(r, &rl) < 0) {
+      sbx_fail_set(f, SBX_LAYER_RLIMIT, errno, "the caller's rlimit %d: %s", r, strerror(errno));
+      return -1;
+    }
+  }
+  if (sbx_rlimits_apply(p, f) < 0)
+    return -1;
+  for (int r = 0; cmd > 0 && r < RLIM_NLIMITS; r++)
+    if (getrlimit(r, &rl) < 0 || prlimit(cmd, r, &rl, NULL) < 0) {
+      sbx_fail_set(f, SBX_LAYER_RLIMIT, errno, "rlimit %d of the command: %s", r, strerror(errno));
+      return -1;
+    }
+  return 0;
+}
+
+/* The rest of what a cold run inherits from sbx run (sbx_warm_req): umask,
+ * nice value, OOM score adjustment, CPU affinity, for this process. `oom`
+ * is /proc/self/oom_score_adj opened for writing (taken over and closed):
+ * the pre-forked command opens it before its Landlock domain exists, which
+ * would refuse the open afterwards. */
+static int sbx_spare_process(const struct sbx_warm_req *h, int oom, struct sbx_fail *f)
+{
+  char buf[32];
+  const char *what;
+  int n, rc = -1;
+  umask((mode_t)(h->umask & 07777));
+  what = "nice value";
+  if (setpriority(PRIO_PROCESS, 0, h->nice) < 0)
+    goto fail;
+  what = "OOM score adjustment";
+  n = snprintf(buf, sizeof buf, "%d\n", (int)h->oom_score_adj);
+  if (oom < 0 || write(oom, buf, (size_t)n) != n)
+    goto fail;
+  what = "CPU affinity";
+  if (sched_setaffinity(0, sizeof h->cpus, (const cpu_set_t *)(const void *)h->cpus) < 0)
+    goto fail;
+  rc = 0;
+  goto cleanup;
+fail:
+  sbx_fail_set(f, SBX_LAYER_SUPERVISOR, errno, "the caller's %s: %s", what, strerror(errno));
+cleanup:
+  if (oom >= 0)
+    close(oom);
+  return rc;
+}
+
 /* The spare's pre-forked command: everything of the command's preparation
  * that does not depend on the request, done before it (the cold command's
  * order: session, limits, no_new_privs, both Landlock layers, making its
@@ -497,11 +576,13 @@ static _Noreturn void sbx_spare_command(const struct sbx_srv *s, const struct sb
   struct sbx_cmd cmd = {.plan = &t->plan, .ruleset = -1, .ruleset_shared = -1};
   struct sbx_warm_req hdr;
   char **head = NULL, **argv = NULL, **envp = NULL, go = 0;
-  int fds[SBX_WARM_FDS], n_fds = 0, keep[3];
+  int fds[SBX_WARM_FDS], n_fds = 0, keep[3], oom;
   bool trunc = false;
   ssize_t n;
 
   prctl(PR_SET_PDEATHSIG, SIGKILL);
+  /* Before the Landlock domain below, which would refuse this open. */
+  oom = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
   if (setsid() < 0)
     sbx_fail_set(&f, SBX_LAYER_SESSION, errno, "setsid: %s", strerror(errno));
   else
@@ -519,6 +600,13 @@ static _Noreturn void sbx_spare_command(const struct sbx_srv *s, const struct sb
   for (int i = 0; i < 3; i++)
     if (dup2(fds[i], i) < 0)
       _exit(SBX_EXIT_FAILURE);
+  /* The caller's process settings (its resource limits were set by pid 1
+   * before it passed the request on); a failure is reported before READY
+   * and the run goes cold. */
+  if (f.layer == SBX_LAYER_NONE)
+    sbx_spare_process(&hdr, oom, &f);
+  else if (oom >= 0)
+    close(oom);
   /* The control socket, the cgroup file and the client's go (the sync
    * pipe: one of its two bytes is ours). */
   keep[0] = fds[3];
@@ -531,7 +619,8 @@ static _Noreturn void sbx_spare_command(const struct sbx_srv *s, const struct sb
   close(keep[2]);
   cmd.argv = argv;
   cmd.envp = envp;
-  cmd.flags = hdr.flags;
+  /* The flags the server checked and keyed the template on. */
+  cmd.flags = t->flags | (hdr.flags & SBX_RUN_NO_KMSG);
   if (f.layer != SBX_LAYER_NONE)
     sbx_command_exec(&cmd, keep[0], &f);
   /* Into the run's cgroup (v1; v2: the client moved us by pid) and a
@@ -604,6 +693,20 @@ static _Noreturn void sbx_spare_main(const struct sbx_srv *s, const struct sbx_t
       sbx_warm_parse(s->buf, (size_t)n, n_fds, &hdr, &head, &argv, &envp) < 0)
     _exit(SBX_EXIT_FAILURE); /* dropped, or a request the server did not check */
   close(sock);
+  /* A failure here is reported to the run, before anything executed. */
+  if (f.layer == SBX_LAYER_NONE &&
+      sbx_spare_rlimits(&hdr, t->plan.profile, ia.child, &f) == 0)
+    sbx_spare_process(&hdr, open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC), &f);
+  /* A failed spare never passes the request on: its command, which would
+   * get its own go together with ours, gets no argv and is killed, so it
+   * cannot execute anything while we report the failure (after which the
+   * client runs the command cold). */
+  if (ia.child > 0 && f.layer != SBX_LAYER_NONE) {
+    kill(ia.child, SIGKILL);
+    (void)!waitpid(ia.child, NULL, 0);
+    ia.child = 0;
+    close(cp[0]);
+  }
   /* The request goes on to the command at once (it installs its stdio
    * while the client still waits for the server's answer); the go only
    * follows the client's. */
@@ -625,7 +728,9 @@ static _Noreturn void sbx_spare_main(const struct sbx_srv *s, const struct sbx_t
   for (int i = 0; i < 3; i++)
     if (dup2(fds[i], i) < 0)
       _exit(SBX_EXIT_FAILURE);
-  ia.cmd = (struct sbx_cmd){.plan = &t->plan, .argv = argv, .envp = envp, .flags = hdr.flags,
+  /* The flags the server checked and keyed the template on. */
+  ia.cmd = (struct sbx_cmd){.plan = &t->plan, .argv = argv, .envp = envp,
+                            .flags = t->flags | (hdr.flags & SBX_RUN_NO_KMSG),
                             .unotify = NULL, .ruleset = -1, .ruleset_shared = -1};
   ia.ctl = fds[3];
   ia.sync_rd = fds[4];
@@ -772,6 +877,8 @@ static void sbx_serve_request(struct sbx_srv *s, struct sbx_conn *c)
   struct sbx_key k = {0};
   struct sbx_tmpl *t = NULL;
   char why[256] = "", note[128] = "", stale[200], **argv = NULL, **envp = NULL, **head = NULL;
+  char real[PATH_MAX];
+  struct stat wst;
   int fds[SBX_WARM_FDS], n_fds = 0, rc;
   bool trunc = false;
   ssize_t n = sbx_warm_recv(c->fd, s->buf, SBX_WARM_MAX_REQ, fds, &n_fds, &trunc);
@@ -792,6 +899,21 @@ static void sbx_serve_request(struct sbx_srv *s, struct sbx_conn *c)
     goto refuse;
   }
   k.profile = sbx_serve_profile(s, head[0]);
+  /* The approvals' system-call layer (a notify listener) is served by the
+   * `sbx run` process of a cold run; a spare has none. sbx run never asks
+   * for such a profile, so a request for one is refused, not served
+   * without the layer. */
+  if (k.profile && (k.profile->approval_ops & SBX_UNOTIFY_OPS)) {
+    snprintf(why, sizeof why, "profile '%.64s' has approvals at the system-call layer: "
+                              "cold only", head[0]);
+    goto refuse;
+  }
+  /* Only the flags sbx run sets itself; an unknown bit is not ignored
+   * (it could mean a layer this server does not know). */
+  if (hdr.flags & ~(uint32_t)(SBX_RUN_ALLOW_GIT_CONFIG | SBX_RUN_NO_KMSG)) {
+    snprintf(why, sizeof why, "unknown request flags 0x%x", hdr.flags);
+    goto refuse;
+  }
   if (!k.profile || sbx_profile_fingerprint(k.profile) != hdr.profile_fp) {
     snprintf(why, sizeof why, "profile '%.64s' differs from the server's (another sbx build?)",
              head[0]);
@@ -801,6 +923,15 @@ static void sbx_serve_request(struct sbx_srv *s, struct sbx_conn *c)
   k.home = head[2];
   k.ws_dev = (dev_t)hdr.ws_dev;
   k.ws_ino = (ino_t)hdr.ws_ino;
+  /* The client resolved the workspace; the server sees the same
+   * directory under the same name, or serves nothing: a name realpath
+   * would change keys no template, and another directory than the one the
+   * client meant would get the run. */
+  if (!realpath(k.ws, real) || strcmp(real, k.ws) != 0 || stat(real, &wst) < 0 ||
+      !S_ISDIR(wst.st_mode) || wst.st_dev != k.ws_dev || wst.st_ino != k.ws_ino) {
+    snprintf(why, sizeof why, "workspace is not the resolved directory the client named");
+    goto refuse;
+  }
   k.uid = hdr.uid;
   k.gid = hdr.gid;
   k.flags = hdr.flags & SBX_RUN_ALLOW_GIT_CONFIG;
@@ -844,6 +975,10 @@ static void sbx_serve_request(struct sbx_srv *s, struct sbx_conn *c)
     for (int i = 0; i < s->n_tmpl && !t; i++)
       if (sbx_key_eq(&s->tmpl[i], &k))
         t = &s->tmpl[i];
+    if (!t) { /* never expected: the key as built is not found */
+      snprintf(why, sizeof why, "template built but not found under its key");
+      goto refuse;
+    }
     sbx_serve_log(s, "template for %s in %s built", k.profile->name, k.ws);
   }
   if (c->init <= 0 && (rc = sbx_spare_take(s, t, c, (size_t)n, fds, n_fds)) < 0) {
@@ -884,7 +1019,7 @@ static int sbx_serve_listen(struct sbx_srv *s)
 {
   struct sockaddr_un sa = {.sun_family = AF_UNIX};
   const char *path = s->o->socket_path;
-  char dir[PATH_MAX], *slash;
+  char dir[PATH_MAX], lock[PATH_MAX + 16], *slash;
   struct stat st;
   mode_t old;
   int fd, rc;
@@ -902,6 +1037,20 @@ static int sbx_serve_listen(struct sbx_srv *s)
     fprintf(stderr, "sbx serve: state directory %s must be a directory of uid %d with mode "
                     "0700\n", dir, (int)geteuid());
     return -EPERM;
+  }
+  /* One server per directory, for its whole life: two starting at once
+   * would both unlink and bind the socket (one then serving unreachable). */
+  if ((size_t)snprintf(lock, sizeof lock, "%s/serve.lock", dir) >= sizeof lock)
+    return -ENAMETOOLONG;
+  s->lock_fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (s->lock_fd < 0) {
+    fprintf(stderr, "sbx serve: %s: %s\n", lock, strerror(errno));
+    return -errno;
+  }
+  if (flock(s->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+    rc = errno == EWOULDBLOCK ? -EADDRINUSE : -errno;
+    fprintf(stderr, "sbx serve: a server already runs in %s (%s is locked)\n", dir, lock);
+    return rc;
   }
   fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
   if (fd < 0)
@@ -924,22 +1073,115 @@ static int sbx_serve_listen(struct sbx_srv *s)
   return 0;
 }
 
+/* Same object (dev, ino) at /proc/<pid>/<name> (pid's directory dir)
+ * and at /proc/self/<name>? */
+static bool sbx_peer_same(int dir, const char *name)
+{
+  char self[64];
+  struct stat a, b;
+  snprintf(self, sizeof self, "/proc/self/%s", name);
+  return fstatat(dir, name, &a, 0) == 0 && stat(self, &b) == 0 && a.st_dev == b.st_dev &&
+         a.st_ino == b.st_ino;
+}
+
+/* Is the client on fd entitled to what a cold run of its own would do?
+ * The uid alone is not enough: a command inside a (permissive) sandbox
+ * runs as uid 0 too, without capabilities, in other namespaces, and can
+ * reach the socket when its view shows the state directory; served, it
+ * would get a run outside its own sandbox (no deadline, cgroup or pid
+ * namespace of the outer run). So the peer must hold CAP_SYS_ADMIN (what
+ * `sbx run --cold` needs as root) and share our mount, pid, network and
+ * user namespaces and our root directory. The peer is pinned by a pidfd
+ * (SO_PEERPIDFD, else pidfd_open of SO_PEERCRED's pid) that must still
+ * be running after the checks: a pid reused meanwhile is refused. */
+static bool sbx_serve_peer_ok(int fd, char *why, size_t why_len)
+{
+  static const char *const ns[] = {"ns/mnt", "ns/pid", "ns/net", "ns/user", "root"};
+  struct ucred cred;
+  socklen_t cl = sizeof cred, pl = sizeof(int);
+  char path[64], status[4096], *cap;
+  unsigned long long eff = 0;
+  int pidfd = -1, dir = -1, sfd = -1;
+  struct pollfd pp;
+  ssize_t n;
+  bool ok = false;
+
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 || cl != sizeof cred) {
+    snprintf(why, why_len, "no peer credentials");
+    goto cleanup;
+  }
+  /* Only our own uid: anyone else could otherwise run commands as us. */
+  if (cred.uid != geteuid()) {
+    snprintf(why, why_len, "refused a client of uid %d", (int)cred.uid);
+    goto cleanup;
+  }
+  if (cred.pid <= 0) {
+    snprintf(why, why_len, "refused a client outside our pid namespace");
+    goto cleanup;
+  }
+  if (getsockopt(fd, SOL_SOCKET, SBX_SO_PEERPIDFD, &pidfd, &pl) < 0) {
+    pidfd = (int)syscall(SYS_pidfd_open, cred.pid, 0);
+    if (pidfd < 0) {
+      snprintf(why, why_len, "refused client pid %d: pidfd: %s", (int)cred.pid, strerror(errno));
+      goto cleanup;
+    }
+  } else if (sbx_pidfd_pid(pidfd) != cred.pid) {
+    snprintf(why, why_len, "refused client pid %d: its pidfd names another process",
+             (int)cred.pid);
+    goto cleanup;
+  }
+  snprintf(path, sizeof path, "/proc/%d", (int)cred.pid);
+  if ((dir = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+      (sfd = openat(dir, "status", O_RDONLY | O_CLOEXEC)) < 0 ||
+      (n = read(sfd, status, sizeof status - 1)) <= 0) {
+    snprintf(why, why_len, "refused client pid %d: %s", (int)cred.pid, strerror(errno));
+    goto cleanup;
+  }
+  status[n] = '\0';
+  if (!(cap = strstr(status, "\nCapEff:")) || sscanf(cap + 8, "%llx", &eff) != 1 ||
+      !(eff & (1ull << 21 /* CAP_SYS_ADMIN */))) {
+    snprintf(why, why_len, "refused client pid %d: no CAP_SYS_ADMIN (a sandboxed command?)",
+             (int)cred.pid);
+    goto cleanup;
+  }
+  for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
+    if (!sbx_peer_same(dir, ns[i])) {
+      snprintf(why, why_len, "refused client pid %d: its %s is not the server's (a sandboxed "
+                             "command?)", (int)cred.pid, ns[i]);
+      goto cleanup;
+    }
+  /* Still the process we checked: not exited, so its pid not reused. */
+  pp = (struct pollfd){.fd = pidfd, .events = POLLIN};
+  if (poll(&pp, 1, 0) != 0) {
+    snprintf(why, why_len, "refused client pid %d: exited during the check", (int)cred.pid);
+    goto cleanup;
+  }
+  ok = true;
+cleanup:
+  if (sfd >= 0)
+    close(sfd);
+  if (dir >= 0)
+    close(dir);
+  if (pidfd >= 0)
+    close(pidfd);
+  return ok;
+}
+
 static void sbx_serve_accept(struct sbx_srv *s)
 {
-  struct ucred cred;
-  socklen_t cl = sizeof cred;
+  char why[200];
   int fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC);
   if (fd < 0)
     return;
-  /* Only our own uid: anyone else could otherwise run commands as us. */
-  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 || cred.uid != geteuid()) {
-    sbx_serve_log(s, "refused a client of uid %d", cl == sizeof cred ? (int)cred.uid : -1);
+  if (!sbx_serve_peer_ok(fd, why, sizeof why)) {
+    sbx_serve_log(s, "%s", why);
     close(fd);
     return;
   }
   for (int i = 0; i < SBX_SERVE_MAX_CONNS; i++)
     if (s->conns[i].fd < 0 && s->conns[i].init <= 0) {
       s->conns[i].fd = fd;
+      s->conns[i].since = sbx_now_ms();
       return;
     }
   close(fd); /* full: the client runs cold */
@@ -965,13 +1207,24 @@ static void sbx_serve_reap(struct sbx_srv *s, struct sbx_conn *c)
 
 int sbx_serve(const struct sbx_serve_opts *o)
 {
-  struct sbx_srv s = {.o = o, .listen_fd = -1, .mountinfo_fd = -1};
+  struct sbx_srv s = {.o = o, .listen_fd = -1, .mountinfo_fd = -1, .lock_fd = -1};
   struct pollfd pfd[1 + 2 * SBX_SERVE_MAX_CONNS + SBX_SERVE_MAX_TEMPLATES];
   int who[1 + 2 * SBX_SERVE_MAX_CONNS + SBX_SERVE_MAX_TEMPLATES];
   struct sigaction sa = {.sa_handler = sbx_serve_on_signal};
   uint64_t last = sbx_now_ms();
   int rc = 0;
 
+  /* Started with stdio closed, our sockets and namespaces would land on
+   * 0..2, which every spare and builder keeps (sbx_close_except) and the
+   * command could inherit: stdio is /dev/null instead. */
+  for (int i = 0; i < 3; i++)
+    if (fcntl(i, F_GETFD) < 0 && errno == EBADF) {
+      int nul = open("/dev/null", O_RDWR);
+      if (nul != i) {
+        fprintf(stderr, "sbx serve: cannot open /dev/null as descriptor %d\n", i);
+        return nul >= 0 ? (close(nul), -EBADF) : -errno;
+      }
+    }
   for (int i = 0; i < SBX_SERVE_MAX_CONNS; i++)
     s.conns[i] = (struct sbx_conn){.fd = -1, .init = 0, .pidfd = -1, .spare_sock = -1,
                                      .mntns = -1};
@@ -1008,6 +1261,15 @@ int sbx_serve(const struct sbx_serve_opts *o)
     who[n++] = -1;
     for (int i = 0; i < SBX_SERVE_MAX_CONNS; i++) {
       struct sbx_conn *c = &s.conns[i];
+      /* A connection that sent nothing in time loses its slot. */
+      if (c->fd >= 0 && c->init <= 0) {
+        uint64_t now = sbx_now_ms(), end = c->since + SBX_SERVE_REQUEST_MS;
+        if (now >= end) {
+          sbx_serve_log(&s, "no request within %d ms: connection closed", SBX_SERVE_REQUEST_MS);
+          sbx_conn_close(c);
+        } else if (timeout < 0 || (int)(end - now) < timeout)
+          timeout = (int)(end - now);
+      }
       if (c->fd >= 0) {
         pfd[n] = (struct pollfd){.fd = c->fd, .events = POLLIN};
         who[n++] = i;
@@ -1093,6 +1355,8 @@ cleanup:
   }
   if (s.mountinfo_fd >= 0)
     close(s.mountinfo_fd);
+  if (s.lock_fd >= 0)
+    close(s.lock_fd);
   free(s.tmpl);
   free(s.buf);
   return rc;

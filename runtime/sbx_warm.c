@@ -6,7 +6,8 @@
  * the cold path: the cgroup, the control socket, the deadline, the
  * messages, the result. Any refusal or error before the command started
  * returns SBX_WARM_DECLINED: nothing ran, the caller runs cold, which is
- * equally confined. */
+ * equally confined. After the go only an explicit failure before the
+ * command's READY declines; any other loss is reported (never rerun). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -22,7 +23,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <sched.h>
 #include <sys/capability.h>
+#include <sys/resource.h>
 
 #include "sbx_internal.h"
 #include "sbx_warm.h"
@@ -74,6 +77,59 @@ uint64_t sbx_profile_fingerprint(const struct cs_profile *p)
   if (p->filter)
     h = sbx_fnv(h, p->filter, (size_t)p->filter_len * 8u);
   return h;
+}
+
+_Static_assert(RLIM_NLIMITS <= SBX_WARM_RLIMITS, "every resource limit fits the request");
+_Static_assert(sizeof(cpu_set_t) == sizeof(((struct sbx_warm_req *)0)->cpus),
+               "the affinity mask fits the request");
+
+/* This process's settings a cold run's pid 1 would inherit (umask, nice,
+ * OOM score adjustment, resource limits, CPU affinity). 0 or -errno. */
+static int sbx_warm_settings(struct sbx_warm_req *h)
+{
+  mode_t m = umask(0);
+  char buf[32];
+  int fd, rc = 0;
+  ssize_t n;
+  umask(m);
+  h->umask = (uint32_t)m;
+  errno = 0;
+  h->nice = getpriority(PRIO_PROCESS, 0);
+  if (errno)
+    return -errno;
+  if ((fd = open("/proc/self/oom_score_adj", O_RDONLY | O_CLOEXEC)) < 0)
+    return -errno;
+  n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0)
+    return -EIO;
+  buf[n] = '\0';
+  h->oom_score_adj = (int32_t)strtol(buf, NULL, 10);
+  for (int r = 0; r < RLIM_NLIMITS && rc == 0; r++) {
+    struct rlimit rl;
+    if (getrlimit(r, &rl) < 0)
+      rc = -errno;
+    h->rlim[r][0] = rl.rlim_cur;
+    h->rlim[r][1] = rl.rlim_max;
+  }
+  if (rc == 0 && sched_getaffinity(0, sizeof h->cpus, (cpu_set_t *)(void *)h->cpus) < 0)
+    rc = -errno;
+  return rc;
+}
+
+pid_t sbx_pidfd_pid(int pidfd)
+{
+  char path[64], line[128];
+  FILE *f;
+  int pid = -1;
+  snprintf(path, sizeof path, "/proc/self/fdinfo/%d", pidfd);
+  if (!(f = fopen(path, "re")))
+    return -1;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "Pid: %d", &pid) == 1)
+      break;
+  fclose(f);
+  return (pid_t)pid;
 }
 
 static int sbx_warm_decline(struct sbx_run_result *res, uint64_t tmax, const char *fmt, ...)
@@ -295,6 +351,10 @@ int sbx_warm_run(const struct sbx_run_request *req, uint64_t tmax, struct sbx_ru
   hdr->uid = geteuid();
   hdr->gid = getegid();
   hdr->flags = req->flags;
+  if ((rc = sbx_warm_settings(hdr)) < 0) {
+    sbx_warm_decline(res, tmax, "process settings: %s", strerror(-rc));
+    goto declined;
+  }
   bool fits = sbx_warm_put(buf, &len, req->profile->name ? req->profile->name : "") &&
               sbx_warm_put(buf, &len, ws) && sbx_warm_put(buf, &len, home ? home : "");
   for (char *const *a = req->argv; fits && *a; a++, hdr->n_argv++)
@@ -375,6 +435,17 @@ int sbx_warm_run(const struct sbx_run_request *req, uint64_t tmax, struct sbx_ru
                      strerror(-rc));
     goto kill_declined;
   }
+  /* The attach went by pid number: it named pid 1 only if the pidfd is
+   * that pid's and pid 1 (waiting for the go) is still running now, so
+   * the number was never reused in between. */
+  {
+    struct pollfd pp = {.fd = pidfd, .events = POLLIN};
+    if (sbx_pidfd_pid(pidfd) != reply.init_pid || poll(&pp, 1, 0) != 0) {
+      sbx_warm_decline(res, tmax, "pid %d is not the run's pid 1 any more",
+                       (int)reply.init_pid);
+      goto kill_declined;
+    }
+  }
   /* v2: so is the spare's pre-forked command (it waits for pid 1's go,
    * which follows ours); v1: it joins by itself, as pid 1. */
   if (cg.join_fd < 0 && reply.cmd_pid > 0 &&
@@ -396,21 +467,32 @@ int sbx_warm_run(const struct sbx_run_request *req, uint64_t tmax, struct sbx_ru
   close(sync_pipe[1]);
   sync_pipe[1] = -1;
   snprintf(res->cgroup_info, sizeof res->cgroup_info, "%s", cg.info);
-  {
-    struct sbx_sup sup = {.ctl = sv[0], .init = reply.init_pid, .init_pidfd = pidfd,
-                          .server = server, .t0 = t0, .tmax = tmax};
-    rc = sbx_supervise(&sup, req, res, kmsg);
-  }
-  if (res->outcome == SBX_OUTCOME_FAILED && !(req->interrupted && req->interrupted())) {
-    /* A layer failed in the warm sandbox before anything was executed:
-     * the cold path decides (and reports) instead. */
+  struct sbx_sup sup = {.ctl = sv[0], .init = reply.init_pid, .init_pidfd = pidfd,
+                        .server = server, .t0 = t0, .tmax = tmax};
+  rc = sbx_supervise(&sup, req, res, kmsg);
+  if (res->outcome == SBX_OUTCOME_FAILED && sup.fail_before_ready &&
+      !(req->interrupted && req->interrupted())) {
+    /* A layer reported failing in the warm sandbox before the command
+     * said READY: nothing was executed, the cold path decides (and
+     * reports) instead. */
     char note[sizeof res->start_note];
     snprintf(note, sizeof note, "warm start failed before exec: %.120s", res->message);
     sbx_warm_decline(res, tmax, "%s", note);
     rc = SBX_WARM_DECLINED;
   } else {
+    /* Anything else after the go (pid 1 ended without a report: the
+     * server stopped or crashed, the run was killed) may have executed
+     * the command: report it, never run it a second time cold. */
+    if (res->outcome == SBX_OUTCOME_FAILED) {
+      char msg[sizeof res->message];
+      snprintf(msg, sizeof msg, "warm start: %.380s (not rerun cold: the command may have run)",
+               res->message);
+      snprintf(res->message, sizeof res->message, "%s", msg);
+      res->exit_code = SBX_EXIT_FAILURE;
+    }
     snprintf(res->start_path, sizeof res->start_path, "warm");
-    snprintf(res->start_note, sizeof res->start_note, "%s", reply.note);
+    snprintf(res->start_note, sizeof res->start_note, "%s",
+             res->outcome == SBX_OUTCOME_FAILED ? "failed after start" : reply.note);
   }
   goto cleanup;
 

@@ -3,7 +3,9 @@
  * start") describes the protocol, docs/threat-model.md the server.
  *
  * One SOCK_SEQPACKET connection per run, on a socket in the per-user state
- * directory (mode 0700); each side checks the other's uid (SO_PEERCRED):
+ * directory (mode 0700, masked in every sandbox's view); each side checks
+ * the other's uid (SO_PEERCRED), and the server also that the client holds
+ * CAP_SYS_ADMIN in the server's namespaces and root (sbx_serve_peer_ok):
  *   client -> server  REQUEST: struct sbx_warm_req, then NUL-terminated
  *                     strings (profile name, workspace, HOME, argv...,
  *                     env...), with SCM_RIGHTS: stdin, stdout, stderr, the
@@ -20,9 +22,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define SBX_WARM_MAGIC 0x77786273u /* "sbxw" */
-#define SBX_WARM_VERSION 2u
+/* 2: the pre-forked command's two-byte go; 3: also the caller's process
+ * settings. A client and server of different versions do not talk: the
+ * run goes cold. */
+#define SBX_WARM_VERSION 3u
+/* Resource limits sent (RLIM_NLIMITS is 16 on Linux; checked in sbx_warm.c). */
+#define SBX_WARM_RLIMITS 16
 /* Larger requests (huge argv or environment) run cold. */
 #define SBX_WARM_MAX_REQ (96u * 1024u)
 /* stdin, stdout, stderr, control socket, sync pipe, cgroup tasks file. */
@@ -38,6 +46,14 @@ struct sbx_warm_req {
   uint32_t flags;      /* enum sbx_run_flags */
   uint32_t n_argv, n_env;
   uint32_t n_fds;      /* 5, or 6 with the cgroup tasks file */
+  /* What a cold run inherits from sbx run and the warm run's pid 1 (a
+   * child of the server) gets from here instead: warm == cold. */
+  uint32_t umask;
+  int32_t nice;
+  int32_t oom_score_adj;
+  uint32_t reserved;
+  uint64_t rlim[SBX_WARM_RLIMITS][2]; /* every resource: soft, hard */
+  uint64_t cpus[16];                  /* CPU affinity: cpu_set_t (1,024 CPUs) */
 };
 
 enum sbx_warm_kind {
@@ -60,6 +76,9 @@ struct msghdr;
 /* Attaches n descriptors (SCM_RIGHTS) to *mh, using cbuf (at least
  * CMSG_SPACE(n * sizeof(int)) bytes, aligned for struct cmsghdr). */
 void sbx_msg_put_fds(struct msghdr *mh, void *cbuf, const int *fds, int n);
+
+/* The pid a pidfd refers to (its /proc fdinfo), or -1. */
+pid_t sbx_pidfd_pid(int pidfd);
 
 /* FNV-1a over everything of a profile that shapes a run (paths, flags,
  * limits, the filter): client and server must hold the same profile. */

@@ -10,7 +10,7 @@ command -v setpriv >/dev/null || skip "no setpriv"
 chmod 0755 "$T"
 as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 dir="$SBX_STATE_DIR/serve-0"
-mkdir -m 0700 "$dir"
+mkdir -p -m 0700 "$dir" # sbx run above made it already
 chown 65534:65534 "$dir"
 chmod 0755 "$SBX_STATE_DIR"
 as_nobody /usr/bin/python3 - "$dir/serve.sock" "$dir/fake.log" <<'PY' &
