@@ -37,4 +37,27 @@ if diff "$T/cold.out" "$T/warm.out" >"$T/diff"; then
 else
   fail "warm differs from cold: $(cat "$T/diff")"
 fi
+# A caller whose limit is above the server's hard limit: a spare cannot
+# take it on (raising a hard limit needs CAP_SYS_RESOURCE), so its pid 1
+# fails before anything executed, kills the pre-forked command without
+# passing it the request, and the run goes cold: the command runs exactly
+# once, with the caller's limit.
+warm_stop
+WARM_PID=$( (ulimit -S -q 409600 && ulimit -H -q 409600 &&
+             { "$SBX" serve -v --idle 600 2>>"$T/serve.log" </dev/null >/dev/null & echo $!; }) )
+for _ in $(seq 200); do [[ -S $WARM_SOCK ]] && break; sleep 0.05; done
+# The socket of the stopped server may still be there: wait for the new one.
+for _ in $(seq 200); do warm_count "listening" | grep -q '^2$' && break; sleep 0.05; done
+"$SBX" run -v --profile strict -- /usr/bin/python3 -c \
+  'import resource; print("ran", resource.getrlimit(resource.RLIMIT_MSGQUEUE))' \
+  >"$T/high.out" 2>"$T/high.err"
+RC=$? ERR=$(cat "$T/high.err")
+expect_rc 0 "caller above the server's hard limit"
+expect_err "start-up: cold" "it went cold"
+want=$(python3 -c 'import resource; print("ran", resource.getrlimit(resource.RLIMIT_MSGQUEUE))')
+if [[ $(cat "$T/high.out") == "$want" ]]; then
+  pass "ran once, with the caller's limit"
+else
+  fail "output $(cat "$T/high.out"), want exactly: $want"
+fi
 finish
