@@ -4,14 +4,9 @@
 #   count_check.sh PN_STAT GEN_NETS MODEL N STATES [EDGES|-] [DEAD]
 set -euo pipefail
 pn_stat=$1 gen=$2 model=$3 n=$4 want_states=$5 want_edges=${6:--} want_dead=${7:-0}
-command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-python3 "$gen" "$model" "$n" -o "$tmp/net.pnml"
-set +e
-"$pn_stat" "$tmp/net.pnml" >"$tmp/out"
-rc=$?
-set -e
+source "$(dirname "$0")/net_lib.sh"
+net_setup "$gen" "$model" "$n"
+net_stat "$pn_stat" "$tmp/out"
 cat "$tmp/out"
 # Exit 1 means "an assertion fails": the implicit no-deadlock one of a PNML net.
 want_rc=0

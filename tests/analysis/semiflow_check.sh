@@ -11,14 +11,9 @@
 #   semiflow_check.sh PN_STAT GEN_NETS MODEL N
 set -euo pipefail
 pn_stat=$1 gen=$2 model=$3 n=$4
-command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-python3 "$gen" "$model" "$n" -o "$tmp/net.pnml"
-set +e
-"$pn_stat" "$tmp/net.pnml" >"$tmp/out"
-rc=$?
-set -e
+source "$(dirname "$0")/net_lib.sh"
+net_setup "$gen" "$model" "$n"
+net_stat "$pn_stat" "$tmp/out"
 [[ $rc == 0 || $rc == 1 ]] || { cat "$tmp/out"; echo "FAIL: pn_stat exit $rc"; exit 1; }
 python3 - "$gen" "$model" "$n" "$tmp/out" <<'PY'
 import importlib.util, itertools, sys

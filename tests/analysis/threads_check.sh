@@ -8,10 +8,8 @@
 #   threads_check.sh PN_STAT GEN_NETS MODEL N [REPEAT]
 set -euo pipefail
 pn_stat=$1 gen=$2 model=$3 n=$4 repeat=${5:-3}
-command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-python3 "$gen" "$model" "$n" -o "$tmp/net.pnml"
+source "$(dirname "$0")/net_lib.sh"
+net_setup "$gen" "$model" "$n"
 run() { PNETC_THREADS=$1 "$pn_stat" "$tmp/net.pnml" >"$2" || [[ $? == 1 ]]; }
 run 1 "$tmp/one"
 fail=0
