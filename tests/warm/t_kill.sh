@@ -20,6 +20,15 @@ if proc_running "sleep $arg"; then
 else
   pass "the sandbox died with its client"
 fi
-grep -q "gone: killed" "$T/serve.log" && pass "server: client gone, run killed" ||
-  fail "server log lacks the kill: $(cat "$T/serve.log")"
+# Whichever notices the client's end first ends the run: the server
+# (its connection closed: it kills the run) or the run's pid 1 (its
+# control socket closed: it exits 125, taking the pid namespace with it).
+run=$(sed -n 's/.*run \([0-9]*\) started warm.*/\1/p' "$T/serve.log" | tail -1)
+for _ in $(seq 60); do
+  grep -q -E "client of run $run gone: killed|run $run ended \(status 0x7d00\)" "$T/serve.log" && break
+  sleep 0.05
+done
+grep -q -E "client of run $run gone: killed|run $run ended \(status 0x7d00\)" "$T/serve.log" &&
+  pass "server: run $run ended with its client" ||
+  fail "server log lacks the end of run $run: $(cat "$T/serve.log")"
 finish
