@@ -46,10 +46,9 @@ extern "C" {
  *   -EBUSY      cs_sched_destroy while waiters are queued or tickets are
  *               outstanding (nothing is freed)
  *   -ESTALE     cs_shared_open: the shared file holds another model (or
- *               is not an admission file at all)
- *   -ENOTRECOVERABLE  the shared file's mutex was left unusable (a process
- *               died while repairing it); remove the file when no sbx runs
- *   other       cs_shared_open passes through open/flock/mmap/ftruncate
+ *               is not an admission file at all, or an older layout); the
+ *               cs_shared_* calls: its name now holds another file
+ *   other       cs_shared_open and the lock pass through open/flock/mmap/ftruncate
  *               errors (-ELOOP: the path is a symlink; -EPERM: the file is
  *               writable by others or not a regular file)
  * cs_strerror() names each of them. */
@@ -144,9 +143,11 @@ uint32_t cs_sched_outstanding(const struct cs_sched *sched);
  *     admission, generation;
  *   - a waiter record per blocked caller, with its arrival number (FIFO per
  *     admission across processes) and a futex word it sleeps on.
- * Updates happen under a robust process-shared mutex with a redo journal:
- * a process killed inside the critical section leaves a journal the next
- * locker replays (EOWNERDEAD), so the state is never half-updated.
+ * Updates happen under a lock with a redo journal: flock(2) on the file,
+ * which the kernel releases when its holder dies, and which no C library
+ * lays out (sbx's musl front end and its glibc core share the file); a
+ * process killed inside the critical section leaves a journal the next
+ * locker replays, so the state is never half-updated.
  * A holder that died (SIGKILL included) is found by cs_shared_reclaim,
  * which every refused or waiting admission runs (waiters re-check at least
  * every CS_SHARED_POLL_MS): its completion is fired and its slot returns.

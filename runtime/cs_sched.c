@@ -128,7 +128,6 @@ const char *cs_strerror(int err)
   case -EPROTO: return "model table is malformed or inconsistent";
   case -EBUSY: return "waiters queued or tickets outstanding";
   case -ESTALE: return "shared admission file holds another model";
-  case -ENOTRECOVERABLE: return "shared admission file is unrecoverable: remove it when no sbx runs";
   default: return err < 0 ? strerror(-err) : "unknown error";
   }
 }

@@ -1,16 +1,27 @@
 /* cs_shared_sched: cross-process admission through a shared file
  * (commander.h section 3, docs/runtime.md "Shared-memory variant").
  *
- * Layout of the file: a header (magic, model fingerprint, sizes, the robust
- * mutex, the state index, a redo journal), then max_holders holder records,
- * then max_waiters waiter records. Every change happens under the mutex
- * and goes through the journal: the new values are written to the journal,
- * the journal is marked valid, the values are applied, the mark is
- * cleared. A process killed anywhere in that sequence leaves either an
- * invalid journal (nothing applied) or a valid one that the next locker,
- * told by EOWNERDEAD, applies again (the values are absolute, so replaying
- * is idempotent). The file is therefore never half-updated: a SIGKILL
- * cannot leak a slot or duplicate one.
+ * Layout of the file: a header (magic, model fingerprint, sizes, the state
+ * index, a redo journal), then max_holders holder records, then
+ * max_waiters waiter records. Every change happens under the lock and goes
+ * through the journal: the new values are written to the journal, the
+ * journal is marked valid, the values are applied, the mark is cleared. A
+ * process killed anywhere in that sequence leaves either an invalid journal
+ * (nothing applied) or a valid one, which the next locker applies again
+ * (the values are absolute, so replaying is idempotent): a live holder
+ * always clears the mark before it unlocks, so a valid journal at locking
+ * time is a dead one's. The file is therefore never half-updated: a
+ * SIGKILL cannot leak a slot or duplicate one.
+ *
+ * The lock is flock(2) on a descriptor of the file opened for that one
+ * critical section, not a mutex inside the mapping: the kernel releases it
+ * when its holder dies (as a robust mutex), it excludes threads too (each
+ * opens its own), no process that forked keeps it by accident (the
+ * descriptor exists only inside the critical section), and its format
+ * belongs to no C library. sbx's static front end is linked against musl,
+ * the full sbx against glibc, and both admit through this file
+ * (docs/sbx.md, "Front end"); a process-shared pthread mutex has a
+ * different layout in each.
  *
  * A holder is identified by pid and start time (field 22 of /proc/PID/stat,
  * clock ticks since boot), so a recycled pid is not mistaken for it. When
@@ -20,7 +31,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -39,7 +49,7 @@
 #include "cs_table_check.h"
 
 #define SHM_MAGIC UINT64_C(0x31304d44415343) /* "CSADM01" */
-#define SHM_LAYOUT 2u
+#define SHM_LAYOUT 3u /* 3: flock instead of an in-file pthread mutex */
 #define JOURNAL_MAX 12
 
 struct jentry {
@@ -59,7 +69,6 @@ struct shm_header {
   uint32_t pad0;
   uint64_t fingerprint;
   uint64_t size;
-  pthread_mutex_t lock; /* robust, process-shared */
   _Atomic uint32_t state;
   uint32_t pad1;
   uint64_t next_arrival;
@@ -98,6 +107,11 @@ struct cs_shared_sched {
   size_t size;
   pid_t pid; /* identity of this process, refreshed after fork */
   uint64_t start_time;
+  /* The file, for the lock: reopened by name for each critical section
+   * and checked to be the mapped one (dev, ino). */
+  char *path;
+  dev_t dev;
+  ino_t ino;
 };
 
 /* ---- process identity ---- */
@@ -221,24 +235,36 @@ static void jr_commit(struct cs_shared_sched *sh)
   atomic_store_explicit(&sh->h->journal_valid, 0, memory_order_release);
 }
 
+/* The lock (see the top of the file): a descriptor >= 0 for shm_unlock,
+ * or a negative errno (-ESTALE: the name now holds another file). */
 static int shm_lock(struct cs_shared_sched *sh)
 {
-  int e = pthread_mutex_lock(&sh->h->lock);
-  if (e == EOWNERDEAD) {
-    /* The previous owner died inside the critical section: finish its
-     * update (or drop it, if it never became valid), then go on. */
-    if (atomic_load(&sh->h->journal_valid))
-      jr_apply(sh->h);
-    atomic_store(&sh->h->journal_valid, 0);
-    pthread_mutex_consistent(&sh->h->lock);
-    return 0;
+  struct stat st;
+  int fd = open(sh->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), e;
+  if (fd < 0)
+    return -errno;
+  while (flock(fd, LOCK_EX) != 0)
+    if (errno != EINTR) {
+      e = errno;
+      close(fd);
+      return -e;
+    }
+  if (fstat(fd, &st) != 0 || st.st_dev != sh->dev || st.st_ino != sh->ino) {
+    close(fd);
+    return -ESTALE;
   }
-  return -e;
+  /* A valid journal now is the update of a locker that died inside the
+   * critical section: finish it (or drop it, if it never became valid). */
+  if (atomic_load(&sh->h->journal_valid))
+    jr_apply(sh->h);
+  atomic_store(&sh->h->journal_valid, 0);
+  return fd;
 }
 
-static void shm_unlock(struct cs_shared_sched *sh)
+/* Closing the only descriptor of its open file description releases it. */
+static void shm_unlock(int lock)
 {
-  pthread_mutex_unlock(&sh->h->lock);
+  close(lock);
 }
 
 static void futex_wake_all(_Atomic uint32_t *word)
@@ -420,13 +446,12 @@ static void bind_records(struct cs_shared_sched *sh)
   sh->waiters = (struct shm_waiter *)(sh->holders + sh->h->max_holders);
 }
 
-static int init_file(int fd, const struct cs_model_table *t, const struct cs_shared_opts *opts, size_t *size)
+static int init_file(int fd, const struct cs_model_table *t, const struct cs_shared_opts *opts,
+                     uint64_t fingerprint, size_t *size)
 {
   uint32_t nh = opts && opts->max_holders ? opts->max_holders : CS_SHARED_DEFAULT_RECORDS;
   uint32_t nw = opts && opts->max_waiters ? opts->max_waiters : CS_SHARED_DEFAULT_RECORDS;
-  pthread_mutexattr_t ma;
   struct shm_header *h;
-  int rc = 0;
 
   if (nh > 65536 || nw > 65536)
     return -EINVAL;
@@ -442,19 +467,23 @@ static int init_file(int fd, const struct cs_model_table *t, const struct cs_sha
   h->n_states = t->n_states;
   h->max_holders = nh;
   h->max_waiters = nw;
-  h->fingerprint = cs_table_fingerprint(t);
+  h->fingerprint = fingerprint;
   h->size = *size;
   atomic_init(&h->state, t->initial_state);
-  if (pthread_mutexattr_init(&ma) || pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED) ||
-      pthread_mutexattr_setrobust(&ma, PTHREAD_MUTEX_ROBUST) || pthread_mutex_init(&h->lock, &ma)) {
-    rc = -ENOMEM;
-    goto out;
-  }
   atomic_thread_fence(memory_order_release);
   __atomic_store_n(&h->magic, SHM_MAGIC, __ATOMIC_RELEASE);
-out:
-  pthread_mutexattr_destroy(&ma);
   munmap(h, *size);
+  return 0;
+}
+
+/* cs_table_check, saying why on stderr when the table is malformed. */
+static int shm_table_check(const struct cs_model_table *t, bool deep)
+{
+  char why[256];
+  int rc = cs_table_check(t, deep, why, sizeof why);
+  if (rc == -EPROTO)
+    fprintf(stderr, "cs_runtime: model table %s rejected: %s\n", t->model_name ? t->model_name : "?",
+            why);
   return rc;
 }
 
@@ -464,20 +493,20 @@ int cs_shared_open(const char *path, const struct cs_model_table *table, const s
   struct cs_shared_sched *sh = NULL;
   struct shm_header hdr;
   struct stat st;
-  char why[256];
+  uint64_t fp;
   size_t size;
   int fd = -1, rc;
 
   if (!path || !table || !out)
     return -EINVAL;
   *out = NULL;
-  rc = cs_table_check(table, true, why, sizeof why);
-  if (rc == -EPROTO) {
-    fprintf(stderr, "cs_runtime: model table %s rejected: %s\n", table->model_name ? table->model_name : "?",
-            why);
-  }
-  if (rc)
+  /* The structural checks now; the deep one (every successor re-derived
+   * from the arcs) only when this process creates the file. A file that
+   * exists holds the fingerprint of a table its creator deep-checked, and
+   * its header must match ours below, so that table is this one. */
+  if ((rc = shm_table_check(table, false)) != 0)
     return rc;
+  fp = cs_table_fingerprint(table);
   /* O_NOFOLLOW: a symlink planted in the directory must not redirect the
    * state of every sandbox to a file of the attacker's choosing. */
   fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, opts && opts->mode ? opts->mode : 0600);
@@ -499,19 +528,21 @@ int cs_shared_open(const char *path, const struct cs_model_table *table, const s
    * it again. */
   if (st.st_size == 0 || ((size_t)st.st_size >= sizeof hdr && pread(fd, &hdr, sizeof hdr, 0) == (ssize_t)sizeof hdr &&
                           hdr.magic == 0)) {
-    rc = init_file(fd, table, opts, &size);
-    if (rc)
+    if ((rc = shm_table_check(table, true)) != 0 || (rc = init_file(fd, table, opts, fp, &size)) != 0)
       goto fail;
   } else {
     if ((size_t)st.st_size < sizeof hdr || pread(fd, &hdr, sizeof hdr, 0) != (ssize_t)sizeof hdr) {
       rc = -ESTALE;
       goto fail;
     }
-    if (hdr.magic != SHM_MAGIC || hdr.layout != SHM_LAYOUT || hdr.fingerprint != cs_table_fingerprint(table) ||
+    if (hdr.magic != SHM_MAGIC || hdr.layout != SHM_LAYOUT || hdr.fingerprint != fp ||
         hdr.n_states != table->n_states || hdr.n_transitions != table->n_transitions ||
         hdr.max_holders == 0 || hdr.max_holders > 65536 || hdr.max_waiters == 0 || hdr.max_waiters > 65536 ||
         hdr.size != layout_size(hdr.max_holders, hdr.max_waiters) || hdr.size != (uint64_t)st.st_size) {
-      rc = -ESTALE;
+      /* Not the file of this table: a malformed table says so first. */
+      rc = shm_table_check(table, true);
+      if (rc == 0)
+        rc = -ESTALE;
       goto fail;
     }
     size = hdr.size;
@@ -528,6 +559,12 @@ int cs_shared_open(const char *path, const struct cs_model_table *table, const s
   }
   sh->size = size;
   sh->table = table;
+  sh->dev = st.st_dev;
+  sh->ino = st.st_ino;
+  if (!(sh->path = strdup(path))) {
+    rc = -ENOMEM;
+    goto fail;
+  }
   bind_records(sh);
   rc = refresh_identity(sh);
   if (rc)
@@ -540,6 +577,8 @@ int cs_shared_open(const char *path, const struct cs_model_table *table, const s
 fail:
   if (sh && sh->h && sh->h != MAP_FAILED)
     munmap(sh->h, sh->size);
+  if (sh)
+    free(sh->path);
   free(sh);
   if (fd >= 0)
     close(fd);
@@ -551,6 +590,7 @@ void cs_shared_close(struct cs_shared_sched *sh)
   if (!sh)
     return;
   munmap(sh->h, sh->size);
+  free(sh->path);
   free(sh);
 }
 
@@ -583,7 +623,8 @@ static int grant_now(struct cs_shared_sched *sh, uint32_t a, struct cs_shared_ti
   return 0;
 }
 
-/* Common start of both admissions: arguments, our identity, the lock. */
+/* Common start of both admissions: arguments, our identity, the lock
+ * (its descriptor, or a negative errno). */
 static int admit_enter(struct cs_shared_sched *sh, uint32_t a, const struct timespec *deadline,
                        const struct cs_shared_ticket *tk)
 {
@@ -597,11 +638,11 @@ static int admit_enter(struct cs_shared_sched *sh, uint32_t a, const struct time
 
 int cs_shared_try_admit(struct cs_shared_sched *sh, uint32_t a, struct cs_shared_ticket *tk)
 {
-  int rc = admit_enter(sh, a, NULL, tk);
-  if (rc)
-    return rc;
+  int lock = admit_enter(sh, a, NULL, tk), rc;
+  if (lock < 0)
+    return lock;
   rc = grant_now(sh, a, tk);
-  shm_unlock(sh);
+  shm_unlock(lock);
   return rc;
 }
 
@@ -623,11 +664,11 @@ int cs_shared_admit(struct cs_shared_sched *sh, uint32_t a, const struct timespe
                     struct cs_shared_ticket *tk)
 {
   struct shm_waiter *w = NULL;
-  int rc, widx = -1;
+  int rc, widx = -1, lock;
 
-  rc = admit_enter(sh, a, deadline, tk);
-  if (rc)
-    return rc;
+  lock = admit_enter(sh, a, deadline, tk);
+  if (lock < 0)
+    return lock;
   reclaim_locked(sh);
   rc = grant_now(sh, a, tk);
   if (rc != -EAGAIN && rc != -ENOSPC)
@@ -676,13 +717,13 @@ int cs_shared_admit(struct cs_shared_sched *sh, uint32_t a, const struct timespe
       if (left < ms)
         ms = left;
     }
-    shm_unlock(sh);
+    shm_unlock(lock);
     /* Sleep until granted, or poll: a holder killed by SIGKILL never
      * completes, so waiters look for dead holders themselves. */
     futex_wait_ms(&w->granted, 0, ms);
-    rc = shm_lock(sh);
-    if (rc)
-      return rc;
+    lock = shm_lock(sh);
+    if (lock < 0)
+      return lock;
     /* One waiter per poll interval reads /proc for all of them: with many
      * waiters the cost stays that of one. */
     uint64_t now = mono_ms();
@@ -693,19 +734,19 @@ int cs_shared_admit(struct cs_shared_sched *sh, uint32_t a, const struct timespe
     }
   }
 out:
-  shm_unlock(sh);
+  shm_unlock(lock);
   return rc;
 }
 
 int cs_shared_complete(struct cs_shared_sched *sh, const struct cs_shared_ticket *tk)
 {
   struct shm_holder *ho;
-  int rc;
+  int rc, lock;
   if (!sh || !tk || tk->holder >= sh->h->max_holders || !is_admission(sh, tk->admission))
     return -EINVAL;
-  rc = shm_lock(sh);
-  if (rc)
-    return rc;
+  lock = shm_lock(sh);
+  if (lock < 0)
+    return lock;
   ho = &sh->holders[tk->holder];
   if (!ho->used || ho->generation != tk->generation || ho->admission != tk->admission) {
     /* Generations only grow: an older ticket was completed already. */
@@ -716,20 +757,20 @@ int cs_shared_complete(struct cs_shared_sched *sh, const struct cs_shared_ticket
   if (rc == 0)
     dispatch(sh);
 out:
-  shm_unlock(sh);
+  shm_unlock(lock);
   return rc;
 }
 
 int cs_shared_reclaim(struct cs_shared_sched *sh)
 {
-  int rc;
+  int rc, lock;
   if (!sh)
     return -EINVAL;
-  rc = shm_lock(sh);
-  if (rc)
-    return rc;
+  lock = shm_lock(sh);
+  if (lock < 0)
+    return lock;
   rc = reclaim_locked(sh);
-  shm_unlock(sh);
+  shm_unlock(lock);
   return rc;
 }
 

@@ -23,7 +23,8 @@ bool cs_table_is_completion(const struct cs_model_table *t, uint32_t transition)
 /* Firing-effect of transition tr on the tracked place in column col. */
 int64_t cs_table_effect(const struct cs_model_table *t, uint32_t tr, uint32_t col);
 
-/* FNV-1a over everything the runtime relies on, to tell models apart. */
+/* A hash (FNV-1a's constants, word-wise) over everything the runtime
+ * relies on, to tell models apart. */
 uint64_t cs_table_fingerprint(const struct cs_model_table *t);
 
 #endif

@@ -37,6 +37,8 @@ function(cs_sbx_define)
     ${dir}/sbx_run.c
     ${dir}/sbx_check.c
     ${dir}/sbx_admit.c
+    ${dir}/sbx_admit_json.c
+    ${dir}/sbx_run_common.c
     ${dir}/sbx_signal.c)
   set_target_properties(sbx PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/runtime)
   target_include_directories(sbx PRIVATE ${dir})
@@ -70,7 +72,9 @@ function(cs_sbx_define)
       target_link_options(sbx PRIVATE LINKER:--as-needed)
     endif()
   endif()
-  install(TARGETS sbx RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  # The static front end, which also decides where sbx is installed
+  # (runtime/front.cmake).
+  cs_front_define()
 endfunction()
 cmake_language(DEFER DIRECTORY ${CMAKE_SOURCE_DIR} CALL cs_sbx_define)
 

@@ -46,6 +46,9 @@ void sbx_admit_close(struct sbx_admit *a);
  * each admits at once from the initial marking, and, when the state file
  * exists (it is never created here), its current holders and waiters. */
 void sbx_admit_describe(FILE *out, const struct cs_model_table *table);
+/* How many admissions of `adm` fire one after the other from the initial
+ * marking: the tier's slots as the compiled table sees them. */
+uint32_t sbx_admit_capacity(const struct cs_model_table *t, uint32_t adm);
 /* The same as a JSON object (jansson json_t *, NULL on -ENOMEM): model,
  * source, tiers [{name, slots}], state {path, exists, usable, error,
  * state, holders, waiters}. */

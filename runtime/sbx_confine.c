@@ -41,22 +41,6 @@
 #define SYS_pidfd_send_signal 424
 #endif
 
-enum sbx_msg_kind {
-  SBX_MSG_FAIL = 1,      /* a layer failed before exec: nothing ran */
-  SBX_MSG_READY = 2,     /* every layer applied; exec follows */
-  SBX_MSG_EXEC_FAIL = 3, /* execve failed (after all layers) */
-  SBX_MSG_EXIT = 4,      /* init: the command's wait status */
-  SBX_MSG_LISTENER = 5,  /* approvals: status is the notify listener we received */
-};
-
-struct sbx_msg {
-  int32_t kind;
-  int32_t layer;
-  int32_t error;
-  int32_t status;
-  char text[320];
-};
-
 static void sbx_send(int fd, enum sbx_msg_kind kind, const struct sbx_fail *f, int status)
 {
   struct sbx_msg m;
@@ -73,13 +57,6 @@ static void sbx_send(int fd, enum sbx_msg_kind kind, const struct sbx_fail *f, i
    * profile allows work, and every profile allows write (hardened refuses
    * the socket calls). A vanished supervisor means we are being killed. */
   (void)!write(fd, &m, sizeof m);
-}
-
-uint64_t sbx_now_ms(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
 /* Keeps 0, 1, 2 and the n descriptors of keep[] (moved to 3, 4, ...,
@@ -214,7 +191,7 @@ _Noreturn void sbx_command_exec(const struct sbx_cmd *c, int ctl, struct sbx_fai
   int err;
   if (f->layer != SBX_LAYER_NONE)
     goto fail;
-  if (sbx_caps_drop(f) < 0)
+  if ((c->bound_dropped ? sbx_caps_drop_sets(f) : sbx_caps_drop(f)) < 0)
     goto fail;
   /* Approvals: the notify filter goes before the profile's (sbx_unotify_sbx.h). */
   if (c->unotify && sbx_unotify_handoff(ctl, c->unotify->ops, f) < 0)
@@ -367,19 +344,6 @@ fail:
   _exit(SBX_EXIT_FAILURE);
 }
 
-/* Moves fd above 0..2 (close-on-exec). If the caller had closed its stdio,
- * a control descriptor could otherwise land on 0..2, which the command
- * keeps: it could then forge the supervisor's messages. */
-int sbx_above_stdio(int fd)
-{
-  int n;
-  if (fd < 0 || fd > 2)
-    return fd;
-  n = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-  close(fd);
-  return n;
-}
-
 static int sbx_write_proc(pid_t pid, const char *file, const char *text)
 {
   char path[64];
@@ -411,329 +375,29 @@ static int sbx_userns_map(pid_t pid, uid_t uid, gid_t gid)
   return sbx_write_proc(pid, "gid_map", map);
 }
 
-void sbx_result_fail(struct sbx_run_result *res, enum sbx_layer layer, int error,
-                            const char *text)
+/* The cold path's system-call layer: takes the notify listener from the
+ * process that announced it (pidfd_getfd, sbx_unotify.h) and serves it. */
+static void sbx_take_listener(struct sbx_sup *s, pid_t from, const struct sbx_run_request *req)
 {
-  res->outcome = SBX_OUTCOME_FAILED;
-  res->exit_code = SBX_EXIT_FAILURE;
-  res->layer = layer;
-  res->error = error;
-  snprintf(res->message, sizeof res->message, "%s", text);
-}
-
-static int sbx_recv(int fd, struct sbx_msg *m, pid_t *sender)
-{
-  union {
-    struct cmsghdr h;
-    char buf[CMSG_SPACE(sizeof(struct ucred)) + SBX_UNOTIFY_CMSG_SPACE];
-  } cbuf;
-  int passed;
-  struct iovec iov = {.iov_base = m, .iov_len = sizeof *m};
-  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.buf,
-                      .msg_controllen = sizeof cbuf.buf};
-  ssize_t n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
-  if (n <= 0)
-    return n == 0 ? 0 : -errno;
-  /* The approval handoff is one byte 'L': sbx_unotify_take_fd takes the
-   * listener from the sender (pidfd_getfd, sbx_unotify.h); a descriptor
-   * on any message is not ours to keep. */
-  passed = sbx_unotify_take_fd(&mh);
-  if (n == 1 && passed >= 0) {
-    memset(m, 0, sizeof *m);
-    m->kind = SBX_MSG_LISTENER;
-    m->status = passed;
-    *sender = 0;
-    return 1;
-  }
-  if (passed >= 0)
-    close(passed);
-  if ((size_t)n != sizeof *m)
-    return -EIO;
-  m->text[sizeof m->text - 1] = '\0';
-  *sender = 0;
-  for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
-    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS) {
-      struct ucred uc;
-      memcpy(&uc, CMSG_DATA(c), sizeof uc);
-      *sender = uc.pid;
-    }
-  return 1;
-}
-
-static const struct cs_syscall_note *sbx_note_for(const struct cs_profile *p, int nr)
-{
-  for (uint32_t i = 0; i < p->n_syscall_notes; i++)
-    if (p->syscall_notes[i].nr == nr)
-      return &p->syscall_notes[i];
-  return NULL;
-}
-
-/* Names what seccomp and Landlock refused during the run, from the
- * kernel's audit records of the command's pid (sbx_kmsg.c) and the
- * profile's rules (sbx_denial.c); says why when they cannot be named. */
-static void sbx_explain_denial(const struct sbx_run_request *req, const struct sbx_plan *plan,
-                               int kmsg, pid_t cmd_pid, struct sbx_run_result *res)
-{
-  const struct cs_profile *p = req->profile;
-  struct sbx_kmsg_scan *scan = calloc(1, sizeof *scan);
-  struct sbx_kmsg_hit hit = {.syscall = -1};
-  const char *home = getenv("HOME");
-  char *msg = res->message, exe[PATH_MAX], wsbuf[PATH_MAX], marker[96] = "";
-  const size_t ml = sizeof res->message;
-  /* A warm run has no plan here: the workspace and ABI are looked up. */
-  const char *ws = plan ? plan->workspace : realpath(req->workspace, wsbuf);
-  int abi = plan ? plan->landlock_abi : sbx_ll_abi();
-  ssize_t n;
-  int audit_on = -1, asked = -EAGAIN;
-  /* A clean run is not made to wait for records or to ask the kernel's
-   * audit state (an AUDIT_GET costs ~80 us: its reply comes from a kernel
-   * thread started for it); a failed one may have met a refusal whose
-   * record is still in kauditd's queue. */
-  bool clean = res->outcome == SBX_OUTCOME_EXITED && res->status == 0;
-
-  /* Our domain's 1424 record names sbx's binary as exe: the command's
-   * process made it before its execve. */
-  n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  exe[n > 0 ? n : 0] = '\0';
-  if (kmsg >= 0 && !clean)
-    asked = sbx_kmsg_settle(&audit_on);
-  /* A failed run with the kernel's audit on: a marker record sent now
-   * comes after all of the run's records (same queue, same thread), so
-   * reading until it arrives cannot miss one still being delivered, even
-   * under load (bounded: SBX_KMSG_MARK_MS). The multicast group only. */
-  if (asked == 0 && audit_on == 1 && sbx_kmsg_is_netlink(kmsg) &&
-      sbx_kmsg_mark(marker, sizeof marker) != 0)
-    marker[0] = '\0';
-  if (scan) {
-    sbx_kmsg_collect_until(kmsg, cmd_pid, n > 0 ? exe : NULL, marker[0] ? marker : NULL,
-                           SBX_KMSG_MARK_MS, scan);
-    hit = scan->seccomp;
-    res->audit_lost = scan->lost;
-  }
-  if (req->flags & SBX_RUN_NO_KMSG)
-    res->ll_naming = SBX_NAMING_NOT_ASKED;
-  else if (kmsg < 0 || !scan)
-    res->ll_naming = SBX_NAMING_NO_LOG;
-  else if (abi < 7)
-    res->ll_naming = SBX_NAMING_OLD_ABI;
-  else if (scan->ll_count > 0)
-    res->ll_naming = SBX_NAMING_OK;
-  else if (clean)
-    res->ll_naming = SBX_NAMING_UNCHECKED;
-  else if (asked == 0 && audit_on == 0)
-    res->ll_naming = SBX_NAMING_AUDIT_DISABLED;
-  else
-    res->ll_naming = SBX_NAMING_OK;
-  if (home && home[0] != '/')
-    home = NULL;
-  for (int i = 0; scan && i < scan->n_ll && res->n_ll_denials < SBX_LL_DENIALS_MAX; i++) {
-    struct sbx_denial *d = &res->ll_denials[res->n_ll_denials];
-    bool dup = false;
-    sbx_denial_explain(p, ws, home, &scan->ll[i], d);
-    /* A refusal repeated (a PATH search, a retry loop) is named once. */
-    for (int j = 0; j < res->n_ll_denials && !dup; j++)
-      dup = strcmp(res->ll_denials[j].what, d->what) == 0;
-    if (!dup)
-      res->n_ll_denials++;
-  }
-  res->ll_denied_count = scan ? scan->ll_count : 0;
-  if (res->n_ll_denials) {
-    sbx_msg_append(msg, ml, "; landlock: refused %s: %s%s", res->ll_denials[0].what,
-                   res->ll_denials[0].rule,
-                   res->ll_denied_count > 1 ? " (and further refusals)" : "");
-  } else if (res->outcome == SBX_OUTCOME_EXEC_FAILED && res->error == EACCES &&
-             res->ll_naming != SBX_NAMING_OK) {
-    /* Landlock or the mount view refused the execve; which one cannot be
-     * told without the record: say so instead of guessing. */
-    sbx_msg_append(msg, ml, "; a refusal by Landlock could not be named: %s",
-                   sbx_naming_text(res->ll_naming));
-  }
-  free(scan);
-
-  res->denied_count = hit.count;
-  if (hit.syscall < 0) {
-    if (res->outcome == SBX_OUTCOME_SIGNALED && res->status == SIGSYS) {
-      sbx_msg_append(msg, ml, "; seccomp: killed by SIGSYS, the call could not be named (%s)",
-                     kmsg < 0 ? "kernel log not readable"
-                              : "no audit record for the command's pid");
-    }
+  int fd = sbx_unotify_pull(from);
+  if (fd < 0) {
+    /* The sender waits at the barrier for a supervisor that will never
+     * come: end it now (the run fails, closed) rather than at its
+     * timeout. */
+    fprintf(stderr, "sbx: approval: cannot take the notify listener from the sandbox: %s\n",
+            strerror(-fd));
+    (void)kill(from, SIGKILL);
     return;
   }
-  res->denied_syscall = hit.syscall;
-  if (hit.syscall & 0x40000000)
-    snprintf(res->denied_syscall_name, sizeof res->denied_syscall_name, "x32 call %d",
-             hit.syscall & ~0x40000000);
-  else
-    sbx_syscall_name(hit.syscall, res->denied_syscall_name, sizeof res->denied_syscall_name);
-  res->denied_note = sbx_note_for(p, hit.syscall);
-  sbx_msg_append(msg, ml, "; seccomp: %s %s (%d) by %s%s%s", hit.sig ? "killed at" : "refused",
-                 res->denied_syscall_name, hit.syscall,
-                 res->denied_note ? res->denied_note->action
-                                  : (p->default_action ? p->default_action : "the default action"),
-                 res->denied_note && res->denied_note->origin ? " at " : "",
-                 res->denied_note && res->denied_note->origin ? res->denied_note->origin : "");
-}
-
-/* Kills pid 1 of the run: by pid (our child) or through its pidfd (warm:
- * the server's child). Killing it kills everything in its pid namespace. */
-static void sbx_sup_kill(const struct sbx_sup *s)
-{
-  if (s->init_pidfd >= 0)
-    syscall(SYS_pidfd_send_signal, s->init_pidfd, SIGKILL, NULL, 0);
-  else if (s->init > 0)
-    kill(s->init, SIGKILL);
-}
-
-/* Waits for pid 1 to be gone and gets its wait status: waitpid for our
- * child. Warm: its pidfd turns readable only once pid 1 has exited, and
- * pid 1 exits only after the kernel killed the rest of its pid namespace,
- * so that is "everything is gone"; the server's report of the status (it
- * reaps) is read only when `need_status` (no EXIT message came). -1 when
- * unknown. */
-static void sbx_sup_reap(struct sbx_sup *s, int *st, bool need_status)
-{
-  *st = 0;
-  if (s->server < 0) {
-    while (s->init > 0 && waitpid(s->init, st, 0) < 0 && errno == EINTR)
-      ;
-    s->init = -1;
-    return;
+  (void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+  /* Without a server the sandbox's notified calls fail (ENOSYS): closed,
+   * never open. */
+  if (!req->unotify || !s->unotify || s->unotify->running ||
+      sbx_unotify_start(s->unotify, fd, req->unotify, s->plan) != 0) {
+    if (!req->unotify || !s->unotify || s->unotify->running)
+      close(fd);
+    fprintf(stderr, "sbx: approval: system-call layer not served; those calls fail\n");
   }
-  if (sbx_warm_wait_gone(s->init_pidfd) < 0 ||
-      (need_status && sbx_warm_wait_done(s->server, s->init_pidfd, st) < 0)) {
-    /* No report: make sure nothing of the run is left, then say so. */
-    sbx_sup_kill(s);
-    sbx_warm_wait_gone(s->init_pidfd);
-    *st = -1;
-  }
-}
-
-int sbx_supervise(struct sbx_sup *s, const struct sbx_run_request *req,
-                  struct sbx_run_result *res, int kmsg)
-{
-  struct sbx_msg m, fail_msg = {0}, exec_msg = {0};
-  char err[512];
-  bool have_exit = false, have_fail = false, have_exec_fail = false, timed_out = false;
-  pid_t cmd_pid = 0;
-  uint64_t deadline = 0;
-  int rc, wst = 0, st = 0;
-
-  if (s->tmax)
-    deadline = s->t0 + s->tmax;
-  for (;;) {
-    struct pollfd pfd = {.fd = s->ctl, .events = POLLIN};
-    int wait_ms = -1;
-    pid_t sender = 0;
-    if (deadline) {
-      uint64_t now = sbx_now_ms();
-      if (now >= deadline) {
-        timed_out = true;
-        break;
-      }
-      wait_ms = (int)((deadline - now) > INT_MAX ? INT_MAX : (deadline - now));
-    }
-    rc = poll(&pfd, 1, wait_ms);
-    if (rc < 0 && errno == EINTR) {
-      /* Warm: init is not our child, so sbx_signal's handler cannot kill
-       * it; the interruption is acted on here. */
-      if (req->interrupted && req->interrupted())
-        sbx_sup_kill(s);
-      continue;
-    }
-    if (rc < 0) {
-      rc = -errno;
-      sbx_result_fail(res, SBX_LAYER_SUPERVISOR, -rc, "supervisor: poll failed");
-      sbx_sup_kill(s);
-      sbx_sup_reap(s, &st, false);
-      return rc;
-    }
-    if (rc == 0)
-      continue; /* the deadline check above decides */
-    rc = sbx_recv(s->ctl, &m, &sender);
-    if (rc == -EINTR)
-      continue;
-    if (rc <= 0)
-      break; /* EOF: init is gone and the command has exec'd or died */
-    switch (m.kind) {
-    case SBX_MSG_FAIL:
-      if (!have_fail)
-        fail_msg = m;
-      have_fail = true;
-      break;
-    case SBX_MSG_READY:
-      cmd_pid = sender;
-      break;
-    case SBX_MSG_EXEC_FAIL:
-      exec_msg = m;
-      have_exec_fail = true;
-      break;
-    case SBX_MSG_LISTENER:
-      /* Without a server the sandbox's notified calls fail (ENOSYS):
-       * closed, never open. */
-      if (!req->unotify || !s->unotify || s->unotify->running ||
-          sbx_unotify_start(s->unotify, m.status, req->unotify, s->plan) != 0) {
-        if (!req->unotify || !s->unotify || s->unotify->running)
-          close(m.status);
-        fprintf(stderr, "sbx: approval: system-call layer not served; those calls fail\n");
-      }
-      break;
-    case SBX_MSG_EXIT:
-      wst = m.status;
-      have_exit = true;
-      break;
-    default:
-      break;
-    }
-  }
-  if (timed_out)
-    sbx_sup_kill(s); /* pid 1 dies: the kernel kills the whole sandbox */
-  sbx_sup_reap(s, &st, !have_exit && !have_fail && !have_exec_fail);
-  res->elapsed_ms = sbx_now_ms() - s->t0;
-
-  if (have_fail) {
-    char text[400];
-    s->fail_before_ready = !cmd_pid && !have_exec_fail && !have_exit;
-    snprintf(text, sizeof text, "%s: %s", sbx_layer_name((enum sbx_layer)fail_msg.layer),
-             fail_msg.text);
-    sbx_result_fail(res, (enum sbx_layer)fail_msg.layer, fail_msg.error, text);
-    rc = fail_msg.error ? -fail_msg.error : -EPERM;
-    return rc;
-  }
-  rc = 0;
-  if (timed_out) {
-    res->outcome = SBX_OUTCOME_TIMED_OUT;
-    res->exit_code = SBX_EXIT_TIMEOUT;
-    snprintf(res->message, sizeof res->message,
-             "timeout: killed after %llu ms (the whole process tree)",
-             (unsigned long long)s->tmax);
-  } else if (have_exec_fail) {
-    res->outcome = SBX_OUTCOME_EXEC_FAILED;
-    res->layer = SBX_LAYER_EXEC;
-    res->error = exec_msg.error;
-    res->exit_code =
-        exec_msg.error == ENOENT ? SBX_EXIT_NOT_FOUND : SBX_EXIT_NOT_EXECUTABLE;
-    snprintf(res->message, sizeof res->message, "exec: %s", exec_msg.text);
-  } else if (have_exit && WIFEXITED(wst)) {
-    res->outcome = SBX_OUTCOME_EXITED;
-    res->status = WEXITSTATUS(wst);
-    res->exit_code = res->status;
-    snprintf(res->message, sizeof res->message, "exited with status %d", res->status);
-  } else if (have_exit && WIFSIGNALED(wst)) {
-    res->outcome = SBX_OUTCOME_SIGNALED;
-    res->status = WTERMSIG(wst);
-    res->exit_code = SBX_EXIT_SIGNAL_BASE + res->status;
-    snprintf(res->message, sizeof res->message, "killed by signal %d (%s)", res->status,
-             strsignal(res->status));
-  } else {
-    snprintf(err, sizeof err, "supervisor: init ended without a report (%s %d)",
-             WIFSIGNALED(st) ? "signal" : "status",
-             WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
-    sbx_result_fail(res, SBX_LAYER_SUPERVISOR, EIO, err);
-    return -EIO;
-  }
-  sbx_explain_denial(req, s->plan, kmsg, cmd_pid, res);
-  return rc;
-
 }
 
 int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *res)
@@ -751,22 +415,11 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
   uint64_t t0, tmax;
   int flags;
 
-  memset(res, 0, sizeof *res);
-  res->denied_syscall = -1;
-  if (!req || !req->profile || !req->workspace || !req->argv || !req->argv[0] ||
-      !req->argv[0][0]) {
-    sbx_result_fail(res, SBX_LAYER_REQUEST, EINVAL,
-                    "request: a profile, a workspace and a non-empty argv are required");
-    return -EINVAL;
-  }
+  if ((rc = sbx_confine_begin(req, res, &tmax)) < 0)
+    return rc;
   /* With SIGCHLD ignored the kernel would reap init itself and its status
    * would be lost: default it for the run, restore it afterwards. */
   restore_chld = sbx_sigchld_default(&old_chld);
-  tmax = req->profile->limits.max_execution_ms;
-  /* A request can only lower the profile's limit. */
-  if (req->timeout_ms && (tmax == 0 || req->timeout_ms < tmax))
-    tmax = req->timeout_ms;
-  res->timeout_ms = tmax;
 
   /* A running `sbx serve` (same user) starts the run from a template when
    * it can; anything short of a started command falls back to the cold
@@ -776,7 +429,9 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
     rc = sbx_warm_run(req, tmax, res);
     if (rc != SBX_WARM_DECLINED)
       goto cleanup;
-  } else if (req->warm_socket)
+  } else if (req->warm_declined)
+    snprintf(res->start_note, sizeof res->start_note, "%s", req->warm_declined);
+  else if (req->warm_socket)
     /* The approvals' system-call layer is served by this process. */
     snprintf(res->start_note, sizeof res->start_note,
              "approvals at the system-call layer are served by the cold path");
@@ -880,7 +535,8 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
 
   {
     struct sbx_sup sup = {.ctl = sv[0], .init = init, .init_pidfd = -1, .server = -1,
-                          .t0 = t0, .tmax = tmax, .plan = &plan, .unotify = &unotify};
+                          .t0 = t0, .tmax = tmax, .plan = &plan, .unotify = &unotify,
+                          .serve_listener = sbx_take_listener};
     rc = sbx_supervise(&sup, req, res, kmsg);
     init = -1;
   }

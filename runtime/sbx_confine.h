@@ -120,6 +120,11 @@ struct sbx_run_request {
    * `sbx serve` of the same user, tried first when non-NULL; any answer
    * short of a started command falls back to the cold path. NULL: cold. */
   const char *warm_socket;
+  /* Why an earlier warm attempt for this run was declined (the static
+   * front end tried it, then handed the run to this executable): noted as
+   * the start-up path's reason; the server is not asked again. NULL:
+   * none. */
+  const char *warm_declined;
   /* The warm-start server's socket directory (docs/threat-model.md, "sbx
    * serve"): masked in every view that would show it, full-root ones
    * included, so no command can even try to reach the server. NULL: none. */

@@ -32,42 +32,11 @@
 #define SBX_SECCOMP_FLAG_NEW_LISTENER (1ul << 3)
 #define SBX_SECCOMP_FLAG_WAIT_KILLABLE_RECV (1ul << 5)
 
-static const char *const sbx_layer_names[SBX_LAYER_COUNT_] = {
-    /* grep tag: SBX_LAYER order */
-    [SBX_LAYER_NONE] = "none",         [SBX_LAYER_REQUEST] = "request",
-    [SBX_LAYER_KERNEL] = "kernel",     [SBX_LAYER_USERNS] = "user namespace",
-    [SBX_LAYER_NAMESPACES] = "namespaces", [SBX_LAYER_MOUNT] = "mount",
-    [SBX_LAYER_CGROUP] = "cgroup",     [SBX_LAYER_RLIMIT] = "rlimit",
-    [SBX_LAYER_SESSION] = "session",   [SBX_LAYER_ENV] = "env",
-    [SBX_LAYER_LANDLOCK] = "landlock", [SBX_LAYER_CAPS] = "capabilities",
-    [SBX_LAYER_SECCOMP] = "seccomp",   [SBX_LAYER_EXEC] = "exec",
-    [SBX_LAYER_SUPERVISOR] = "supervisor",
-};
-_Static_assert(SBX_LAYER_COUNT_ == 15, "sbx_layer_names must follow enum sbx_layer");
-
-const char *sbx_layer_name(enum sbx_layer layer)
-{
-  if ((unsigned)layer >= SBX_LAYER_COUNT_ || !sbx_layer_names[layer])
-    return "?";
-  return sbx_layer_names[layer];
-}
-
 /* A flag the kernel knows makes seccomp() fail on the NULL program with
  * EFAULT; an unknown flag fails earlier with EINVAL. Nothing is loaded. */
 static bool sbx_seccomp_flag(unsigned long flags)
 {
   return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, NULL) < 0 && errno == EFAULT;
-}
-
-bool sbx_sigchld_default(struct sigaction *saved)
-{
-  struct sigaction dfl;
-  if (sigaction(SIGCHLD, NULL, saved) < 0 || saved->sa_handler != SIG_IGN)
-    return false;
-  memset(&dfl, 0, sizeof dfl);
-  dfl.sa_handler = SIG_DFL;
-  sigemptyset(&dfl.sa_mask);
-  return sigaction(SIGCHLD, &dfl, NULL) == 0;
 }
 
 /* Tries unshare(flags) in a short-lived child. */

@@ -22,6 +22,7 @@
 #include <sys/types.h>
 
 #include "sbx_confine.h"
+#include "sbx_syscall_name.h"
 
 /* Landlock constants newer than Debian 12's <linux/landlock.h> (6.1): the
  * kernel's values, so the ruleset uses the best ABI the running kernel has. */
@@ -221,8 +222,16 @@ int sbx_rlimits_apply(const struct cs_profile *p, struct sbx_fail *f);
 /* no_new_privs first: Landlock and seccomp need it, and it makes every
  * later exec unable to gain privileges. */
 int sbx_nnp_apply(struct sbx_fail *f);
-/* Drops every capability (all five sets) and locks the securebits. */
+/* Drops every capability (all five sets) and locks the securebits: the
+ * two halves below, in order. */
 int sbx_caps_drop(struct sbx_fail *f);
+/* Securebits locked and the bounding set emptied (and checked). The
+ * effective set is untouched, so a warm spare's command does this before
+ * its request (sbx_serve.c) and still has what joining the run's cgroup
+ * needs; only sbx_caps_drop_sets remains after the go. */
+int sbx_caps_drop_bound(struct sbx_fail *f);
+/* Ambient, effective, permitted and inheritable empty (and checked). */
+int sbx_caps_drop_sets(struct sbx_fail *f);
 /* Loads the profile's filter; `log` asks the kernel to log refusals too. */
 int sbx_seccomp_load(const struct cs_profile *p, bool log, struct sbx_fail *f);
 
@@ -275,6 +284,7 @@ struct sbx_cmd {
   const struct sbx_unotify_cfg *unotify;
   int ruleset;                 /* warm: the spare's built Landlock ruleset; -1 cold */
   int ruleset_shared;          /* warm, no-shell: the template's shared layer; else -1 */
+  bool bound_dropped;          /* warm: sbx_caps_drop_bound done before the request */
 };
 
 /* pid 1 of a sandbox. */
@@ -300,6 +310,23 @@ _Noreturn void sbx_command_exec(const struct sbx_cmd *c, int ctl, struct sbx_fai
 
 struct sbx_unotify_srv;
 /* The supervisor's side of one run, cold or warm. */
+/* The control socket's messages (pid 1 and the command to the supervisor). */
+enum sbx_msg_kind {
+  SBX_MSG_FAIL = 1,      /* a layer failed before exec: nothing ran */
+  SBX_MSG_READY = 2,     /* every layer applied; exec follows */
+  SBX_MSG_EXEC_FAIL = 3, /* execve failed (after all layers) */
+  SBX_MSG_EXIT = 4,      /* init: the command's wait status */
+  SBX_MSG_LISTENER = 5,  /* approvals: status is the notify listener we received */
+};
+
+struct sbx_msg {
+  int32_t kind;
+  int32_t layer;
+  int32_t error;
+  int32_t status;
+  char text[320];
+};
+
 struct sbx_sup {
   int ctl;        /* our end of the control socket (SO_PASSCRED) */
   pid_t init;     /* host pid of pid 1 */
@@ -308,6 +335,11 @@ struct sbx_sup {
   uint64_t t0, tmax;
   const struct sbx_plan *plan;     /* cold; NULL warm */
   struct sbx_unotify_srv *unotify; /* cold; NULL warm */
+  /* Cold: takes the approvals' notify listener from the process `from`
+   * that announced it ('L') and serves it. A hook, so that the supervisor
+   * links no libseccomp (the static front end uses it too); NULL (warm):
+   * no system-call layer in this run, the announcing process is killed. */
+  void (*serve_listener)(struct sbx_sup *s, pid_t from, const struct sbx_run_request *req);
   /* Out: a layer reported failing (SBX_MSG_FAIL) and the command never
    * said READY, exec-failed or exited: nothing of it was executed. */
   bool fail_before_ready;
@@ -320,6 +352,11 @@ void sbx_result_fail(struct sbx_run_result *res, enum sbx_layer layer, int error
                      const char *text);
 int sbx_above_stdio(int fd);
 uint64_t sbx_now_ms(void);
+/* The start of every run, cold or warm: resets *res, checks the request
+ * (-EINVAL, with *res saying why) and computes the deadline *tmax (the
+ * profile's limit, lowered by the request's). */
+int sbx_confine_begin(const struct sbx_run_request *req, struct sbx_run_result *res,
+                      uint64_t *tmax);
 
 /* Warm client (sbx_warm.c). SBX_WARM_DECLINED: nothing was started and
  * *res is reset (with res->start_note saying why): run cold. Otherwise the
@@ -327,6 +364,13 @@ uint64_t sbx_now_ms(void);
  * sbx_confine_run's. */
 #define SBX_WARM_DECLINED 1
 int sbx_warm_run(const struct sbx_run_request *req, uint64_t tmax, struct sbx_run_result *res);
+/* sbx_confine_run without its cold path, for the static front end
+ * (sbx_front.c): the run started from req->warm_socket, or
+ * SBX_WARM_DECLINED when the server did not start it (nothing ran; the
+ * front end then hands the run to the full executable). */
+int sbx_warm_confine(const struct sbx_run_request *req, struct sbx_run_result *res);
+/* Root with CAP_SYS_ADMIN in its effective set: what a warm start needs. */
+bool sbx_warm_caller_ok(void);
 /* Waits for the server's report of pid 1's wait status (0, or -EIO). */
 int sbx_warm_wait_done(int server, int init_pidfd, int *status);
 /* Waits (bounded) until the process of a pidfd has exited: 0 or -ETIMEDOUT. */
@@ -334,8 +378,5 @@ int sbx_warm_wait_gone(int pidfd);
 
 /* sbx_probe_features without the probes a run does not need. */
 int sbx_probe_for_run(struct sbx_features *f);
-
-/* A syscall's name on x86_64 via libseccomp; "?" when unknown. */
-const char *sbx_syscall_name(int nr, char *buf, size_t len);
 
 #endif

@@ -21,7 +21,6 @@
 #include <linux/audit.h>
 #include <linux/netlink.h>
 #include <poll.h>
-#include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -414,14 +413,6 @@ void sbx_kmsg_scan(int fd, pid_t pid, struct sbx_kmsg_hit *hit)
   sbx_kmsg_collect(fd, pid, NULL, s);
   *hit = s->seccomp;
   free(s);
-}
-
-const char *sbx_syscall_name(int nr, char *buf, size_t len)
-{
-  char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_X86_64, nr);
-  snprintf(buf, len, "%s", name ? name : "?");
-  free(name);
-  return buf;
 }
 
 /* AUDIT_GET / AUDIT_SET over a short-lived audit netlink socket; *out

@@ -10,26 +10,8 @@
 #include "sbx_cli.h"
 #include "sbx_confine.h"
 #include "sbx_run.h"
+#include "sbx_run_common.h"
 #include "sbx_tables.h"
-
-/* A closed 0, 1 or 2 would be taken by the next open(): the audit log or
- * the admission state would then receive our messages (or the command's
- * output). They are pointed at /dev/null first; if even that fails sbx
- * stops, since it could not promise where anything goes. */
-static int sbx_std_fds(void)
-{
-  for (int fd = 0; fd <= 2; fd++) {
-    if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
-      continue;
-    int nfd = open("/dev/null", O_RDWR);
-    if (nfd != fd) {
-      if (nfd >= 0)
-        close(nfd);
-      return -1;
-    }
-  }
-  return 0;
-}
 
 int main(int argc, char *argv[])
 {

@@ -80,11 +80,9 @@ int sbx_nnp_apply(struct sbx_fail *f)
   return 0;
 }
 
-int sbx_caps_drop(struct sbx_fail *f)
+int sbx_caps_drop_bound(struct sbx_fail *f)
 {
-  cap_t empty = NULL, now = NULL;
   const char *what;
-  int rc = 0;
   cap_value_t n = (cap_value_t)cap_max_bits();
 
   /* Securebits first (needs CAP_SETPCAP): uid 0 gets no capabilities from
@@ -101,6 +99,27 @@ int sbx_caps_drop(struct sbx_fail *f)
   for (cap_value_t c = 0; c < n; c++)
     if (cap_drop_bound(c) < 0 && errno != EINVAL)
       goto fail_errno;
+  /* Check: a kernel or libcap that silently kept one would be a hole. No
+   * capability can ever return to the bounding set, so this holds until
+   * execve. */
+  what = "verify";
+  for (cap_value_t c = 0; c < n; c++)
+    if (cap_get_bound(c) > 0) {
+      errno = EPERM;
+      goto fail_errno;
+    }
+  return 0;
+fail_errno:
+  sbx_fail_set(f, SBX_LAYER_CAPS, errno, "dropping capabilities (%s): %s", what, strerror(errno));
+  return -errno;
+}
+
+int sbx_caps_drop_sets(struct sbx_fail *f)
+{
+  cap_t empty = NULL, now = NULL;
+  const char *what;
+  int rc = 0;
+
   what = "ambient set";
   if (cap_reset_ambient() < 0 && errno != EINVAL)
     goto fail_errno;
@@ -108,7 +127,6 @@ int sbx_caps_drop(struct sbx_fail *f)
   what = "capability sets";
   if (!(empty = cap_init()) || cap_set_proc(empty) < 0)
     goto fail_errno;
-  /* Check: a kernel or libcap that silently kept one would be a hole. */
   what = "verify";
   if (!(now = cap_get_proc()))
     goto fail_errno;
@@ -116,11 +134,6 @@ int sbx_caps_drop(struct sbx_fail *f)
     errno = EPERM;
     goto fail_errno;
   }
-  for (cap_value_t c = 0; c < n; c++)
-    if (cap_get_bound(c) > 0) {
-      errno = EPERM;
-      goto fail_errno;
-    }
   goto cleanup;
 fail_errno:
   rc = -errno;
@@ -131,6 +144,11 @@ cleanup:
   if (now)
     cap_free(now);
   return rc;
+}
+
+int sbx_caps_drop(struct sbx_fail *f)
+{
+  return sbx_caps_drop_bound(f) < 0 ? -1 : sbx_caps_drop_sets(f);
 }
 
 int sbx_seccomp_load(const struct cs_profile *p, bool log, struct sbx_fail *f)

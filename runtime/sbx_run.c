@@ -24,60 +24,9 @@
 #include "sbx_confine.h"
 #include "sbx_denial.h"
 #include "sbx_profile.h"
+#include "sbx_run_common.h"
 #include "sbx_signal.h"
 #include "sbx_warm.h"
-
-/* The warm-start socket of this user: $SBX_STATE_DIR/serve-UID/serve.sock.
- * A directory per uid, mode 0700, because the state directory itself may
- * be shared by every user of the admission scheduler. */
-static int sbx_run_serve_socket(char *buf, size_t size, char *dir, size_t dir_size)
-{
-  char state[PATH_MAX];
-  if (sbx_admit_state_dir(state, sizeof(state)) != 0)
-    return -ENOENT;
-  if ((size_t)snprintf(dir, dir_size, "%s/serve-%u", state, (unsigned)geteuid()) >= dir_size ||
-      (size_t)snprintf(buf, size, "%s/" SBX_WARM_SOCKET_NAME, dir) >= size)
-    return -ENAMETOOLONG;
-  return 0;
-}
-
-static int sbx_run_workspace(const char *given, char *out, size_t size)
-{
-  char cwd[PATH_MAX];
-  char *real = NULL;
-  struct stat st;
-  int r = 0;
-
-  if (!given) {
-    if (!getcwd(cwd, sizeof(cwd))) {
-      r = -errno;
-      fprintf(stderr, "sbx: error: workspace: cannot read the current directory: %s\n",
-              strerror(-r));
-      return r;
-    }
-    given = cwd;
-  }
-  /* Resolved once here, so the audit record names the directory the
-   * sandbox really gets, not a symlink that may change afterwards. */
-  real = realpath(given, NULL);
-  if (!real) {
-    r = -errno;
-    fprintf(stderr, "sbx: error: workspace %s: %s\n", given, strerror(-r));
-    goto cleanup;
-  }
-  if (stat(real, &st) != 0 || !S_ISDIR(st.st_mode)) {
-    fprintf(stderr, "sbx: error: workspace %s: not a directory\n", given);
-    r = -ENOTDIR;
-    goto cleanup;
-  }
-  if ((size_t)snprintf(out, size, "%s", real) >= size) {
-    fprintf(stderr, "sbx: error: workspace %s: path too long\n", given);
-    r = -ENAMETOOLONG;
-  }
-cleanup:
-  free(real);
-  return r;
-}
 
 /* Is `path` the directory `dir` or inside it? */
 static bool sbx_run_under(const char *path, const char *dir)
@@ -199,9 +148,7 @@ static void sbx_run_record_result(struct sbx_audit_record *rec, const struct cs_
     (*n_den)++;
   }
   if (res->denied_syscall >= 0) {
-    snprintf(what, what_size, "%s (nr %d)%s",
-             res->denied_syscall_name[0] ? res->denied_syscall_name : "?", res->denied_syscall,
-             res->denied_count > 1 ? ", and further refusals" : "");
+    sbx_run_denied_what(res, what, what_size);
     den[*n_den].layer = sbx_layer_name(SBX_LAYER_SECCOMP);
     /* A call without a note of its own was decided by the default action. */
     if (res->denied_note) {
@@ -278,7 +225,7 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
   rec.limits = &p->limits;
   rec.tier = o->tier ? o->tier : p->default_tier;
 
-  if (sbx_run_workspace(o->workspace, workspace, sizeof(workspace)) != 0) {
+  if (sbx_run_workspace(o->workspace, workspace, sizeof(workspace), stderr) != 0) {
     rec.error = "workspace unusable";
     goto record;
   }
@@ -355,69 +302,25 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
     if (mkdir(serve_dir, 0700) != 0 && errno != EEXIST)
       fprintf(stderr, "sbx: warning: %s: %s\n", serve_dir, strerror(errno));
     req.mask_dir = serve_dir; /* in every view, cold ones too */
-    if (!o->cold && !(getenv("SBX_WARM") && strcmp(getenv("SBX_WARM"), "0") == 0))
+    /* Set by the front end when the server declined this run before it
+     * handed the run here (sbx_front.c): not asked twice. */
+    req.warm_declined = getenv(SBX_WARM_DECLINED_ENV);
+    if (!o->cold && !req.warm_declined &&
+        !(getenv("SBX_WARM") && strcmp(getenv("SBX_WARM"), "0") == 0))
       req.warm_socket = serve_sock;
   }
-  req.interrupted = sbx_signal_received;
-  /* From here a SIGINT/SIGTERM/SIGHUP ends the sandbox, not sbx, so the
-   * ticket is completed and the run recorded (sbx_signal.h). */
-  if (sbx_signal_install() != 0)
-    fprintf(stderr, "sbx: warning: signal handlers not installed; an interrupted run "
-                    "leaves no record\n");
-  sbx_signal_running(1);
-  r = sbx_confine_run(&req, &res);
-  sbx_signal_running(0);
-  code = r != 0 ? SBX_EXIT_FAILURE : res.exit_code;
+  r = sbx_run_confined(&req, &res, sbx_confine_run);
   rec.start_path = res.start_path[0] ? res.start_path : NULL;
-  if (o->verbose)
-    fprintf(stderr, "sbx: start-up: %s%s%s%s\n", res.start_path[0] ? res.start_path : "?",
-            res.start_note[0] ? " (" : "", res.start_note, res.start_note[0] ? ")" : "");
+  code = sbx_run_report(o, p, r, &res, interrupted, sizeof(interrupted));
   sbx_run_record_result(&rec, p, &res, den, &n_den, what, sizeof(what));
   if (sbx_signal_received()) {
-    int sig = sbx_signal_received();
     /* The supervisor's view ("init ended without a report") is our own
      * doing here, not a layer's refusal: the record says what happened. */
-    snprintf(interrupted, sizeof(interrupted), "interrupted by SIG%s; the sandbox was killed",
-             sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
-    fprintf(stderr, "sbx: %s\n", interrupted);
     rec.outcome = SBX_AUDIT_INTERRUPTED;
-    rec.signal = sig;
+    rec.signal = sbx_signal_received();
     rec.error = interrupted;
     n_den = res.denied_syscall >= 0 || res.n_ll_denials ? n_den : 0;
-    code = SBX_EXIT_SIGNAL_BASE + sig;
-  } else if (r != 0 || res.outcome == SBX_OUTCOME_FAILED) {
-    fprintf(stderr, "sbx: error: %s\n", res.message[0] ? res.message : strerror(-r));
-  } else if (res.outcome == SBX_OUTCOME_EXEC_FAILED && res.message[0]) {
-    /* The Landlock refusal behind it gets its own line below. */
-    const char *ll = res.n_ll_denials ? strstr(res.message, "; landlock: refused ") : NULL;
-    fprintf(stderr, "sbx: %.*s\n", ll ? (int)(ll - res.message) : (int)strlen(res.message),
-            res.message);
-  } else if (res.outcome == SBX_OUTCOME_TIMED_OUT) {
-    fprintf(stderr, "sbx: %s: time limit of %llu ms reached; the command was killed\n",
-            o->cmd_argv[0], (unsigned long long)res.timeout_ms);
   }
-  if (res.denied_syscall >= 0)
-    fprintf(stderr, "sbx: seccomp refused %s: rule %s (%s)\n", what,
-            den[n_den - 1 - res.n_ll_denials].rule,
-            den[n_den - 1 - res.n_ll_denials].action ? den[n_den - 1 - res.n_ll_denials].action
-                                                     : "?");
-  for (int i = 0; i < res.n_ll_denials; i++)
-    fprintf(stderr, "sbx: landlock refused %s: %s (%s)\n", res.ll_denials[i].what,
-            res.ll_denials[i].rule, res.ll_denials[i].action);
-  if (res.ll_denied_count > res.n_ll_denials)
-    fprintf(stderr, "sbx: landlock refused %d more time(s) in this run\n",
-            res.ll_denied_count - res.n_ll_denials);
-  /* A failed command may have met a Landlock refusal sbx cannot see:
-   * say why instead of staying silent (never on success, nor when a
-   * seccomp refusal already explains the failure: no noise). */
-  if (!res.n_ll_denials && res.denied_syscall < 0 && res.ll_naming != SBX_NAMING_OK &&
-      res.ll_naming != SBX_NAMING_NOT_ASKED && r == 0 && res.exit_code != 0 &&
-      (res.outcome == SBX_OUTCOME_EXITED || res.outcome == SBX_OUTCOME_SIGNALED))
-    fprintf(stderr, "sbx: note: refusals by Landlock, if any, could not be named: %s "
-                    "(see sbx check)\n", sbx_naming_text(res.ll_naming));
-  else if (res.audit_lost && res.exit_code != 0)
-    fprintf(stderr, "sbx: note: the kernel dropped audit records during the run; a refusal "
-                    "may be unnamed\n");
 
   /* A ticket that cannot be completed leaves its slot to reclamation; the
    * run itself happened, so its record is still written. */

@@ -507,9 +507,18 @@ static ssize_t sbx_warm_recv(int sock, char *buf, size_t size, int *fds, int *n_
  * server's, and without CAP_SYS_RESOURCE nothing here can raise a hard
  * limit), so it needs no privilege. Any failure sends the run cold. */
 static int sbx_spare_rlimits(const struct sbx_warm_req *h, const struct cs_profile *p, pid_t cmd,
-                             struct sbx_fail *f)
+                             const struct rlimit *mine, struct sbx_fail *f)
 {
   struct rlimit rl;
+  bool same = true;
+  /* The common case, the caller's limits are ours (read before the
+   * request, the ones the command's were computed from): the command's
+   * are then already the profile's over the caller's; nothing to do on
+   * the run's path. */
+  for (int r = 0; r < RLIM_NLIMITS && same; r++)
+    same = mine[r].rlim_cur == h->rlim[r][0] && mine[r].rlim_max == h->rlim[r][1];
+  if (same)
+    return 0;
   for (int r = 0; r < RLIM_NLIMITS; r++) {
     rl = (struct rlimit){.rlim_cur = h->rlim[r][0], .rlim_max = h->rlim[r][1]};
     if (setrlimit(r, &rl) < 0) {
@@ -566,8 +575,9 @@ cleanup:
  * from pid 1 (`req`), installs the client's stdio, closes everything else,
  * waits for the client's go (its own byte of the sync pipe, given after
  * the server's STARTED), joins the run's cgroup and cgroup namespace,
- * drops capabilities (kept until then for that unshare), seccomp last,
- * execve. Until the go it runs nothing of the request: a spare dropped
+ * drops its remaining capabilities (the effective ones were kept until
+ * then for that unshare; the bounding set went before the request),
+ * seccomp last, execve. Until the go it runs nothing of the request: a spare dropped
  * before (stale template, client gone) never executes anything. */
 static _Noreturn void sbx_spare_command(const struct sbx_srv *s, const struct sbx_tmpl *t,
                                         int srv, int req, int ruleset)
@@ -585,8 +595,11 @@ static _Noreturn void sbx_spare_command(const struct sbx_srv *s, const struct sb
   oom = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
   if (setsid() < 0)
     sbx_fail_set(&f, SBX_LAYER_SESSION, errno, "setsid: %s", strerror(errno));
-  else
-    sbx_command_limit(&cmd, ruleset, t->ll_shared, &f);
+  else if (sbx_command_limit(&cmd, ruleset, t->ll_shared, &f) == 0 &&
+           sbx_caps_drop_bound(&f) == 0)
+    /* The bounding set now, off the run's path (about 85 prctl calls);
+     * the effective set stays until after the go, for the cgroup join. */
+    cmd.bound_dropped = true;
   /* Ready (or failed: then reported to the run that gets us, as the
    * spare's own failures are). The server may have handed the request
    * over and closed its end already (it waits for this only when it
@@ -643,6 +656,7 @@ static _Noreturn void sbx_spare_main(const struct sbx_srv *s, const struct sbx_t
   struct sbx_fail f = {0};
   struct sbx_init_args ia = {0};
   struct sbx_warm_req hdr;
+  struct rlimit mine[RLIM_NLIMITS];
   char **head = NULL, **argv = NULL, **envp = NULL;
   int ruleset = -1, fds[SBX_WARM_FDS], n_fds = 0, cp[2] = {-1, -1};
   bool trunc = false;
@@ -683,6 +697,10 @@ static _Noreturn void sbx_spare_main(const struct sbx_srv *s, const struct sbx_t
     close(ruleset);
   if (t->ll_shared >= 0)
     close(t->ll_shared);
+  /* Our limits, the server's, from which the command computed its own. */
+  for (int r = 0; r < RLIM_NLIMITS; r++)
+    if (getrlimit(r, &mine[r]) < 0)
+      sbx_fail_set(&f, SBX_LAYER_RLIMIT, errno, "rlimit %d: %s", r, strerror(errno));
   /* No command: the server hears it from us (then the run reports f). */
   if (ia.child <= 0) {
     ia.child = 0;
@@ -695,7 +713,7 @@ static _Noreturn void sbx_spare_main(const struct sbx_srv *s, const struct sbx_t
   close(sock);
   /* A failure here is reported to the run, before anything executed. */
   if (f.layer == SBX_LAYER_NONE &&
-      sbx_spare_rlimits(&hdr, t->plan.profile, ia.child, &f) == 0)
+      sbx_spare_rlimits(&hdr, t->plan.profile, ia.child, mine, &f) == 0)
     sbx_spare_process(&hdr, open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC), &f);
   /* A failed spare never passes the request on: its command, which would
    * get its own go together with ours, gets no argv and is killed, so it

@@ -92,3 +92,17 @@ int sbx_signal_received(void)
 {
   return sbx_sig_received;
 }
+
+const char *sbx_signal_name(int sig)
+{
+  switch (sig) {
+  case SIGINT:
+    return "INT";
+  case SIGTERM:
+    return "TERM";
+  case SIGHUP:
+    return "HUP";
+  default:
+    return "?";
+  }
+}

@@ -17,5 +17,8 @@ int sbx_signal_install(void);
 void sbx_signal_running(int running);
 /* The first terminating signal received during a run, or 0. */
 int sbx_signal_received(void);
+/* "INT", "TERM" or "HUP" for the signals above, "?" for any other (what
+ * glibc's sigabbrev_np says, which musl, the front end's C library, lacks). */
+const char *sbx_signal_name(int sig);
 
 #endif

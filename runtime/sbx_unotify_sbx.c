@@ -40,45 +40,6 @@ int sbx_unotify_handoff(int ctl, uint32_t ops, struct sbx_fail *f)
   return 0;
 }
 
-int sbx_unotify_take_fd(struct msghdr *mh)
-{
-  const unsigned char *first = mh->msg_iovlen ? mh->msg_iov[0].iov_base : NULL;
-  pid_t pid = 0;
-  int fd = -1;
-  for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
-    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS) {
-      struct ucred uc;
-      memcpy(&uc, CMSG_DATA(c), sizeof uc);
-      pid = uc.pid;
-    }
-    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-      continue;
-    /* Descriptors are never part of the protocol: not ours to keep. */
-    size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-    for (size_t i = 0; i < n; i++) {
-      int x;
-      memcpy(&x, CMSG_DATA(c) + i * sizeof(int), sizeof x);
-      close(x);
-    }
-  }
-  /* The handoff is the one-byte message 'L' (other messages begin with a
-   * small integer kind); the kernel-filled credentials name the sender. */
-  if (first && first[0] == 'L' && pid > 0) {
-    fd = sbx_unotify_pull(pid);
-    if (fd >= 0) {
-      (void)fcntl(fd, F_SETFD, FD_CLOEXEC);
-    } else {
-      /* The sender waits at the barrier for a supervisor that will never
-       * come: end it now (the run fails, closed) rather than at its
-       * timeout. */
-      fprintf(stderr, "sbx: approval: cannot take the notify listener from the sandbox: %s\n",
-              strerror(-fd));
-      (void)kill(pid, SIGKILL);
-    }
-  }
-  return fd < 0 ? -1 : fd;
-}
-
 /* Each helper gets the profile's Landlock rules, so the supervisor never
  * does on the sandbox's behalf what the sandbox itself could not. */
 static int sbx_unotify_landlock(void *arg)

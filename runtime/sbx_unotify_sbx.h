@@ -28,8 +28,6 @@
 #include "sbx_internal.h"
 #include "sbx_unotify.h"
 
-/* Extra control-message room the receiver needs for the handoff. */
-#define SBX_UNOTIFY_CMSG_SPACE CMSG_SPACE(sizeof(int))
 
 struct sbx_unotify_srv {
   pthread_t thread;
@@ -43,10 +41,6 @@ struct sbx_unotify_srv {
 };
 
 int sbx_unotify_handoff(int ctl, uint32_t ops, struct sbx_fail *f);
-/* For the handoff message ('L', with the kernel's SCM_CREDENTIALS): the
- * listener taken from the sender with pidfd_getfd; else -1. Any
- * SCM_RIGHTS descriptor in the message is closed. */
-int sbx_unotify_take_fd(struct msghdr *mh);
 /* Takes ownership of listener (closed on failure). */
 int sbx_unotify_start(struct sbx_unotify_srv *s, int listener, const struct sbx_unotify_cfg *cfg,
                       const struct sbx_plan *plan);

@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include <sched.h>
-#include <sys/capability.h>
+#include <linux/capability.h>
 #include <sys/resource.h>
 
 #include "sbx_internal.h"
@@ -295,16 +295,17 @@ int sbx_warm_wait_done(int server, int init_pidfd, int *status)
   return 0;
 }
 
-/* Root with CAP_SYS_ADMIN, as sbx_probe_for_run decides it. */
-static bool sbx_warm_root(void)
+/* Root with CAP_SYS_ADMIN in its effective set, as sbx_probe_for_run
+ * decides it. Read with capget(2) itself: this file is part of the static
+ * front end too, which links no libcap (docs/dependencies.md); it only
+ * reads one bit, every change of capabilities still goes through libcap. */
+bool sbx_warm_caller_ok(void)
 {
-  cap_flag_value_t v = CAP_CLEAR;
-  cap_t caps;
-  if (geteuid() != 0 || !(caps = cap_get_proc()))
+  struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+  struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+  if (geteuid() != 0 || syscall(SYS_capget, &h, d) != 0)
     return false;
-  cap_get_flag(caps, CAP_SYS_ADMIN, CAP_EFFECTIVE, &v);
-  cap_free(caps);
-  return v == CAP_SET;
+  return (d[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective & CAP_TO_MASK(CAP_SYS_ADMIN)) != 0;
 }
 
 int sbx_warm_run(const struct sbx_run_request *req, uint64_t tmax, struct sbx_run_result *res)
@@ -325,7 +326,7 @@ int sbx_warm_run(const struct sbx_run_request *req, uint64_t tmax, struct sbx_ru
 
   /* The template's view is built without a user namespace: a server of
    * an unprivileged user could not mount a fresh /proc in it. */
-  if (!(feat->root = sbx_warm_root()))
+  if (!(feat->root = sbx_warm_caller_ok()))
     return sbx_warm_decline(res, tmax, "warm start needs sbx to run as root");
   if (!realpath(req->workspace, ws) || stat(ws, &st) < 0 || !S_ISDIR(st.st_mode))
     return sbx_warm_decline(res, tmax, "workspace does not resolve");
@@ -518,5 +519,25 @@ cleanup:
   sbx_cgroup_destroy(&cg);
   sbx_plan_free(&envp);
   free(buf);
+  return rc;
+}
+
+int sbx_warm_confine(const struct sbx_run_request *req, struct sbx_run_result *res)
+{
+  struct sigaction old_chld;
+  bool restore_chld;
+  uint64_t tmax;
+  int rc;
+  if ((rc = sbx_confine_begin(req, res, &tmax)) < 0)
+    return rc;
+  if (!req->warm_socket)
+    return SBX_WARM_DECLINED;
+  /* As sbx_confine_run: the server reaps pid 1, but a SIGCHLD ignored by
+   * our caller would still be inherited by nothing of ours; defaulted for
+   * the run like the cold path does, restored after. */
+  restore_chld = sbx_sigchld_default(&old_chld);
+  rc = sbx_warm_run(req, tmax, res);
+  if (restore_chld)
+    sigaction(SIGCHLD, &old_chld, NULL);
   return rc;
 }

@@ -36,6 +36,11 @@
 /* stdin, stdout, stderr, control socket, sync pipe, cgroup tasks file. */
 #define SBX_WARM_FDS 6
 #define SBX_WARM_SOCKET_NAME "serve.sock"
+/* Set by the static front end, for the full sbx it hands a run to, when
+ * the server declined that run: its reason (the start-up note); the full
+ * sbx then runs cold without asking again. Setting it by hand only
+ * forgoes the warm start. */
+#define SBX_WARM_DECLINED_ENV "SBX_WARM_DECLINED"
 
 struct sbx_warm_req {
   uint32_t magic;

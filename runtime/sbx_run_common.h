@@ -1,0 +1,39 @@
+/* sbx_run_common: the parts of `sbx run` that both executables use: the
+ * full sbx (sbx_run.c) and the static front end (sbx_front.c, docs/sbx.md
+ * "Front end"). Nothing here needs libseccomp, libcap or jansson. */
+#ifndef CS_RUNTIME_SBX_RUN_COMMON_H
+#define CS_RUNTIME_SBX_RUN_COMMON_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "cs_profile_table.h"
+#include "sbx_cli.h"
+#include "sbx_confine.h"
+
+/* Points a closed 0, 1 or 2 at /dev/null, so the next open() cannot take
+ * it; -1 when even that fails. */
+int sbx_std_fds(void);
+/* The warm-start socket of this user ($SBX_STATE_DIR/serve-UID/serve.sock)
+ * and its directory; 0, -ENOENT (no state directory) or -ENAMETOOLONG. */
+int sbx_run_serve_socket(char *buf, size_t size, char *dir, size_t dir_size);
+/* The workspace (given, or the current directory) resolved to an existing
+ * directory in out; 0 or a negative errno, with the reason on err. */
+int sbx_run_workspace(const char *given, char *out, size_t size, FILE *err);
+/* Runs req with `confine` (sbx_confine_run, or the front end's
+ * sbx_warm_confine) with sbx_signal's handlers live: from here a SIGINT,
+ * SIGTERM or SIGHUP ends the sandbox, not sbx (sbx_signal.h). Returns
+ * confine's result. */
+int sbx_run_confined(struct sbx_run_request *req, struct sbx_run_result *res,
+                     int (*confine)(const struct sbx_run_request *, struct sbx_run_result *));
+/* "name (nr N)[, and further refusals]" for the call seccomp refused. */
+void sbx_run_denied_what(const struct sbx_run_result *res, char *buf, size_t size);
+/* What sbx says on stderr when a run is over (the start-up path with -v,
+ * the failure, timeout or interruption, and every refusal named with its
+ * rule); returns sbx's exit status (docs/sbx.1). r is sbx_confine_run's
+ * return. `interrupted` receives the text of an interruption ("" if
+ * none), for the audit record. */
+int sbx_run_report(const struct sbx_opts *o, const struct cs_profile *p, int r,
+                   const struct sbx_run_result *res, char *interrupted, size_t interrupted_size);
+
+#endif
