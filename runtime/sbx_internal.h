@@ -222,6 +222,11 @@ int sbx_rlimits_apply(const struct cs_profile *p, struct sbx_fail *f);
 /* no_new_privs first: Landlock and seccomp need it, and it makes every
  * later exec unable to gain privileges. */
 int sbx_nnp_apply(struct sbx_fail *f);
+/* realpath(path, NULL), with one openat2 instead of a readlink per
+ * component when no component is a symlink (sbx_plan.c): what the warm
+ * server's freshness check resolves. Freed by the caller; NULL with errno
+ * as realpath's when it fails. */
+char *sbx_path_resolve(const char *path);
 /* Drops every capability (all five sets) and locks the securebits: the
  * two halves below, in order. */
 int sbx_caps_drop(struct sbx_fail *f);

@@ -143,7 +143,7 @@ static bool sbx_path_plain(const char *path)
  * would return it unchanged: one openat2 and a close. Anything else (a
  * symlink met, an error other than a missing component, no openat2) is
  * left to realpath itself, so the result is always realpath's. */
-static char *sbx_resolve(const char *path)
+char *sbx_path_resolve(const char *path)
 {
   if (sbx_path_plain(path)) {
     struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS};
@@ -162,7 +162,7 @@ static void sbx_probe_fill(struct sbx_probe *pr)
 {
   struct stat st;
   if (pr->kind == SBX_PROBE_RESOLVE) {
-    pr->real = sbx_resolve(pr->path);
+    pr->real = sbx_path_resolve(pr->path);
     pr->exists = pr->real != NULL;
     return;
   }
