@@ -400,6 +400,12 @@ static void sbx_take_listener(struct sbx_sup *s, pid_t from, const struct sbx_ru
   }
 }
 
+/* The approvals' helpers of this run (sbx_unotify_sbx.h). */
+static size_t sbx_helper_pids(struct sbx_sup *s, pid_t *out, size_t max)
+{
+  return s->unotify ? sbx_unotify_helpers(s->unotify, out, max) : 0;
+}
+
 int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *res)
 {
   struct sbx_features feat;
@@ -536,7 +542,8 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
   {
     struct sbx_sup sup = {.ctl = sv[0], .init = init, .init_pidfd = -1, .server = -1,
                           .t0 = t0, .tmax = tmax, .plan = &plan, .unotify = &unotify,
-                          .serve_listener = sbx_take_listener};
+                          .serve_listener = sbx_take_listener,
+                          .helper_pids = sbx_helper_pids};
     rc = sbx_supervise(&sup, req, res, kmsg);
     init = -1;
   }

@@ -107,7 +107,11 @@ int sbx_kmsg_mark(char *token, size_t len);
 /* fd reads the audit multicast group (not /dev/kmsg). */
 bool sbx_kmsg_is_netlink(int fd);
 #define SBX_KMSG_MARK_MS 500
-void sbx_kmsg_collect_until(int fd, pid_t pid, const char *exe, const char *marker, int ms,
+/* `others` (n_others of them, may be NULL): more processes of the run whose
+ * Landlock domains are the run's too (the approval workflow's helpers,
+ * which act for the command in a domain of their own). */
+void sbx_kmsg_collect_until(int fd, pid_t pid, const pid_t *others, size_t n_others,
+                            const char *exe, const char *marker, int ms,
                             struct sbx_kmsg_scan *out);
 
 /* Splits `text` (a record's text after "audit(...): ") into the value of

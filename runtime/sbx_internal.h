@@ -345,6 +345,10 @@ struct sbx_sup {
    * links no libseccomp (the static front end uses it too); NULL (warm):
    * no system-call layer in this run, the announcing process is killed. */
   void (*serve_listener)(struct sbx_sup *s, pid_t from, const struct sbx_run_request *req);
+  /* Cold with approvals: the pids of the helpers that acted for the
+   * command (up to max, into out), whose Landlock refusals are the run's
+   * too. NULL: none. */
+  size_t (*helper_pids)(struct sbx_sup *s, pid_t *out, size_t max);
   /* Out: a layer reported failing (SBX_MSG_FAIL) and the command never
    * said READY, exec-failed or exited: nothing of it was executed. */
   bool fail_before_ready;

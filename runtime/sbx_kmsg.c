@@ -305,10 +305,22 @@ static void sbx_ll_keep(struct sbx_kmsg_scan *out, const struct sbx_ll_record *r
 
 void sbx_kmsg_collect(int fd, pid_t pid, const char *exe, struct sbx_kmsg_scan *out)
 {
-  sbx_kmsg_collect_until(fd, pid, exe, NULL, 0, out);
+  sbx_kmsg_collect_until(fd, pid, NULL, 0, exe, NULL, 0, out);
 }
 
-void sbx_kmsg_collect_until(int fd, pid_t pid, const char *exe, const char *marker, int ms,
+/* Is pid the command's or one of the run's other processes'? */
+static bool sbx_kmsg_ours(long pid, pid_t cmd, const pid_t *others, size_t n_others)
+{
+  if (pid == (long)cmd)
+    return true;
+  for (size_t i = 0; i < n_others; i++)
+    if (pid == (long)others[i])
+      return true;
+  return false;
+}
+
+void sbx_kmsg_collect_until(int fd, pid_t pid, const pid_t *others, size_t n_others,
+                            const char *exe, const char *marker, int ms,
                             struct sbx_kmsg_scan *out)
 {
   struct timespec t0;
@@ -380,7 +392,8 @@ void sbx_kmsg_collect_until(int fd, pid_t pid, const char *exe, const char *mark
       uint64_t id;
       char *end;
       size_t k = 0;
-      if (!fp || rpid != (long)pid || !sbx_audit_value(text, "status", status, sizeof status) ||
+      if (!fp || !sbx_kmsg_ours(rpid, pid, others, n_others) ||
+          !sbx_audit_value(text, "status", status, sizeof status) ||
           strcmp(status, "allocated") != 0 || !sbx_audit_value(text, "domain", dom, sizeof dom))
         continue;
       /* The command's own nested domain (made after its execve) has the

@@ -21,6 +21,9 @@
 #include "sbx_denial.h"
 #include "sbx_internal.h"
 
+/* Approval helpers whose refusals are named (more: the first ones). */
+#define SBX_HELPERS_NAMED 64
+
 #ifndef SYS_pidfd_send_signal
 #define SYS_pidfd_send_signal 424
 #endif
@@ -142,7 +145,8 @@ static const struct cs_syscall_note *sbx_note_for(const struct cs_profile *p, in
  * kernel's audit records of the command's pid (sbx_kmsg.c) and the
  * profile's rules (sbx_denial.c); says why when they cannot be named. */
 static void sbx_explain_denial(const struct sbx_run_request *req, const struct sbx_plan *plan,
-                               int kmsg, pid_t cmd_pid, struct sbx_run_result *res)
+                               int kmsg, pid_t cmd_pid, const pid_t *helpers, size_t n_helpers,
+                               struct sbx_run_result *res)
 {
   const struct cs_profile *p = req->profile;
   struct sbx_kmsg_scan *scan = calloc(1, sizeof *scan);
@@ -175,7 +179,8 @@ static void sbx_explain_denial(const struct sbx_run_request *req, const struct s
       sbx_kmsg_mark(marker, sizeof marker) != 0)
     marker[0] = '\0';
   if (scan) {
-    sbx_kmsg_collect_until(kmsg, cmd_pid, n > 0 ? exe : NULL, marker[0] ? marker : NULL,
+    sbx_kmsg_collect_until(kmsg, cmd_pid, helpers, n_helpers, n > 0 ? exe : NULL,
+                           marker[0] ? marker : NULL,
                            SBX_KMSG_MARK_MS, scan);
     hit = scan->seccomp;
     res->audit_lost = scan->lost;
@@ -422,7 +427,11 @@ int sbx_supervise(struct sbx_sup *s, const struct sbx_run_request *req,
     sbx_result_fail(res, SBX_LAYER_SUPERVISOR, EIO, err);
     return -EIO;
   }
-  sbx_explain_denial(req, s->plan, kmsg, cmd_pid, res);
+  {
+    pid_t helpers[SBX_HELPERS_NAMED];
+    size_t n_helpers = s->helper_pids ? s->helper_pids(s, helpers, SBX_HELPERS_NAMED) : 0;
+    sbx_explain_denial(req, s->plan, kmsg, cmd_pid, helpers, n_helpers, res);
+  }
   return rc;
 
 }

@@ -71,6 +71,11 @@ struct sbx_unotify_cfg {
    * the operation (sbx: the profile's Landlock rules). 0 or -errno. */
   int (*confine)(void *arg);
   void *confine_arg;
+  /* Told the pid of each helper process right after it is forked (from the
+   * serving thread), so that refusals in the helper's own Landlock domain
+   * can be named after the run (sbx: sbx_unotify_sbx.c). May be NULL. */
+  void (*helper_started)(void *arg, pid_t helper);
+  void *helper_arg;
   /* git-config: the files whose write-opens are asked about; every other
    * notified write-open is answered CONTINUE (sound only because the
    * read-only bind mounts and Landlock keep enforcing: see

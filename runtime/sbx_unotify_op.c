@@ -305,6 +305,8 @@ int sbx_un_perform(const struct sbx_un_op *op, int rootfd,
     close(p[0]);
     sbx_un_helper(op, rootfd, cfg, flags_override, p[1]);
   }
+  if (cfg->helper_started)
+    cfg->helper_started(cfg->helper_arg, pid);
   close(p[1]);
   /* No message (the helper died) is EIO in the sandbox: fail closed. */
   while (read(p[0], msg, sizeof msg) < 0 && errno == EINTR)

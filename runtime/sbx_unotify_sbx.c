@@ -60,6 +60,30 @@ static void *sbx_unotify_thread(void *arg)
   return NULL;
 }
 
+/* cfg.helper_started: remembers a helper's pid. Its Landlock domain's
+ * records carry that pid, not the command's; only this run's helpers are
+ * claimed, a helper of another sbx on the machine looks the same. */
+static void sbx_unotify_note_helper(void *arg, pid_t helper)
+{
+  struct sbx_unotify_srv *s = arg;
+  pthread_mutex_lock(&s->lock);
+  if (s->n_helpers < SBX_UNOTIFY_HELPERS_MAX)
+    s->helpers[s->n_helpers++] = helper;
+  pthread_mutex_unlock(&s->lock);
+}
+
+size_t sbx_unotify_helpers(struct sbx_unotify_srv *s, pid_t *out, size_t max)
+{
+  size_t n;
+  if (!s->running && !s->n_helpers)
+    return 0;
+  pthread_mutex_lock(&s->lock);
+  n = s->n_helpers < max ? s->n_helpers : max;
+  memcpy(out, s->helpers, n * sizeof *out);
+  pthread_mutex_unlock(&s->lock);
+  return n;
+}
+
 int sbx_unotify_start(struct sbx_unotify_srv *s, int listener, const struct sbx_unotify_cfg *cfg,
                       const struct sbx_plan *plan)
 {
@@ -69,6 +93,9 @@ int sbx_unotify_start(struct sbx_unotify_srv *s, int listener, const struct sbx_
   s->listener = listener;
   s->cfg = *cfg;
   s->plan = plan;
+  pthread_mutex_init(&s->lock, NULL);
+  s->cfg.helper_started = sbx_unotify_note_helper;
+  s->cfg.helper_arg = s;
   /* sbx_mount.c gives every sandbox its own /tmp (a tmpfs); a host
    * directory under /tmp (a workspace) is a separate bind mount on it. */
   s->cfg.private_tmp = true;

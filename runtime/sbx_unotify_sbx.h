@@ -29,6 +29,9 @@
 #include "sbx_unotify.h"
 
 
+/* Helpers remembered per run; a run with more has its first ones named. */
+#define SBX_UNOTIFY_HELPERS_MAX 64
+
 struct sbx_unotify_srv {
   pthread_t thread;
   bool running;
@@ -38,6 +41,12 @@ struct sbx_unotify_srv {
   const struct sbx_plan *plan;
   struct sbx_unotify_gitfile *git; /* owned; cfg.git points here */
   size_t n_git;
+  /* The helpers forked for this run (cfg.helper_started), for naming the
+   * refusals in their Landlock domains; under lock (the serving thread
+   * adds, the supervisor reads after the run). */
+  pthread_mutex_t lock;
+  pid_t helpers[SBX_UNOTIFY_HELPERS_MAX];
+  size_t n_helpers;
 };
 
 int sbx_unotify_handoff(int ctl, uint32_t ops, struct sbx_fail *f);
@@ -45,5 +54,7 @@ int sbx_unotify_handoff(int ctl, uint32_t ops, struct sbx_fail *f);
 int sbx_unotify_start(struct sbx_unotify_srv *s, int listener, const struct sbx_unotify_cfg *cfg,
                       const struct sbx_plan *plan);
 void sbx_unotify_stop(struct sbx_unotify_srv *s);
+/* Copies up to max helper pids of the run to out; returns how many. */
+size_t sbx_unotify_helpers(struct sbx_unotify_srv *s, pid_t *out, size_t max);
 
 #endif

@@ -137,6 +137,31 @@ expect_err "^sbx: landlock refused scope\.abstract_unix_socket @$name: Landlock 
 audit_has landlock "^scope\.abstract_unix_socket @$name\$" "abstract unix socket scoping" "errno(EPERM)" &&
   pass "abstract socket: in the audit log" || fail "abstract socket: not in the audit log"
 
+# 6b. The same under standard itself: its approval workflow performs the
+#     connect for the command in a helper process with the profile's
+#     Landlock rules in a domain of its own; sbx names the helper's refusal
+#     too (it knows its helpers' pids).
+python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.bind("\0" + sys.argv[1])
+s.listen()
+time.sleep(60)' "$name" &
+listener=$!
+for _ in $(seq 50); do grep -q "@$name\$" /proc/net/unix && break; sleep 0.1; done
+run_sbx run --profile standard --approver none --audit "$LOG" -- python3 -c '
+import socket, sys
+try:
+    socket.socket(socket.AF_UNIX).connect("\0" + sys.argv[1])
+except PermissionError:
+    sys.exit(3)' "$name"
+kill "$listener"
+wait "$listener" 2>/dev/null
+expect_rc 3 "standard: connect to @$name (by the approval helper) refused with EPERM"
+expect_err "^sbx: landlock refused scope\.abstract_unix_socket @$name: Landlock abstract unix socket scoping \(every profile\): no connection to a socket created outside the sandbox \(profile standard, $POL\) \(errno\(EPERM\)\)$" "approval helper's refusal: named with the scoping rule"
+audit_has landlock "^scope\.abstract_unix_socket @$name\$" "abstract unix socket scoping" "errno(EPERM)" &&
+  pass "approval helper's refusal: in the audit log" || fail "approval helper's refusal: not in the audit log"
+
 # 7. A run without refusals has none.
 run_sbx run --profile strict --audit "$LOG" -- true
 expect_rc 0 "strict: true"

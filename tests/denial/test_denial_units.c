@@ -172,6 +172,41 @@ START_TEST(t_collect_busy)
 }
 END_TEST
 
+START_TEST(t_collect_helper)
+{
+  /* The approval workflow's helper (pid 15400, forked by sbx: sbx's exe)
+   * acted for the command in a domain of its own: claimed when the
+   * supervisor names it, not otherwise; a helper of another sbx (15401)
+   * never. */
+  static const char rec_helper[] =
+      "audit(1795952770.100:15800): domain=185a52400 blockers=scope.abstract_unix_socket "
+      "path=\"@sbx-test\"";
+  static const char dom_helper[] =
+      "audit(1795952770.100:15800): domain=185a52400 status=allocated mode=enforcing "
+      "pid=15400 uid=0 exe=\"" EXE "\" comm=\"sbx\"";
+  static const char rec_other[] =
+      "audit(1795952770.200:15801): domain=185a52404 blockers=scope.abstract_unix_socket "
+      "path=\"@sbx-test\"";
+  static const char dom_other[] =
+      "audit(1795952770.200:15801): domain=185a52404 status=allocated mode=enforcing "
+      "pid=15401 uid=0 exe=\"" EXE "\" comm=\"sbx\"";
+  const pid_t helpers[] = {15399, 15400};
+  feed(SBX_AUDIT_LANDLOCK_ACCESS, 0, rec_helper);
+  feed(SBX_AUDIT_LANDLOCK_DOMAIN, 0, dom_helper);
+  feed(SBX_AUDIT_LANDLOCK_ACCESS, 0, rec_other);
+  feed(SBX_AUDIT_LANDLOCK_DOMAIN, 0, dom_other);
+  sbx_kmsg_collect_until(pair[0], 15347, helpers, 2, EXE, NULL, 0, &scan);
+  ck_assert_int_eq(scan.n_ll, 1);
+  ck_assert_uint_eq(scan.ll[0].domain, 0x185a52400ull);
+  ck_assert_str_eq(scan.ll[0].blockers, "scope.abstract_unix_socket");
+  /* Without the helper list the same records are not the run's. */
+  feed(SBX_AUDIT_LANDLOCK_ACCESS, 0, rec_helper);
+  feed(SBX_AUDIT_LANDLOCK_DOMAIN, 0, dom_helper);
+  sbx_kmsg_collect(pair[0], 15347, EXE, &scan);
+  ck_assert_int_eq(scan.n_ll, 0);
+}
+END_TEST
+
 /* /dev/kmsg: one record per read(), "PRI,SEQ,TS,FLAGS;TEXT". A pipe in
  * packet mode (O_DIRECT) returns one write per read the same way. */
 static void kmsg_line(int fd, int pri, const char *text)
@@ -319,6 +354,7 @@ int main(void)
   tcase_add_test(tf, t_collect_not_ours);
   tcase_add_test(tf, t_collect_forged);
   tcase_add_test(tf, t_collect_busy);
+  tcase_add_test(tf, t_collect_helper);
   tcase_add_test(tf, t_collect_kmsg);
   tcase_add_test(te, t_explain_exec);
   tcase_add_test(te, t_explain_write_delete);
