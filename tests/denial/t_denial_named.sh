@@ -111,56 +111,46 @@ expect_err "^sbx: landlock refused scope\.signal to pid [0-9]+ \(sbx-init\): Lan
 audit_has landlock "^scope\.signal to pid [0-9]+ \(sbx-init\)\$" "signal scoping" "errno(EPERM)" &&
   pass "signal: in the audit log" || fail "signal: not in the audit log"
 
-# 6. An abstract unix socket bound outside the sandbox: standard shares the
-#    network namespace, so only Landlock's scoping keeps it out of reach
-#    (scope-fixture: standard without the approval helper, which would
-#    connect on the command's behalf in a domain of its own).
-name="sbx-denial-$$"
-python3 -c '
+# abstract_connect PROFILE WHO SBX-ARGS...: runs `python3` under PROFILE
+# connecting to an abstract unix socket bound outside the sandbox (exit 3
+# on EPERM) and checks that the refusal is named with the scoping rule on
+# stderr and in the audit log. WHO: the profile's rule origin, as a regex.
+abstract_connect() {
+  local profile=$1 origin=$2 listener
+  shift 2
+  python3 -c '
 import socket, sys, time
 s = socket.socket(socket.AF_UNIX)
 s.bind("\0" + sys.argv[1])
 s.listen()
 time.sleep(60)' "$name" &
-listener=$!
-for _ in $(seq 50); do grep -q "@$name\$" /proc/net/unix && break; sleep 0.1; done
-SBX=$DENIAL_SBX run_sbx run --profile scope-fixture --audit "$LOG" -- python3 -c '
+  listener=$!
+  for _ in $(seq 50); do grep -q "@$name\$" /proc/net/unix && break; sleep 0.1; done
+  run_sbx run --profile "$profile" "$@" --audit "$LOG" -- python3 -c '
 import socket, sys
 try:
     socket.socket(socket.AF_UNIX).connect("\0" + sys.argv[1])
 except PermissionError:
     sys.exit(3)' "$name"
-kill "$listener"
-wait "$listener" 2>/dev/null
-expect_rc 3 "scope-fixture: connect to @$name refused with EPERM"
-expect_err "^sbx: landlock refused scope\.abstract_unix_socket @$name: Landlock abstract unix socket scoping \(every profile\): no connection to a socket created outside the sandbox \(profile scope-fixture, tests/denial/denial_sbx\.c\) \(errno\(EPERM\)\)$" "abstract socket: named with the scoping rule"
-audit_has landlock "^scope\.abstract_unix_socket @$name\$" "abstract unix socket scoping" "errno(EPERM)" &&
-  pass "abstract socket: in the audit log" || fail "abstract socket: not in the audit log"
+  kill "$listener"
+  wait "$listener" 2>/dev/null
+  expect_rc 3 "$profile: connect to @$name refused with EPERM"
+  expect_err "^sbx: landlock refused scope\.abstract_unix_socket @$name: Landlock abstract unix socket scoping \(every profile\): no connection to a socket created outside the sandbox \(profile $profile, $origin\) \(errno\(EPERM\)\)$" "$profile: abstract socket named with the scoping rule"
+  audit_has landlock "^scope\.abstract_unix_socket @$name\$" "abstract unix socket scoping" "errno(EPERM)" &&
+    pass "$profile: abstract socket in the audit log" || fail "$profile: abstract socket not in the audit log"
+}
+name="sbx-denial-$$"
+
+# 6. An abstract unix socket bound outside the sandbox: standard shares the
+#    network namespace, so only Landlock's scoping keeps it out of reach
+#    (scope-fixture: standard without the approval helper).
+SBX=$DENIAL_SBX abstract_connect scope-fixture "tests/denial/denial_sbx\.c"
 
 # 6b. The same under standard itself: its approval workflow performs the
 #     connect for the command in a helper process with the profile's
 #     Landlock rules in a domain of its own; sbx names the helper's refusal
 #     too (it knows its helpers' pids).
-python3 -c '
-import socket, sys, time
-s = socket.socket(socket.AF_UNIX)
-s.bind("\0" + sys.argv[1])
-s.listen()
-time.sleep(60)' "$name" &
-listener=$!
-for _ in $(seq 50); do grep -q "@$name\$" /proc/net/unix && break; sleep 0.1; done
-run_sbx run --profile standard --approver none --audit "$LOG" -- python3 -c '
-import socket, sys
-try:
-    socket.socket(socket.AF_UNIX).connect("\0" + sys.argv[1])
-except PermissionError:
-    sys.exit(3)' "$name"
-kill "$listener"
-wait "$listener" 2>/dev/null
-expect_rc 3 "standard: connect to @$name (by the approval helper) refused with EPERM"
-expect_err "^sbx: landlock refused scope\.abstract_unix_socket @$name: Landlock abstract unix socket scoping \(every profile\): no connection to a socket created outside the sandbox \(profile standard, $POL\) \(errno\(EPERM\)\)$" "approval helper's refusal: named with the scoping rule"
-audit_has landlock "^scope\.abstract_unix_socket @$name\$" "abstract unix socket scoping" "errno(EPERM)" &&
-  pass "approval helper's refusal: in the audit log" || fail "approval helper's refusal: not in the audit log"
+abstract_connect standard "$POL" --approver none
 
 # 7. A run without refusals has none.
 run_sbx run --profile strict --audit "$LOG" -- true
