@@ -308,6 +308,7 @@ int sbx_supervise(struct sbx_sup *s, const struct sbx_run_request *req,
   struct sbx_msg m, fail_msg = {0}, exec_msg = {0};
   char err[512];
   bool have_exit = false, have_fail = false, have_exec_fail = false, timed_out = false;
+  bool fail_first = false;
   pid_t cmd_pid = 0;
   uint64_t deadline = 0;
   int rc, wst = 0, st = 0;
@@ -350,8 +351,10 @@ int sbx_supervise(struct sbx_sup *s, const struct sbx_run_request *req,
       break; /* EOF: init is gone and the command has exec'd or died */
     switch (m.kind) {
     case SBX_MSG_FAIL:
-      if (!have_fail)
+      if (!have_fail) {
         fail_msg = m;
+        fail_first = !cmd_pid && !have_exec_fail && !have_exit;
+      }
       have_fail = true;
       break;
     case SBX_MSG_READY:
@@ -388,7 +391,19 @@ int sbx_supervise(struct sbx_sup *s, const struct sbx_run_request *req,
 
   if (have_fail) {
     char text[400];
-    s->fail_before_ready = !cmd_pid && !have_exec_fail && !have_exit;
+    /* Nothing of the command executed: no READY (the command sends it
+     * before seccomp and execve), no exec failure, and either no EXIT
+     * (pid 1 failed, and exited without forking or after killing its
+     * pre-forked command) or the FAIL came before any other report and
+     * the EXIT is the command's own failure exit after it (a warm spare's
+     * pre-forked command failing before READY, e.g. on the caller's
+     * process settings, its wait status then reported by pid 1). The
+     * control socket is close-on-exec in the command, so nothing it
+     * executed could have sent that FAIL. */
+    s->fail_before_ready =
+        !cmd_pid && !have_exec_fail &&
+        (!have_exit ||
+         (fail_first && WIFEXITED(wst) && WEXITSTATUS(wst) == SBX_EXIT_FAILURE));
     snprintf(text, sizeof text, "%s: %s", sbx_layer_name((enum sbx_layer)fail_msg.layer),
              fail_msg.text);
     sbx_result_fail(res, (enum sbx_layer)fail_msg.layer, fail_msg.error, text);
