@@ -112,8 +112,14 @@ struct sbx_conn {
   uint64_t since; /* accepted at (sbx_now_ms) */
 };
 
+#define SBX_PEER_NS 5
+
 struct sbx_srv {
   const struct sbx_serve_opts *o;
+  struct {
+    dev_t dev;
+    ino_t ino;
+  } self_ns[SBX_PEER_NS]; /* sbx_serve_self_ns */
   struct sbx_features feat;
   int listen_fd, mountinfo_fd, lock_fd;
   struct sbx_tmpl *tmpl;
@@ -1091,15 +1097,33 @@ static int sbx_serve_listen(struct sbx_srv *s)
   return 0;
 }
 
-/* Same object (dev, ino) at /proc/<pid>/<name> (pid's directory dir)
- * and at /proc/self/<name>? */
-static bool sbx_peer_same(int dir, const char *name)
+/* What a peer must share with us (sbx_serve_peer_ok). */
+static const char *const sbx_peer_ns[SBX_PEER_NS] = {"ns/mnt", "ns/pid", "ns/net", "ns/user",
+                                                     "root"};
+
+/* Our own namespaces and root, read once: the server never changes them
+ * (only its children join others), and every request compares them. */
+static int sbx_serve_self_ns(struct sbx_srv *s)
 {
-  char self[64];
-  struct stat a, b;
-  snprintf(self, sizeof self, "/proc/self/%s", name);
-  return fstatat(dir, name, &a, 0) == 0 && stat(self, &b) == 0 && a.st_dev == b.st_dev &&
-         a.st_ino == b.st_ino;
+  for (int i = 0; i < SBX_PEER_NS; i++) {
+    char self[64];
+    struct stat st;
+    snprintf(self, sizeof self, "/proc/self/%s", sbx_peer_ns[i]);
+    if (stat(self, &st) < 0)
+      return -errno;
+    s->self_ns[i].dev = st.st_dev;
+    s->self_ns[i].ino = st.st_ino;
+  }
+  return 0;
+}
+
+/* Same object (dev, ino) at /proc/<pid>/<name i> (pid's directory dir)
+ * as ours? */
+static bool sbx_peer_same(const struct sbx_srv *s, int dir, int i)
+{
+  struct stat a;
+  return fstatat(dir, sbx_peer_ns[i], &a, 0) == 0 && a.st_dev == s->self_ns[i].dev &&
+         a.st_ino == s->self_ns[i].ino;
 }
 
 /* Is the client on fd entitled to what a cold run of its own would do?
@@ -1112,13 +1136,13 @@ static bool sbx_peer_same(int dir, const char *name)
  * user namespaces and our root directory. The peer is pinned by a pidfd
  * (SO_PEERPIDFD, else pidfd_open of SO_PEERCRED's pid) that must still
  * be running after the checks: a pid reused meanwhile is refused. */
-static bool sbx_serve_peer_ok(int fd, char *why, size_t why_len)
+static bool sbx_serve_peer_ok(const struct sbx_srv *s, int fd, char *why, size_t why_len)
 {
-  static const char *const ns[] = {"ns/mnt", "ns/pid", "ns/net", "ns/user", "root"};
   struct ucred cred;
   socklen_t cl = sizeof cred, pl = sizeof(int);
-  char path[64], status[4096], *cap;
+  char path[64], status[4096], *cap, *sec;
   unsigned long long eff = 0;
+  int mode = -1;
   int pidfd = -1, dir = -1, sfd = -1;
   struct pollfd pp;
   ssize_t n;
@@ -1162,10 +1186,18 @@ static bool sbx_serve_peer_ok(int fd, char *why, size_t why_len)
              (int)cred.pid);
     goto cleanup;
   }
-  for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
-    if (!sbx_peer_same(dir, ns[i])) {
+  /* A seccomp filter of the caller's own would be inherited by a cold run
+   * (filters stack, the profile's on top); a warm run starts from the
+   * server's processes and would shed it: such a caller runs cold. */
+  if (!(sec = strstr(status, "\nSeccomp:")) || sscanf(sec + 9, "%d", &mode) != 1 || mode != 0) {
+    snprintf(why, why_len, "refused client pid %d: it runs under a seccomp filter, which a warm "
+                           "run would not keep", (int)cred.pid);
+    goto cleanup;
+  }
+  for (int i = 0; i < SBX_PEER_NS; i++)
+    if (!sbx_peer_same(s, dir, i)) {
       snprintf(why, why_len, "refused client pid %d: its %s is not the server's (a sandboxed "
-                             "command?)", (int)cred.pid, ns[i]);
+                             "command?)", (int)cred.pid, sbx_peer_ns[i]);
       goto cleanup;
     }
   /* Still the process we checked: not exited, so its pid not reused. */
@@ -1191,7 +1223,7 @@ static void sbx_serve_accept(struct sbx_srv *s)
   int fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC);
   if (fd < 0)
     return;
-  if (!sbx_serve_peer_ok(fd, why, sizeof why)) {
+  if (!sbx_serve_peer_ok(s, fd, why, sizeof why)) {
     sbx_serve_log(s, "%s", why);
     close(fd);
     return;
@@ -1263,6 +1295,10 @@ int sbx_serve(const struct sbx_serve_opts *o)
   }
   for (int i = 0; i < s.n_tmpl; i++)
     s.tmpl[i].mntns = s.tmpl[i].ll_shared = s.tmpl[i].spare_pidfd = s.tmpl[i].spare_sock = -1;
+  if ((rc = sbx_serve_self_ns(&s)) < 0) {
+    fprintf(stderr, "sbx serve: cannot read its own namespaces in /proc: %s\n", strerror(-rc));
+    goto cleanup;
+  }
   if ((rc = sbx_serve_listen(&s)) < 0)
     goto cleanup;
   s.mountinfo_fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);

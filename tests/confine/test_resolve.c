@@ -63,8 +63,10 @@ START_TEST(t_same_as_realpath)
       "/tofile",   "/tofile/x",   "/d/e/f/x",   "/missing",    "/missing/x", "/d/missing",
       "/.",        "/..",         "/d/",        "/d/e/f/.",
   };
-  static const char *const absolute[] = {"/", "/proc/self", "/usr/bin", "/usr//bin", "/etc/.",
-                                         "/nonexistent/dir", "relative", "./relative", ""};
+  static const char *const absolute[] = {"/",        "/proc/self",   "/proc/self/exe",
+                                         "/proc/self/cwd", "/dev/stdin", "/usr/bin",
+                                         "/usr//bin", "/etc/.",     "/nonexistent/dir",
+                                         "relative", "./relative",  ""};
   char path[PATH_MAX + 64];
   for (size_t i = 0; i < sizeof rel / sizeof *rel + sizeof absolute / sizeof *absolute; i++) {
     char *want, *got;

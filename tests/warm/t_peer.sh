@@ -3,8 +3,9 @@
 # process of the server's uid is not enough. A command inside a cold
 # permissive sandbox (uid 0, no capabilities, its own namespaces) must not
 # get a run outside its sandbox: (1) the server's directory is masked in
-# its full-root view; (2) a client without CAP_SYS_ADMIN, or (3) in another
-# mount or (4) pid namespace, is dropped by the server without a reply.
+# its full-root view; (2) a client without CAP_SYS_ADMIN, (3) in another
+# mount or (4) pid namespace, or (5) under a seccomp filter of its own, is
+# dropped by the server without a reply.
 # The state directory is outside /tmp here: a sandbox's own /tmp would hide
 # it anyway, and the view must hide it by itself.
 source "$SBX_TEST_DIR/lib.sh"
@@ -55,8 +56,27 @@ out=$(unshare --mount python3 "$client" "$WARM_SOCK" strict "$WS")
 [[ $out == closed* ]] && pass "client in another mount namespace dropped" || fail "mnt ns: $out"
 out=$(unshare --pid --fork python3 "$client" "$WARM_SOCK" strict "$WS")
 [[ $out == closed* ]] && pass "client in another pid namespace dropped" || fail "pid ns: $out"
+# (5) A caller under a seccomp filter of its own (here an allow-everything
+# one): a cold run would keep it under the profile's, a warm one would not.
+out=$(python3 - "$client" "$WARM_SOCK" strict "$WS" <<'PY'
+import ctypes, runpy, struct, sys
+# struct sock_filter {u16 code; u8 jt, jf; u32 k}: one BPF_RET|BPF_K
+# returning SECCOMP_RET_ALLOW; struct sock_fprog {u16 len; filter *}.
+insn = ctypes.create_string_buffer(struct.pack("=HBBI", 0x06, 0, 0, 0x7fff0000), 8)
+prog = struct.pack("=HxxxxxxQ", 1, ctypes.addressof(insn))
+libc = ctypes.CDLL(None, use_errno=True)
+# prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog): root with CAP_SYS_ADMIN
+# needs no no_new_privs (which would not be what is checked here).
+if libc.prctl(22, 2, ctypes.c_char_p(prog), 0, 0) != 0:
+    print("setup-failed", ctypes.get_errno()); sys.exit(0)
+sys.argv = sys.argv[1:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+PY
+)
+[[ $out == closed* ]] && pass "client under a seccomp filter dropped" || fail "seccomp filter: $out"
 grep -q "no CAP_SYS_ADMIN" "$T/serve.log" && grep -q "ns/mnt is not the server" "$T/serve.log" &&
-  grep -q "ns/pid is not the server" "$T/serve.log" && pass "server logged why" ||
+  grep -q "ns/pid is not the server" "$T/serve.log" &&
+  grep -q "runs under a seccomp filter" "$T/serve.log" && pass "server logged why" ||
   fail "server log: $(cat "$T/serve.log")"
 [[ $(warm_count "started warm") == 0 ]] && pass "nothing started" ||
   fail "a run started: $(cat "$T/serve.log")"
