@@ -31,6 +31,10 @@ function(cs_front_define)
   set(out ${CMAKE_BINARY_DIR}/runtime)
   set(obj ${CMAKE_BINARY_DIR}/runtime/front)
   set(core ${CMAKE_INSTALL_FULL_LIBEXECDIR}/commander-sandbox/sbx-core)
+  # The same from the installed front end's own directory, so that an
+  # install under another prefix (cmake --install --prefix, DESTDIR, a
+  # moved tree) still finds its sbx-core.
+  file(RELATIVE_PATH core_rel ${CMAKE_INSTALL_FULL_BINDIR} ${core})
   set_target_properties(sbx PROPERTIES OUTPUT_NAME sbx-core)
   install(TARGETS sbx RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/commander-sandbox)
 
@@ -69,7 +73,7 @@ function(cs_front_define)
   endif()
   list(APPEND flags -isystem ${obj}/include -I${rt} -I${CS_SOURCE_ROOT}/gen -I${profiles_dir}
                     -I${model_dir} "-DSBX_VERSION=\"${PROJECT_VERSION}\""
-                    "-DSBX_CORE_INSTALLED=\"${core}\"")
+                    "-DSBX_CORE_INSTALLED=\"${core}\"" "-DSBX_CORE_RELATIVE=\"${core_rel}\"")
   set(objects "")
   foreach(src IN LISTS sources)
     get_filename_component(name ${src} NAME_WE)

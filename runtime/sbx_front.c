@@ -41,16 +41,18 @@
 #include "sbx_tables.h"
 #include "sbx_warm.h"
 
-#ifndef SBX_CORE_INSTALLED
-#error "SBX_CORE_INSTALLED: the installed path of the full sbx (sbx-core)"
+#if !defined(SBX_CORE_INSTALLED) || !defined(SBX_CORE_RELATIVE)
+#error "SBX_CORE_INSTALLED, SBX_CORE_RELATIVE: where the full sbx (sbx-core) is installed"
 #endif
 
 /* Execs the full sbx with our own argv and environment (plus, after a
  * declined warm start, the reason). Its place: beside this executable (a
- * build tree), else where `make install` puts it. Never returns. */
+ * build tree), else where the install puts it relative to this
+ * executable (bin/ -> libexec/commander-sandbox/: any prefix), else the
+ * configured install path. Never returns. */
 static _Noreturn void sbx_front_core(char *const argv[], const char *declined)
 {
-  char self[PATH_MAX], core[PATH_MAX + 16];
+  char self[PATH_MAX], core[PATH_MAX + 64];
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
   char *slash;
 
@@ -62,6 +64,9 @@ static _Noreturn void sbx_front_core(char *const argv[], const char *declined)
   if (n > 0 && (self[n] = '\0', slash = strrchr(self, '/')) != NULL) {
     slash[1] = '\0';
     snprintf(core, sizeof core, "%ssbx-core", self);
+    if (access(core, X_OK) == 0)
+      execv(core, argv);
+    snprintf(core, sizeof core, "%s" SBX_CORE_RELATIVE, self);
     if (access(core, X_OK) == 0)
       execv(core, argv);
   }

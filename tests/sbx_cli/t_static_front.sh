@@ -21,9 +21,9 @@ fi
 
 # Other commands: exactly what sbx-core says.
 run_sbx --version
-want=$("$core" --version)
-[[ $RC == 0 && $OUT == "$want" ]] && pass "--version handed to sbx-core" ||
-  fail "--version: exit $RC, '$OUT', want '$want'"
+version=$("$core" --version)
+[[ $RC == 0 && $OUT == "$version" ]] && pass "--version handed to sbx-core" ||
+  fail "--version: exit $RC, '$OUT', want '$version'"
 run_sbx run --profile nosuch -- true
 expect_rc 125 "unknown profile handed to sbx-core"
 expect_err "unknown profile|known profiles" "sbx-core's message for an unknown profile"
@@ -93,6 +93,22 @@ expect_rc 125 "every $tier slot held by a glibc process: the front end is refuse
 kill -KILL "${holders[@]}"; wait "${holders[@]}" 2>/dev/null
 run_sbx run --no-wait --tier "$tier" --profile strict -- true
 expect_rc 0 "the dead holders' slots reclaimed by the front end"
+
+# Installed under another prefix than the configured one: the front end
+# finds its sbx-core by its own place (bin/ -> libexec/commander-sandbox/).
+if [[ -n ${SBX_BUILD_DIR:-} ]] && cmake --install "$SBX_BUILD_DIR" --prefix "$T/prefix" >"$T/install.log" 2>&1; then
+  [[ -x $T/prefix/bin/sbx && -x $T/prefix/libexec/commander-sandbox/sbx-core ]] &&
+    pass "installed: bin/sbx and libexec/commander-sandbox/sbx-core" ||
+    fail "install layout: $(find "$T/prefix" -name 'sbx*')"
+  run_sbx_installed() { "$T/prefix/bin/sbx" "$@" >"$T/out" 2>"$T/err"; RC=$?; OUT=$(cat "$T/out"); ERR=$(cat "$T/err"); }
+  run_sbx_installed --version
+  [[ $RC == 0 && $OUT == "$version" ]] && pass "installed front end reaches its sbx-core" ||
+    fail "installed --version: exit $RC: $OUT $ERR"
+  run_sbx_installed run --cold --profile strict -- true
+  expect_rc 0 "installed: a cold run through sbx-core"
+else
+  fail "cmake --install into $T/prefix: $(tail -3 "$T/install.log" 2>/dev/null)"
+fi
 
 # Many runs at once through both executables on the one-slot tier: all
 # finish, and nothing is left taken.
