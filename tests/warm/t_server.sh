@@ -44,15 +44,24 @@ WARM_PID=$( ("$SBX" serve -v --idle 600 2>>"$T/serve.log" <&- >&- & echo $!) )
 for _ in $(seq 200); do [[ -S $WARM_SOCK ]] && break; sleep 0.05; done
 run_sbx run --profile strict -- true
 expect_rc 0 "a run from a server started with stdio closed"
-spare=""
-for p in /proc/[0-9]*; do
-  [[ $(cat "$p/comm" 2>/dev/null) == sbx-spare ]] &&
-    [[ $(awk '/^PPid:/ {print $2}' "$p/status" 2>/dev/null) == "$WARM_PID" ]] && spare=${p#/proc/}
+# The next run's spare is cloned after the reply (off the run's path), so
+# under load it may not exist yet when the run returns: look for it for up
+# to 10 s. Only a live spare counts (the previous run's pid 1 was a spare
+# too and may still be a zombie with that name and no descriptors).
+spare="" fds=""
+for _ in $(seq 200); do
+  for p in /proc/[0-9]*; do
+    [[ $(cat "$p/comm" 2>/dev/null) == sbx-spare ]] &&
+      [[ $(awk '/^PPid:/ {print $2}' "$p/status" 2>/dev/null) == "$WARM_PID" ]] &&
+      [[ -e $p/fd/0 ]] && spare=${p#/proc/}
+  done
+  [[ -n $spare ]] && fds="$(readlink /proc/$spare/fd/0) $(readlink /proc/$spare/fd/1)"
+  [[ $fds == "/dev/null /dev/null" ]] && break
+  sleep 0.05
 done
 if [[ -z $spare ]]; then
-  fail "no spare of the server found"
+  fail "no spare of the server found within 10 s; server log: $(tail -5 "$T/serve.log")"
 else
-  fds="$(readlink /proc/$spare/fd/0) $(readlink /proc/$spare/fd/1)"
   [[ $fds == "/dev/null /dev/null" ]] && pass "the spare's stdin and stdout are /dev/null" ||
     fail "the spare's stdin/stdout: $fds"
 fi
