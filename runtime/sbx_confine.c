@@ -151,16 +151,19 @@ int sbx_command_limit(const struct sbx_cmd *c, int ruleset, int shared, struct s
 {
   if (sbx_rlimits_apply(c->plan->profile, f) < 0 || sbx_nnp_apply(f) < 0)
     return -1;
-  /* Warm: the template's shared layer first (no-shell profiles: the
-   * per-file EXECUTE grants), then the spare's own, built by the same code
-   * in its own finished view (its own /tmp, /proc, /dev/shm) before the
-   * request came (enum sbx_ll_part says why the two allow exactly what the
-   * cold path's one does). Each restriction makes the command's own domain
-   * (never pid 1's: Landlock's signal scoping then refuses kill(1, 0)).
-   * Cold: built here, in the view. */
+  /* Warm: the spare's own layer, built by the same code in its own
+   * finished view (its own /tmp, /proc, /dev/shm) before the request came,
+   * then the template's shared one (no-shell profiles: the per-file
+   * EXECUTE grants); enum sbx_ll_part says why the two allow exactly what
+   * the cold path's one does. Small layer first: the kernel copies every
+   * rule of the older layers into each new domain and frees the replaced
+   * domain, so the ~1,000 shared rules are copied and freed once per run,
+   * not twice (docs/performance.md). Each restriction makes the command's
+   * own domain (never pid 1's: Landlock's signal scoping then refuses
+   * kill(1, 0)). Cold: built here, in the view. */
   if (ruleset >= 0) {
-    if ((shared >= 0 && sbx_landlock_restrict(shared, c->plan->landlock_abi, f) < 0) ||
-        sbx_landlock_restrict(ruleset, c->plan->landlock_abi, f) < 0)
+    if (sbx_landlock_restrict(ruleset, c->plan->landlock_abi, f) < 0 ||
+        (shared >= 0 && sbx_landlock_restrict(shared, c->plan->landlock_abi, f) < 0))
       return -1;
     close(ruleset);
     if (shared >= 0)

@@ -197,10 +197,11 @@ int sbx_landlock_apply(const struct sbx_plan *plan, struct sbx_fail *f);
  *   SHARED  warm, no-shell profiles: the plan's rules except those on a
  *           run's own /tmp, /dev/shm, /proc, plus every right but EXECUTE
  *           on "/". Built once per template (the ~1,000 per-file EXECUTE
- *           grants), restricted in each run first.
+ *           grants), restricted in each run second (the kernel copies an
+ *           older layer's rules into every newer domain: small one first).
  *   RUN     warm: the plan's rules with each per-file grant replaced by
  *           its directory (once), built per run in its own view and
- *           restricted second.
+ *           restricted first.
  * Landlock allows an access only if every layer does, so SHARED+RUN allow
  * exactly what ALL allows: for EXECUTE, (dirs + files) AND (dirs + the
  * files' directories) = dirs + files; for every other right, SHARED allows
