@@ -231,12 +231,14 @@ char *sbx_path_resolve(const char *path);
 /* Drops every capability (all five sets) and locks the securebits: the
  * two halves below, in order. */
 int sbx_caps_drop(struct sbx_fail *f);
-/* Securebits locked and the bounding set emptied (and checked). The
+/* Securebits locked, the ambient and bounding sets emptied (the bounding
+ * set checked). The
  * effective set is untouched, so a warm spare's command does this before
  * its request (sbx_serve.c) and still has what joining the run's cgroup
  * needs; only sbx_caps_drop_sets remains after the go. */
 int sbx_caps_drop_bound(struct sbx_fail *f);
-/* Ambient, effective, permitted and inheritable empty (and checked). */
+/* Effective, permitted and inheritable empty (and checked); after
+ * sbx_caps_drop_bound. */
 int sbx_caps_drop_sets(struct sbx_fail *f);
 /* Loads the profile's filter; `log` asks the kernel to log refusals too. */
 int sbx_seccomp_load(const struct cs_profile *p, bool log, struct sbx_fail *f);

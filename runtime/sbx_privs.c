@@ -94,6 +94,12 @@ int sbx_caps_drop_bound(struct sbx_fail *f)
                       SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
                       SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED) < 0)
     goto fail_errno;
+  /* Ambient set empty; the locked NO_CAP_AMBIENT_RAISE above keeps it so
+   * until execve, which is why this belongs here, before a warm request
+   * (libcap asks the kernel about each capability: ~40 prctl calls). */
+  what = "ambient set";
+  if (cap_reset_ambient() < 0 && errno != EINVAL)
+    goto fail_errno;
   /* Bounding set empty: no later execve of any file can bring one back. */
   what = "bounding set";
   for (cap_value_t c = 0; c < n; c++)
@@ -120,10 +126,9 @@ int sbx_caps_drop_sets(struct sbx_fail *f)
   const char *what;
   int rc = 0;
 
-  what = "ambient set";
-  if (cap_reset_ambient() < 0 && errno != EINVAL)
-    goto fail_errno;
-  /* Effective, permitted and inheritable empty. */
+  /* Effective, permitted and inheritable empty (the ambient set went
+   * with the bounding set, sbx_caps_drop_bound; the kernel keeps it a
+   * subset of permitted and inheritable, so it is empty twice over). */
   what = "capability sets";
   if (!(empty = cap_init()) || cap_set_proc(empty) < 0)
     goto fail_errno;
