@@ -13,6 +13,7 @@ add_library(cs_confine STATIC
   ${CMAKE_CURRENT_LIST_DIR}/sbx_describe.c
   ${CMAKE_CURRENT_LIST_DIR}/sbx_warm.c
   ${CMAKE_CURRENT_LIST_DIR}/sbx_serve.c
+  ${CMAKE_CURRENT_LIST_DIR}/sbx_watch.c
   ${CMAKE_CURRENT_LIST_DIR}/sbx_supervise.c
   ${CMAKE_CURRENT_LIST_DIR}/sbx_syscall_name.c
   ${CMAKE_CURRENT_BINARY_DIR}/sbx_syscall_names.c)

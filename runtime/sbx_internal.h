@@ -111,6 +111,8 @@ struct sbx_probe {
   ino_t ino;
   mode_t type;
   struct timespec mtime, ctime, taken;
+  /* sbx_watch_plan: a change of this fact would be an inotify event. */
+  bool watched;
 };
 
 struct sbx_plan {
@@ -155,6 +157,23 @@ int sbx_plan_build_warm(const struct sbx_run_request *req, int abi, const char *
  * nothing changed within the file system's clock granularity). `why`
  * names the first changed path. */
 bool sbx_plan_fresh(const struct sbx_plan *plan, char *why, size_t why_len);
+/* The same for the probes sbx_watch does not vouch for (!watched) only. */
+bool sbx_plan_fresh_unwatched(const struct sbx_plan *plan, char *why, size_t why_len);
+
+/* sbx_watch (sbx_watch.c): an inotify instance whose epoch changes with
+ * every change seen in a watched directory. fd -1: vouches for nothing. */
+struct sbx_watch {
+  int fd;
+  uint64_t epoch; /* 0: never vouches */
+};
+void sbx_watch_init(struct sbx_watch *w);
+void sbx_watch_fini(struct sbx_watch *w);
+/* Reads every queued event; the current epoch (0 once unusable). */
+uint64_t sbx_watch_epoch(struct sbx_watch *w);
+/* Watches every directory the plan's probes depend on and marks each
+ * probe whose changes that covers (probe.watched). 0, or a negative errno
+ * when the plan cannot be watched (then nothing may be vouched). */
+int sbx_watch_plan(struct sbx_watch *w, struct sbx_plan *plan);
 /* The sandbox's environment for req (allowlist, pass_env, sbx's own
  * PATH/HOME/PWD/SBX_PROFILE) into plan->envp; plan->profile and
  * plan->workspace must be set. */

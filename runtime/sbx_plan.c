@@ -250,7 +250,8 @@ static bool sbx_ts_racy(const struct timespec *t, const struct timespec *taken)
   return t->tv_sec + 2 >= taken->tv_sec;
 }
 
-bool sbx_plan_fresh(const struct sbx_plan *p, char *why, size_t why_len)
+static bool sbx_plan_fresh_ex(const struct sbx_plan *p, bool skip_watched, char *why,
+                              size_t why_len)
 {
   if (p->probe_lost || !p->record) {
     snprintf(why, why_len, "the template's facts were not all recorded");
@@ -260,6 +261,8 @@ bool sbx_plan_fresh(const struct sbx_plan *p, char *why, size_t why_len)
     const struct sbx_probe *old = &p->probes[i];
     struct sbx_probe now = {.path = old->path, .kind = old->kind};
     bool same;
+    if (skip_watched && old->watched)
+      continue;
     sbx_probe_fill(&now);
     if (old->kind == SBX_PROBE_RESOLVE) {
       same = old->exists == now.exists && (!old->exists || strcmp(old->real, now.real) == 0);
@@ -277,6 +280,16 @@ bool sbx_plan_fresh(const struct sbx_plan *p, char *why, size_t why_len)
     }
   }
   return true;
+}
+
+bool sbx_plan_fresh(const struct sbx_plan *p, char *why, size_t why_len)
+{
+  return sbx_plan_fresh_ex(p, false, why, why_len);
+}
+
+bool sbx_plan_fresh_unwatched(const struct sbx_plan *p, char *why, size_t why_len)
+{
+  return sbx_plan_fresh_ex(p, true, why, why_len);
 }
 
 static int sbx_plan_mount(struct sbx_plan *p, const char *path, enum sbx_mount_kind kind,

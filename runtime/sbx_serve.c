@@ -66,6 +66,10 @@
 #define SBX_SERVE_MAX_CONNS 64
 #define SBX_SERVE_MAX_TEMPLATES 64
 #define SBX_SERVE_BUILD_MS 10000
+/* After a failed arming (a watched directory changed meanwhile), the
+ * next try waits this long: a busy directory costs one extra walk of the
+ * paths a second, not one per run. */
+#define SBX_SERVE_ARM_MS 1000
 /* A spare not prepared in this time is dropped (one fresh try). */
 #define SBX_SERVE_SPARE_MS 5000
 /* How long an accepted connection may stay without its request: sbx run
@@ -93,6 +97,12 @@ struct sbx_tmpl {
    * (sbx_spare_ready); -1: none (the spare's preparation failed); 0: not
    * heard yet. */
   pid_t spare_cmd;
+  /* The watch epoch that vouches for the plan's facts (sbx_tmpl_fresh);
+   * 0: none, the full check runs. */
+  uint64_t watch_epoch;
+  /* Arming is next tried at (sbx_now_ms); UINT64_MAX: never (the plan
+   * cannot be watched). */
+  uint64_t arm_after;
 };
 
 struct sbx_conn {
@@ -122,6 +132,7 @@ struct sbx_srv {
   } self_ns[SBX_PEER_NS]; /* sbx_serve_self_ns */
   struct sbx_features feat;
   int listen_fd, mountinfo_fd, lock_fd;
+  struct sbx_watch watch; /* the templates' directories (sbx_watch.c) */
   struct sbx_tmpl *tmpl;
   int n_tmpl;
   struct sbx_conn conns[SBX_SERVE_MAX_CONNS];
@@ -417,6 +428,41 @@ static bool sbx_mounts_changed(struct sbx_srv *s)
   lseek(s->mountinfo_fd, 0, SEEK_SET);
   while (read(s->mountinfo_fd, buf, sizeof buf) > 0)
     ;
+  return true;
+}
+
+/* Does template t still hold what a fresh plan would? With an armed
+ * watch whose epoch has not moved, only the probes it does not vouch for
+ * are checked (a file's content); otherwise every probe, and the watch is
+ * armed when that passes: the epoch read before the directories were
+ * watched must still be the epoch after (docs/sbx.md "Staleness"). *how
+ * says which check ran. */
+static bool sbx_tmpl_fresh(struct sbx_srv *s, struct sbx_tmpl *t, char *why, size_t why_len,
+                           const char **how)
+{
+  uint64_t e = sbx_watch_epoch(&s->watch), now = sbx_now_ms();
+  bool arm = false;
+  if (t->watch_epoch && t->watch_epoch == e) {
+    *how = "facts watched";
+    return sbx_plan_fresh_unwatched(&t->plan, why, why_len);
+  }
+  t->watch_epoch = 0;
+  *how = "facts checked";
+  if (e && now >= t->arm_after) {
+    int rc = sbx_watch_plan(&s->watch, &t->plan);
+    if (rc < 0) {
+      t->arm_after = UINT64_MAX;
+      sbx_serve_log(s, "template for %s in %s: facts not watched (%s): checked at every run",
+                    t->profile->name, t->ws, strerror(-rc));
+    } else if (sbx_watch_epoch(&s->watch) != e) {
+      t->arm_after = now + SBX_SERVE_ARM_MS;
+    } else
+      arm = true;
+  }
+  if (!sbx_plan_fresh(&t->plan, why, why_len))
+    return false;
+  if (arm)
+    t->watch_epoch = e;
   return true;
 }
 
@@ -901,6 +947,7 @@ static void sbx_serve_request(struct sbx_srv *s, struct sbx_conn *c)
   struct sbx_key k = {0};
   struct sbx_tmpl *t = NULL;
   char why[256] = "", note[128] = "", stale[200], **argv = NULL, **envp = NULL, **head = NULL;
+  const char *facts = "template new";
   char real[PATH_MAX];
   struct stat wst;
   int fds[SBX_WARM_FDS], n_fds = 0, rc;
@@ -977,7 +1024,7 @@ static void sbx_serve_request(struct sbx_srv *s, struct sbx_conn *c)
    * run computes. */
   if (t && sbx_spare_take(s, t, c, (size_t)n, fds, n_fds) < 0)
     c->init = 0; /* no spare: taken again below, after the check */
-  if (t && !sbx_plan_fresh(&t->plan, stale, sizeof stale)) {
+  if (t && !sbx_tmpl_fresh(s, t, stale, sizeof stale, &facts)) {
     sbx_serve_log(s, "template stale: %s", stale);
     if (c->init > 0) {
       syscall(SYS_pidfd_send_signal, c->pidfd, SIGKILL, NULL, 0);
@@ -990,6 +1037,7 @@ static void sbx_serve_request(struct sbx_srv *s, struct sbx_conn *c)
     }
     sbx_tmpl_drop(t);
     t = NULL;
+    facts = "template rebuilt";
     snprintf(note, sizeof note, "template rebuilt: %.100s", stale);
   } else if (!t)
     snprintf(note, sizeof note, "template built");
@@ -1011,7 +1059,8 @@ static void sbx_serve_request(struct sbx_srv *s, struct sbx_conn *c)
   }
   t->last_used = sbx_now_ms();
   sbx_send_reply(c->fd, SBX_WARM_STARTED, c->init, c->cmd, 0, c->pidfd, note[0] ? note : NULL);
-  sbx_serve_log(s, "run %d started warm (profile %s, %s)", (int)c->init, k.profile->name, k.ws);
+  sbx_serve_log(s, "run %d started warm (profile %s, %s; %s)", (int)c->init, k.profile->name,
+                k.ws, facts);
   for (int i = 0; i < n_fds; i++)
     close(fds[i]);
   n_fds = 0;
@@ -1257,7 +1306,8 @@ static void sbx_serve_reap(struct sbx_srv *s, struct sbx_conn *c)
 
 int sbx_serve(const struct sbx_serve_opts *o)
 {
-  struct sbx_srv s = {.o = o, .listen_fd = -1, .mountinfo_fd = -1, .lock_fd = -1};
+  struct sbx_srv s = {.o = o, .listen_fd = -1, .mountinfo_fd = -1, .lock_fd = -1,
+                      .watch = {.fd = -1}};
   struct pollfd pfd[1 + 2 * SBX_SERVE_MAX_CONNS + SBX_SERVE_MAX_TEMPLATES];
   int who[1 + 2 * SBX_SERVE_MAX_CONNS + SBX_SERVE_MAX_TEMPLATES];
   struct sigaction sa = {.sa_handler = sbx_serve_on_signal};
@@ -1303,6 +1353,7 @@ int sbx_serve(const struct sbx_serve_opts *o)
     goto cleanup;
   s.mountinfo_fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
   sbx_mounts_changed(&s); /* arms the change notification */
+  sbx_watch_init(&s.watch);
   sigemptyset(&sa.sa_mask);
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGINT, &sa, NULL);
@@ -1409,6 +1460,7 @@ cleanup:
   }
   if (s.mountinfo_fd >= 0)
     close(s.mountinfo_fd);
+  sbx_watch_fini(&s.watch);
   if (s.lock_fd >= 0)
     close(s.lock_fd);
   free(s.tmpl);

@@ -14,21 +14,13 @@
 #include <unistd.h>
 
 #include "sbx_internal.h"
+#include "test_tree.h"
 
 static char root[PATH_MAX];
 
 static void mk(const char *rel, int kind, const char *target)
 {
-  char p[PATH_MAX + 64];
-  snprintf(p, sizeof p, "%s/%s", root, rel);
-  if (kind == 'd')
-    ck_assert_int_eq(mkdir(p, 0755), 0);
-  else if (kind == 'f') {
-    FILE *f = fopen(p, "w");
-    ck_assert_ptr_nonnull(f);
-    fclose(f);
-  } else
-    ck_assert_int_eq(symlink(target, p), 0);
+  test_tree_mk(root, rel, kind, target);
 }
 
 static void setup(void)

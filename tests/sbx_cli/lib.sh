@@ -51,6 +51,13 @@ expect_err() {
   if grep -Eq -- "$1" <<<"$ERR"; then pass "$2"; else fail "$2: stderr lacks /$1/: $ERR"; fi
 }
 
+# expect_hidden TEXT DESCRIPTION: the last run failed without printing TEXT
+# (a secret the sandbox must not show).
+expect_hidden() {
+  if [[ $RC != 0 && $OUT != *"$1"* ]]; then pass "$2"; else
+    fail "$2: exit $RC, output '$OUT'"; fi
+}
+
 # jq-like field read of the last audit record: audit_field FILE PY-EXPR
 audit_field() {
   python3 - "$1" "$2" <<'PY'
