@@ -92,3 +92,31 @@ procs_matching() {
   done
 }
 proc_running() { [[ -n $(procs_matching "$1") ]]; }
+
+# proc_start PID: field 22 of /proc/PID/stat (start time), empty when the
+# process is gone or a zombie.
+proc_start() {
+  local stat
+  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+  stat=${stat##*) }
+  read -r -a f <<<"$stat"
+  [[ ${f[0]} == Z || ${f[0]} == X ]] || echo "${f[19]}"
+}
+
+# procs_matching_at_once REGEX: as procs_matching, but only processes that
+# were all alive at one instant. A scan of /proc takes a while, and a
+# process seen early may end before one seen late starts: counting both
+# would count processes that never ran together. So each is checked again
+# after the scan (same start time, not a zombie): every one kept was alive
+# from its sighting until its check, and every sighting precedes every
+# check, so all were alive at the scan's end. Never more than ran at once.
+procs_matching_at_once() {
+  local pid start seen=()
+  for pid in $(procs_matching "$1"); do
+    start=$(proc_start "$pid")
+    [[ -n $start ]] && seen+=("$pid:$start")
+  done
+  for pid in "${seen[@]}"; do
+    [[ $(proc_start "${pid%%:*}") == "${pid#*:}" ]] && echo "${pid%%:*}"
+  done
+}

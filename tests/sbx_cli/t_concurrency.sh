@@ -16,10 +16,11 @@ cap=$("$SBX_SLOTS" capacity "$tier") || { fail "no capacity for tier $tier"; fin
 ((cap >= 1 && cap < RUNS)) || skip "tier $tier admits $cap at once; need fewer than $RUNS"
 echo "tier $tier: $cap slots, $RUNS runs"
 
-# Monitor: the most sandboxed sleeps alive at one time.
+# Monitor: the most sandboxed sleeps alive at one time (at one instant:
+# lib.sh procs_matching_at_once).
 ( max=0
   while [[ ! -e $T/stop ]]; do
-    n=$(procs_matching "sleep 0\.3[0-9][0-9]" | wc -l)
+    n=$(procs_matching_at_once "sleep 0\.3[0-9][0-9]" | wc -l)
     ((n > max)) && max=$n && echo "$max" >"$T/max"
     sleep 0.01
   done ) &
