@@ -148,7 +148,8 @@ uint32_t cs_sched_outstanding(const struct cs_sched *sched);
  * lays out (sbx's musl front end and its glibc core share the file); a
  * process killed inside the critical section leaves a journal the next
  * locker replays, so the state is never half-updated.
- * A holder that died (SIGKILL included) is found by cs_shared_reclaim,
+ * A holder that died (SIGKILL included), and the guard it named if any,
+ * is found by cs_shared_reclaim,
  * which every refused or waiting admission runs (waiters re-check at least
  * every CS_SHARED_POLL_MS): its completion is fired and its slot returns.
  * Holders must share the pid namespace of the file's other users. */
@@ -191,8 +192,16 @@ int cs_shared_try_admit(struct cs_shared_sched *sh, uint32_t admission,
  * its work still needs) and frees the holder record. -EALREADY / -EINVAL
  * as for cs_complete. Any process may complete a ticket it was given. */
 int cs_shared_complete(struct cs_shared_sched *sh, const struct cs_shared_ticket *ticket);
-/* Returns the slots of dead holders and drops dead waiters; returns how
- * many holders were reclaimed (>= 0). */
+/* Ties the ticket's slot to a second process, `guard` (sbx: the run's
+ * pid 1, whose end is the end of its whole sandbox): reclaim then returns
+ * the slot only once the holder and the guard are both dead, so a holder
+ * killed while its work still runs does not free the slot early. Call it
+ * before the guard may start the work. -ESRCH: guard not alive; -EPROTO:
+ * its liveness cannot be told; -EINVAL / -EALREADY as for
+ * cs_shared_complete. */
+int cs_shared_guard(struct cs_shared_sched *sh, const struct cs_shared_ticket *ticket, pid_t guard);
+/* Returns the slots of dead holders (whose guard, if any, is dead too) and
+ * drops dead waiters; returns how many holders were reclaimed (>= 0). */
 int cs_shared_reclaim(struct cs_shared_sched *sh);
 
 int cs_shared_lookup_admission(const struct cs_shared_sched *sh, const char *name);

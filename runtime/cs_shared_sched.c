@@ -25,7 +25,8 @@
  *
  * A holder is identified by pid and start time (field 22 of /proc/PID/stat,
  * clock ticks since boot), so a recycled pid is not mistaken for it. When
- * its process is gone (or a zombie), reclaim fires its completion. When the
+ * its process is gone (or a zombie), reclaim fires its completion, unless
+ * it named a guard (cs_shared_guard: the run's pid 1) still alive. When the
  * liveness of a process cannot be determined (no /proc), it is treated as
  * alive: a slot may stay taken, but none is ever handed out twice. */
 #include <errno.h>
@@ -49,7 +50,7 @@
 #include "cs_table_check.h"
 
 #define SHM_MAGIC UINT64_C(0x31304d44415343) /* "CSADM01" */
-#define SHM_LAYOUT 3u /* 3: flock instead of an in-file pthread mutex */
+#define SHM_LAYOUT 4u /* 3: flock instead of an in-file pthread mutex; 4: guards */
 #define JOURNAL_MAX 12
 
 struct jentry {
@@ -83,8 +84,9 @@ struct shm_holder {
   uint32_t used;
   uint32_t admission;
   int32_t pid;
-  uint32_t pad;
+  int32_t guard_pid; /* cs_shared_guard; 0: none */
   uint64_t start_time;
+  uint64_t guard_start;
 };
 
 struct shm_waiter {
@@ -180,8 +182,8 @@ static void jr_begin(struct cs_shared_sched *sh)
 static void jr_put(struct cs_shared_sched *sh, const void *field, uint64_t value, uint32_t width)
 {
   struct shm_header *h = sh->h;
-  /* JOURNAL_MAX covers the largest update (a grant: 6 holder/waiter fields
-   * plus the state); overflowing it is a bug, not an input. */
+  /* JOURNAL_MAX covers the largest update (a waiter's grant: 9 holder and
+   * waiter fields plus the state); overflowing it is a bug, not an input. */
   if (h->journal_n >= JOURNAL_MAX)
     abort();
   h->journal[h->journal_n++] =
@@ -344,6 +346,8 @@ static void put_grant(struct cs_shared_sched *sh, uint32_t idx, uint32_t a, pid_
   jr_put(sh, &ho->admission, a, 4);
   jr_put(sh, &ho->pid, (uint32_t)pid, 4);
   jr_put(sh, &ho->start_time, start, 8);
+  jr_put(sh, &ho->guard_pid, 0, 4);
+  jr_put(sh, &ho->guard_start, 0, 8);
   jr_put(sh, &ho->used, 1, 4);
   jr_put(sh, &sh->h->state, to, 4);
 }
@@ -424,7 +428,11 @@ static int reclaim_locked(struct cs_shared_sched *sh)
   }
   for (uint32_t i = 0; i < sh->h->max_holders; i++) {
     struct shm_holder *ho = &sh->holders[i];
-    if (ho->used && holder_dead(ho->pid, ho->start_time) && release_holder(sh, i) == 0)
+    /* With a guard (the run's pid 1), the slot returns only once the
+     * sandbox is gone too: a holder killed first does not free it early. */
+    if (ho->used && holder_dead(ho->pid, ho->start_time) &&
+        (ho->guard_pid <= 0 || holder_dead(ho->guard_pid, ho->guard_start)) &&
+        release_holder(sh, i) == 0)
       n++;
   }
   if (n)
@@ -738,25 +746,64 @@ out:
   return rc;
 }
 
+/* A ticket's arguments: the ones every ticket call checks first. */
+static bool ticket_ok(const struct cs_shared_sched *sh, const struct cs_shared_ticket *tk)
+{
+  return sh && tk && tk->holder < sh->h->max_holders && is_admission(sh, tk->admission);
+}
+
+/* Under the lock: 0 when tk's holder record is still the one it was
+ * granted; generations only grow, so an older ticket was completed
+ * already (-EALREADY); -EINVAL: not a ticket of this record. */
+static int ticket_current(const struct cs_shared_sched *sh, const struct cs_shared_ticket *tk)
+{
+  const struct shm_holder *ho = &sh->holders[tk->holder];
+  if (ho->used && ho->generation == tk->generation && ho->admission == tk->admission)
+    return 0;
+  return tk->generation < ho->generation ? -EALREADY : -EINVAL;
+}
+
 int cs_shared_complete(struct cs_shared_sched *sh, const struct cs_shared_ticket *tk)
 {
-  struct shm_holder *ho;
   int rc, lock;
-  if (!sh || !tk || tk->holder >= sh->h->max_holders || !is_admission(sh, tk->admission))
+  if (!ticket_ok(sh, tk))
     return -EINVAL;
   lock = shm_lock(sh);
   if (lock < 0)
     return lock;
-  ho = &sh->holders[tk->holder];
-  if (!ho->used || ho->generation != tk->generation || ho->admission != tk->admission) {
-    /* Generations only grow: an older ticket was completed already. */
-    rc = tk->generation < ho->generation ? -EALREADY : -EINVAL;
-    goto out;
-  }
-  rc = release_holder(sh, tk->holder);
+  rc = ticket_current(sh, tk);
+  if (rc == 0)
+    rc = release_holder(sh, tk->holder);
   if (rc == 0)
     dispatch(sh);
-out:
+  shm_unlock(lock);
+  return rc;
+}
+
+int cs_shared_guard(struct cs_shared_sched *sh, const struct cs_shared_ticket *tk, pid_t guard)
+{
+  struct shm_holder *ho;
+  int64_t start;
+  int rc, lock;
+  if (!ticket_ok(sh, tk) || guard <= 0)
+    return -EINVAL;
+  /* A guard whose liveness cannot be told would keep the slot for good. */
+  start = proc_start_time(guard);
+  if (start == 0)
+    return -ESRCH;
+  if (start < 0)
+    return -EPROTO;
+  lock = shm_lock(sh);
+  if (lock < 0)
+    return lock;
+  rc = ticket_current(sh, tk);
+  if (rc == 0) {
+    ho = &sh->holders[tk->holder];
+    jr_begin(sh);
+    jr_put(sh, &ho->guard_pid, (uint32_t)guard, 4);
+    jr_put(sh, &ho->guard_start, (uint64_t)start, 8);
+    jr_commit(sh);
+  }
   shm_unlock(lock);
   return rc;
 }

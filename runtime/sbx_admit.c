@@ -215,6 +215,23 @@ int sbx_admit_release(struct sbx_admit *a, FILE *err)
   return 0;
 }
 
+int sbx_admit_guard(struct sbx_admit *a, pid_t init, FILE *err)
+{
+  int r;
+  if (!a->held)
+    return 0;
+  r = cs_shared_guard(a->sh, &a->ticket, init);
+  if (r != 0)
+    fprintf(err, "sbx: error: admission: tying the slot to the sandbox (pid %d) in %s: %s\n",
+            (int)init, a->path, cs_strerror(r));
+  return r;
+}
+
+int sbx_admit_on_init(void *admit, pid_t init)
+{
+  return sbx_admit_guard(admit, init, stderr);
+}
+
 void sbx_admit_close(struct sbx_admit *a)
 {
   cs_shared_close(a->sh);

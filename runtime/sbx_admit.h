@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "commander.h"
 
@@ -38,6 +39,13 @@ struct sbx_admit {
 int sbx_admit_open(struct sbx_admit *a, const struct cs_model_table *table, FILE *err);
 /* Admits tier (admit_<tier>); waits in FIFO order unless no_wait. */
 int sbx_admit_acquire(struct sbx_admit *a, const char *tier, bool no_wait, FILE *err);
+/* Ties the held slot to the run's pid 1 (cs_shared_guard): a SIGKILLed
+ * sbx's slot then returns only once its sandbox is gone. 0 when nothing is
+ * held. */
+int sbx_admit_guard(struct sbx_admit *a, pid_t init, FILE *err);
+/* The same as a struct sbx_run_request on_init callback (admit: the
+ * struct sbx_admit; messages on stderr). */
+int sbx_admit_on_init(void *admit, pid_t init);
 /* Completes the ticket if one is held. */
 int sbx_admit_release(struct sbx_admit *a, FILE *err);
 void sbx_admit_close(struct sbx_admit *a);

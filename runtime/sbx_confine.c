@@ -533,6 +533,13 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
     sbx_result_fail(res, SBX_LAYER_CGROUP, -rc, err);
     goto kill_init;
   }
+  /* The admission slot now lasts as long as the sandbox (sbx_admit.h). */
+  if (req->on_init && (rc = req->on_init(req->on_init_ctx, init)) != 0) {
+    snprintf(err, sizeof err, "admission: tying the slot to pid %d: %s", (int)init,
+             strerror(rc < 0 ? -rc : EIO));
+    sbx_result_fail(res, SBX_LAYER_SUPERVISOR, rc < 0 ? -rc : EIO, err);
+    goto kill_init;
+  }
   if (write(sync_pipe[1], "g", 1) != 1) {
     rc = -errno;
     snprintf(err, sizeof err, "supervisor: releasing init: %s", strerror(errno));

@@ -42,6 +42,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <stdio.h>
 
 #include "cs_profile_table.h"
@@ -133,6 +134,12 @@ struct sbx_run_request {
    * kills the sandbox (a warm run's init is not the caller's child, so a
    * handler killing the caller's children cannot reach it). May be NULL. */
   int (*interrupted)(void);
+  /* Called with the run's pid 1 (a host pid) before it may start the
+   * command; non-zero fails the run before anything executed. sbx ties its
+   * admission slot to it (sbx_admit_on_init): the slot of a SIGKILLed sbx
+   * returns only once its sandbox is gone. May be NULL. */
+  int (*on_init)(void *ctx, pid_t init);
+  void *on_init_ctx;
 };
 
 /* A refusal by Landlock during the run, named from the kernel's audit

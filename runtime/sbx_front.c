@@ -134,6 +134,8 @@ static int sbx_front_run(const struct sbx_tables *t, const struct sbx_opts *o,
   req.timeout_ms = timeout_ms;
   req.mask_dir = serve_dir;
   req.warm_socket = serve_sock;
+  req.on_init = sbx_admit_on_init;
+  req.on_init_ctx = &adm;
   r = sbx_run_confined(&req, &res, sbx_warm_confine);
   if (r == SBX_WARM_DECLINED && !sbx_signal_received()) {
     /* Nothing ran: the full sbx runs it cold, after the slot is free. */

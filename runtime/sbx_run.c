@@ -291,6 +291,8 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
   req.argv = o->cmd_argv;
   req.timeout_ms = rec.timeout_ms;
   req.unotify = sbx_approve_unotify(&appr);
+  req.on_init = sbx_admit_on_init;
+  req.on_init_ctx = &adm;
   /* An approved `git config` may write .git/config (docs/confinement.md). */
   if (appr.git_config_granted)
     req.flags |= SBX_RUN_ALLOW_GIT_CONFIG;

@@ -461,6 +461,13 @@ int sbx_warm_run(const struct sbx_run_request *req, uint64_t tmax, struct sbx_ru
    * Two bytes: one for pid 1, one for the spare's pre-forked command,
    * which each join the run's cgroup themselves and so need not wait for
    * each other. */
+  /* The admission slot now lasts as long as the sandbox (sbx_admit.h);
+   * not tied, nothing runs: the cold path tries again and says why. */
+  if (req->on_init && req->on_init(req->on_init_ctx, reply.init_pid) != 0) {
+    sbx_warm_decline(res, tmax, "admission: the slot could not be tied to pid %d",
+                     (int)reply.init_pid);
+    goto kill_declined;
+  }
   if (write(sync_pipe[1], "gg", 2) != 2) {
     sbx_warm_decline(res, tmax, "releasing the sandbox: %s", strerror(errno));
     goto kill_declined;

@@ -116,6 +116,65 @@ START_TEST(shared_basic)
 }
 END_TEST
 
+/* A guard keeps a killed holder's slot until the guard is dead too (sbx:
+ * the slot of a SIGKILLed `sbx run` returns only once its sandbox's pid 1
+ * is gone); a zombie guard counts as dead. Bad guards are refused. */
+START_TEST(shared_guard_holds_slot)
+{
+  struct cs_shared_sched *sh = open_or_die(&fixture_opposite);
+  struct cs_shared_ticket tk;
+  int fds[2], status;
+  pid_t guard, holder, gone;
+  char c;
+
+  ck_assert_int_eq(pipe(fds), 0);
+  guard = fork();
+  if (guard == 0)
+    for (;;)
+      pause();
+  holder = fork();
+  if (holder == 0) {
+    struct cs_shared_sched *mine = open_or_die(&fixture_opposite);
+    struct cs_shared_ticket t;
+    if (cs_shared_try_admit(mine, 0, &t) != 0 || cs_shared_guard(mine, &t, guard) != 0 ||
+        write(fds[1], "h", 1) != 1)
+      _exit(1);
+    for (;;)
+      pause();
+  }
+  ck_assert_int_eq(read(fds[0], &c, 1), 1);
+  kill(holder, SIGKILL);
+  ck_assert_int_eq(waitpid(holder, &status, 0), holder);
+  /* The holder is dead, its guard runs: the slot stays taken. */
+  ck_assert_int_eq(cs_shared_reclaim(sh), 0);
+  ck_assert_int_eq(cs_shared_holders(sh), 1);
+  ck_assert_int_eq(cs_shared_try_admit(sh, 3, &tk), -EAGAIN);
+  /* The guard dies (a zombie, not reaped yet): the slot returns. */
+  kill(guard, SIGKILL);
+  for (int spin = 0; cs_shared_reclaim(sh) == 0; spin++) {
+    ck_assert_int_lt(spin, 2000);
+    usleep(1000);
+  }
+  ck_assert_int_eq(cs_shared_holders(sh), 0);
+  ck_assert_uint_eq(cs_shared_state(sh), 0);
+  ck_assert_int_eq(waitpid(guard, &status, 0), guard);
+
+  /* Refused: no such process (the reaped guard), pid 0, a completed
+   * ticket; our own ticket takes a live guard. */
+  ck_assert_int_eq(cs_shared_try_admit(sh, 0, &tk), 0);
+  ck_assert_int_eq(cs_shared_guard(sh, &tk, guard), -ESRCH);
+  ck_assert_int_eq(cs_shared_guard(sh, &tk, 0), -EINVAL);
+  ck_assert_int_eq(cs_shared_guard(sh, &tk, getpid()), 0);
+  gone = tk.holder;
+  ck_assert_int_eq(cs_shared_complete(sh, &tk), 0);
+  ck_assert_int_eq(cs_shared_guard(sh, &tk, getpid()), -EALREADY);
+  ck_assert_uint_eq(tk.holder, (uint32_t)gone);
+  close(fds[0]);
+  close(fds[1]);
+  cs_shared_close(sh);
+}
+END_TEST
+
 extern int cs_shared_test_kill_at; /* CS_SHARED_TEST_HOOKS build of cs_shared_sched.c */
 
 /* A process killed at every point of a commit (before it is valid, and
@@ -346,6 +405,7 @@ int main(void)
   tcase_set_timeout(tc, 60);
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, shared_basic);
+  tcase_add_test(tc, shared_guard_holds_slot);
   tcase_add_test(tc, shared_fifo_across_processes);
   tcase_add_test(tc, shared_kill_inside_commit);
 #ifdef HAVE_MODEL_DEFAULT
