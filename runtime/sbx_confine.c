@@ -261,6 +261,9 @@ _Noreturn void sbx_init_run(const struct sbx_init_args *a)
   if (read(a->sync_rd, &go, 1) != 1 || go != 'g')
     _exit(SBX_EXIT_FAILURE);
   close(a->sync_rd);
+  /* Warm: the server now prepares the next spare (sbx_serve.c). */
+  if (a->go_note >= 0)
+    close(a->go_note);
   /* A spare whose preparation failed reports it now, to this run. */
   if (a->prep_fail && a->prep_fail->layer != SBX_LAYER_NONE) {
     f = *a->prep_fail;
@@ -507,7 +510,7 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
     struct sbx_init_args ia = {
         .cmd = {.plan = &plan, .argv = req->argv, .envp = plan.envp, .flags = req->flags,
                 .unotify = req->unotify, .ruleset = -1, .ruleset_shared = -1},
-        .ctl = sv[1], .sync_rd = sync_pipe[0], .cg_fd = cg.join_fd};
+        .ctl = sv[1], .sync_rd = sync_pipe[0], .cg_fd = cg.join_fd, .go_note = -1};
     sbx_init_run(&ia);
   }
   /* v1: init joins the cgroup itself (sbx_cgroup.c says why); otherwise,

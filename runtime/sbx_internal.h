@@ -323,6 +323,7 @@ struct sbx_init_args {
   bool view_ready; /* warm spare: the view is in place (else built here) */
   const struct sbx_fail *prep_fail; /* warm spare: its preparation failed; NULL cold */
   pid_t child;   /* warm: the pre-forked command (pid in the run's namespace), or 0 */
+  int go_note;   /* warm: the server's socket, closed once the go came; cold: -1 */
 };
 _Noreturn void sbx_init_run(const struct sbx_init_args *a);
 /* The command's steps (sbx_confine.c), shared by the cold command and a

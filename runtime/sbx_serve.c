@@ -8,20 +8,22 @@
  * for no-shell profiles, the shared Landlock layer (SBX_LL_SHARED: the
  * ~1,000 per-file EXECUTE grants, built once; enum sbx_ll_part).
  *
- * Each template keeps one spare: pid 1 of the next run, cloned ahead of
- * the request into new pid, ipc, uts, cgroup (and, when the profile blocks
- * the network, net) namespaces; it has joined a private copy of the
+ * Each template keeps two spares (SBX_SERVE_SPARES), each pid 1 of a
+ * future run, cloned ahead of the request into new pid, ipc, uts, cgroup
+ * (and, when the profile blocks the network, net) namespaces; each has
+ * joined a private copy of the
  * template's mount namespace, mounted its own /tmp, /dev/shm and /proc and
  * built the run's Landlock ruleset there (SBX_LL_RUN, or SBX_LL_ALL without
  * a shared layer; the cold path's code: its rules name this run's own
  * /tmp, /proc, /dev/shm, which is why that part is never shared). A request
  * hands the spare the client's argv, environment and descriptors; it then
  * runs the cold path's tail (sbx_init_run, sbx_confine.c): cgroup, session,
- * descriptors, rlimits, no_new_privs, Landlock (shared layer, then the
- * run's), capabilities, seccomp, execve. The client supervises the run
+ * descriptors, rlimits, no_new_privs, Landlock (the run's layer, then the
+ * shared one), capabilities, seccomp, execve. The client supervises the run
  * exactly like a cold one.
  *
- * Before a template is used its facts are checked (sbx_plan_fresh) and the
+ * Before a template is used its facts are checked (sbx_plan_fresh, or
+ * vouched for by the watch: sbx_watch.c) and the
  * mount table must not have changed since it was built; otherwise it is
  * dropped and built anew from a fresh plan before the run (a failed build
  * sends the client to the cold path). Errors:
@@ -70,11 +72,34 @@
  * next try waits this long: a busy directory costs one extra walk of the
  * paths a second, not one per run. */
 #define SBX_SERVE_ARM_MS 1000
+/* Spares kept ready per template. Two: a run's successor is made after its
+ * go (sbx_serve_next_spare), off the time the run needs both CPUs of a
+ * small machine; a request arriving back to back before that one is ready
+ * then still finds the other. */
+#define SBX_SERVE_SPARES 2
+/* The server's poll set, by what each entry is (who[]): -1 the listening
+ * socket, then per connection its socket, pid 1's pidfd, the wait for its
+ * go, then the spares' pidfds. */
+#define SBX_SERVE_WHO_PIDFD SBX_SERVE_MAX_CONNS
+#define SBX_SERVE_WHO_GO (2 * SBX_SERVE_MAX_CONNS)
+#define SBX_SERVE_WHO_SPARE (3 * SBX_SERVE_MAX_CONNS)
+#define SBX_SERVE_WHO_END (1 + SBX_SERVE_WHO_SPARE + SBX_SERVE_MAX_TEMPLATES * SBX_SERVE_SPARES)
 /* A spare not prepared in this time is dropped (one fresh try). */
 #define SBX_SERVE_SPARE_MS 5000
 /* How long an accepted connection may stay without its request: sbx run
  * sends it right after connecting (a cgroup made in between). */
 #define SBX_SERVE_REQUEST_MS 5000
+
+/* A prepared pid 1 of a future run (sbx_spare_main): its pid (0: none),
+ * pidfd, our end of its socket, and its pre-forked command's host pid once
+ * it said it is ready (sbx_spare_ready; -1: its preparation failed, 0: not
+ * heard yet); made: when (sbx_srv.spares_made), the oldest is taken first. */
+struct sbx_spare {
+  pid_t pid;
+  int pidfd, sock;
+  pid_t cmd;
+  uint64_t made;
+};
 
 struct sbx_tmpl {
   bool used;
@@ -90,19 +115,17 @@ struct sbx_tmpl {
    * ~1,000 per-file grants), built once in the template's view; -1 else. */
   int ll_shared;
   uint64_t last_used;
-  /* The prepared pid 1 of the next run, its pidfd, our end of its socket. */
-  pid_t spare;
-  int spare_pidfd, spare_sock;
-  /* Its pre-forked command's host pid once the spare said it is ready
-   * (sbx_spare_ready); -1: none (the spare's preparation failed); 0: not
-   * heard yet. */
-  pid_t spare_cmd;
+  /* The prepared pid 1s of the next runs (SBX_SERVE_SPARES). */
+  struct sbx_spare spares[SBX_SERVE_SPARES];
   /* The watch epoch that vouches for the plan's facts (sbx_tmpl_fresh);
    * 0: none, the full check runs. */
   uint64_t watch_epoch;
   /* Arming is next tried at (sbx_now_ms); UINT64_MAX: never (the plan
    * cannot be watched). */
   uint64_t arm_after;
+  /* Which build of this slot (sbx_srv.builds): a run remembers it to make
+   * the next spare of the same template only (sbx_serve_next_spare). */
+  uint64_t build;
 };
 
 struct sbx_conn {
@@ -119,6 +142,13 @@ struct sbx_conn {
    * run's /tmp, /dev/shm, /proc) then happens here, after the run, not in
    * pid 1's exit, which the client waits for. -1: none. */
   int mntns;
+  /* The run's template (slot and build; next_slot -1: none), which gets
+   * a new spare at the run's go and at its end (sbx_serve_next_spare).
+   * go_pending: the go is still to come; pid 1 closes its end of
+   * spare_sock once it has it, which this side sees as a hang-up. */
+  int next_slot;
+  uint64_t next_build;
+  bool go_pending;
   uint64_t since; /* accepted at (sbx_now_ms) */
 };
 
@@ -133,6 +163,8 @@ struct sbx_srv {
   struct sbx_features feat;
   int listen_fd, mountinfo_fd, lock_fd;
   struct sbx_watch watch; /* the templates' directories (sbx_watch.c) */
+  uint64_t builds;        /* templates built so far (sbx_tmpl.build) */
+  uint64_t spares_made;   /* spares made so far (sbx_spare.made) */
   struct sbx_tmpl *tmpl;
   int n_tmpl;
   struct sbx_conn conns[SBX_SERVE_MAX_CONNS];
@@ -181,33 +213,46 @@ static void sbx_sched_restore(const struct sbx_srv *s, pid_t pid)
   (void)!sched_setscheduler(pid, s->policy, &s->param);
 }
 
-static void sbx_spare_drop(struct sbx_tmpl *t)
+static void sbx_spare_clear(struct sbx_spare *sp)
 {
-  if (t->spare > 0) {
-    syscall(SYS_pidfd_send_signal, t->spare_pidfd, SIGKILL, NULL, 0);
-    while (waitpid(t->spare, NULL, 0) < 0 && errno == EINTR)
+  *sp = (struct sbx_spare){.pidfd = -1, .sock = -1};
+}
+
+static void sbx_spare_drop(struct sbx_spare *sp)
+{
+  if (sp->pid > 0) {
+    syscall(SYS_pidfd_send_signal, sp->pidfd, SIGKILL, NULL, 0);
+    while (waitpid(sp->pid, NULL, 0) < 0 && errno == EINTR)
       ;
   }
-  if (t->spare_pidfd >= 0)
-    close(t->spare_pidfd);
-  if (t->spare_sock >= 0)
-    close(t->spare_sock);
-  t->spare = t->spare_cmd = 0;
-  t->spare_pidfd = t->spare_sock = -1;
+  if (sp->pidfd >= 0)
+    close(sp->pidfd);
+  if (sp->sock >= 0)
+    close(sp->sock);
+  sbx_spare_clear(sp);
+}
+
+/* A template slot as unused: no descriptors, no spares. */
+static void sbx_tmpl_clear(struct sbx_tmpl *t)
+{
+  memset(t, 0, sizeof *t);
+  t->mntns = t->ll_shared = -1;
+  for (int k = 0; k < SBX_SERVE_SPARES; k++)
+    sbx_spare_clear(&t->spares[k]);
 }
 
 static void sbx_tmpl_drop(struct sbx_tmpl *t)
 {
   if (!t->used)
     return;
-  sbx_spare_drop(t);
+  for (int k = 0; k < SBX_SERVE_SPARES; k++)
+    sbx_spare_drop(&t->spares[k]);
   if (t->mntns >= 0)
     close(t->mntns);
   if (t->ll_shared >= 0)
     close(t->ll_shared);
   sbx_plan_free(&t->plan);
-  memset(t, 0, sizeof *t);
-  t->mntns = t->ll_shared = t->spare_pidfd = t->spare_sock = -1;
+  sbx_tmpl_clear(t);
 }
 
 static bool sbx_key_eq(const struct sbx_tmpl *t, const struct sbx_key *k)
@@ -344,7 +389,8 @@ static int sbx_tmpl_build(struct sbx_srv *s, const struct sbx_key *k, char *why,
     return rc;
   }
   t->used = true;
-  t->mntns = t->ll_shared = t->spare_pidfd = t->spare_sock = -1;
+  t->build = ++s->builds;
+  t->mntns = t->ll_shared = -1;
   t->plan.userns = false;
   /* Per-file grants (no-shell profiles) go into a layer built once. */
   for (size_t i = 0; i < t->plan.n_rules && !shared; i++)
@@ -706,7 +752,7 @@ static _Noreturn void sbx_spare_command(const struct sbx_srv *s, const struct sb
 static _Noreturn void sbx_spare_main(const struct sbx_srv *s, const struct sbx_tmpl *t, int sock)
 {
   struct sbx_fail f = {0};
-  struct sbx_init_args ia = {0};
+  struct sbx_init_args ia = {.go_note = -1};
   struct sbx_warm_req hdr;
   struct rlimit mine[RLIM_NLIMITS];
   char **head = NULL, **argv = NULL, **envp = NULL;
@@ -762,7 +808,8 @@ static _Noreturn void sbx_spare_main(const struct sbx_srv *s, const struct sbx_t
   if (n <= 0 || trunc ||
       sbx_warm_parse(s->buf, (size_t)n, n_fds, &hdr, &head, &argv, &envp) < 0)
     _exit(SBX_EXIT_FAILURE); /* dropped, or a request the server did not check */
-  close(sock);
+  /* Kept until the go: its closing tells the server (sbx_serve_next_spare). */
+  ia.go_note = sock;
   /* A failure here is reported to the run, before anything executed. */
   if (f.layer == SBX_LAYER_NONE &&
       sbx_spare_rlimits(&hdr, t->plan.profile, ia.child, mine, &f) == 0)
@@ -810,8 +857,8 @@ static _Noreturn void sbx_spare_main(const struct sbx_srv *s, const struct sbx_t
   sbx_init_run(&ia);
 }
 
-/* Clones the spare of template t. */
-static int sbx_spare_make(struct sbx_srv *s, struct sbx_tmpl *t)
+/* Clones a spare of template t into its free place *slot. */
+static int sbx_spare_make(struct sbx_srv *s, struct sbx_tmpl *t, struct sbx_spare *slot)
 {
   unsigned long cflags = CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
   int sp[2], e;
@@ -846,22 +893,42 @@ static int sbx_spare_make(struct sbx_srv *s, struct sbx_tmpl *t)
     sbx_spare_main(s, t, sp[1]);
   }
   close(sp[1]);
-  t->spare = pid;
-  t->spare_cmd = 0;
-  t->spare_sock = sp[0];
-  t->spare_pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-  if (t->spare_pidfd < 0) {
+  slot->pid = pid;
+  slot->cmd = 0;
+  slot->sock = sp[0];
+  slot->made = ++s->spares_made;
+  slot->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+  if (slot->pidfd < 0) {
     e = errno;
-    sbx_spare_drop(t);
+    sbx_spare_drop(slot);
     return -e;
   }
   return 0;
 }
 
+/* A free place for a spare of t, or NULL when t keeps enough. */
+static struct sbx_spare *sbx_spare_free(struct sbx_tmpl *t)
+{
+  for (int k = 0; k < SBX_SERVE_SPARES; k++)
+    if (t->spares[k].pid <= 0)
+      return &t->spares[k];
+  return NULL;
+}
+
+/* t's oldest spare (the likeliest to be prepared), or NULL. */
+static struct sbx_spare *sbx_spare_oldest(struct sbx_tmpl *t)
+{
+  struct sbx_spare *best = NULL;
+  for (int k = 0; k < SBX_SERVE_SPARES; k++)
+    if (t->spares[k].pid > 0 && (!best || t->spares[k].made < best->made))
+      best = &t->spares[k];
+  return best;
+}
+
 /* Waits (bounded) for t's spare to say it is prepared: "r" from its
  * pre-forked command (whose host pid the credentials give), "f" from pid 1
  * when there is none. */
-static int sbx_spare_ready(struct sbx_tmpl *t)
+static int sbx_spare_ready(struct sbx_spare *sp)
 {
   union {
     struct cmsghdr h;
@@ -871,25 +938,25 @@ static int sbx_spare_ready(struct sbx_tmpl *t)
   struct iovec iov = {.iov_base = &what, .iov_len = 1};
   struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.buf,
                       .msg_controllen = sizeof cbuf.buf};
-  struct pollfd pfd = {.fd = t->spare_sock, .events = POLLIN};
+  struct pollfd pfd = {.fd = sp->sock, .events = POLLIN};
   struct ucred cr = {0};
   int rc;
-  if (t->spare_cmd != 0)
+  if (sp->cmd != 0)
     return 0;
   while ((rc = poll(&pfd, 1, SBX_SERVE_SPARE_MS)) < 0 && errno == EINTR)
     ;
   if (rc <= 0)
     return rc < 0 ? -errno : -ETIMEDOUT;
-  if (recvmsg(t->spare_sock, &mh, MSG_DONTWAIT) != 1)
+  if (recvmsg(sp->sock, &mh, MSG_DONTWAIT) != 1)
     return -EIO;
   for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
     if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
         c->cmsg_len == CMSG_LEN(sizeof cr))
       memcpy(&cr, CMSG_DATA(c), sizeof cr);
-  if (what == 'r' && cr.pid > 0 && cr.pid != t->spare)
-    t->spare_cmd = cr.pid;
+  if (what == 'r' && cr.pid > 0 && cr.pid != sp->pid)
+    sp->cmd = cr.pid;
   else if (what == 'f')
-    t->spare_cmd = -1;
+    sp->cmd = -1;
   else
     return -EPROTO;
   return 0;
@@ -906,26 +973,29 @@ static int sbx_spare_take(struct sbx_srv *s, struct sbx_tmpl *t, struct sbx_conn
   } cbuf;
   struct iovec iov = {.iov_base = s->buf, .iov_len = n};
   struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+  struct sbx_spare *sp;
   int rc;
-  for (int attempt = 0; attempt < 2; attempt++) {
-    if (t->spare <= 0 && (rc = sbx_spare_make(s, t)) < 0)
-      return rc;
+  for (int attempt = 0; attempt < 1 + SBX_SERVE_SPARES; attempt++) {
+    if (!(sp = sbx_spare_oldest(t))) {
+      sp = &t->spares[0];
+      if ((rc = sbx_spare_make(s, t, sp)) < 0)
+        return rc;
+    }
     sbx_msg_put_fds(&mh, cbuf.buf, fds, n_fds);
     /* The command's pid is needed only when the client moves the run
      * into its cgroup by pid (v2: no cgroup file in the request); waiting
      * for it otherwise would only delay the server's loop. */
-    sbx_sched_restore(s, t->spare);
-    if ((n_fds > 5 || sbx_spare_ready(t) == 0) &&
-        sendmsg(t->spare_sock, &mh, MSG_NOSIGNAL) == (ssize_t)n) {
-      c->init = t->spare;
-      c->cmd = t->spare_cmd;
-      c->spare_sock = t->spare_sock;
-      c->pidfd = t->spare_pidfd;
-      t->spare = t->spare_cmd = 0;
-      t->spare_pidfd = t->spare_sock = -1;
+    sbx_sched_restore(s, sp->pid);
+    if ((n_fds > 5 || sbx_spare_ready(sp) == 0) &&
+        sendmsg(sp->sock, &mh, MSG_NOSIGNAL) == (ssize_t)n) {
+      c->init = sp->pid;
+      c->cmd = sp->cmd;
+      c->spare_sock = sp->sock;
+      c->pidfd = sp->pidfd;
+      sbx_spare_clear(sp);
       return 0;
     }
-    sbx_spare_drop(t); /* it died: one fresh try */
+    sbx_spare_drop(sp); /* it died: another, or a fresh one */
   }
   return -EIO;
 }
@@ -1072,9 +1142,14 @@ static void sbx_serve_request(struct sbx_srv *s, struct sbx_conn *c)
     snprintf(ns, sizeof ns, "/proc/%d/ns/mnt", (int)c->init);
     c->mntns = open(ns, O_RDONLY | O_CLOEXEC);
   }
-  /* The next run's pid 1, prepared while this one runs. */
-  if ((rc = sbx_spare_make(s, t)) < 0)
-    sbx_serve_log(s, "no spare: %s", strerror(-rc));
+  /* The next run's pid 1 is prepared while this one runs, once its go
+   * came (sbx_serve_next_spare): until then this run needs both CPUs of a
+   * small machine (our answer, the client's go, pid 1 and the command
+   * taking the request), and the clone's namespace set-up is long kernel
+   * work that idle priority cannot interrupt. */
+  c->next_slot = (int)(t - s->tmpl);
+  c->next_build = t->build;
+  c->go_pending = true;
   goto cleanup;
 refuse:
   sbx_serve_log(s, "refused: %s", why);
@@ -1286,6 +1361,24 @@ static void sbx_serve_accept(struct sbx_srv *s)
   close(fd); /* full: the client runs cold */
 }
 
+/* Run c had its go, or ended: one more spare of its template, unless that
+ * template was dropped or rebuilt, or keeps enough already. Once at the
+ * go (replacing the spare the run took) and once at the end (filling the
+ * pool after a template is new or spares were used up). */
+static void sbx_serve_next_spare(struct sbx_srv *s, struct sbx_conn *c)
+{
+  struct sbx_tmpl *t;
+  struct sbx_spare *sp;
+  int rc;
+  if (c->next_slot < 0)
+    return;
+  t = &s->tmpl[c->next_slot];
+  if (!t->used || t->build != c->next_build || !(sp = sbx_spare_free(t)))
+    return;
+  if ((rc = sbx_spare_make(s, t, sp)) < 0)
+    sbx_serve_log(s, "no spare: %s", strerror(-rc));
+}
+
 /* pid 1 of a run ended: reap it, report to the client, free the slot. */
 static void sbx_serve_reap(struct sbx_srv *s, struct sbx_conn *c)
 {
@@ -1302,14 +1395,19 @@ static void sbx_serve_reap(struct sbx_srv *s, struct sbx_conn *c)
   c->pidfd = c->spare_sock = c->mntns = -1;
   c->init = 0;
   sbx_conn_close(c);
+  sbx_serve_next_spare(s, c);
+  c->next_slot = -1;
+  c->go_pending = false;
 }
 
 int sbx_serve(const struct sbx_serve_opts *o)
 {
   struct sbx_srv s = {.o = o, .listen_fd = -1, .mountinfo_fd = -1, .lock_fd = -1,
                       .watch = {.fd = -1}};
-  struct pollfd pfd[1 + 2 * SBX_SERVE_MAX_CONNS + SBX_SERVE_MAX_TEMPLATES];
-  int who[1 + 2 * SBX_SERVE_MAX_CONNS + SBX_SERVE_MAX_TEMPLATES];
+  /* The listening socket; per connection its socket, pid 1's pidfd and
+   * the wait for its go; per template its spares' pidfds. */
+  struct pollfd pfd[SBX_SERVE_WHO_END];
+  int who[SBX_SERVE_WHO_END];
   struct sigaction sa = {.sa_handler = sbx_serve_on_signal};
   uint64_t last = sbx_now_ms();
   int rc = 0;
@@ -1327,7 +1425,7 @@ int sbx_serve(const struct sbx_serve_opts *o)
     }
   for (int i = 0; i < SBX_SERVE_MAX_CONNS; i++)
     s.conns[i] = (struct sbx_conn){.fd = -1, .init = 0, .pidfd = -1, .spare_sock = -1,
-                                     .mntns = -1};
+                                     .mntns = -1, .next_slot = -1};
   sbx_probe_for_run(&s.feat);
   s.n_tmpl = o->max_templates > 0 && o->max_templates <= SBX_SERVE_MAX_TEMPLATES
                  ? o->max_templates
@@ -1344,7 +1442,7 @@ int sbx_serve(const struct sbx_serve_opts *o)
     goto cleanup;
   }
   for (int i = 0; i < s.n_tmpl; i++)
-    s.tmpl[i].mntns = s.tmpl[i].ll_shared = s.tmpl[i].spare_pidfd = s.tmpl[i].spare_sock = -1;
+    sbx_tmpl_clear(&s.tmpl[i]);
   if ((rc = sbx_serve_self_ns(&s)) < 0) {
     fprintf(stderr, "sbx serve: cannot read its own namespaces in /proc: %s\n", strerror(-rc));
     goto cleanup;
@@ -1381,15 +1479,22 @@ int sbx_serve(const struct sbx_serve_opts *o)
       }
       if (c->init > 0) {
         pfd[n] = (struct pollfd){.fd = c->pidfd, .events = POLLIN};
-        who[n++] = SBX_SERVE_MAX_CONNS + i;
+        who[n++] = SBX_SERVE_WHO_PIDFD + i;
+      }
+      /* No events asked: only the hang-up (pid 1 had its go, or died);
+       * the pre-forked command's unread "ready" may sit in the socket. */
+      if (c->init > 0 && c->go_pending && c->spare_sock >= 0) {
+        pfd[n] = (struct pollfd){.fd = c->spare_sock, .events = 0};
+        who[n++] = SBX_SERVE_WHO_GO + i;
       }
       busy |= c->fd >= 0 || c->init > 0;
     }
     for (int i = 0; i < s.n_tmpl; i++)
-      if (s.tmpl[i].spare > 0) {
-        pfd[n] = (struct pollfd){.fd = s.tmpl[i].spare_pidfd, .events = POLLIN};
-        who[n++] = 2 * SBX_SERVE_MAX_CONNS + i;
-      }
+      for (int k = 0; k < SBX_SERVE_SPARES; k++)
+        if (s.tmpl[i].spares[k].pid > 0) {
+          pfd[n] = (struct pollfd){.fd = s.tmpl[i].spares[k].pidfd, .events = POLLIN};
+          who[n++] = SBX_SERVE_WHO_SPARE + i * SBX_SERVE_SPARES + k;
+        }
     if (busy)
       last = sbx_now_ms();
     if (o->idle_ms && !busy) {
@@ -1411,14 +1516,23 @@ int sbx_serve(const struct sbx_serve_opts *o)
         continue;
       if (who[i] < 0) {
         sbx_serve_accept(&s);
-      } else if (who[i] >= 2 * SBX_SERVE_MAX_CONNS) {
-        /* A spare died before its request: reaped; the next request
-         * makes another. */
-        struct sbx_tmpl *t = &s.tmpl[who[i] - 2 * SBX_SERVE_MAX_CONNS];
-        sbx_serve_log(&s, "spare %d of %s ended before use", (int)t->spare, t->ws);
-        sbx_spare_drop(t);
-      } else if (who[i] >= SBX_SERVE_MAX_CONNS) {
-        sbx_serve_reap(&s, &s.conns[who[i] - SBX_SERVE_MAX_CONNS]);
+      } else if (who[i] >= SBX_SERVE_WHO_SPARE) {
+        /* A spare died before its request: reaped; the next run makes
+         * another. (Taken in this round already: its pidfd is the run's
+         * now, and the place may hold a new spare; nothing to drop.) */
+        int at = who[i] - SBX_SERVE_WHO_SPARE;
+        struct sbx_tmpl *t = &s.tmpl[at / SBX_SERVE_SPARES];
+        struct sbx_spare *sp = &t->spares[at % SBX_SERVE_SPARES];
+        if (sp->pidfd == pfd[i].fd) {
+          sbx_serve_log(&s, "spare %d of %s ended before use", (int)sp->pid, t->ws);
+          sbx_spare_drop(sp);
+        }
+      } else if (who[i] >= SBX_SERVE_WHO_GO) {
+        struct sbx_conn *c = &s.conns[who[i] - SBX_SERVE_WHO_GO];
+        c->go_pending = false;
+        sbx_serve_next_spare(&s, c);
+      } else if (who[i] >= SBX_SERVE_WHO_PIDFD) {
+        sbx_serve_reap(&s, &s.conns[who[i] - SBX_SERVE_WHO_PIDFD]);
       } else {
         struct sbx_conn *c = &s.conns[who[i]];
         if (c->fd < 0)

@@ -7,7 +7,8 @@
 # server's descriptors stay above stdio: a spare's 0..2 are /dev/null, not
 # the server's listening socket or mount table (sbx_main.c already points
 # closed stdio at /dev/null for every command; sbx_serve() now does it too
-# for other callers, so this part guards both).
+# for other callers, so this part guards both). (4) Two spares are kept
+# ready per template.
 source "$SBX_TEST_DIR/lib.sh"
 require_sandbox
 source "$SBX_SRC/tests/warm/serve.sh"
@@ -44,9 +45,9 @@ WARM_PID=$( ("$SBX" serve -v --idle 600 2>>"$T/serve.log" <&- >&- & echo $!) )
 for _ in $(seq 200); do [[ -S $WARM_SOCK ]] && break; sleep 0.05; done
 run_sbx run --profile strict -- true
 expect_rc 0 "a run from a server started with stdio closed"
-# The next run's spare is cloned after the reply (off the run's path), so
-# under load it may not exist yet when the run returns: look for it for up
-# to 10 s. Only a live spare counts (the previous run's pid 1 was a spare
+# The next run's spare is cloned after the run's go and its end (off the
+# run's path), so under load it may not exist yet when the run returns:
+# look for it for up to 10 s. Only a live spare counts (the previous run's pid 1 was a spare
 # too and may still be a zombie with that name and no descriptors).
 spare="" fds=""
 for _ in $(seq 200); do
@@ -65,4 +66,21 @@ else
   [[ $fds == "/dev/null /dev/null" ]] && pass "the spare's stdin and stdout are /dev/null" ||
     fail "the spare's stdin/stdout: $fds"
 fi
+
+# (4) The pool: after runs, the template keeps two spares ready (pid 1s
+# of future runs, the server's live children), so a run back to back with
+# the previous one finds one while the other is still being made.
+spares() {
+  local p n=0
+  for p in /proc/[0-9]*; do
+    [[ $(cat "$p/comm" 2>/dev/null) == sbx-spare ]] &&
+      [[ $(awk '/^PPid:/ {print $2}' "$p/status" 2>/dev/null) == "$WARM_PID" ]] &&
+      [[ -e $p/fd/0 ]] && n=$((n + 1))
+  done
+  echo "$n"
+}
+for _ in 1 2 3; do run_sbx run --profile strict -- true; done
+for _ in $(seq 200); do (($(spares) == 2)) && break; sleep 0.05; done
+n=$(spares)
+((n == 2)) && pass "two spares kept ready" || fail "$n spares after three runs, want 2"
 finish
