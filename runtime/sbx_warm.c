@@ -455,12 +455,6 @@ int sbx_warm_run(const struct sbx_run_request *req, uint64_t tmax, struct sbx_ru
                      strerror(-rc));
     goto kill_declined;
   }
-  /* The go only once the server said STARTED: a request it answers late
-   * (after we gave up and ran cold) then finds the sync pipe closed and
-   * pid 1 exits without running anything; the command never runs twice.
-   * Two bytes: one for pid 1, one for the spare's pre-forked command,
-   * which each join the run's cgroup themselves and so need not wait for
-   * each other. */
   /* The admission slot now lasts as long as the sandbox (sbx_admit.h);
    * not tied, nothing runs: the cold path tries again and says why. */
   if (req->on_init && req->on_init(req->on_init_ctx, reply.init_pid) != 0) {
@@ -468,6 +462,12 @@ int sbx_warm_run(const struct sbx_run_request *req, uint64_t tmax, struct sbx_ru
                      (int)reply.init_pid);
     goto kill_declined;
   }
+  /* The go only once the server said STARTED: a request it answers late
+   * (after we gave up and ran cold) then finds the sync pipe closed and
+   * pid 1 exits without running anything; the command never runs twice.
+   * Two bytes: one for pid 1, one for the spare's pre-forked command,
+   * which each join the run's cgroup themselves and so need not wait for
+   * each other. */
   if (write(sync_pipe[1], "gg", 2) != 2) {
     sbx_warm_decline(res, tmax, "releasing the sandbox: %s", strerror(errno));
     goto kill_declined;

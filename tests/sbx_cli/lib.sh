@@ -96,7 +96,7 @@ proc_running() { [[ -n $(procs_matching "$1") ]]; }
 # proc_start PID: field 22 of /proc/PID/stat (start time), empty when the
 # process is gone or a zombie.
 proc_start() {
-  local stat
+  local stat f
   stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
   stat=${stat##*) }
   read -r -a f <<<"$stat"
