@@ -92,6 +92,18 @@ procs_matching() {
   done
 }
 proc_running() { [[ -n $(procs_matching "$1") ]]; }
+# Waits (up to 4 s) until STATE has no holder and no waiter. A SIGKILLed
+# sbx's slot is also guarded by its sandbox's pid 1 (cs_shared_guard),
+# which dies of its parent-death signal a moment after sbx: the slot comes
+# back once that is gone, not before, and not never. Prints the last check.
+slots_free_soon() {
+  local out
+  for _ in $(seq 80); do out=$("$SBX_SLOTS" check "$1") && break; sleep 0.05; done
+  out=$("$SBX_SLOTS" check "$1")
+  local rc=$?
+  echo "$out"
+  return $rc
+}
 
 # proc_start PID: field 22 of /proc/PID/stat (start time), empty when the
 # process is gone or a zombie.

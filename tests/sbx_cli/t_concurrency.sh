@@ -46,7 +46,7 @@ echo "$ok runs exited 0, $killed sbx SIGKILLed, at most $max sandboxes at once"
 ((max <= cap)) && pass "at most $cap at once ($max)" || fail "$max sandboxes ran at once, tier has $cap slots"
 ((max >= 2)) || fail "runs never overlapped ($max): the test proved nothing"
 ((ok >= RUNS - killed)) && pass "every run not killed succeeded" || fail "only $ok of $((RUNS - killed)) succeeded"
-out=$("$SBX_SLOTS" check "$STATE") && pass "every slot free: $out" || fail "slots leaked: $out"
+out=$(slots_free_soon "$STATE") && pass "every slot free: $out" || fail "slots leaked: $out"
 run_sbx run --tier "$tier" --no-wait -- true
 expect_rc 0 "a new run is admitted at once"
 finish
