@@ -260,7 +260,7 @@ static bool sbx_plan_fresh_ex(const struct sbx_plan *p, bool skip_watched, char 
   for (size_t i = 0; i < p->n_probes; i++) {
     const struct sbx_probe *old = &p->probes[i];
     struct sbx_probe now = {.path = old->path, .kind = old->kind};
-    bool same;
+    bool same, racy = false;
     if (skip_watched && old->watched)
       continue;
     sbx_probe_fill(&now);
@@ -270,9 +270,15 @@ static bool sbx_plan_fresh_ex(const struct sbx_plan *p, bool skip_watched, char 
     } else {
       same = old->exists == now.exists &&
              (!old->exists || (old->dev == now.dev && old->ino == now.ino && old->type == now.type));
-      if (same && old->exists && old->kind == SBX_PROBE_LIST)
-        same = sbx_ts_eq(&old->mtime, &now.mtime) && sbx_ts_eq(&old->ctime, &now.ctime) &&
-               !sbx_ts_racy(&old->mtime, &old->taken) && !sbx_ts_racy(&old->ctime, &old->taken);
+      if (same && old->exists && old->kind == SBX_PROBE_LIST) {
+        same = sbx_ts_eq(&old->mtime, &now.mtime) && sbx_ts_eq(&old->ctime, &now.ctime);
+        racy = same && (sbx_ts_racy(&old->mtime, &old->taken) || sbx_ts_racy(&old->ctime, &old->taken));
+      }
+    }
+    if (racy) {
+      snprintf(why, why_len, "%s changed within 2 s before the template was made (coarse timestamps)",
+               old->path);
+      return false;
     }
     if (!same) {
       snprintf(why, why_len, "%s changed since the template was made", old->path);
