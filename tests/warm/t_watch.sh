@@ -48,7 +48,7 @@ expect_err "start-up: warm \(template rebuilt: .*\.aws" "rebuilt because ~/.aws 
 # Arm again, then swap the directory ~/.ssh points to: the same path names
 # a new directory, which the old view's mask (on the old one) does not
 # cover.
-arm || fail "the rebuilt template was never armed"
+arm || fail "the rebuilt template was never armed; server log: $(tail -20 "$T/serve.log")"
 mv "$Q/ws/keys" "$Q/ws/keys.old"
 mkdir -p "$Q/ws/keys/k1"
 echo new-key >"$Q/ws/keys/k1/id"
