@@ -1165,7 +1165,7 @@ cleanup:
 
 static int sbx_serve_listen(struct sbx_srv *s)
 {
-  struct sockaddr_un sa = {.sun_family = AF_UNIX};
+  struct sockaddr_un sa = {.sun_family = AF_UNIX}, tmp = {.sun_family = AF_UNIX};
   const char *path = s->o->socket_path;
   char dir[PATH_MAX], lock[PATH_MAX + 16], *slash;
   struct stat st;
@@ -1187,7 +1187,7 @@ static int sbx_serve_listen(struct sbx_srv *s)
     return -EPERM;
   }
   /* One server per directory, for its whole life: two starting at once
-   * would both unlink and bind the socket (one then serving unreachable). */
+   * would both bind and rename the socket (one then serving unreachable). */
   if ((size_t)snprintf(lock, sizeof lock, "%s/serve.lock", dir) >= sizeof lock)
     return -ENAMETOOLONG;
   s->lock_fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -1208,12 +1208,25 @@ static int sbx_serve_listen(struct sbx_srv *s)
     close(fd);
     return -EADDRINUSE;
   }
-  unlink(path); /* a dead server's socket */
+  /* Bound under a temporary name and renamed once listening: bind alone
+   * makes the name appear, and a client connecting before listen() would
+   * be refused (and start cold) although the server is up. The lock makes
+   * the temporary name ours alone. */
+  if ((size_t)snprintf(tmp.sun_path, sizeof tmp.sun_path, "%s/serve.sock.new", dir) >=
+      sizeof tmp.sun_path) {
+    close(fd);
+    return fprintf(stderr, "sbx serve: socket path too long: %s\n", path), -ENAMETOOLONG;
+  }
+  unlink(tmp.sun_path);
   old = umask(0077);
-  rc = bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(fd, 64) < 0 ? -errno : 0;
+  rc = bind(fd, (struct sockaddr *)&tmp, sizeof tmp) < 0 || listen(fd, 64) < 0 ||
+               rename(tmp.sun_path, path) < 0
+           ? -errno
+           : 0;
   umask(old);
   if (rc < 0) {
     fprintf(stderr, "sbx serve: %s: %s\n", path, strerror(-rc));
+    unlink(tmp.sun_path);
     close(fd);
     return rc;
   }
