@@ -1215,7 +1215,9 @@ static int sbx_serve_listen(struct sbx_srv *s)
   if ((size_t)snprintf(tmp.sun_path, sizeof tmp.sun_path, "%s/serve.sock.new", dir) >=
       sizeof tmp.sun_path) {
     close(fd);
-    return fprintf(stderr, "sbx serve: socket path too long: %s\n", path), -ENAMETOOLONG;
+    return fprintf(stderr, "sbx serve: socket path too long for its temporary name %s/%s\n", dir,
+                   "serve.sock.new"),
+           -ENAMETOOLONG;
   }
   unlink(tmp.sun_path);
   old = umask(0077);

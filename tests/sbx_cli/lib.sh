@@ -97,10 +97,13 @@ proc_running() { [[ -n $(procs_matching "$1") ]]; }
 # which dies of its parent-death signal a moment after sbx: the slot comes
 # back once that is gone, not before, and not never. Prints the last check.
 slots_free_soon() {
-  local out
-  for _ in $(seq 80); do out=$("$SBX_SLOTS" check "$1") && break; sleep 0.05; done
-  out=$("$SBX_SLOTS" check "$1")
-  local rc=$?
+  local out rc
+  for _ in $(seq 80); do
+    out=$("$SBX_SLOTS" check "$1")
+    rc=$?
+    ((rc == 0)) && break
+    sleep 0.05
+  done
   echo "$out"
   return $rc
 }
