@@ -24,6 +24,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../admission/check_run.h"
+
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
 #endif
@@ -135,17 +137,11 @@ int main(int argc, char **argv)
 {
   Suite *s = suite_create("serve_listen");
   TCase *tc = tcase_create("listen");
-  SRunner *sr;
-  int failed;
   if (argc != 2)
     return fprintf(stderr, "usage: %s SBX\n", argv[0]), 2;
   sbx_path = argv[1];
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, t_name_means_listening);
   suite_add_tcase(s, tc);
-  sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return test_check_run(s);
 }

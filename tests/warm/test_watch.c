@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "sbx_internal.h"
+#include "../admission/check_run.h"
 #include "../confine/test_tree.h"
 
 static char root[PATH_MAX];
@@ -275,13 +276,7 @@ static Suite *watch_suite(void)
 
 int main(void)
 {
-  SRunner *sr;
-  int failed;
   if (!tmp_private() || !tmp_watchable())
     return 77;
-  sr = srunner_create(watch_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return test_check_run(watch_suite());
 }
