@@ -188,7 +188,8 @@ static void sbx_stdio_fill(void)
 
 /* The end of the command's preparation, cold and warm alike: a failure
  * already in *f is reported; capabilities, the approvals' notify filter,
- * READY, seccomp (last), execve. Never returns. */
+ * READY, the address-space limit (nothing of sbx's allocates after it),
+ * seccomp (last), execve. Never returns. */
 _Noreturn void sbx_command_exec(const struct sbx_cmd *c, int ctl, struct sbx_fail *f)
 {
   int err;
@@ -201,6 +202,8 @@ _Noreturn void sbx_command_exec(const struct sbx_cmd *c, int ctl, struct sbx_fai
     goto fail;
   /* The supervisor learns our host pid from this message's credentials. */
   sbx_send(ctl, SBX_MSG_READY, NULL, 0);
+  if (sbx_memory_limit_apply(c->plan->profile, f) < 0)
+    goto fail;
   if (sbx_seccomp_load(c->plan->profile, !(c->flags & SBX_RUN_NO_KMSG), f) < 0)
     goto fail;
   err = sbx_exec(c->argv, c->envp);

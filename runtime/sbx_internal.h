@@ -237,8 +237,11 @@ int sbx_landlock_ruleset(const struct sbx_plan *plan, enum sbx_ll_part part, int
 /* landlock_restrict_self with a finished ruleset (after no_new_privs). */
 int sbx_landlock_restrict(int ruleset, int abi, struct sbx_fail *f);
 
-/* Resource limits of the profile (and RLIMIT_CORE = 0). */
+/* Resource limits of the profile (and RLIMIT_CORE = 0), all but the
+ * address space, which sbx_memory_limit_apply sets after sbx's last
+ * allocation in the command's process, just before seccomp. */
 int sbx_rlimits_apply(const struct cs_profile *p, struct sbx_fail *f);
+int sbx_memory_limit_apply(const struct cs_profile *p, struct sbx_fail *f);
 /* no_new_privs first: Landlock and seccomp need it, and it makes every
  * later exec unable to gain privileges. */
 int sbx_nnp_apply(struct sbx_fail *f);

@@ -1,8 +1,9 @@
 /* sbx_privs: the last steps before execve in the command's process:
  * resource limits, no_new_privs, capabilities and securebits, the seccomp
  * filter. Order matters and is fixed by sbx_confine.c: rlimits, nnp,
- * Landlock, capabilities, seccomp (last, so sbx's own setup calls need not
- * be allowed by the profile's filter). */
+ * Landlock, capabilities, the address-space limit (after sbx's last
+ * allocation), seccomp (last, so sbx's own setup calls need not be allowed
+ * by the profile's filter). */
 #include <errno.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -48,9 +49,6 @@ int sbx_rlimits_apply(const struct cs_profile *p, struct sbx_fail *f)
    * them into the workspace. */
   if ((rc = sbx_rlimit(RLIMIT_CORE, "RLIMIT_CORE", 0, 0, f)) < 0)
     return rc;
-  if (l->max_memory_bytes &&
-      (rc = sbx_rlimit(RLIMIT_AS, "RLIMIT_AS", l->max_memory_bytes, l->max_memory_bytes, f)) < 0)
-    return rc;
   /* CPU: SIGXCPU at the limit (a program may save its work), SIGKILL one
    * second later. */
   if (l->max_cpu_seconds && (rc = sbx_rlimit(RLIMIT_CPU, "RLIMIT_CPU", l->max_cpu_seconds,
@@ -66,6 +64,22 @@ int sbx_rlimits_apply(const struct cs_profile *p, struct sbx_fail *f)
                                            l->max_file_size, f)) < 0)
     return rc;
   return 0;
+}
+
+/* The address-space limit, apart from the others and applied last, right
+ * before the seccomp filter (sbx_command_exec): after it sbx's own code in
+ * the command's process allocates nothing. Applied earlier, every later
+ * malloc of sbx's (libcap's sets, the warm request's argv) had to fit the
+ * profile's limit, and an AddressSanitizer build, whose shadow mappings
+ * alone exceed any such limit, could not map one more page ("Failed to
+ * mmap" aborts under load). Nothing of the command runs before execve, so
+ * the command is limited from its first instruction either way. */
+int sbx_memory_limit_apply(const struct cs_profile *p, struct sbx_fail *f)
+{
+  uint64_t max = p->limits.max_memory_bytes;
+  if (max == 0)
+    return 0;
+  return sbx_rlimit(RLIMIT_AS, "RLIMIT_AS", max, max, f);
 }
 
 int sbx_nnp_apply(struct sbx_fail *f)
