@@ -599,7 +599,9 @@ static ssize_t sbx_warm_recv(int sock, char *buf, size_t size, int *fds, int *n_
  * sbx run, the spare's would otherwise have the server's. pid 1 (this
  * process) takes them on, applies the profile's over them exactly as the
  * cold command does (sbx_rlimits_apply: never above the caller's hard
- * limit), and copies the result to the pre-forked command `cmd`, whose
+ * limit; the address space stays the caller's here, the command lowers it
+ * to the profile's itself just before seccomp, warm as cold), and copies
+ * the result to the pre-forked command `cmd`, whose
  * limits are the profile's over the server's: the copy only lowers them
  * (the caller's could not be taken on here if they were above the
  * server's, and without CAP_SYS_RESOURCE nothing here can raise a hard
@@ -1112,6 +1114,11 @@ static void sbx_serve_request(struct sbx_srv *s, struct sbx_conn *c)
   } else if (!t)
     snprintf(note, sizeof note, "template built");
   if (!t) {
+    /* Building takes a fork, the view's mounts and (no-shell profiles)
+     * ~1,000 Landlock rules: a few ms, seconds on a loaded machine. Say
+     * so, or the client's bound for a stuck server runs out first and a
+     * healthy server's run goes cold. */
+    sbx_send_reply(c->fd, SBX_WARM_BUILDING, 0, 0, 0, -1, NULL);
     if ((rc = sbx_tmpl_build(s, &k, why, sizeof why)) < 0)
       goto refuse;
     for (int i = 0; i < s->n_tmpl && !t; i++)

@@ -34,10 +34,16 @@
 #define SYS_pidfd_send_signal 424
 #endif
 
-/* How long the server may take to answer a request: a fork, or building
- * a template first (a few ms); a slower answer means a stuck server, and
- * the run goes cold. */
-#define SBX_WARM_REPLY_MS 5000
+/* How long the server may take to answer a request: a fork from a ready
+ * spare and the freshness check take a few ms, but the request may queue
+ * behind the server's making of the previous run's spares, seconds on a
+ * loaded machine (5 s sent runs cold under ctest -j4 with the CPUs busy).
+ * Only a server stuck this long sends the run cold. */
+#define SBX_WARM_REPLY_MS 20000
+/* After the server said BUILDING: a template is being made (a fork, the
+ * view's mounts, the shared Landlock layer), which on a loaded machine can
+ * take seconds; a server that said it is working gets this long. */
+#define SBX_WARM_BUILD_MS 60000
 /* How long the report of pid 1's status may lag behind its last message. */
 #define SBX_WARM_DONE_MS 10000
 
@@ -420,7 +426,13 @@ int sbx_warm_run(const struct sbx_run_request *req, uint64_t tmax, struct sbx_ru
    * refused. */
   if (!(req->flags & SBX_RUN_NO_KMSG))
     kmsg = sbx_above_stdio(sbx_kmsg_open());
-  if ((rc = sbx_warm_reply(server, &reply, &pidfd, SBX_WARM_REPLY_MS)) < 0) {
+  rc = sbx_warm_reply(server, &reply, &pidfd, SBX_WARM_REPLY_MS);
+  if (rc == 0 && reply.kind == SBX_WARM_BUILDING) {
+    if (pidfd >= 0)
+      close(pidfd);
+    rc = sbx_warm_reply(server, &reply, &pidfd, SBX_WARM_BUILD_MS);
+  }
+  if (rc < 0) {
     sbx_warm_decline(res, tmax, "server did not answer: %s", strerror(-rc));
     goto declined;
   }

@@ -28,7 +28,7 @@
 /* 2: the pre-forked command's two-byte go; 3: also the caller's process
  * settings. A client and server of different versions do not talk: the
  * run goes cold. */
-#define SBX_WARM_VERSION 3u
+#define SBX_WARM_VERSION 4u
 /* Resource limits sent (RLIM_NLIMITS is 16 on Linux; checked in sbx_warm.c). */
 #define SBX_WARM_RLIMITS 16
 /* Larger requests (huge argv or environment) run cold. */
@@ -65,6 +65,10 @@ enum sbx_warm_kind {
   SBX_WARM_STARTED = 1,
   SBX_WARM_REFUSED = 2,
   SBX_WARM_DONE = 3,
+  /* Sent before a template is built or rebuilt (no descriptor, no pid):
+   * the server is alive and working, the client waits longer for the
+   * STARTED or REFUSED that follows (sbx_warm.c). */
+  SBX_WARM_BUILDING = 4,
 };
 
 struct sbx_warm_reply {

@@ -25,9 +25,9 @@ r, w = os.pipe()
 st = os.stat(ws)
 argv = [b"/bin/true"]
 strs = [profile.encode(), ws_sent.encode(), b"/root"] + argv + [b"PATH=/usr/bin:/bin"]
-hdr = struct.pack("<IIQQQIIIIII", 0x77786273, 3, fp, st.st_dev, st.st_ino,
+hdr = struct.pack("<IIQQQIIIIII", 0x77786273, 4, fp, st.st_dev, st.st_ino,
                   os.geteuid(), os.getegid(), flags, len(argv), 1, 5)
-# Since protocol version 3: this process's umask, nice, OOM score adjustment, rlimits, CPUs.
+# Since protocol version 3 (4: the BUILDING reply): this process's umask, nice, OOM score adjustment, rlimits, CPUs.
 mask = os.umask(0)
 os.umask(mask)
 hdr += struct.pack("<IiiI", mask, os.getpriority(os.PRIO_PROCESS, 0),
@@ -48,6 +48,9 @@ try:
     s.sendmsg([msg], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
                        struct.pack("5i", 0, 1, 2, b.fileno(), r))])
     data = s.recv(4096)
+    # BUILDING (kind 4) says a template is being made; the answer follows.
+    while len(data) >= 8 and struct.unpack("<Ii", data[:8])[1] == 4:
+        data = s.recv(4096)
 except OSError as e:
     print("closed (%s)" % e.strerror)
     sys.exit(0)
