@@ -440,7 +440,7 @@ static Suite *suite(void)
 {
   Suite *s = suite_create("admission");
   TCase *tc = tcase_create("unit");
-  tcase_set_timeout(tc, 30);
+  tcase_set_timeout(tc, 300);
   tcase_add_test(tc, create_rejects_bad_tables);
   tcase_add_test(tc, lookups_by_name);
   tcase_add_test(tc, admit_progress_complete);

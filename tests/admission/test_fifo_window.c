@@ -72,7 +72,7 @@ int main(void)
 {
   Suite *su = suite_create("admission_fifo_window");
   TCase *tc = tcase_create("window");
-  tcase_set_timeout(tc, 30);
+  tcase_set_timeout(tc, 300);
   tcase_add_test(tc, no_overtaking_in_the_window);
   suite_add_tcase(su, tc);
   return test_check_run(su);

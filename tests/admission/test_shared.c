@@ -402,7 +402,7 @@ int main(void)
 {
   Suite *s = suite_create("admission_shared");
   TCase *tc = tcase_create("shared");
-  tcase_set_timeout(tc, 60);
+  tcase_set_timeout(tc, 300);
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, shared_basic);
   tcase_add_test(tc, shared_guard_holds_slot);

@@ -786,7 +786,7 @@ END_TEST
 static Suite *analysis_suite(void) {
   Suite *s = suite_create("analysis");
   TCase *tc = tcase_create("core");
-  tcase_set_timeout(tc, 60);
+  tcase_set_timeout(tc, 300);
   tcase_add_test(tc, test_two_locks_classes);
   tcase_add_test(tc, test_initial_outside_safe_set);
   tcase_add_test(tc, test_state_limit);
@@ -798,19 +798,19 @@ static Suite *analysis_suite(void) {
   tcase_add_test(tc, test_degenerate_nets);
   suite_add_tcase(s, tc);
   TCase *cross = tcase_create("cross-check");
-  tcase_set_timeout(cross, 120);
+  tcase_set_timeout(cross, 300);
   tcase_add_test(cross, test_cross_two_locks);
   tcase_add_test(cross, test_cross_philosophers);
   tcase_add_test(cross, test_cross_random);
   suite_add_tcase(s, cross);
   TCase *threads = tcase_create("threads");
-  tcase_set_timeout(threads, 120);
+  tcase_set_timeout(threads, 300);
   tcase_add_test(threads, test_threads_philosophers);
   tcase_add_test(threads, test_threads_widening);
   tcase_add_test(threads, test_threads_multiword);
   suite_add_tcase(s, threads);
   TCase *semi = tcase_create("semiflows");
-  tcase_set_timeout(semi, 60);
+  tcase_set_timeout(semi, 300);
   tcase_add_test(semi, test_semiflow_random);
   tcase_add_test(semi, test_semiflow_philosophers);
   tcase_add_test(semi, test_semiflow_give_up);

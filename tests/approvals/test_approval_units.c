@@ -333,7 +333,7 @@ int main(int argc, char **argv)
   if (argc != 2)
     return 2;
   g_dir = argv[1];
-  tcase_set_timeout(tc, 60);
+  tcase_set_timeout(tc, 300);
   tcase_add_test(tc, exec_outcomes);
   tcase_add_test(tc, exec_hang_times_out);
   tcase_add_test(tc, no_approver_denies);

@@ -800,7 +800,7 @@ END_TEST
 static Suite *suite(bool moby) {
   Suite *s = suite_create("bpf");
   TCase *tc = tcase_create(moby ? "moby" : "core");
-  tcase_set_timeout(tc, 60);
+  tcase_set_timeout(tc, 300);
   if (moby) {
     tcase_add_test(tc, test_moby_default);
     tcase_add_test(tc, test_moby_runc);

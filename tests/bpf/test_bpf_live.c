@@ -428,7 +428,7 @@ int main(void) {
   }
   Suite *s = suite_create("bpf_live");
   TCase *tc = tcase_create("live");
-  tcase_set_timeout(tc, 30);
+  tcase_set_timeout(tc, 300);
   tcase_add_checked_fixture(tc, setup_live, teardown_live);
   tcase_add_test(tc, test_live_allowed_and_errno);
   tcase_add_test(tc, test_live_kill_process);

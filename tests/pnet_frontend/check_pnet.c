@@ -583,7 +583,7 @@ static Suite *pnet_suite(void) {
   tcase_add_test(lowering, rejects_semantic_errors);
   suite_add_tcase(s, lowering);
   TCase *limits = tcase_create("limits");
-  tcase_set_timeout(limits, 30);
+  tcase_set_timeout(limits, 300);
   tcase_add_test(limits, limit_places);
   tcase_add_test(limits, limit_transitions_assertions_constants);
   tcase_add_test(limits, limit_iterations);

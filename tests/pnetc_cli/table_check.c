@@ -221,7 +221,7 @@ int main(int argc, char **argv) {
   recorded_path = argv[2];
   Suite *s = suite_create("pnetc_tables");
   TCase *tc = tcase_create("table");
-  tcase_set_timeout(tc, 60);
+  tcase_set_timeout(tc, 300);
   tcase_add_test(tc, test_header);
   tcase_add_test(tc, test_state_count);
   tcase_add_test(tc, test_initial_row);

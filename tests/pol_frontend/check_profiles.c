@@ -305,7 +305,7 @@ int main(int argc, char **argv) {
   Suite *s = suite_create("profiles");
   TCase *tc = tcase_create("seed");
   tcase_add_checked_fixture(tc, setup, teardown);
-  tcase_set_timeout(tc, 60);
+  tcase_set_timeout(tc, 300);
   tcase_add_loop_test(tc, test_required_denials, 0, 4);
   tcase_add_loop_test(tc, test_terminal_injection_everywhere, 0, 4);
   tcase_add_loop_test(tc, test_network_by_profile, 0, 4);

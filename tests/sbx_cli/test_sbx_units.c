@@ -523,7 +523,7 @@ int main(int argc, char **argv)
   int failed;
 
   golden_dir = argc > 1 ? argv[1] : ".";
-  tcase_set_timeout(tc, 30);
+  tcase_set_timeout(tc, 300);
   tcase_add_test(tc, cli_run_options);
   tcase_add_test(tc, cli_command_options_are_not_ours);
   tcase_add_test(tc, cli_approvals);

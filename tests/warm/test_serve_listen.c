@@ -140,7 +140,7 @@ int main(int argc, char **argv)
   if (argc != 2)
     return fprintf(stderr, "usage: %s SBX\n", argv[0]), 2;
   sbx_path = argv[1];
-  tcase_set_timeout(tc, 60);
+  tcase_set_timeout(tc, 300);
   tcase_add_test(tc, t_name_means_listening);
   suite_add_tcase(s, tc);
   return test_check_run(s);
