@@ -3,6 +3,7 @@
  * run that the file stops growing. */
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "esc_common.h"
@@ -40,6 +41,14 @@ int main(int argc, char **argv)
     }
     _exit(0);
   }
-  usleep(100000); /* let the daemon start writing */
-  return 0;
+  /* Exit only once the daemon has written: the driver's checks need a
+   * daemon that ran, and a fixed pause was too short on a loaded machine.
+   * Bounded (20 s): a daemon that never writes fails the run. */
+  for (int i = 0; i < 2000; i++) {
+    struct stat st;
+    if (stat(argv[1], &st) == 0 && st.st_size > 0)
+      return 0;
+    usleep(10000);
+  }
+  return 3;
 }
