@@ -16,11 +16,15 @@ cap=$("$SBX_SLOTS" capacity "$tier") || { fail "no capacity for tier $tier"; fin
 ((cap >= 1 && cap < RUNS)) || skip "tier $tier admits $cap at once; need fewer than $RUNS"
 echo "tier $tier: $cap slots, $RUNS runs"
 
+# Each sleep carries this test's own tag as a second, tiny duration
+# (sleep adds its arguments): the count sees only this test's sandboxes,
+# never another test's or another checkout's on the same machine.
+tag=$(printf '0.00000%06d' $$)
 # Monitor: the most sandboxed sleeps alive at one time (at one instant:
 # lib.sh procs_matching_at_once).
 ( max=0
   while [[ ! -e $T/stop ]]; do
-    n=$(procs_matching_at_once "sleep 0\.3[0-9][0-9]" | wc -l)
+    n=$(procs_matching_at_once "sleep 0\.3[0-9][0-9] ${tag//./\\.}" | wc -l)
     ((n > max)) && max=$n && echo "$max" >"$T/max"
     sleep 0.01
   done ) &
@@ -28,7 +32,7 @@ mon=$!
 
 pids=()
 for i in $(seq $RUNS); do
-  "$SBX" run --tier "$tier" -- sleep "0.3$(printf %02d $((i % 100)))" >/dev/null 2>&1 &
+  "$SBX" run --tier "$tier" -- sleep "0.3$(printf %02d $((i % 100)))" "$tag" >/dev/null 2>&1 &
   pids+=($!)
 done
 killed=0
