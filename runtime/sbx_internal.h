@@ -84,6 +84,10 @@ struct sbx_mount_entry {
   char *target; /* SYMLINK: link text */
   enum sbx_mount_kind kind;
   bool is_dir;
+  /* BIND_*: mounted noexec (and so no file of it can be executed or mapped
+   * PROT_EXEC, the ELF loader's way in): no Landlock EXECUTE rule reaches a
+   * file that lives on this mount (sbx_plan_noexec). */
+  bool noexec;
   const char *why; /* for error messages: "system", "workspace", "denied path rule" */
 };
 
@@ -120,6 +124,11 @@ struct sbx_plan {
   char *workspace; /* resolved, absolute */
   bool workspace_writable;
   bool tmp_writable;
+  /* The private /tmp (HOME is on it) and /dev/shm are noexec; the host's
+   * root as the view's base (full_root) too: sbx_plan_noexec. */
+  bool tmp_noexec;
+  bool shm_noexec;
+  bool root_noexec;
   bool net_blocked;
   bool shell_none;
   bool userns; /* sbx is not root */
