@@ -213,6 +213,11 @@ int sbx_mount_template(const struct sbx_plan *plan, struct sbx_fail *f);
  * /tmp (the plan's entries under /tmp moved onto it), /dev/shm and /proc,
  * exactly as sbx_mount_build makes them; then chdir to the workspace. */
 int sbx_mount_fresh(const struct sbx_plan *plan, struct sbx_fail *f);
+/* As pid 1 of the sandbox's pid namespace, before the command exists: no
+ * executable memfd in that namespace for a profile without a shell
+ * (sbx_memfd.c). 0 also when the kernel or a user namespace does not
+ * offer it (the filter is the profile's layer); -errno with *f filled. */
+int sbx_memfd_noexec(const struct sbx_plan *plan, struct sbx_fail *f);
 /* Can a template and sbx_mount_fresh reproduce this plan's view? (Not
  * over the host's root; no symlink entry under /tmp.) */
 bool sbx_mount_warm_ok(const struct sbx_plan *plan);

@@ -15,6 +15,7 @@
  *   esc_exec loads LIB...     positive control: exit 0 when every LIB loads
  *   esc_exec memfd SRC        SRC copied into a memfd, then executed from it
  *                             and mapped PROT_EXEC
+ *   esc_exec memfd_exec SRC   the same, executed only (not mapped)
  *   esc_exec tmpfile SRC DIR... the same with an O_TMPFILE in each DIR
  *   esc_exec wx WHAT...       code written at run time, then called:
  *                             mmap_wx mmap_anon_x mprotect_x pkey_mprotect_x
@@ -208,7 +209,7 @@ static void esc_anon_exec(const void *arg)
   esc_fail_errno();
 }
 
-static void esc_anon_try(int fd, const char *src, const char *what)
+static void esc_anon_try(int fd, const char *src, const char *what, bool map)
 {
   struct esc_anon a = {fd, src};
   char w[PATH_MAX + 64];
@@ -223,7 +224,7 @@ static void esc_anon_try(int fd, const char *src, const char *what)
   }
   esc_attempt_child(esc_child(esc_anon_exec, &a), 0, what);
   snprintf(w, sizeof w, "%s, mapped PROT_EXEC", what);
-  {
+  if (map) {
     void *m = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
     errno = m == MAP_FAILED ? errno : 0;
     ESC_ATTEMPT(m != MAP_FAILED, w);
@@ -235,11 +236,11 @@ static void esc_anon_try(int fd, const char *src, const char *what)
 #define MFD_EXEC 0x10u
 #endif
 
-static void esc_memfd(const char *src)
+static void esc_memfd(const char *src, bool map)
 {
-  esc_anon_try((int)syscall(SYS_memfd_create, "sbx-esc", 0u), src, "memfd_create + fexecve");
+  esc_anon_try((int)syscall(SYS_memfd_create, "sbx-esc", 0u), src, "memfd_create + fexecve", map);
   esc_anon_try((int)syscall(SYS_memfd_create, "sbx-esc", MFD_EXEC), src,
-               "memfd_create(MFD_EXEC) + fexecve");
+               "memfd_create(MFD_EXEC) + fexecve", map);
 }
 
 static void esc_tmpfile(const char *src, char **dirs, int n_dirs)
@@ -247,7 +248,7 @@ static void esc_tmpfile(const char *src, char **dirs, int n_dirs)
   char what[PATH_MAX + 64];
   for (int i = 0; i < n_dirs; i++) {
     snprintf(what, sizeof what, "O_TMPFILE in %s + fexecve", dirs[i]);
-    esc_anon_try(open(dirs[i], O_TMPFILE | O_RDWR, 0755), src, what);
+    esc_anon_try(open(dirs[i], O_TMPFILE | O_RDWR, 0755), src, what, true);
   }
 }
 
@@ -378,7 +379,7 @@ static int esc_wx_run(const char *name)
 int main(int argc, char **argv)
 {
   if (argc < 3)
-    ESC_USAGE("esc_exec loader|place|runs|dlopen|loads|memfd|tmpfile|wx ARG...");
+    ESC_USAGE("esc_exec loader|place|runs|dlopen|loads|memfd|memfd_exec|tmpfile|wx ARG...");
   if (strcmp(argv[1], "loader") == 0) {
     for (int i = 2; i < argc; i++)
       esc_loader(argv[i]);
@@ -404,8 +405,8 @@ int main(int argc, char **argv)
       if (!dlopen(argv[i], RTLD_NOW | RTLD_LOCAL))
         return fprintf(stderr, "does not load: %s\n", dlerror()), 1;
     return 0;
-  } else if (strcmp(argv[1], "memfd") == 0) {
-    esc_memfd(argv[2]);
+  } else if (strcmp(argv[1], "memfd") == 0 || strcmp(argv[1], "memfd_exec") == 0) {
+    esc_memfd(argv[2], strcmp(argv[1], "memfd") == 0);
   } else if (strcmp(argv[1], "tmpfile") == 0) {
     esc_tmpfile(argv[2], argv + 3, argc - 3);
   } else if (strcmp(argv[1], "wx") == 0) {
@@ -414,6 +415,6 @@ int main(int argc, char **argv)
         ESC_USAGE("esc_exec wx mmap_wx|mmap_anon_x|mprotect_x|pkey_mprotect_x|shmat_exec|"
                   "proc_mem|personality...");
   } else
-    ESC_USAGE("esc_exec loader|place|runs|dlopen|loads|memfd|tmpfile|wx ARG...");
+    ESC_USAGE("esc_exec loader|place|runs|dlopen|loads|memfd|memfd_exec|tmpfile|wx ARG...");
   ESC_DONE();
 }
