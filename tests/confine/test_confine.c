@@ -828,8 +828,8 @@ END_TEST
  * READ_IMPLIES_EXEC). */
 START_TEST(t_exec_wx)
 {
-  static const char *const wx[] = {"mmap_wx",    "mmap_anon_x", "mprotect_x", "pkey_mprotect_x",
-                                   "shmat_exec", "proc_mem",    "personality"};
+  static const char *const wx[] = {"mmap_wx",    "mmap_anon_x", "mprotect_x",  "pkey_mprotect_x",
+                                   "shmat_exec", "proc_mem",    "ptrace_poke", "personality"};
   static const char *const jit[] = {"standard", "strict"};
   const struct cs_profile *perm;
   struct cs_profile weak;
@@ -840,13 +840,14 @@ START_TEST(t_exec_wx)
     assert_held(&res, false);
     return;
   }
-  RUN("hardened", &res, ESC("esc_exec"), "wx", wx[0], wx[1], wx[2], wx[3], wx[4], wx[5], wx[6]);
+  RUN("hardened", &res, ESC("esc_exec"), "wx", wx[0], wx[1], wx[2], wx[3], wx[4], wx[5], wx[6],
+      wx[7]);
   assert_held(&res, false);
   /* strict and standard allow JIT compilers (writable, then executable,
    * anonymous memory: docs/profiles.md); the other routes stay closed. */
   for (size_t i = 0; i < 2; i++) {
     RUN(jit[i], &res, ESC("esc_exec"), "wx", "pkey_mprotect_x", "shmat_exec", "proc_mem",
-        "personality");
+        "ptrace_poke", "personality");
     assert_held(&res, false);
   }
   /* Negative controls, one per route: with nothing refusing it

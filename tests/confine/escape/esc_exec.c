@@ -19,16 +19,18 @@
  *   esc_exec tmpfile SRC DIR... the same with an O_TMPFILE in each DIR
  *   esc_exec wx WHAT...       code written at run time, then called:
  *                             mmap_wx mmap_anon_x mprotect_x pkey_mprotect_x
- *                             shmat_exec proc_mem personality
+ *                             shmat_exec proc_mem ptrace_poke personality
  * A FILE or SRC is run as `FILE -c 'exit 0'` (a copy of bash then exits 0,
  * any other program ignores the words); "ran" means exit status 0. */
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
+#include <sys/ptrace.h>
 #include <sys/shm.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -338,6 +340,35 @@ static void esc_wx_proc_mem(const void *arg)
   }
 }
 
+/* A child's code page written with PTRACE_POKETEXT (FOLL_FORCE too),
+ * then called by the child. */
+static void esc_wx_ptrace(const void *arg)
+{
+  int st;
+  long word;
+  pid_t c = fork();
+  (void)arg;
+  if (c == 0) {
+    int (*volatile fn)(void) = esc_victim;
+    if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0)
+      esc_fail_errno();
+    raise(SIGSTOP);
+    _exit(fn());
+  }
+  if (c < 0 || waitpid(c, &st, 0) != c || !WIFSTOPPED(st))
+    _exit(1); /* the child said why */
+  errno = 0;
+  word = ptrace(PTRACE_PEEKTEXT, c, (void *)(uintptr_t)esc_victim, NULL);
+  if (errno == 0) {
+    memcpy(&word, esc_code, sizeof esc_code);
+    if (ptrace(PTRACE_POKETEXT, c, (void *)(uintptr_t)esc_victim, (void *)word) == 0 &&
+        ptrace(PTRACE_CONT, c, NULL, NULL) == 0 && waitpid(c, &st, 0) == c && WIFEXITED(st))
+      _exit(WEXITSTATUS(st));
+  }
+  kill(c, SIGKILL);
+  esc_fail_errno();
+}
+
 static void esc_wx_personality(const void *arg)
 {
   void *m;
@@ -363,6 +394,7 @@ static const struct {
     {"pkey_mprotect_x", esc_wx_mprotect, "pkey", "written page pkey_mprotect(PROT_EXEC), called"},
     {"shmat_exec", esc_wx_shmat, NULL, "shm written, attached again SHM_EXEC, code called"},
     {"proc_mem", esc_wx_proc_mem, NULL, "own code page written through /proc/self/mem, called"},
+    {"ptrace_poke", esc_wx_ptrace, NULL, "child's code page written by PTRACE_POKETEXT, called"},
     {"personality", esc_wx_personality, NULL, "READ_IMPLIES_EXEC, written page called"},
 };
 
@@ -413,7 +445,7 @@ int main(int argc, char **argv)
     for (int i = 2; i < argc; i++)
       if (esc_wx_run(argv[i]) < 0)
         ESC_USAGE("esc_exec wx mmap_wx|mmap_anon_x|mprotect_x|pkey_mprotect_x|shmat_exec|"
-                  "proc_mem|personality...");
+                  "proc_mem|ptrace_poke|personality...");
   } else
     ESC_USAGE("esc_exec loader|place|runs|dlopen|loads|memfd|memfd_exec|tmpfile|wx ARG...");
   ESC_DONE();
