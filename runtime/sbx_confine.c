@@ -298,7 +298,9 @@ _Noreturn void sbx_init_run(const struct sbx_init_args *a)
     sbx_fail_set(&f, SBX_LAYER_NAMESPACES, errno, "sethostname: %s", strerror(errno));
     goto fail;
   }
-  if (!a->view_ready && sbx_mount_build(a->cmd.plan, &f) < 0)
+  /* Warm: the spare did this when it started (sbx_serve.c). */
+  if (!a->view_ready &&
+      (sbx_memfd_noexec(a->cmd.plan, &f) < 0 || sbx_mount_build(a->cmd.plan, &f) < 0))
     goto fail;
   /* Warm: the command was forked ahead and prepared itself (sbx_serve.c);
    * it took its own byte of the client's go. */

@@ -100,6 +100,12 @@ enum sbx_run_flags {
   /* Do not look for the kernel's seccomp audit records after a run (they
    * name the refused system call); for callers that cannot read /dev/kmsg. */
   SBX_RUN_NO_KMSG = 1u << 1,
+  /* Tests only (the negative control of the noexec mounts, issue 12):
+   * every mount of the view that sbx would make noexec stays executable,
+   * as before the fix, so a test can show its escape program catches the
+   * hole. sbx's command line never sets it and the warm-start server
+   * refuses it (an unknown flag there), so a run with it is always cold. */
+  SBX_RUN_TEST_EXEC_MOUNTS = 1u << 2,
 };
 
 struct sbx_run_request {

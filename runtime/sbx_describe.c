@@ -70,11 +70,17 @@ int sbx_confine_describe(const struct sbx_run_request *req, FILE *out)
           plan.full_root ? "= the host root" : "= read-only tmpfs");
   for (size_t i = 0; i < plan.n_mounts; i++) {
     const struct sbx_mount_entry *e = &plan.mounts[i];
-    fprintf(out, "  %-8s %s%s%s  [%s]\n", sbx_kind_names[e->kind], e->path,
-            e->target ? " -> " : "", e->target ? e->target : "", e->why);
+    fprintf(out, "  %-8s %s%s%s  [%s]%s\n", sbx_kind_names[e->kind], e->path,
+            e->target ? " -> " : "", e->target ? e->target : "", e->why,
+            e->noexec || e->kind == SBX_MNT_MASK ? " noexec" : "");
   }
-  fprintf(out, "  tmpfs    /tmp (%s), /dev (null zero full random urandom shm), /proc (new)\n",
-          plan.tmp_writable ? "read-write" : "read-only");
+  fprintf(out,
+          "  tmpfs    /tmp (%s%s; HOME %s), /dev (noexec: null zero full random urandom; shm%s), "
+          "/proc (new, noexec)\n",
+          plan.tmp_writable ? "read-write" : "read-only", plan.tmp_noexec ? ", noexec" : "",
+          SBX_SANDBOX_HOME, plan.shm_noexec ? " noexec" : "");
+  if (plan.full_root && plan.root_noexec)
+    fprintf(out, "  the host root is noexec\n");
   fprintf(out, "landlock (ABI %d; handled: ", f.landlock_abi);
   sbx_print_rights(handled, out);
   fprintf(out, ")\n");

@@ -84,6 +84,10 @@ struct sbx_mount_entry {
   char *target; /* SYMLINK: link text */
   enum sbx_mount_kind kind;
   bool is_dir;
+  /* BIND_*: mounted noexec (and so no file of it can be executed or mapped
+   * PROT_EXEC, the ELF loader's way in): no Landlock EXECUTE rule reaches a
+   * file that lives on this mount (sbx_plan_noexec). */
+  bool noexec;
   const char *why; /* for error messages: "system", "workspace", "denied path rule" */
 };
 
@@ -120,6 +124,11 @@ struct sbx_plan {
   char *workspace; /* resolved, absolute */
   bool workspace_writable;
   bool tmp_writable;
+  /* The private /tmp (HOME is on it) and /dev/shm are noexec; the host's
+   * root as the view's base (full_root) too: sbx_plan_noexec. */
+  bool tmp_noexec;
+  bool shm_noexec;
+  bool root_noexec;
   bool net_blocked;
   bool shell_none;
   bool userns; /* sbx is not root */
@@ -204,6 +213,11 @@ int sbx_mount_template(const struct sbx_plan *plan, struct sbx_fail *f);
  * /tmp (the plan's entries under /tmp moved onto it), /dev/shm and /proc,
  * exactly as sbx_mount_build makes them; then chdir to the workspace. */
 int sbx_mount_fresh(const struct sbx_plan *plan, struct sbx_fail *f);
+/* As pid 1 of the sandbox's pid namespace, before the command exists: no
+ * executable memfd in that namespace for a profile without a shell
+ * (sbx_memfd.c). 0 also when the kernel or a user namespace does not
+ * offer it (the filter is the profile's layer); -errno with *f filled. */
+int sbx_memfd_noexec(const struct sbx_plan *plan, struct sbx_fail *f);
 /* Can a template and sbx_mount_fresh reproduce this plan's view? (Not
  * over the host's root; no symlink entry under /tmp.) */
 bool sbx_mount_warm_ok(const struct sbx_plan *plan);

@@ -203,8 +203,12 @@ static int sbx_mount_shm(const char *root, const struct sbx_plan *plan, struct s
 {
   char path[PATH_MAX];
   snprintf(path, sizeof path, "%s/dev/shm", root);
+  /* noexec: shared memory is data; code mapped from here would be code
+   * the command wrote (sbx_plan_noexec; only a rule granting execute on
+   * /dev/shm, i.e. on "/", lifts it). */
   if (mount("tmpfs", path, "tmpfs",
-            MS_NOSUID | MS_NODEV | MS_NOEXEC | (plan->tmp_writable ? 0 : MS_RDONLY),
+            MS_NOSUID | MS_NODEV | (plan->shm_noexec ? MS_NOEXEC : 0) |
+                (plan->tmp_writable ? 0 : MS_RDONLY),
             "mode=1777,size=64m") < 0)
     return sbx_mount_errno(f, "/dev/shm");
   return 0;
@@ -266,8 +270,15 @@ static int sbx_mount_tmp(const char *root, const struct sbx_plan *plan, struct s
   snprintf(opts, sizeof opts, "mode=1777,size=%llu", (unsigned long long)size);
   snprintf(path, sizeof path, "%s/tmp", root);
   snprintf(home, sizeof home, "%s" SBX_SANDBOX_HOME, root);
+  /* noexec unless an execute rule covers /tmp (sbx_plan_noexec): without
+   * it the ELF loader maps a program the command wrote here (or into its
+   * HOME, which is here) although Landlock refuses its execve. Binds
+   * below /tmp (a workspace there) are mounts of their own, with their
+   * own flags. */
   if ((mkdir(path, 01777) < 0 && errno != EEXIST) ||
-      mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0 || mkdir(home, 0700) < 0)
+      mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV | (plan->tmp_noexec ? MS_NOEXEC : 0),
+            opts) < 0 ||
+      mkdir(home, 0700) < 0)
     goto fail;
   return 0;
 fail:
@@ -289,10 +300,13 @@ static int sbx_mount_entries(const struct sbx_plan *plan, struct sbx_fail *f)
     }
     switch (e->kind) {
     case SBX_MNT_BIND_RO:
-      rc = sbx_bind(src, dst, e->is_dir, SBX_MOUNT_ATTR_RDONLY);
-      break;
     case SBX_MNT_BIND_RW:
-      rc = sbx_bind(src, dst, e->is_dir, 0);
+      /* noexec where no execute rule reaches the mount's files
+       * (sbx_plan_noexec): the workspace of a profile that does not
+       * execute from it, /etc, allowed paths without execute. */
+      rc = sbx_bind(src, dst, e->is_dir,
+                    (e->kind == SBX_MNT_BIND_RO ? SBX_MOUNT_ATTR_RDONLY : 0) |
+                        (e->noexec ? SBX_MOUNT_ATTR_NOEXEC : 0));
       break;
     case SBX_MNT_SYMLINK: {
       char parent[PATH_MAX];
@@ -357,6 +371,7 @@ static int sbx_mount_view(const struct sbx_plan *plan, bool tmpl, struct sbx_fai
     if (mount(SBX_OLD, SBX_NEW, NULL, MS_BIND | MS_REC, NULL) < 0)
       goto fail_errno;
     if ((rc = sbx_setattr(SBX_NEW, (plan->full_root_rw ? 0 : SBX_MOUNT_ATTR_RDONLY) |
+                                       (plan->root_noexec ? SBX_MOUNT_ATTR_NOEXEC : 0) |
                                        SBX_MOUNT_ATTR_NOSUID | SBX_MOUNT_ATTR_NODEV,
                           true)) < 0) {
       errno = -rc;
@@ -364,7 +379,10 @@ static int sbx_mount_view(const struct sbx_plan *plan, bool tmpl, struct sbx_fai
     }
   } else {
     what = "new root tmpfs";
-    if (mount("tmpfs", SBX_NEW, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m") < 0)
+    /* noexec: it holds mount points, symlinks and the masks' empty file,
+     * never a program (those are on the binds above it). */
+    if (mount("tmpfs", SBX_NEW, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755,size=1m") <
+        0)
       goto fail_errno;
   }
 
@@ -401,7 +419,9 @@ static int sbx_mount_view(const struct sbx_plan *plan, bool tmpl, struct sbx_fai
    * (only in the workspace and /tmp when the profile allows writing). */
   what = "read-only /";
   if (!plan->full_root &&
-      (rc = sbx_setattr("/", SBX_MOUNT_ATTR_RDONLY | SBX_MOUNT_ATTR_NOSUID | SBX_MOUNT_ATTR_NODEV,
+      (rc = sbx_setattr("/",
+                        SBX_MOUNT_ATTR_RDONLY | SBX_MOUNT_ATTR_NOSUID | SBX_MOUNT_ATTR_NODEV |
+                            SBX_MOUNT_ATTR_NOEXEC,
                         false)) < 0) {
     errno = -rc;
     goto fail_errno;

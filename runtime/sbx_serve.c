@@ -776,11 +776,15 @@ static _Noreturn void sbx_spare_main(const struct sbx_srv *s, const struct sbx_t
   /* A private copy of the template's finished view: this run's mounts
    * (/tmp, /dev/shm, /proc) never reach the template or another run. A
    * failure is kept and reported to the run that gets this spare. */
-  if (setns(t->mntns, CLONE_NEWNS) < 0 || unshare(CLONE_NEWNS) < 0)
-    sbx_fail_set(&f, SBX_LAYER_NAMESPACES, errno, "joining the template's view: %s",
-                 strerror(errno));
-  else if (close(t->mntns), sbx_mount_fresh(&t->plan, &f) == 0)
-    sbx_landlock_ruleset(&t->plan, t->ll_shared >= 0 ? SBX_LL_RUN : SBX_LL_ALL, &ruleset, &f);
+  /* pid 1 of the run's pid namespace already, still with the host's /proc
+   * (the view's /proc/sys is read-only): no executable memfd, as cold. */
+  if (sbx_memfd_noexec(&t->plan, &f) == 0) {
+    if (setns(t->mntns, CLONE_NEWNS) < 0 || unshare(CLONE_NEWNS) < 0)
+      sbx_fail_set(&f, SBX_LAYER_NAMESPACES, errno, "joining the template's view: %s",
+                   strerror(errno));
+    else if (close(t->mntns), sbx_mount_fresh(&t->plan, &f) == 0)
+      sbx_landlock_ruleset(&t->plan, t->ll_shared >= 0 ? SBX_LL_RUN : SBX_LL_ALL, &ruleset, &f);
+  }
   if (f.layer == SBX_LAYER_NONE) {
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, cp) < 0)
       sbx_fail_set(&f, SBX_LAYER_SUPERVISOR, errno, "socketpair: %s", strerror(errno));

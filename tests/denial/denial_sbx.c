@@ -1,4 +1,4 @@
-/* The sbx command line with the generated profiles plus two test profiles:
+/* The sbx command line with the generated profiles plus three test profiles:
  * - "tcp-fixture": strict's paths and Landlock rules (network blocked) with
  *   a seccomp filter that allows every call. No seccomp profile of the
  *   table lets a blocked-network command create an AF_INET socket (seccomp
@@ -8,7 +8,13 @@
  *   approval workflow performs connect() for the command in a helper
  *   process with its own Landlock domain (sbx_unotify_sbx.c), whose
  *   refusals sbx does not attribute to the run (docs/confinement.md); here
- *   the command connects itself.
+ *   the command connects itself;
+ * - "exec-fixture": strict's rules plus `execute "${WORKSPACE}/bin"`, with
+ *   a (sandboxed) shell, since strict's no-shell rule refuses execute in
+ *   the workspace. A place no execute rule covers is mounted noexec, and
+ *   the mount refuses an execve there before Landlock is asked (no record
+ *   to name); here the workspace mount stays executable for bin/, so an
+ *   execve of another workspace file is refused by Landlock alone.
  * sbx's modules take the tables as parameters (sbx_tables.h); everything
  * else is the real sbx. */
 #include <linux/filter.h>
@@ -28,14 +34,16 @@ static const struct sock_filter denial_allow_all[] = {
 
 int main(int argc, char *argv[])
 {
-  static struct cs_profile table[CS_PROFILES_COUNT + 2];
+  static struct cs_profile table[CS_PROFILES_COUNT + 3];
+  static struct cs_path_rule exec_paths[32];
   const struct cs_profile *strict = cs_profile_find("strict");
   const struct cs_profile *standard = cs_profile_find("standard");
   struct sbx_opts o;
-  struct sbx_tables t = {.profiles = table, .n_profiles = cs_profiles_count + 2,
+  struct sbx_tables t = {.profiles = table, .n_profiles = cs_profiles_count + 3,
                          .model = &cs_model_default};
 
-  if (!strict || !standard || cs_profiles_count > CS_PROFILES_COUNT) {
+  if (!strict || !standard || cs_profiles_count > CS_PROFILES_COUNT ||
+      strict->n_allowed_paths >= sizeof exec_paths / sizeof exec_paths[0]) {
     fprintf(stderr, "denial_sbx: the generated table lacks strict or standard\n");
     return SBX_EXIT_FAILURE;
   }
@@ -58,6 +66,17 @@ int main(int argc, char *argv[])
   table[cs_profiles_count + 1].approval_ops = 0;
   table[cs_profiles_count + 1].command_rules = NULL;
   table[cs_profiles_count + 1].n_command_rules = 0;
+  memcpy(exec_paths, strict->allowed_paths, strict->n_allowed_paths * sizeof *exec_paths);
+  exec_paths[strict->n_allowed_paths] = (struct cs_path_rule){
+      "${WORKSPACE}/bin", CS_PATH_READ | CS_PATH_EXEC, "tests/denial/denial_sbx.c"};
+  table[cs_profiles_count + 2] = *strict;
+  table[cs_profiles_count + 2].name = "exec-fixture";
+  table[cs_profiles_count + 2].alias = NULL;
+  table[cs_profiles_count + 2].summary = "test: strict's rules, execute in ${WORKSPACE}/bin";
+  table[cs_profiles_count + 2].origin = "tests/denial/denial_sbx.c";
+  table[cs_profiles_count + 2].shell = CS_SHELL_SANDBOXED;
+  table[cs_profiles_count + 2].allowed_paths = exec_paths;
+  table[cs_profiles_count + 2].n_allowed_paths = strict->n_allowed_paths + 1;
 
   if (sbx_cli_parse(argc, argv, &o, stderr) != 0)
     return SBX_EXIT_FAILURE;

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -98,6 +99,13 @@ static uint32_t call(const struct compiled *c, const char *name, uint64_t a0, ui
   return decide(c, nr_of(name), args);
 }
 
+/* The same with a fourth argument (mmap's flags). */
+static uint32_t call4(const struct compiled *c, const char *name, uint64_t a0, uint64_t a1, uint64_t a2,
+                      uint64_t a3) {
+  const uint64_t args[6] = {a0, a1, a2, a3, 0, 0};
+  return decide(c, nr_of(name), args);
+}
+
 static bool is_errno(uint32_t ret) { return (ret & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ERRNO; }
 
 START_TEST(test_required_denials) {
@@ -160,6 +168,30 @@ START_TEST(test_network_by_profile) {
   }
   if (strcmp(p->name, "hardened") != 0)
     ck_assert_uint_eq(call(&c, "socket", AF_UNIX, SOCK_STREAM, 0), SECCOMP_RET_ALLOW);
+  release(&c);
+}
+END_TEST
+
+/* hardened's W^X (issue 12): no mapping both writable and executable, no
+ * anonymous executable mapping, no mprotect/pkey_mprotect to executable,
+ * no SysV attach; file-backed read+execute mappings (the loader's) and
+ * ordinary data mappings stay allowed. */
+START_TEST(test_hardened_wx) {
+  const struct pol_profile *p = pol_profile_find(pol, "hardened");
+  struct compiled c;
+  ck_assert_ptr_nonnull(p);
+  compile(p, &c);
+  const uint64_t rx = PROT_READ | PROT_EXEC, rw = PROT_READ | PROT_WRITE;
+  ck_assert(is_errno(call4(&c, "mmap", 0, 4096, rw | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS)));
+  ck_assert(is_errno(call4(&c, "mmap", 0, 4096, rx, MAP_PRIVATE | MAP_ANONYMOUS)));
+  ck_assert(is_errno(call4(&c, "mmap", 0, 4096, rx, MAP_SHARED | MAP_ANONYMOUS)));
+  ck_assert(is_errno(call4(&c, "mmap", 0, 4096, rw | PROT_EXEC, MAP_PRIVATE)));
+  ck_assert_uint_eq(call4(&c, "mmap", 0, 4096, rx, MAP_PRIVATE | MAP_DENYWRITE), SECCOMP_RET_ALLOW);
+  ck_assert_uint_eq(call4(&c, "mmap", 0, 4096, rw, MAP_PRIVATE | MAP_ANONYMOUS), SECCOMP_RET_ALLOW);
+  ck_assert(is_errno(call(&c, "mprotect", 0, 4096, rx)));
+  ck_assert_uint_eq(call(&c, "mprotect", 0, 4096, PROT_READ), SECCOMP_RET_ALLOW);
+  ck_assert(is_errno(call(&c, "pkey_mprotect", 0, 4096, rx)));
+  ck_assert(is_errno(call(&c, "shmat", 0, 0, 0100000 /* SHM_EXEC */)));
   release(&c);
 }
 END_TEST
@@ -312,6 +344,7 @@ int main(int argc, char **argv) {
   tcase_add_loop_test(tc, test_bpf_agrees_with_rules, 0, 4);
   tcase_add_loop_test(tc, test_oci_round_trip, 0, 4);
   tcase_add_test(tc, test_seed_settings);
+  tcase_add_test(tc, test_hardened_wx);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

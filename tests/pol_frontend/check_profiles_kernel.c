@@ -159,6 +159,21 @@ static int probe(const char *profile) {
       dprintf(2, "  W|X mmap was not refused\n");
       bad++;
     }
+    /* W^X (issue 12): no anonymous executable memory, no other way to
+     * turn written memory executable. */
+    m = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m != MAP_FAILED || errno != EPERM) {
+      dprintf(2, "  anonymous PROT_EXEC mmap was not refused\n");
+      bad++;
+    }
+    m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    EXPECT_OK(m == MAP_FAILED ? -1 : 0);
+    if (m != MAP_FAILED) {
+      EXPECT_ERRNO(mprotect(m, 4096, PROT_READ | PROT_EXEC), EPERM);
+      EXPECT_ERRNO(syscall(SYS_pkey_mprotect, m, 4096, PROT_READ | PROT_EXEC, -1), EPERM);
+      munmap(m, 4096);
+    }
+    EXPECT_ERRNO(syscall(SYS_shmat, 0, NULL, 0100000 /* SHM_EXEC */), EPERM);
   }
   return bad;
 }
