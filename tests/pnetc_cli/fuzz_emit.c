@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dsl/diag.h"
-#include "dsl/pnet.h"
-#include "gen/emit.h"
-#include "verify/pn_analysis.h"
+#include "diag.h"
+#include "pnet.h"
+#include "emit.h"
+#include "pn_analysis.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

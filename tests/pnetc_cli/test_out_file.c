@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "gen/out_file.h"
+#include "out_file.h"
 
 static char dir[] = "/tmp/test_out_file.XXXXXX";
 

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../dsl/diag.h"
+#include "diag.h"
 
 enum sc_action_kind {
   SC_ACT_ALLOW,

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../dsl/diag.h"
+#include "diag.h"
 
 struct out_file {
   char *path;     /* final name (symlinks resolved) */

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../dsl/diag.h"
-#include "../runtime/cs_model_table.h"
+#include "diag.h"
+#include "cs_model_table.h"
 #include "emit_util.h"
 
 #define EMIT_C_TAG "cs-table"

@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../dsl/pn_net.h"
-#include "../verify/pn_analysis.h"
+#include "pn_net.h"
+#include "pn_analysis.h"
 
 /* A C string literal for s (quotes included); escapes what C would read
  * differently: quote, backslash, '?' (trigraphs), controls and non-ASCII. */

@@ -19,8 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../gen/sc_rules.h"
-#include "../runtime/cs_profile_table.h"
+#include "sc_rules.h"
+#include "cs_profile_table.h"
 #include "diag.h"
 
 /* The scheduler tiers of models/default.pnet a profile may name. */

@@ -14,7 +14,7 @@
 
 #include <stdio.h>
 
-#include "../dsl/pn_net.h"
+#include "pn_net.h"
 
 /* 0, -EIO on a write error. Deterministic: same net, same bytes. */
 int emit_promela(FILE *out, const struct pn_net *net);

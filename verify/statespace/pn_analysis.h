@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../dsl/pn_net.h"
+#include "pn_net.h"
 
 #define PN_DEFAULT_MAX_STATES UINT64_C(100000000)
 

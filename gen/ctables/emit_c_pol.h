@@ -16,7 +16,7 @@
 
 #include <stdio.h>
 
-#include "../dsl/pol.h"
+#include "pol.h"
 #include "bpf_gen.h"
 
 /* What the emitter needs per profile, in pol_profile_at() order. */

@@ -31,7 +31,7 @@
 
 #include <stddef.h>
 
-#include "../gen/sc_rules.h"
+#include "sc_rules.h"
 #include "diag.h"
 
 #define OCI_ASSUMED_KERNEL_MAJOR 5

@@ -19,20 +19,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../gen/bpf_gen.h"
-#include "../gen/emit.h"
-#include "../gen/emit_c_pol.h"
-#include "../gen/out_file.h"
+#include "bpf_gen.h"
+#include "emit.h"
+#include "emit_c_pol.h"
+#include "out_file.h"
 #include "pnetc_exit.h"
 #include "pnetc_options.h"
 #include "pol.h"
 
-#if defined(__has_include)
-#if __has_include("../gen/emit_oci.h")
-#include "../gen/emit_oci.h"
-#define PNETC_POL_HAVE_OCI 1
-#endif
-#endif
+#include "emit_oci.h"
 
 #ifndef CS_VERSION
 #define CS_VERSION "unknown"
@@ -221,13 +216,7 @@ int pnetc_run_policy(const struct pnetc_options *o) {
         bpf_write_pseudocode(out, &u->rs);
         break;
       case PNETC_EMIT_OCI:
-#ifdef PNETC_POL_HAVE_OCI
         rc = oci_export_ruleset(out, &u->rs);
-#else
-        fprintf(stderr, "pnetc: error: this pnetc was built without the OCI exporter (gen/emit_oci.c); "
-                        "--emit oci is not supported by this build\n");
-        rc = -ENOSYS;
-#endif
         break;
       default: rc = -EINVAL; break;
     }

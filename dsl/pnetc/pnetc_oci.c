@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../gen/bpf_gen.h"
-#include "../gen/emit_oci.h"
-#include "../gen/out_file.h"
-#include "../verify/bpf_interp.h"
+#include "bpf_gen.h"
+#include "emit_oci.h"
+#include "out_file.h"
+#include "bpf_interp.h"
 #include "oci_import.h"
 #include "pnetc_exit.h"
 #include "pnetc_options.h"

@@ -19,8 +19,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "../dsl/pn_net.h"
-#include "../verify/pn_analysis.h"
+#include "pn_net.h"
+#include "pn_analysis.h"
 
 /* Largest reachability graph --emit dot draws; larger nets get the net only. */
 #define EMIT_DOT_MAX_STATES 64

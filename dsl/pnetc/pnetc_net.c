@@ -19,15 +19,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../gen/emit.h"
-#include "../gen/out_file.h"
-#include "../verify/pn_analysis.h"
+#include "emit.h"
+#include "out_file.h"
+#include "pn_analysis.h"
 #include "diag.h"
 #include "pnet.h"
 #include "pnetc_exit.h"
 #include "pnetc_options.h"
 #include "pnml.h"
-#include "../gen/emit_promela.h"
+#include "emit_promela.h"
 
 #ifndef CS_VERSION
 #define CS_VERSION "unknown"

@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "../dsl/pn_net.h"
+#include "pn_net.h"
 
 /* The minimal-support P-semiflows: nrows rows of net->nplaces coefficients
  * each (row r at y + r * net->nplaces; environment places are 0), each
