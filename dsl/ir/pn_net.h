@@ -104,4 +104,11 @@ struct pn_net {
 
 void pn_net_free(struct pn_net *net);
 
+/* The names the outputs (tables, report, DOT) spell the IR's kinds with
+ * ("source", "admission", "no_deadlock"); "unknown" for a value outside
+ * the enum. */
+const char *pn_place_role_name(enum pn_place_role r);
+const char *pn_transition_kind_name(enum pn_transition_kind k);
+const char *pn_assert_kind_name(enum pn_assert_kind k);
+
 #endif

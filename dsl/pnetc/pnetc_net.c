@@ -19,7 +19,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "emit.h"
+#include "c_text.h"
+#include "emit_c_net.h"
+#include "emit_report.h"
 #include "out_file.h"
 #include "pn_analysis.h"
 #include "diag.h"
@@ -109,7 +111,7 @@ static void pnetc_net_summary(FILE *out, const struct pn_net *net, const struct 
           pn_analysis_class_count(a, PN_CLASS_SAFE), pn_analysis_class_count(a, PN_CLASS_SATURATED),
           pn_analysis_class_count(a, PN_CLASS_UNSAFE), pn_analysis_class_count(a, PN_CLASS_DEAD));
   fprintf(out, "  safe set S   %" PRIu64 " states (rows of the generated tables)\n",
-          emit_safe_set_size(a));
+          pn_analysis_safe_set_size(a));
   fprintf(out, "  deadlocks    %" PRIu64 "\n", pn_analysis_class_count(a, PN_CLASS_DEAD));
   fputs("  bounds (largest reachable count / declared capacity):\n", out);
   const int64_t *bounds = pn_analysis_bounds(a);
@@ -276,7 +278,7 @@ int pnetc_run_net(const struct pnetc_options *o) {
     if (pn_analysis_class(a, 0) == PN_CLASS_DEAD)
       fprintf(stderr, "%s: warning: nothing can fire in the initial marking: the runtime will "
                       "never admit anything with these tables\n", o->input);
-    ident = emit_model_ident(o->input);
+    ident = text_model_ident(o->input);
     if (!ident) {
       rc = -ENOMEM;
       goto fail;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpf_disasm.h"
 #include "bpf_gen.h"
 #include "emit_oci.h"
 #include "out_file.h"

@@ -19,8 +19,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bpf_disasm.h"
 #include "bpf_gen.h"
-#include "emit.h"
+#include "c_text.h"
 #include "emit_c_pol.h"
 #include "out_file.h"
 #include "pnetc_exit.h"
@@ -180,7 +181,7 @@ int pnetc_run_policy(const struct pnetc_options *o) {
   }
 
   if (o->emit == PNETC_EMIT_DEFAULT || o->emit == PNETC_EMIT_C) {
-    ident = emit_model_ident(o->input);
+    ident = text_model_ident(o->input);
     const char *dir = o->output_dir ? o->output_dir : ".";
     if (!ident || asprintf(&c_path, "%s/%s.c", dir, ident) < 0 || asprintf(&h_path, "%s/%s.h", dir, ident) < 0 ||
         asprintf(&h_name, "%s.h", ident) < 0) {

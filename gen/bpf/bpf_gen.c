@@ -22,8 +22,12 @@
  * arguments by emulating it with only LD nr/arch, JEQ/JGE/JGT/JSET K, JA,
  * AND K and RET K (kernel/seccomp.c, seccomp_is_const_allow). The prologue
  * and the tree use only those and load no argument, so every number whose
- * leaf is a plain allow is cached and never runs the filter again. */
+ * leaf is a plain allow is cached and never runs the filter again.
+ *
+ * The plan's structures are in bpf_plan.h, shared with the pseudo-code view
+ * (bpf_pseudo.c); the disassembler of finished programs is gen/bpfview. */
 #include "bpf_gen.h"
+#include "bpf_plan.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -34,123 +38,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NR_X32_BIT 0x40000000u
-/* Numbers below this count when weighting the tree: the x86_64 table ends
- * near 460, every other architecture's well below 1024 (+ offsets are not
- * used on the architectures we build for). */
-#define NR_WEIGHT_LIMIT 1024u
-/* Runs beyond this use a linear-time weight-balanced split instead of the
- * quadratic optimal one (such a policy is near BPF_MAXINSNS anyway). */
-#define DP_MAX_SEGMENTS 1024u
-/* Up to this many runs every split is tried (cubic); above, Knuth's bound. */
-#define DP_FULL_SEARCH 256u
-/* Exception chains (JEQ x -> leaf) are considered for this many runs. */
-#define PEEL_MAX_SEGMENTS 40u
-/* Bit tests (JSET on bits of nr, docs/bpf-layout.md "Bit tests"): bits
- * 0..BIT_TEST_BITS-1, on sets of numbers below NR_WEIGHT_LIMIT that span at
- * most 2^(bit + BIT_SPAN_SHIFT) numbers (a bit test on a wider set is a
- * threshold in disguise or splits it into many stripes; measured on Docker's
- * and the seed profiles, a shift of 6 and bits 6..7 gain at most 2
- * comparisons in 1000 and triple the time), in rule
- * sets of at most DP_FULL_SEARCH runs; exception chains below a bit test
- * have at most BIT_CHAIN_MAX exceptions. */
-#define BIT_TEST_BITS 6u
-#define BIT_SPAN_SHIFT 5u
-#define BIT_CHAIN_MAX 8u
-/* The IR may grow past BPF_MAXINSNS before trampolines are counted; this
- * bounds the work on absurd inputs. */
-#define IR_HARD_LIMIT (BPF_MAXINSNS * 4u)
-
 /* ------------------------------------------------------------------ */
 /* Planning                                                            */
 
-enum leaf_kind { LEAF_ACTION, LEAF_GROUP };
-
-struct leaf {
-  enum leaf_kind kind;
-  struct sc_action act; /* LEAF_ACTION */
-  uint32_t group;       /* LEAF_GROUP */
-  int32_t label;        /* emission */
-};
-
-/* The rules that can decide one system call, in order; the last one is
- * conditional (an unconditional rule ends the list as a plain leaf). */
-struct group {
-  const struct sc_rule **rules;
-  uint32_t nrules;
-  uint32_t first_nr;
-  bool ends_unconditional;  /* the list ends with an unconditional rule */
-  struct sc_action fallback; /* when no rule holds */
-};
-
-struct segment {
-  uint32_t lo, hi;
-  uint32_t leaf;
-  uint64_t weight;
-};
-
-enum tnode_kind { T_LEAF, T_SPLIT, T_PEEL, T_BIT };
-
-struct tnode {
-  enum tnode_kind kind;
-  uint32_t k;         /* SPLIT: nr >= k goes to hi; PEEL: nr == k goes to peel_leaf;
-                         BIT: nr & k (one bit) set goes to hi */
-  int32_t lo_child;   /* SPLIT: nr < k; PEEL: the rest; BIT: the bit clear */
-  int32_t hi_child;   /* SPLIT and BIT */
-  uint32_t leaf;      /* LEAF: the leaf; PEEL: leaf of k */
-  uint32_t first_seg, last_seg; /* the runs this subtree covers */
-  /* Below a bit test the subtree covers only the numbers of those runs
-   * whose bits in zero are clear and whose bits in one are set. */
-  uint32_t zero, one;
-  uint32_t any; /* and at least one of these bits set (the true side of a
-                   test of several bits) */
-};
-
-/* Prefix sums over the numbers below NR_WEIGHT_LIMIT that match one pair
- * of bit constraints (built on first use, index zero | one << BIT_TEST_BITS). */
-struct bitview {
-  uint64_t *pw;    /* [x]: weight of the matching numbers below x */
-  uint32_t *pchg;  /* [x]: matching numbers below x whose leaf differs from the previous match */
-  uint32_t *nextm; /* [x]: the first matching number >= x (NR_WEIGHT_LIMIT: none) */
-  uint32_t *prevm; /* [x]: the last matching number < x, + 1 (0: none) */
-};
-
-/* Memo of the bit-constrained tree search, open addressing. */
-struct bitmemo {
-  uint64_t key; /* 0: empty */
-  uint64_t cost;
-  int32_t choice; /* BM_* */
-  uint32_t arg;   /* BM_LEAF, BM_CHAIN: the (main) leaf; BM_SPLIT: the run; BM_BIT: the bit
-                     or bits tested */
-};
-
-struct plan {
-  const struct sc_ruleset *rs;
-  struct leaf *leaves;
-  uint32_t nleaves;
-  struct group *groups;
-  uint32_t ngroups;
-  struct segment *segs;
-  uint32_t nsegs;
-  struct tnode *nodes;
-  uint32_t nnodes, nodes_cap;
-  int32_t root;
-  /* Per number below NR_WEIGHT_LIMIT: its leaf and weight (1024 for an
-   * existing hot number, +1 for the first number of its run, so a run's
-   * numbers add up to the run's weight). */
-  uint32_t *nleaf;
-  uint32_t *nseg; /* the run holding the number */
-  uint64_t *nweight;
-  struct bitview *views; /* 1 << (2 * BIT_TEST_BITS), allocated on first use */
-  struct bitmemo *memo;
-  uint32_t memo_cap, memo_used;
-  int err; /* a failed allocation during the tree search */
-  bool is64;    /* arguments are 64 bits wide */
-  bool le;      /* little endian: low word first */
-  bool x32_gate; /* x86_64 refusing x32 numbers */
-};
-
-static void plan_free(struct plan *p) {
+void bpf_plan_free(struct plan *p) {
   for (uint32_t i = 0; i < p->ngroups; i++) free(p->groups[i].rules);
   free(p->groups);
   free(p->leaves);
@@ -967,7 +858,7 @@ done:
   return rc;
 }
 
-static int plan_build(const struct sc_ruleset *rs, struct plan *p) {
+int bpf_plan_build(const struct sc_ruleset *rs, struct plan *p) {
   struct nr_leaf *nl = NULL;
   uint32_t nnl = 0;
   memset(p, 0, sizeof *p);
@@ -997,14 +888,14 @@ static int plan_build(const struct sc_ruleset *rs, struct plan *p) {
   return 0;
 fail:
   free(nl);
-  plan_free(p);
+  bpf_plan_free(p);
   return rc;
 }
 
 /* ------------------------------------------------------------------ */
 /* Names                                                               */
 
-static void nr_name(uint32_t arch, uint32_t nr, char *buf, size_t size) {
+void bpf_nr_name(uint32_t arch, uint32_t nr, char *buf, size_t size) {
   char *name = nr < NR_X32_BIT ? seccomp_syscall_resolve_num_arch(arch, (int)nr) : NULL;
   if (name)
     snprintf(buf, size, "%s", name);
@@ -1019,9 +910,9 @@ static void nr_name(uint32_t arch, uint32_t nr, char *buf, size_t size) {
   free(name);
 }
 
-static void range_text(const struct plan *p, uint32_t lo, uint32_t hi, char *buf, size_t size) {
+void bpf_range_text(const struct plan *p, uint32_t lo, uint32_t hi, char *buf, size_t size) {
   char a[64], b[64];
-  nr_name(p->rs->audit_arch, lo, a, sizeof a);
+  bpf_nr_name(p->rs->audit_arch, lo, a, sizeof a);
   if (lo == hi && lo >= NR_X32_BIT) {
     snprintf(buf, size, "%#" PRIx32 " %s", lo, a);
   } else if (lo == hi) {
@@ -1029,7 +920,7 @@ static void range_text(const struct plan *p, uint32_t lo, uint32_t hi, char *buf
   } else if (p->x32_gate && lo == NR_X32_BIT && hi == UINT32_MAX - 1) {
     snprintf(buf, size, "[0x40000000, 0xfffffffe] x32 ABI");
   } else {
-    nr_name(p->rs->audit_arch, hi, b, sizeof b);
+    bpf_nr_name(p->rs->audit_arch, hi, b, sizeof b);
     if (hi >= NR_X32_BIT)
       snprintf(buf, size, "[%" PRIu32 ", %#" PRIx32 "] %s..%s", lo, hi, a, b);
     else
@@ -1039,9 +930,9 @@ static void range_text(const struct plan *p, uint32_t lo, uint32_t hi, char *buf
 
 /* The numbers a subtree covers: its runs' range and, below a bit test,
  * the bits they must have. */
-static void node_set_text(const struct plan *p, const struct tnode *n, char *buf, size_t size) {
+void bpf_node_set_text(const struct plan *p, const struct tnode *n, char *buf, size_t size) {
   char r[160];
-  range_text(p, p->segs[n->first_seg].lo, p->segs[n->last_seg].hi, r, sizeof r);
+  bpf_range_text(p, p->segs[n->first_seg].lo, p->segs[n->last_seg].hi, r, sizeof r);
   char any[48] = "";
   if (n->any)
     snprintf(any, sizeof any, "%s nr & %#" PRIx32 " != 0", n->zero | n->one ? " and" : " where", n->any);
@@ -1051,7 +942,7 @@ static void node_set_text(const struct plan *p, const struct tnode *n, char *buf
     snprintf(buf, size, "%s%s", r, any);
 }
 
-static void leaf_text(const struct plan *p, uint32_t leaf, char *buf, size_t size) {
+void bpf_leaf_text(const struct plan *p, uint32_t leaf, char *buf, size_t size) {
   const struct leaf *l = &p->leaves[leaf];
   if (l->kind == LEAF_ACTION) {
     char act[48];
@@ -1059,7 +950,7 @@ static void leaf_text(const struct plan *p, uint32_t leaf, char *buf, size_t siz
     snprintf(buf, size, "%s", act);
   } else {
     char nm[64];
-    nr_name(p->rs->audit_arch, p->groups[l->group].first_nr, nm, sizeof nm);
+    bpf_nr_name(p->rs->audit_arch, p->groups[l->group].first_nr, nm, sizeof nm);
     snprintf(buf, size, "check %s's arguments", nm);
   }
 }
@@ -1180,17 +1071,17 @@ static void emit_tree(struct emitter *e, int32_t node, int32_t *labels) {
     char q[112];
     if (n->kind == T_SPLIT) {
       char nm[64], kt[16];
-      nr_name(p->rs->audit_arch, n->k, nm, sizeof nm);
+      bpf_nr_name(p->rs->audit_arch, n->k, nm, sizeof nm);
       snprintf(kt, sizeof kt, n->k >= NR_X32_BIT ? "%#" PRIx32 : "%" PRIu32, n->k);
       snprintf(q, sizeof q, "nr >= %s (%s)? yes", kt, nm);
     } else {
       snprintf(q, sizeof q, "nr & %#" PRIx32 "? set", n->k);
     }
-    node_set_text(p, lo, r1, sizeof r1);
-    node_set_text(p, hi, r2, sizeof r2);
+    bpf_node_set_text(p, lo, r1, sizeof r1);
+    bpf_node_set_text(p, hi, r2, sizeof r2);
     char ltxt[96] = "", htxt[96] = "";
-    if (lo->kind == T_LEAF) leaf_text(p, lo->leaf, ltxt, sizeof ltxt);
-    if (hi->kind == T_LEAF) leaf_text(p, hi->leaf, htxt, sizeof htxt);
+    if (lo->kind == T_LEAF) bpf_leaf_text(p, lo->leaf, ltxt, sizeof ltxt);
+    if (hi->kind == T_LEAF) bpf_leaf_text(p, hi->leaf, htxt, sizeof htxt);
     emit(e, BPF_JMP | (n->kind == T_SPLIT ? BPF_JGE : BPF_JSET) | BPF_K, n->k,
          node_label(e, n->hi_child, labels), node_label(e, n->lo_child, labels),
          "%s: %s%s%s; %s: %s%s%s", q, r2, htxt[0] ? " -> " : "", htxt,
@@ -1198,12 +1089,12 @@ static void emit_tree(struct emitter *e, int32_t node, int32_t *labels) {
     emit_tree(e, n->lo_child, labels);
     emit_tree(e, n->hi_child, labels);
   } else {
-    range_text(p, n->k, n->k, r1, sizeof r1);
-    leaf_text(p, n->leaf, lt, sizeof lt);
+    bpf_range_text(p, n->k, n->k, r1, sizeof r1);
+    bpf_leaf_text(p, n->leaf, lt, sizeof lt);
     const struct tnode *rest = &p->nodes[n->lo_child];
     char rt[96] = "";
-    if (rest->kind == T_LEAF) leaf_text(p, rest->leaf, rt, sizeof rt);
-    node_set_text(p, n, r2, sizeof r2);
+    if (rest->kind == T_LEAF) bpf_leaf_text(p, rest->leaf, rt, sizeof rt);
+    bpf_node_set_text(p, n, r2, sizeof r2);
     emit(e, BPF_JMP | BPF_JEQ | BPF_K, n->k, leaf_label(e, n->leaf),
          node_label(e, n->lo_child, labels), "nr == %s? -> %s; else rest of %s%s%s", r1, lt, r2,
          rt[0] ? " -> " : "", rt);
@@ -1558,7 +1449,7 @@ static void emitter_free(struct emitter *e) {
   free(e->pending);
 }
 
-static const char *arch_name(uint32_t arch) {
+const char *bpf_arch_name(uint32_t arch) {
   switch (arch) {
   case AUDIT_ARCH_X86_64: return "x86_64";
   case AUDIT_ARCH_I386: return "i386";
@@ -1573,7 +1464,7 @@ int bpf_compile(const struct sc_ruleset *rs, struct bpf_program_out *out) {
   int32_t *labels = NULL;
   const char *rs_name = rs->name ? rs->name : "seccomp rule set";
   memset(out, 0, sizeof *out);
-  int rc = plan_build(rs, &p);
+  int rc = bpf_plan_build(rs, &p);
   if (rc) return rc;
   e.p = &p;
   e.known = -1;
@@ -1598,7 +1489,7 @@ int bpf_compile(const struct sc_ruleset *rs, struct bpf_program_out *out) {
   const struct tnode *root = &p.nodes[p.root];
   int32_t after_arch = root->kind == T_LEAF ? leaf_label(&e, root->leaf) : new_label(&e);
   emit(&e, BPF_JMP | BPF_JEQ | BPF_K, rs->audit_arch, after_arch, leaf_label(&e, bad_leaf),
-       "arch == %s? no: foreign ABI -> %s", arch_name(rs->audit_arch), bad);
+       "arch == %s? no: foreign ABI -> %s", bpf_arch_name(rs->audit_arch), bad);
   if (root->kind != T_LEAF) {
     place(&e, after_arch);
     emit(&e, BPF_LD | BPF_W | BPF_ABS, (uint32_t)offsetof(struct seccomp_data, nr), -1, -1,
@@ -1615,7 +1506,7 @@ int bpf_compile(const struct sc_ruleset *rs, struct bpf_program_out *out) {
     uint32_t first = e.nents;
     emit_group(&e, leaf);
     char nm[64], prefix[160];
-    nr_name(rs->audit_arch, p.groups[g].first_nr, nm, sizeof nm);
+    bpf_nr_name(rs->audit_arch, p.groups[g].first_nr, nm, sizeof nm);
     snprintf(prefix, sizeof prefix, "%s (nr %" PRIu32 ") rules from %s", nm, p.groups[g].first_nr,
              p.groups[g].rules[0]->origin ? p.groups[g].rules[0]->origin : "?");
     annotate_first(&e, first, prefix);
@@ -1641,200 +1532,23 @@ int bpf_compile(const struct sc_ruleset *rs, struct bpf_program_out *out) {
   if (rc) goto fail;
   free(labels);
   emitter_free(&e);
-  plan_free(&p);
+  bpf_plan_free(&p);
   return 0;
 fail:
   free(labels);
   emitter_free(&e);
-  plan_free(&p);
+  bpf_plan_free(&p);
   bpf_program_out_free(out);
   return rc;
-}
-
-void bpf_program_out_free(struct bpf_program_out *p) {
-  if (!p) return;
-  if (p->comments)
-    for (uint32_t i = 0; i < p->len; i++) free(p->comments[i]);
-  free(p->comments);
-  free(p->insns);
-  memset(p, 0, sizeof *p);
-}
-
-
-/* ------------------------------------------------------------------ */
-/* Readable views                                                      */
-
-static const char *field_name(uint32_t k, char *buf, size_t size) {
-  if (k == offsetof(struct seccomp_data, nr)) return "nr";
-  if (k == offsetof(struct seccomp_data, arch)) return "arch";
-  if (k == offsetof(struct seccomp_data, instruction_pointer)) return "ip (low)";
-  if (k == offsetof(struct seccomp_data, instruction_pointer) + 4) return "ip (high)";
-  if (k >= offsetof(struct seccomp_data, args) && k < sizeof(struct seccomp_data)) {
-    uint32_t rel = k - (uint32_t)offsetof(struct seccomp_data, args);
-    snprintf(buf, size, "args[%u] %s", rel / 8, rel % 8 ? "+4" : "+0");
-    return buf;
-  }
-  return "?";
-}
-
-void bpf_format_insn(char *buf, size_t size, const struct sock_filter *f, uint32_t pc) {
-  char fb[32];
-  uint16_t c = f->code;
-  const char *op = NULL;
-  switch (c) {
-  case BPF_LD | BPF_W | BPF_ABS:
-    snprintf(buf, size, "ld   [%u]  %s", f->k, field_name(f->k, fb, sizeof fb));
-    return;
-  case BPF_RET | BPF_K: {
-    struct sc_action a;
-    char act[48];
-    if (sc_action_from_ret(f->k, &a))
-      sc_action_format(act, sizeof act, a);
-    else
-      snprintf(act, sizeof act, "unknown");
-    snprintf(buf, size, "ret  #%#010x  %s", f->k, act);
-    return;
-  }
-  case BPF_RET | BPF_A: snprintf(buf, size, "ret  A"); return;
-  case BPF_JMP | BPF_JA: snprintf(buf, size, "ja   %04u", pc + 1 + f->k); return;
-  case BPF_ALU | BPF_AND | BPF_K: snprintf(buf, size, "and  #%#x", f->k); return;
-  case BPF_JMP | BPF_JEQ | BPF_K: op = "jeq "; break;
-  case BPF_JMP | BPF_JGT | BPF_K: op = "jgt "; break;
-  case BPF_JMP | BPF_JGE | BPF_K: op = "jge "; break;
-  case BPF_JMP | BPF_JSET | BPF_K: op = "jset"; break;
-  default: snprintf(buf, size, "op   %#06x k=%#x", c, f->k); return;
-  }
-  snprintf(buf, size, "%s #%#x  true %04u false %04u", op, f->k, pc + 1 + f->jt, pc + 1 + f->jf);
-}
-
-void bpf_write_disasm(FILE *out, const struct bpf_program_out *p) {
-  fprintf(out,
-          "How to read this program: one line per instruction, in the order the kernel\n"
-          "runs them. pc is the index; code, jt, jf and k are the raw fields of struct\n"
-          "sock_filter; insn decodes them with absolute jump targets (\"true 0012\": go\n"
-          "to pc 0012 when the test holds); the comment says what the instruction means\n"
-          "for the policy. Jumps only go forward and every path ends in a ret.\n"
-          "Begin BPF program (%u instructions)\n",
-          p->len);
-  fprintf(out, "%-5s %-6s %-4s %-4s %-10s  %-42s %s\n", "pc", "code", "jt", "jf", "k", "insn",
-          "comment");
-  for (uint32_t i = 0; i < p->len; i++) {
-    char txt[96];
-    const struct sock_filter *f = &p->insns[i];
-    bpf_format_insn(txt, sizeof txt, f, i);
-    fprintf(out, "%04u  0x%04x %-4u %-4u 0x%08x  %-42s %s\n", i, f->code, f->jt, f->jf, f->k, txt,
-            p->comments && p->comments[i] ? p->comments[i] : "");
-  }
-  fprintf(out, "End BPF program\n");
-}
-
-static void cond_text(const struct plan *p, const struct sc_cond *c, char *buf, size_t size) {
-  bool wide = p->is64 && !c->is32;
-  const char *w = wide ? "" : " (low 32 bits)";
-  uint64_t v = wide ? c->value : (uint32_t)c->value, m = wide ? c->mask : (uint32_t)c->mask;
-  if (c->op == SC_CMP_MASKED_EQ)
-    snprintf(buf, size, "(args[%u]%s & %#" PRIx64 ") == %#" PRIx64, (unsigned)c->arg, w, m, v);
-  else
-    snprintf(buf, size, "args[%u]%s %s %#" PRIx64, (unsigned)c->arg, w, sc_cmp_symbol(c->op), v);
-}
-
-static void indent(FILE *out, int depth) {
-  for (int i = 0; i < depth; i++) fputs("  ", out);
-}
-
-static void pseudo_tree(FILE *out, const struct plan *p, int32_t node, int depth) {
-  const struct tnode *n = &p->nodes[node];
-  char r[256], lt[96];
-  if (n->kind == T_LEAF) {
-    node_set_text(p, n, r, sizeof r);
-    leaf_text(p, n->leaf, lt, sizeof lt);
-    indent(out, depth);
-    fprintf(out, "%s%s;%*s# %s\n", p->leaves[n->leaf].kind == LEAF_GROUP ? "goto " : "return ", lt, 1, "", r);
-    return;
-  }
-  if (n->kind == T_PEEL) {
-    range_text(p, n->k, n->k, r, sizeof r);
-    leaf_text(p, n->leaf, lt, sizeof lt);
-    indent(out, depth);
-    fprintf(out, "if (nr == %" PRIu32 ") %s%s;  # %s\n", n->k,
-            p->leaves[n->leaf].kind == LEAF_GROUP ? "goto " : "return ", lt, r);
-    pseudo_tree(out, p, n->lo_child, depth);
-    return;
-  }
-  indent(out, depth);
-  if (n->kind == T_BIT) {
-    if (n->k & (n->k - 1))
-      fprintf(out, "if (nr & %#" PRIx32 ") {  # any of bits %#" PRIx32 " set\n", n->k, n->k);
-    else
-      fprintf(out, "if (nr & %#" PRIx32 ") {  # bit %d set\n", n->k, __builtin_ctz(n->k));
-  } else {
-    char nm[64], kt[16];
-    nr_name(p->rs->audit_arch, n->k, nm, sizeof nm);
-    snprintf(kt, sizeof kt, n->k >= NR_X32_BIT ? "%#" PRIx32 : "%" PRIu32, n->k);
-    fprintf(out, "if (nr >= %s) {  # %s\n", kt, nm);
-  }
-  pseudo_tree(out, p, n->hi_child, depth + 1);
-  indent(out, depth);
-  fprintf(out, "} else {\n");
-  pseudo_tree(out, p, n->lo_child, depth + 1);
-  indent(out, depth);
-  fprintf(out, "}\n");
-}
-
-void bpf_write_pseudocode(FILE *out, const struct sc_ruleset *rs) {
-  struct plan p;
-  char act[48], bad[48];
-  int rc = plan_build(rs, &p);
-  if (rc) {
-    fprintf(out, "# no pseudo-code: the rule set does not compile (%s)\n", strerror(-rc));
-    return;
-  }
-  sc_action_format(act, sizeof act, rs->default_action);
-  sc_action_format(bad, sizeof bad, rs->bad_arch_action);
-  fprintf(out,
-          "How to read this pseudo-code: it is the decision the BPF program above makes,\n"
-          "written as nested ifs over the system call number (nr) with the names of the\n"
-          "calls each range holds (\"[0, 40] read..getsockname\"). A range whose calls\n"
-          "depend on arguments jumps to a labelled block below; in a block the rules are\n"
-          "tried in order and the first that holds decides.\n"
-          "Begin pseudo-code (%s, default %s)\n",
-          arch_name(rs->audit_arch), act);
-  fprintf(out, "if (arch != %s) return %s;  # foreign ABI, e.g. i386 via int 0x80\n",
-          arch_name(rs->audit_arch), bad);
-  pseudo_tree(out, &p, p.root, 0);
-  for (uint32_t g = 0; g < p.ngroups; g++) {
-    const struct group *gr = &p.groups[g];
-    char nm[64];
-    nr_name(rs->audit_arch, gr->first_nr, nm, sizeof nm);
-    fprintf(out, "check %s's arguments:\n", nm);
-    for (uint32_t r = 0; r < gr->nrules; r++) {
-      const struct sc_rule *rule = gr->rules[r];
-      sc_action_format(act, sizeof act, rule->action);
-      for (uint32_t c = 0; c < rule->nclauses; c++) {
-        fprintf(out, "  if (");
-        for (uint32_t k = 0; k < rule->clauses[c].nconds; k++) {
-          char ct[128];
-          cond_text(&p, &rule->clauses[c].conds[k], ct, sizeof ct);
-          fprintf(out, "%s%s", k ? " && " : "", ct);
-        }
-        fprintf(out, ") return %s;  # %s\n", act, rule->origin ? rule->origin : "");
-      }
-    }
-    sc_action_format(act, sizeof act, gr->fallback);
-    fprintf(out, "  return %s;  # %s\n", act,
-            gr->ends_unconditional ? "unconditional rule" : "no rule holds: default");
-  }
-  fprintf(out, "End pseudo-code\n");
-  plan_free(&p);
 }
 
 /* Tree statistics for benchmarks and tests: how many runs the number line
  * was cut into. */
 int bpf_plan_segments(const struct sc_ruleset *rs, uint32_t *nsegs) {
   struct plan p;
-  int rc = plan_build(rs, &p);
+  int rc = bpf_plan_build(rs, &p);
   if (rc) return rc;
   *nsegs = p.nsegs;
-  plan_free(&p);
+  bpf_plan_free(&p);
   return 0;
 }

@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "pol.h"
+#include "bpf_disasm.h"
 #include "bpf_gen.h"
 
 /* What the emitter needs per profile, in pol_profile_at() order. */

@@ -3,13 +3,13 @@
  * Built with jansson and dumped with sorted keys, so two runs on the same
  * model give byte-identical reports that a CI job can diff. Counts are JSON
  * integers (jansson's json_int_t is 64-bit here). */
-#include "emit.h"
+#include "emit_report.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "emit_util.h"
+#include "c_text.h"
 
 #define EMIT_JSON_SCHEMA_VERSION 1
 
@@ -97,7 +97,7 @@ static json_t *emit_json_places(struct emit_json_b *b, const struct pn_net *net)
     json_t *o = json_object();
     if (o) {
       set(b, o, "name", str(p->name));
-      set(b, o, "role", str(emit_util_role_name(p->role)));
+      set(b, o, "role", str(pn_place_role_name(p->role)));
       set(b, o, "capacity", p->capacity == PN_UNBOUNDED ? json_null() : json_integer(p->capacity));
       set(b, o, "initial", json_integer(p->initial));
     }
@@ -114,7 +114,7 @@ static json_t *emit_json_transitions(struct emit_json_b *b, const struct pn_net 
     json_t *o = json_object();
     if (o) {
       set(b, o, "name", str(t->name));
-      set(b, o, "kind", str(emit_util_kind_name(t->kind)));
+      set(b, o, "kind", str(pn_transition_kind_name(t->kind)));
       set(b, o, "pre", emit_json_arcs(b, net, t->pre, t->npre));
       set(b, o, "post", emit_json_arcs(b, net, t->post, t->npost));
       if (t->completion >= 0 && (uint32_t)t->completion < net->ntransitions)
@@ -148,7 +148,7 @@ static json_t *emit_json_assertions(struct emit_json_b *b, const struct pn_net *
     json_t *o = json_object();
     if (o) {
       set(b, o, "text", str(as->text ? as->text : ""));
-      set(b, o, "kind", str(emit_util_assert_kind_name(as->kind)));
+      set(b, o, "kind", str(pn_assert_kind_name(as->kind)));
       set(b, o, "implicit", json_boolean(as->implicit));
       set(b, o, "line", as->loc.line > 0 ? json_integer(as->loc.line) : json_null());
       set(b, o, "holds", json_boolean(r->holds));
@@ -190,11 +190,11 @@ json_t *emit_json_report(const struct pn_net *net, const struct pn_analysis *a) 
     static const enum pn_class all[] = {PN_CLASS_DEAD, PN_CLASS_UNSAFE, PN_CLASS_SATURATED,
                                         PN_CLASS_SAFE};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-      set(&b, classes, emit_util_class_name(all[i]),
+      set(&b, classes, pn_class_name(all[i]),
           json_integer((json_int_t)pn_analysis_class_count(a, all[i])));
   }
   set(&b, root, "classes", classes);
-  set(&b, root, "safe_set", json_integer((json_int_t)emit_safe_set_size(a)));
+  set(&b, root, "safe_set", json_integer((json_int_t)pn_analysis_safe_set_size(a)));
 
   json_t *bounds = json_object();
   const int64_t *bound = pn_analysis_bounds(a);
@@ -227,5 +227,5 @@ int emit_json_write(FILE *out, const struct pn_net *net, const struct pn_analysi
   json_dumpf(root, out, JSON_SORT_KEYS | JSON_INDENT(2));
   json_decref(root);
   fputc('\n', out);
-  return emit_util_stream_status(out);
+  return text_stream_status(out);
 }

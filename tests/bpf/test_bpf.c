@@ -11,6 +11,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "bpf_disasm.h"
 #include "bpf_gen.h"
 #include "bpf_interp.h"
 #include "bpf_testlib.h"

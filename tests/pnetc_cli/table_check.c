@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "pnet.h"
-#include "emit.h"
+#include "emit_report.h"
 #include "cs_model_table.h"
 #include "pn_analysis.h"
 

@@ -68,6 +68,11 @@ enum pn_class pn_analysis_class(const struct pn_analysis *a, uint64_t s);
 /* The state reached by firing t in s, or -1 when t is not enabled in s. */
 int64_t pn_analysis_successor(const struct pn_analysis *a, uint64_t s, uint32_t t);
 bool pn_analysis_in_safe_set(const struct pn_analysis *a, uint64_t s);
+/* Markings in the safe set S: the rows of the C tables. */
+uint64_t pn_analysis_safe_set_size(const struct pn_analysis *a);
+/* The class as the outputs spell it ("deadlock", "unsafe", "saturated",
+ * "safe"). */
+const char *pn_class_name(enum pn_class c);
 
 /* One result per net->assertions entry, same order. */
 const struct pn_assert_result *pn_analysis_assertion(const struct pn_analysis *a, uint32_t i);

@@ -489,3 +489,19 @@ out:
   free(b.n);
   return rc;
 }
+
+uint64_t pn_analysis_safe_set_size(const struct pn_analysis *a) {
+  uint64_t n = 0, states = pn_analysis_states(a);
+  for (uint64_t s = 0; s < states; s++) n += pn_analysis_in_safe_set(a, s);
+  return n;
+}
+
+const char *pn_class_name(enum pn_class c) {
+  switch (c) {
+  case PN_CLASS_DEAD: return "deadlock";
+  case PN_CLASS_UNSAFE: return "unsafe";
+  case PN_CLASS_SATURATED: return "saturated";
+  case PN_CLASS_SAFE: return "safe";
+  }
+  return "unknown";
+}
