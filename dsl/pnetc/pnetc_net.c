@@ -36,23 +36,6 @@
 #endif
 #define PNETC_GENERATOR "pnetc " CS_VERSION
 
-/* Exit code for a negative errno from the analysis, an emitter or an output. */
-static int pnetc_net_exit_for(int err) {
-  switch (err) {
-  case -E2BIG:
-  case -ENOMEM:
-  case -EOVERFLOW:
-  case -ENOSPC:
-  case -EDQUOT:
-  case -EFBIG:
-    return PNETC_EXIT_LIMIT;
-  case -EDOM: /* no safe initial marking: the model cannot be scheduled */
-    return PNETC_EXIT_ASSERTION;
-  default:
-    return PNETC_EXIT_INPUT;
-  }
-}
-
 static void pnetc_net_trace(FILE *out, const struct pn_net *net, const uint32_t *trace, uint32_t n) {
   if (n == 0) {
     fputs("(the initial marking)", out);
@@ -314,7 +297,7 @@ int pnetc_run_net(const struct pnetc_options *o) {
     case PNETC_EMIT_PROMELA: rc = emit_promela(out, net); break;
     default: rc = -EINVAL; break;
     }
-    if (rc == 0 && out == stdout && fflush(stdout) != 0) rc = -EIO;
+    if (rc == 0) rc = pnetc_output_status(out);
     if (rc != 0) goto fail;
   }
 commit:
@@ -331,7 +314,7 @@ commit:
   rc = out_file_commit_group(files, nfiles, o->depfile, target, deps, net->nsources);
   nfiles = 0;
   if (rc != 0) {
-    exit_code = pnetc_net_exit_for(rc); /* out_file named the file and the reason */
+    exit_code = pnetc_exit_for(rc); /* out_file named the file and the reason */
     goto cleanup;
   }
   if (tables && !o->check_only && !o->quiet) printf("wrote %s and %s\n", c_path, h_path);
@@ -339,11 +322,7 @@ commit:
   goto cleanup;
 
 fail:
-  if (rc == -ENOMEM) fprintf(stderr, "pnetc: error: out of memory\n");
-  if (rc == -EIO || rc == -ENOSPC || rc == -EDQUOT || rc == -EFBIG)
-    fprintf(stderr, "pnetc: error: cannot write %s: %s\n",
-            nfiles ? out_file_path(files[0]) : "standard output", strerror(-rc));
-  exit_code = pnetc_net_exit_for(rc);
+  exit_code = pnetc_fail(rc, nfiles ? out_file_path(files[0]) : NULL);
 cleanup:
   for (size_t i = 0; i < nfiles; i++) out_file_abort(files[i]);
   free(ident);

@@ -35,19 +35,6 @@
 #endif
 #define PNETC_POL_GENERATOR "pnetc " CS_VERSION
 
-static int pnetc_pol_exit_for(int err) {
-  switch (err) {
-    case -E2BIG:
-    case -ENOMEM:
-    case -ENOSPC:
-    case -EDQUOT:
-    case -EFBIG:
-      return PNETC_EXIT_LIMIT;
-    default:
-      return PNETC_EXIT_INPUT;
-  }
-}
-
 static void pnetc_pol_list_profiles(FILE *out, const struct pol_policy *pol) {
   for (size_t i = 0; i < pol_profile_count(pol); i++) {
     const struct pol_profile *p = pol_profile_at(pol, i);
@@ -208,7 +195,7 @@ int pnetc_run_policy(const struct pnetc_options *o) {
     const struct pnetc_pol_unit *u = &units[0];
     switch (o->emit) {
       case PNETC_EMIT_BPF:
-        if (fwrite(u->prog.insns, sizeof *u->prog.insns, u->prog.len, out) != u->prog.len) rc = -EIO;
+        fwrite(u->prog.insns, sizeof *u->prog.insns, u->prog.len, out); /* checked below */
         break;
       case PNETC_EMIT_DISASM:
         fprintf(out, "# profile %s: %u instructions\n", u->profile->name, u->prog.len);
@@ -221,8 +208,7 @@ int pnetc_run_policy(const struct pnetc_options *o) {
         break;
       default: rc = -EINVAL; break;
     }
-    if (rc == 0 && ferror(out)) rc = -EIO;
-    if (rc == 0 && out == stdout && fflush(stdout) != 0) rc = -EIO;
+    if (rc == 0) rc = pnetc_output_status(out);
     if (rc) goto fail;
   }
 
@@ -239,7 +225,10 @@ commit:
   for (size_t i = 0; i < pol_file_count(pol); i++) deps[i] = pol_file_path(pol, i);
   rc = out_file_commit_group(files, nfiles, o->depfile, target, deps, pol_file_count(pol));
   nfiles = 0;
-  if (rc) goto fail;
+  if (rc) {
+    exit_code = pnetc_exit_for(rc); /* out_file named the file and the reason */
+    goto cleanup;
+  }
   if ((o->emit == PNETC_EMIT_DEFAULT || o->emit == PNETC_EMIT_C) && !o->check_only && !o->quiet) {
     pnetc_pol_summary(stdout, units, nunits);
     printf("wrote %s and %s\n", c_path, h_path);
@@ -248,11 +237,7 @@ commit:
   goto cleanup;
 
 fail:
-  if (rc == -ENOMEM) fprintf(stderr, "pnetc: error: out of memory\n");
-  if (rc == -EIO || rc == -ENOSPC || rc == -EDQUOT || rc == -EFBIG)
-    fprintf(stderr, "pnetc: error: cannot write %s: %s\n", nfiles ? out_file_path(files[0]) : "standard output",
-            strerror(-rc));
-  exit_code = pnetc_pol_exit_for(rc);
+  exit_code = pnetc_fail(rc, nfiles ? out_file_path(files[0]) : NULL);
 cleanup:
   for (size_t i = 0; i < nfiles; i++) out_file_abort(files[i]);
   for (size_t i = 0; i < nunits; i++) {
