@@ -28,20 +28,20 @@ void text_c_string(FILE *out, const char *s) {
 
 size_t text_c_comment(FILE *out, const char *s) {
   size_t n = 0;
+  unsigned char prev = 0; /* the last byte written */
   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
     unsigned char c = *p;
-    if (c == '*' && p[1] == '/') {
-      fputs("* ", out);
+    if (c < 0x20 || c >= 0x7f || c == '\\') c = '_'; /* no line break, no splice, ASCII only */
+    if (c == '?' && prev == '?') c = '_';                /* no trigraph can form */
+    /* A blank between the two characters of a delimiter: the text can
+     * neither end the comment early nor open a nested one (-Wcomment). */
+    if ((c == '/' && prev == '*') || (c == '*' && prev == '/')) {
+      fputc(' ', out);
       n++;
-    } else if (c == '/' && p[1] == '*') {
-      fputs("/ ", out);
-      n++;
-    } else if (c < 0x20 || c >= 0x7f || c == '?' || c == '\\') {
-      fputc('_', out);
-    } else {
-      fputc(c, out);
     }
+    fputc(c, out);
     n++;
+    prev = c;
   }
   return n;
 }

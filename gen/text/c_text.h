@@ -16,8 +16,10 @@
  * differently: quote, backslash, '?' (trigraphs), controls and non-ASCII.
  * NULL is written as NULL (the pointer, unquoted). */
 void text_c_string(FILE *out, const char *s);
-/* Text safe inside a C block comment: no comment delimiters, no trigraphs,
- * no line breaks; other unusual bytes become '_'. */
+/* Text safe inside a C block comment: a blank breaks up every "*" "/" and
+ * "/" "*" pair, the second '?' of "??" becomes '_' (no trigraph), and
+ * controls (line breaks included), backslashes and bytes outside
+ * printable ASCII become '_'. */
 size_t text_c_comment(FILE *out, const char *s); /* returns bytes written */
 /* Upper-case C identifier fragment ([A-Z0-9_]); caller frees. */
 char *text_upper_ident(const char *s);
