@@ -116,10 +116,32 @@ static int pnetc_pol_check_emit(const struct pnetc_options *o) {
   return -EINVAL;
 }
 
+/* The banner's file names (pol_display_path), main file first; freed
+ * with pnetc_pol_sources_free, also after a failure. */
+static int pnetc_pol_sources(const struct pol_policy *pol, struct emit_pol_sources *out) {
+  size_t n = pol_file_count(pol);
+  char **names = calloc(n ? n : 1, sizeof *names);
+  out->names = (const char *const *)names;
+  out->n = 0;
+  if (!names) return -ENOMEM;
+  for (size_t i = 0; i < n; i++) {
+    if (!(names[i] = pol_display_path(pol, i))) return -ENOMEM;
+    out->n++;
+  }
+  return 0;
+}
+
+static void pnetc_pol_sources_free(struct emit_pol_sources *s) {
+  char **names = (char **)s->names;
+  for (size_t i = 0; i < s->n; i++) free(names[i]);
+  free(names);
+}
+
 int pnetc_run_policy(const struct pnetc_options *o) {
   struct pol_policy *pol = NULL;
   struct pnetc_pol_unit *units = NULL;
   struct emit_pol_compiled *compiled = NULL;
+  struct emit_pol_sources sources = {NULL, 0};
   struct out_file *files[3] = {NULL, NULL, NULL};
   size_t nunits = 0, nfiles = 0;
   char *ident = NULL, *c_path = NULL, *h_path = NULL, *h_name = NULL, *target = NULL;
@@ -179,8 +201,9 @@ int pnetc_run_policy(const struct pnetc_options *o) {
     nfiles++;
     if ((rc = out_file_open(h_path, &files[nfiles])) != 0) goto fail;
     nfiles++;
-    rc = emit_c_pol_source(out_file_stream(files[0]), pol, compiled, nunits, h_name, PNETC_POL_GENERATOR);
-    if (rc == 0) rc = emit_c_pol_header(out_file_stream(files[1]), pol, compiled, nunits, PNETC_POL_GENERATOR);
+    if ((rc = pnetc_pol_sources(pol, &sources)) != 0) goto fail;
+    rc = emit_c_pol_source(out_file_stream(files[0]), &sources, compiled, nunits, h_name, PNETC_POL_GENERATOR);
+    if (rc == 0) rc = emit_c_pol_header(out_file_stream(files[1]), &sources, compiled, nunits, PNETC_POL_GENERATOR);
     if (rc) goto fail;
     target = out_file_absolute(c_path);
   } else {
@@ -246,6 +269,7 @@ cleanup:
   }
   free(units);
   free(compiled);
+  pnetc_pol_sources_free(&sources);
   free(ident);
   free(c_path);
   free(h_path);

@@ -10,13 +10,13 @@
  *
  * Return values: 0, or a negative errno:
  *   -ENOMEM  out of memory
- *   -EIO     the stream reported a write error */
+ *   the stream's error (text_stream_status: -ENOSPC, -EDQUOT, -EFBIG, -EIO) */
 #ifndef CS_GEN_EMIT_C_POL_H
 #define CS_GEN_EMIT_C_POL_H
 
 #include <stdio.h>
 
-#include "pol.h"
+#include "pol_profile.h"
 #include "bpf_disasm.h"
 #include "bpf_gen.h"
 
@@ -27,11 +27,18 @@ struct emit_pol_compiled {
   const struct bpf_program_out *program;
 };
 
+/* The policy's files as the banner names them: the main file first, then
+ * every file it includes (pol_display_path). */
+struct emit_pol_sources {
+  const char *const *names;
+  size_t n;
+};
+
 /* header_name: how profiles.c includes profiles.h; generator: "pnetc 0.1.0"
  * for the banner. */
-int emit_c_pol_header(FILE *out, const struct pol_policy *pol, const struct emit_pol_compiled *c, size_t n,
-                      const char *generator);
-int emit_c_pol_source(FILE *out, const struct pol_policy *pol, const struct emit_pol_compiled *c, size_t n,
-                      const char *header_name, const char *generator);
+int emit_c_pol_header(FILE *out, const struct emit_pol_sources *src, const struct emit_pol_compiled *c,
+                      size_t n, const char *generator);
+int emit_c_pol_source(FILE *out, const struct emit_pol_sources *src, const struct emit_pol_compiled *c,
+                      size_t n, const char *header_name, const char *generator);
 
 #endif
