@@ -6,8 +6,12 @@
  * binding their variables and lowering the body once per entry. After an
  * error the pass goes on, so one run reports several independent mistakes,
  * but a declaration with an error still defines its name: otherwise every
- * later use would add a second, misleading "unknown name" error. */
+ * later use would add a second, misleading "unknown name" error.
+ *
+ * Expressions are evaluated by pnet_eval.c, files and includes read by
+ * pnet_include.c (pnet_lower_internal.h). */
 #include "pnet_lower.h"
+#include "pnet_lower_internal.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -16,80 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-
-#include "pnet_ast.h"
-#include "pnet_limits.h"
-#include "pnet_parse.h"
-#include "pnet_sym.h"
-
-/* A family variable: the entry's key (a name piece) or its value / range
- * index (a number). */
-struct pnet_binding {
-  const char *name;
-  bool is_int;
-  int64_t ival;
-  const char *sval;
-  struct diag_loc loc;
-};
-
-struct pnet_pending_completion {
-  uint32_t transition;
-  char *name;
-  struct diag_loc loc;
-};
-
-struct pnet_lower {
-  struct pn_net *net;
-  uint32_t places_cap, transitions_cap, assertions_cap;
-  struct pnet_symtab syms;
-  uint32_t nconsts;
-
-  struct pnet_binding env[PNET_MAX_BINDINGS];
-  int nenv;
-
-  /* Files being lowered, outermost first: canonical path (NULL for an
-   * in-memory buffer) and the path as written, for cycle messages. */
-  char *stack_real[PNET_MAX_INCLUDE_DEPTH + 1];
-  /* Canonical directory of the main file; includes must resolve below it.
-   * NULL when it cannot be resolved: then no include is read. */
-  char *root;
-  const char *stack_shown[PNET_MAX_INCLUDE_DEPTH + 1];
-  int depth;
-  char **seen; /* canonical paths of every file read */
-  /* The include directive that read net->sources[i]; line 0 for the main file. */
-  struct diag_loc included_from[PNET_MAX_SOURCES];
-  uint32_t nseen;
-
-  struct pnet_pending_completion *completions;
-  uint32_t ncompletions, completions_cap;
-
-  /* Named families; their entries stay in the syntax trees, which are
-   * kept until the end because a family may be used after its file. */
-  const struct pnet_item **families;
-  uint32_t nfamilies, families_cap;
-  struct pnet_decl **trees;
-  uint32_t ntrees;
-
-  bool named;
-  struct diag_loc name_loc;
-  uint64_t iterations;
-  unsigned errors;
-  bool stop;
-};
-
-/* A linear form sum(coef * place) + k, the value of any .pnet expression. */
-struct pnet_term {
-  uint32_t place;
-  int64_t coef;
-  struct diag_loc loc; /* first mention */
-};
-
-struct pnet_lin {
-  struct pnet_term *t;
-  uint32_t n, cap;
-  int64_t k;
-};
 
 static const char *const pnet_keywords[] = {
     "net",      "const",     "include",   "place",       "capacity", "initial", "source",
@@ -113,12 +43,9 @@ static const char *const pnet_role_text[] = {
 _Static_assert(sizeof pnet_role_text / sizeof pnet_role_text[0] == PN_PLACE_SINK + 1,
                "pnet_role_text follows enum pn_place_role");
 
-static void lw_error(struct pnet_lower *lw, const struct diag_loc *loc, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
 /* For an error in an included file, the chain of include directives that
  * led to it, innermost first, as C compilers print it. */
-static void lw_include_notes(const struct pnet_lower *lw, const struct diag_loc *loc) {
+void lw_include_notes(const struct pnet_lower *lw, const struct diag_loc *loc) {
   const struct diag_source *file = loc ? loc->file : NULL;
   for (int hops = 0; file && hops < PNET_MAX_INCLUDE_DEPTH; hops++) {
     const struct diag_loc *site = NULL;
@@ -130,7 +57,7 @@ static void lw_include_notes(const struct pnet_lower *lw, const struct diag_loc 
   }
 }
 
-static void lw_error(struct pnet_lower *lw, const struct diag_loc *loc, const char *fmt, ...) {
+void lw_error(struct pnet_lower *lw, const struct diag_loc *loc, const char *fmt, ...) {
   va_list ap;
   if (lw->stop) return;
   va_start(ap, fmt);
@@ -144,13 +71,13 @@ static void lw_error(struct pnet_lower *lw, const struct diag_loc *loc, const ch
   }
 }
 
-static void lw_oom(struct pnet_lower *lw, const struct diag_loc *loc) {
+void lw_oom(struct pnet_lower *lw, const struct diag_loc *loc) {
   lw_error(lw, loc, "out of memory");
   lw->stop = true;
 }
 
 /* Grows *array (of *cap elements of size elem) to hold at least need. */
-static int lw_grow(void **array, uint32_t *cap, uint32_t need, size_t elem) {
+int lw_grow(void **array, uint32_t *cap, uint32_t need, size_t elem) {
   if (need <= *cap) return 0;
   uint32_t n = *cap ? *cap : 8;
   while (n < need) n *= 2;
@@ -163,7 +90,7 @@ static int lw_grow(void **array, uint32_t *cap, uint32_t need, size_t elem) {
 
 /* ---- names ------------------------------------------------------------ */
 
-static const struct pnet_binding *lw_binding(const struct pnet_lower *lw, const char *name, size_t len) {
+const struct pnet_binding *lw_binding(const struct pnet_lower *lw, const char *name, size_t len) {
   for (int i = lw->nenv - 1; i >= 0; i--)
     if (strlen(lw->env[i].name) == len && memcmp(lw->env[i].name, name, len) == 0) return &lw->env[i];
   return NULL;
@@ -178,7 +105,7 @@ static bool lw_is_keyword(const char *name) {
 /* Fills the ${var} pieces of a name template. ${var} takes a family
  * variable, or a constant when no loop binds that name. out holds
  * PNET_MAX_NAME_LEN + 1 bytes. */
-static int lw_expand(struct pnet_lower *lw, const char *tmpl, const struct diag_loc *loc, char *out) {
+int lw_expand(struct pnet_lower *lw, const char *tmpl, const struct diag_loc *loc, char *out) {
   size_t used = 0;
   for (const char *p = tmpl; *p;) {
     char piece[32];
@@ -233,7 +160,7 @@ too_long:
   return -1;
 }
 
-static const char *lw_kind_text(enum pnet_sym_kind kind) {
+const char *lw_kind_text(enum pnet_sym_kind kind) {
   switch (kind) {
   case PNET_SYM_CONST: return "constant";
   case PNET_SYM_PLACE: return "place";
@@ -260,203 +187,14 @@ static bool lw_name_is_free(struct pnet_lower *lw, const char *name, const struc
   return true;
 }
 
-static void lw_unknown(struct pnet_lower *lw, const char *name, const struct diag_loc *loc) {
+void lw_unknown(struct pnet_lower *lw, const char *name, const struct diag_loc *loc) {
   lw_error(lw, loc, "unknown name '%s'", name);
   const struct pnet_sym *near = pnet_sym_similar(&lw->syms, name);
   if (near && !lw->stop) diag_note(&near->loc, "did you mean the %s '%s'?", lw_kind_text(near->kind), near->name);
 }
 
-/* ---- expressions ------------------------------------------------------ */
-
-static void lin_free(struct pnet_lin *l) {
-  free(l->t);
-  l->t = NULL;
-  l->n = l->cap = 0;
-  l->k = 0;
-}
-
-static int lin_add_term(struct pnet_lower *lw, struct pnet_lin *l, uint32_t place, int64_t coef,
-                        const struct diag_loc *loc, const struct diag_loc *oploc) {
-  for (uint32_t i = 0; i < l->n; i++)
-    if (l->t[i].place == place) {
-      if (__builtin_add_overflow(l->t[i].coef, coef, &l->t[i].coef)) {
-        lw_error(lw, oploc, "integer overflow in expression");
-        return -1;
-      }
-      return 0;
-    }
-  if (lw_grow((void **)&l->t, &l->cap, l->n + 1, sizeof *l->t) != 0) {
-    lw_oom(lw, loc);
-    return -1;
-  }
-  l->t[l->n++] = (struct pnet_term){place, coef, *loc};
-  return 0;
-}
-
-/* dst += factor * src */
-static int lin_add(struct pnet_lower *lw, struct pnet_lin *dst, const struct pnet_lin *src, int64_t factor,
-                   const struct diag_loc *oploc) {
-  int64_t k;
-  if (__builtin_mul_overflow(src->k, factor, &k) || __builtin_add_overflow(dst->k, k, &dst->k)) {
-    lw_error(lw, oploc, "integer overflow in expression");
-    return -1;
-  }
-  for (uint32_t i = 0; i < src->n; i++) {
-    int64_t c;
-    if (__builtin_mul_overflow(src->t[i].coef, factor, &c)) {
-      lw_error(lw, oploc, "integer overflow in expression");
-      return -1;
-    }
-    if (lin_add_term(lw, dst, src->t[i].place, c, &src->t[i].loc, oploc) != 0) return -1;
-  }
-  return 0;
-}
-
-static int lw_eval(struct pnet_lower *lw, const struct pnet_expr *e, struct pnet_lin *out);
-
-/* Runs body once per entry of a loop, with the loop's variables bound;
- * returns false to stop early. */
-typedef bool (*lw_body_fn)(struct pnet_lower *lw, void *arg);
-static void lw_loop(struct pnet_lower *lw, const struct pnet_loop *loop, const char *what, lw_body_fn body,
-                    void *arg);
-
-struct lw_sum {
-  const struct pnet_expr *e;
-  struct pnet_lin *out;
-};
-
-static bool lw_sum_body(struct pnet_lower *lw, void *arg) {
-  struct lw_sum *sum = arg;
-  struct pnet_lin term = {0};
-  bool ok = lw_eval(lw, sum->e->lhs, &term) == 0 && lin_add(lw, sum->out, &term, 1, &sum->e->loc) == 0;
-  lin_free(&term);
-  return ok;
-}
-
-static int lw_eval_name(struct pnet_lower *lw, const struct pnet_expr *e, struct pnet_lin *out) {
-  char name[PNET_MAX_NAME_LEN + 1];
-  if (!strchr(e->name, '$')) {
-    const struct pnet_binding *b = lw_binding(lw, e->name, strlen(e->name));
-    if (b && b->is_int) {
-      out->k = b->ival;
-      return 0;
-    }
-    if (b) {
-      lw_error(lw, &e->loc, "'%s' stands for a name, not a number; use ${%s} inside a name", e->name, e->name);
-      return -1;
-    }
-  }
-  if (lw_expand(lw, e->name, &e->loc, name) != 0) return -1;
-  const struct pnet_sym *s = pnet_sym_find(&lw->syms, name);
-  if (!s) {
-    lw_unknown(lw, name, &e->loc);
-    return -1;
-  }
-  switch (s->kind) {
-  case PNET_SYM_CONST:
-    out->k = s->value;
-    return 0;
-  case PNET_SYM_PLACE:
-    return lin_add_term(lw, out, (uint32_t)s->value, 1, &e->loc, &e->loc);
-  case PNET_SYM_TRANSITION:
-  case PNET_SYM_FAMILY:
-    break;
-  }
-  lw_error(lw, &e->loc, "'%s' is a %s; only places and constants have a value", name, lw_kind_text(s->kind));
-  if (!lw->stop) diag_note(&s->loc, "'%s' is defined here", name);
-  return -1;
-}
-
-static int lw_eval(struct pnet_lower *lw, const struct pnet_expr *e, struct pnet_lin *out) {
-  struct pnet_lin a = {0}, b = {0};
-  int rc = -1;
-
-  switch (e->kind) {
-  case PNET_EXPR_INT:
-    out->k = e->value;
-    return 0;
-  case PNET_EXPR_NAME:
-    return lw_eval_name(lw, e, out);
-  case PNET_EXPR_SUM: {
-    unsigned before = lw->errors;
-    struct lw_sum sum = {e, out};
-    lw_loop(lw, e->loop, "a sum", lw_sum_body, &sum);
-    return lw->errors == before && !lw->stop ? 0 : -1;
-  }
-  case PNET_EXPR_NEG:
-    if (lw_eval(lw, e->lhs, &a) != 0) goto cleanup;
-    rc = lin_add(lw, out, &a, -1, &e->loc);
-    goto cleanup;
-  default:
-    break;
-  }
-  if (lw_eval(lw, e->lhs, &a) != 0 || lw_eval(lw, e->rhs, &b) != 0) goto cleanup;
-  switch (e->kind) {
-  case PNET_EXPR_ADD:
-  case PNET_EXPR_SUB:
-    if (lin_add(lw, out, &a, 1, &e->loc) != 0) goto cleanup;
-    rc = lin_add(lw, out, &b, e->kind == PNET_EXPR_ADD ? 1 : -1, &e->loc);
-    break;
-  case PNET_EXPR_MUL:
-    /* Markings enter models linearly; a product of two places is not a
-     * weight, an invariant or a capacity. */
-    if (a.n && b.n) {
-      lw_error(lw, &e->loc, "cannot multiply two place counts: expressions must be linear in the places");
-      goto cleanup;
-    }
-    rc = a.n ? lin_add(lw, out, &a, b.k, &e->loc) : lin_add(lw, out, &b, a.k, &e->loc);
-    break;
-  case PNET_EXPR_DIV:
-  case PNET_EXPR_MOD: {
-    const char *op = e->kind == PNET_EXPR_DIV ? "/" : "%";
-    if (a.n || b.n) {
-      lw_error(lw, &e->loc, "'%s' needs constant operands, but '%s' is a place", op,
-               lw->net->places[(a.n ? a.t : b.t)[0].place].name);
-      goto cleanup;
-    }
-    if (b.k == 0) {
-      lw_error(lw, &e->loc, "division by zero");
-      goto cleanup;
-    }
-    if (a.k == INT64_MIN && b.k == -1) {
-      lw_error(lw, &e->loc, "integer overflow in expression");
-      goto cleanup;
-    }
-    struct pnet_lin q = {.k = e->kind == PNET_EXPR_DIV ? a.k / b.k : a.k % b.k};
-    rc = lin_add(lw, out, &q, 1, &e->loc);
-    break;
-  }
-  default:
-    break;
-  }
-cleanup:
-  lin_free(&a);
-  lin_free(&b);
-  return rc;
-}
-
-/* A constant expression: places are an error. */
-static int lw_const(struct pnet_lower *lw, const struct pnet_expr *e, const char *what, int64_t *value) {
-  struct pnet_lin l = {0};
-  int rc = -1;
-  if (lw_eval(lw, e, &l) != 0) goto cleanup;
-  if (l.n) {
-    lw_error(lw, &l.t[0].loc, "%s must be a constant expression, but '%s' is a place", what,
-             lw->net->places[l.t[0].place].name);
-    goto cleanup;
-  }
-  *value = l.k;
-  rc = 0;
-cleanup:
-  lin_free(&l);
-  return rc;
-}
-
 /* ---- declarations ----------------------------------------------------- */
 
-static void lw_file(struct pnet_lower *lw, const char *path, const char *text, size_t len,
-                    const struct diag_loc *from);
-static void lw_decls(struct pnet_lower *lw, const struct pnet_decl *d);
 static int lw_bind(struct pnet_lower *lw, const char *name, const struct diag_loc *loc);
 
 static void lw_net(struct pnet_lower *lw, const struct pnet_decl *d) {
@@ -888,7 +626,7 @@ static bool lw_iterate(struct pnet_lower *lw, const struct pnet_loop *loop, int 
   return go_on && !lw->stop;
 }
 
-static void lw_loop(struct pnet_lower *lw, const struct pnet_loop *loop, const char *what, lw_body_fn body,
+void lw_loop(struct pnet_lower *lw, const struct pnet_loop *loop, const char *what, lw_body_fn body,
                     void *arg) {
   int saved = lw->nenv;
   const struct pnet_item *items = loop->items;
@@ -983,26 +721,7 @@ static void lw_for(struct pnet_lower *lw, const struct pnet_decl *d) {
   lw_loop(lw, d->loop, "a for loop", lw_for_body, (void *)d);
 }
 
-/* Includes are relative to the including file, like C's #include "...". */
-static char *lw_include_path(const char *including, const char *path) {
-  const char *slash = strrchr(including, '/');
-  char *out = NULL;
-  if (path[0] == '/' || !slash) return strdup(path);
-  if (asprintf(&out, "%.*s/%s", (int)(slash - including), including, path) < 0) return NULL;
-  return out;
-}
-
-static void lw_include(struct pnet_lower *lw, const struct pnet_decl *d) {
-  char *path = lw_include_path(d->loc.file->path, d->path);
-  if (!path) {
-    lw_oom(lw, &d->loc);
-    return;
-  }
-  lw_file(lw, path, NULL, 0, &d->loc);
-  free(path);
-}
-
-static void lw_decls(struct pnet_lower *lw, const struct pnet_decl *d) {
+void lw_decls(struct pnet_lower *lw, const struct pnet_decl *d) {
   for (; d && !lw->stop; d = d->next) {
     switch (d->kind) {
     case PNET_DECL_NET: lw_net(lw, d); break;
@@ -1016,143 +735,6 @@ static void lw_decls(struct pnet_lower *lw, const struct pnet_decl *d) {
     case PNET_DECL_INCLUDE: lw_include(lw, d); break;
     }
   }
-}
-
-/* ---- files ------------------------------------------------------------ */
-
-/* Same wording as diag_source_load, which reports the other read errors. */
-static void lw_file_error(struct pnet_lower *lw, const struct diag_loc *from, const char *path,
-                          const char *detail) {
-  if (from) {
-    lw_error(lw, from, "cannot read '%s': %s", path, detail);
-  } else {
-    fprintf(diag_stream(), "%s: error: cannot read file: %s\n", path, detail);
-    lw->errors++;
-  }
-}
-
-static bool lw_below_root(const struct pnet_lower *lw, const char *real) {
-  if (!lw->root) return false;
-  size_t n = strlen(lw->root);
-  if (n == 1) return true; /* the main file is in "/" */
-  return strncmp(real, lw->root, n) == 0 && real[n] == '/';
-}
-
-static void lw_file(struct pnet_lower *lw, const char *path, const char *text, size_t len,
-                    const struct diag_loc *from) {
-  struct pn_net *net = lw->net;
-  char *real = NULL;
-  struct diag_source *src = NULL;
-  struct pnet_parse pp = {0};
-
-  if (lw->depth >= PNET_MAX_INCLUDE_DEPTH) {
-    lw_error(lw, from, "includes nested too deeply (limit %d)", PNET_MAX_INCLUDE_DEPTH);
-    goto cleanup;
-  }
-  if (!text) {
-    struct stat st;
-    real = realpath(path, NULL);
-    if (!real || stat(real, &st) != 0) {
-      lw_file_error(lw, from, path, strerror(errno));
-      goto cleanup;
-    }
-    /* Models come from whoever can open a pull request, and pnetc quotes
-     * source lines in its diagnostics: an include of /etc/shadow or
-     * ../../.ssh/id_rsa would copy a line of it into a build log. So an
-     * include may only read files below the main file's directory, checked
-     * on the canonical path so neither '..' nor a symbolic link escapes. */
-    if (from && !lw_below_root(lw, real)) {
-      lw_error(lw, from, "cannot include '%s': it is outside the directory of the main file", path);
-      goto cleanup;
-    }
-    /* Only regular files: a FIFO or /dev/zero named in an include would
-     * block or exhaust memory. */
-    if (!S_ISREG(st.st_mode)) {
-      lw_file_error(lw, from, path, "not a regular file");
-      goto cleanup;
-    }
-    if (st.st_size > PNET_MAX_FILE_BYTES) {
-      char limit[64];
-      snprintf(limit, sizeof limit, "larger than %ld bytes", (long)PNET_MAX_FILE_BYTES);
-      lw_file_error(lw, from, path, limit);
-      goto cleanup;
-    }
-    for (int i = 0; i < lw->depth; i++) {
-      if (!lw->stack_real[i] || strcmp(lw->stack_real[i], real) != 0) continue;
-      char *chain = NULL;
-      size_t size = 0;
-      FILE *f = open_memstream(&chain, &size);
-      if (!f) goto oom;
-      for (int j = i; j < lw->depth; j++) fprintf(f, "'%s' includes ", lw->stack_shown[j]);
-      fprintf(f, "'%s'", path);
-      if (fclose(f) != 0) {
-        free(chain);
-        goto oom;
-      }
-      lw_error(lw, from, "include cycle: %s", chain);
-      free(chain);
-      goto cleanup;
-    }
-    /* Each file is read once: a second include of a shared file (a diamond)
-     * adds nothing, as with an include guard. */
-    for (uint32_t i = 0; i < lw->nseen; i++)
-      if (strcmp(lw->seen[i], real) == 0) goto cleanup;
-  } else if (len > PNET_MAX_FILE_BYTES) {
-    lw_file_error(lw, from, path, "too large");
-    goto cleanup;
-  }
-  if (net->nsources >= PNET_MAX_SOURCES) {
-    lw_error(lw, from, "too many files in one model (limit %d)", PNET_MAX_SOURCES);
-    goto cleanup;
-  }
-
-  struct diag_source **sources = realloc(net->sources, (net->nsources + 1) * sizeof *sources);
-  if (!sources) goto oom;
-  net->sources = sources;
-  if (real) {
-    char **seen = realloc(lw->seen, (lw->nseen + 1) * sizeof *seen);
-    if (!seen) goto oom;
-    lw->seen = seen;
-  }
-  src = text ? diag_source_from_memory(path, text, len) : diag_source_load(path, from);
-  if (!src) {
-    lw->errors++;
-    goto cleanup;
-  }
-  lw->included_from[net->nsources] = from ? *from : (struct diag_loc){0};
-  net->sources[net->nsources++] = src;
-  if (real) {
-    lw->seen[lw->nseen++] = real;
-    lw->stack_real[lw->depth] = real;
-    real = NULL;
-  } else {
-    lw->stack_real[lw->depth] = NULL;
-  }
-
-  pp.src = src;
-  if (pnet_parse_source(&pp) != 0) {
-    struct diag_loc in_src = {src, 1, 1};
-    lw_include_notes(lw, &in_src); /* the parser stops at its first error */
-    lw->errors += pp.errors;
-    if (lw->errors >= PNET_MAX_ERRORS) lw->stop = true;
-    goto cleanup;
-  }
-  struct pnet_decl **trees = realloc(lw->trees, (lw->ntrees + 1) * sizeof *trees);
-  if (!trees) {
-    pnet_decl_free(pp.decls);
-    goto oom;
-  }
-  lw->trees = trees;
-  lw->trees[lw->ntrees++] = pp.decls;
-  lw->stack_shown[lw->depth] = src->path;
-  lw->depth++;
-  lw_decls(lw, pp.decls);
-  lw->depth--;
-  goto cleanup;
-oom:
-  lw_oom(lw, from);
-cleanup:
-  free(real);
 }
 
 /* ---- entry points ----------------------------------------------------- */
