@@ -21,9 +21,7 @@
 #include "bpf_testlib.h"
 #include "emit_oci.h"
 #include "oci_import.h"
-#ifdef CS_HAVE_POL
 #include "pol.h"
-#endif
 
 struct stats {
   uint32_t len;
@@ -153,7 +151,6 @@ int main(int argc, char **argv) {
       oci_import_report_free(&rep);
       diag_source_free(src);
     } else if (ends_with(argv[i], ".pol")) {
-#ifdef CS_HAVE_POL
       struct pol_policy *pol = NULL;
       if (pol_load(argv[i], &pol) != 0) {
         bad = 1;
@@ -173,10 +170,6 @@ int main(int argc, char **argv) {
         sc_ruleset_free(&rs);
       }
       pol_policy_free(pol);
-#else
-      fprintf(stderr, "%s: this build has no policy compiler (cs_pol)\n", argv[i]);
-      bad = 1;
-#endif
     }
   }
   return bad;
