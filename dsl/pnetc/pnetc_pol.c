@@ -218,7 +218,9 @@ int pnetc_run_policy(const struct pnetc_options *o) {
     const struct pnetc_pol_unit *u = &units[0];
     switch (o->emit) {
       case PNETC_EMIT_BPF:
-        fwrite(u->prog.insns, sizeof *u->prog.insns, u->prog.len, out); /* checked below */
+        if (fwrite(u->prog.insns, sizeof *u->prog.insns, u->prog.len, out) != u->prog.len &&
+            (rc = pnetc_output_status(out)) == 0)
+          rc = -EIO;
         break;
       case PNETC_EMIT_DISASM:
         fprintf(out, "# profile %s: %u instructions\n", u->profile->name, u->prog.len);
