@@ -34,15 +34,6 @@ static const char *const pnet_rel_text[] = {
 };
 _Static_assert(sizeof pnet_rel_text / sizeof pnet_rel_text[0] == PN_REL_GE + 1, "pnet_rel_text follows enum pn_rel");
 
-/* ENUM-TABLE(pn_place_role) */
-static const char *const pnet_role_text[] = {
-    [PN_PLACE_TRACKED] = "tracked",
-    [PN_PLACE_SOURCE] = "source",
-    [PN_PLACE_SINK] = "sink",
-};
-_Static_assert(sizeof pnet_role_text / sizeof pnet_role_text[0] == PN_PLACE_SINK + 1,
-               "pnet_role_text follows enum pn_place_role");
-
 /* For an error in an included file, the chain of include directives that
  * led to it, innermost first, as C compilers print it. */
 void lw_include_notes(const struct pnet_lower *lw, const struct diag_loc *loc) {
@@ -255,10 +246,10 @@ static void lw_place(struct pnet_lower *lw, const struct pnet_decl *d) {
    * a bound or tokens would make the analysis track what it abstracts. */
   if (a->role != PN_PLACE_TRACKED && a->capacity)
     lw_error(lw, &a->capacity->loc, "a %s place is unbounded; it cannot have a capacity",
-             pnet_role_text[a->role]);
+             pn_place_role_name(a->role));
   if (a->role != PN_PLACE_TRACKED && a->initial)
     lw_error(lw, &a->initial->loc, "a %s place is not part of the marking; it cannot have an initial marking",
-             pnet_role_text[a->role]);
+             pn_place_role_name(a->role));
   if (a->role == PN_PLACE_TRACKED && a->capacity && lw_const(lw, a->capacity, "a capacity", &capacity) == 0 &&
       capacity < 1) {
     lw_error(lw, &a->capacity->loc, "capacity must be at least 1, not %" PRId64, capacity);
@@ -461,7 +452,7 @@ static int lw_constraint(struct pnet_lower *lw, const struct pnet_cons *c, struc
     const struct pn_place *p = &lw->net->places[l.t[i].place];
     if (p->role != PN_PLACE_TRACKED) {
       lw_error(lw, &l.t[i].loc, "'%s' is a %s place; its tokens are not part of the marking an assertion checks",
-               p->name, pnet_role_text[p->role]);
+               p->name, pn_place_role_name(p->role));
       bad = true;
     }
     l.t[n++] = l.t[i];
