@@ -17,8 +17,8 @@ target_link_libraries(cs_sbxcli PUBLIC PkgConfig::JANSSON)
 
 function(cs_sbx_define)
   # Runs in the top directory's scope: nothing set in runtime/ is visible.
-  # cs_bpf: explain --bpf prints the filter with the generator's disassembler.
-  set(CS_SBX_DEPS cs_confine cs_profiles cs_runtime cs_model_default cs_bpf)
+  # cs_bpfview: explain --bpf prints the filter with the disassembler (not the generator).
+  set(CS_SBX_DEPS cs_confine cs_profiles cs_runtime cs_model_default cs_bpfview)
   set(missing "")
   foreach(dep IN LISTS CS_SBX_DEPS)
     if(NOT TARGET ${dep})
@@ -63,7 +63,7 @@ function(cs_sbx_define)
       # first, so that none of their members is pulled in after the
       # archives (that would leave the shared library needed, and two
       # copies of one library, with separate globals, in the process).
-      foreach(dep cs_approval_unotify cs_approval cs_runtime cs_emit cs_diag)
+      foreach(dep cs_approval_unotify cs_approval cs_runtime cs_ir)
         if(TARGET ${dep})
           target_link_libraries(sbx PRIVATE ${dep})
         endif()

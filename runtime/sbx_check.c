@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bpf_gen.h"
+#include "bpf_disasm.h"
 #include "sbx_admit.h"
 #include "sbx_confine.h"
 #include "sbx_denial.h"

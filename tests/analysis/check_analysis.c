@@ -581,7 +581,7 @@ START_TEST(test_cross_random) {
 }
 END_TEST
 
-/* ---- P-semiflows (verify/pn_semiflow.c) --------------------------------- */
+/* ---- P-semiflows (verify/statespace/pn_semiflow.c) --------------------- */
 
 /* Random nets that need not conserve anything: weights 1-3, outputs
  * optional; many are unbounded. */

@@ -1,4 +1,4 @@
-/* Unit tests of the PNML reader (dsl/pnml.c, docs/analysis.md "PNML
+/* Unit tests of the PNML reader (dsl/pnml/pnml.c, docs/analysis.md "PNML
  * input"): accepted structure, and one diagnostic per kind of bad input,
  * each checked for its exact file:line:col prefix. */
 #include <check.h>

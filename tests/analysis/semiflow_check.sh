@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks the P-semiflows verify/pn_semiflow.c finds on a published
+# Checks the P-semiflows verify/statespace/pn_semiflow.c finds on a published
 # benchmark net against the net's own definition (docs/analysis.md,
 # "Structural bounds"), independently of verify/: every row is checked to
 # be a semiflow of the net as tests/analysis/gen_nets.py defines it, the

@@ -2,7 +2,7 @@
 # seccomp-BPF filter quality: pnetc's generator next to libseccomp
 # (optimize levels 1 and 2) for Docker's default profile and the seed
 # policy's profiles, then how far pnetc's decision tree is from the best
-# tree of jge/jgt/jeq tests (tests/bench/bpf_bound.c). Results go to
+# tree of jge/jgt/jeq tests (tests/bpf/bpf_bound.c). Results go to
 # docs/performance.md ("seccomp-BPF").
 # Usage: tests/bench/bench_bpf.sh [BUILD_DIR]
 set -euo pipefail

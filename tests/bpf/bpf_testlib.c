@@ -395,7 +395,7 @@ int tl_libseccomp_filter(const struct sc_ruleset *rs, int optimize, struct sock_
   return rc;
 }
 
-/* Second route: the order-free profile gen/emit_oci.c writes, loaded the
+/* Second route: the order-free profile gen/oci/emit_oci.c writes, loaded the
  * way runc loads it. The exporter writes what this file cannot (intervals
  * with holes as aligned masked blocks); its output is itself checked
  * against the rules by the tests (check_export). */

@@ -69,7 +69,7 @@ size_t tl_compare(const struct sc_ruleset *rs, const struct sock_filter *mine, u
 bool tl_plain_allow(const struct sc_ruleset *rs, uint32_t nr);
 
 /* The filter runc builds for an OCI profile, written independently of
- * dsl/oci_import.c: entries filtered for a capability-less x86_64 process
+ * dsl/oci/oci_import.c: entries filtered for a capability-less x86_64 process
  * (includes.caps skipped, arches matched against amd64, minKernel against
  * the same baseline), unknown names and default-action entries skipped,
  * conditions naming one argument twice added as one rule each, the rest

@@ -11,14 +11,13 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "bpf_disasm.h"
 #include "bpf_gen.h"
 #include "bpf_interp.h"
 #include "bpf_testlib.h"
 #include "emit_oci.h"
 #include "oci_import.h"
-#ifdef CS_HAVE_POL
 #include "pol.h"
-#endif
 
 #define C32(a, o, v) {.arg = (a), .op = (o), .value = (v), .is32 = true}
 #define C64(a, o, v) {.arg = (a), .op = (o), .value = (v)}
@@ -596,7 +595,6 @@ START_TEST(test_golden_disasm) {
 }
 END_TEST
 
-#ifdef CS_HAVE_POL
 /* The seed policy's profiles (models/profiles.pol): compiled filters decide
  * like the lowered rules; libseccomp's filter is compared too when the
  * rules can be written in its model. */
@@ -632,7 +630,6 @@ START_TEST(test_pol_profiles) {
   pol_policy_free(pol);
 }
 END_TEST
-#endif
 
 /* Random rule sets (deterministic seed): clustered numbers, every action,
  * every operator on both widths with values near word boundaries, DNF
@@ -810,9 +807,7 @@ static Suite *suite(bool moby) {
     tcase_add_loop_test(tc, test_oci_errors, 0, (int)(sizeof bad_profiles / sizeof *bad_profiles));
     tcase_add_loop_test(tc, test_golden_disasm, 0, (int)(sizeof goldens / sizeof goldens[0]));
     tcase_add_test(tc, test_random_rule_sets);
-#ifdef CS_HAVE_POL
     tcase_add_test(tc, test_pol_profiles);
-#endif
     tcase_add_loop_test(tc, test_rule_sets, 0, (int)(sizeof cases / sizeof *cases));
     tcase_add_test(tc, test_tiocsti_high_bits);
     tcase_add_test(tc, test_validator);

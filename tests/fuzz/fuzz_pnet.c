@@ -1,4 +1,4 @@
-/* libFuzzer harness for the .pnet front end (dsl/pnet.h): any input is
+/* libFuzzer harness for the .pnet front end (dsl/pnet/pnet.h): any input is
  * either a net or diagnostics, never a crash, a leak or undefined
  * behaviour. Diagnostics go to /dev/null. */
 #include <stdint.h>

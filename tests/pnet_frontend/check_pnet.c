@@ -1,4 +1,4 @@
-/* check_pnet: unit tests of the .pnet front end's lowering (dsl/pnet*.c).
+/* check_pnet: unit tests of the .pnet front end's lowering (dsl/pnet/).
  * The golden tests pin every diagnostic's text; these check the IR that
  * the analysis and the emitters read: counts, order, arcs, weights, kinds,
  * completions, constants, families, includes, assertions and limits. */

@@ -1,4 +1,4 @@
-/* libFuzzer harness for the net emitters (gen/emit.h): every net the .pnet
+/* libFuzzer harness for the net emitters (emit_c_net.h, emit_report.h): every net the .pnet
  * front end accepts, once analysed, must give C tables, a JSON report and a
  * DOT view without a crash, a leak or undefined behaviour, and the outputs
  * must hold together: the report parses back as JSON with the analysis'
@@ -15,10 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dsl/diag.h"
-#include "dsl/pnet.h"
-#include "gen/emit.h"
-#include "verify/pn_analysis.h"
+#include "diag.h"
+#include "pnet.h"
+#include "c_text.h"
+#include "emit_c_net.h"
+#include "emit_report.h"
+#include "pn_analysis.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -70,7 +72,7 @@ static void emit_all(const struct pn_net *net, const struct pn_analysis *a) {
     check(strncmp(src, "/* DO NOT EDIT", 14) == 0 && strncmp(hdr, "/* DO NOT EDIT", 14) == 0,
           "banner missing");
     check(count(src, "---- Begin ") == count(src, "---- End "), "unbalanced Begin/End markers");
-    uint64_t nsafe = emit_safe_set_size(a);
+    uint64_t nsafe = pn_analysis_safe_set_size(a);
     /* Each row of markings and next_state ends in a comment naming Sk. */
     size_t tables = (net->ntransitions > 0) + (count(src, "static const uint32_t markings[]") > 0);
     check(count_rows(src) >= nsafe * tables, "fewer state rows than states in S");

@@ -1,6 +1,6 @@
 #!/bin/sh
 # t_signal_cleanup.sh PNETC SRC OUTDIR: pnetc killed while its outputs are
-# temporary files must leave none behind (gen/out_file.c signal handler).
+# temporary files must leave none behind (gen/text/out_file.c signal handler).
 #
 # How the kill lands at the right moment, deterministically: the depfile is
 # a FIFO with no reader, so pnetc blocks opening it after NAME.c and NAME.h

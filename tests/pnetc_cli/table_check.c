@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dsl/pnet.h"
-#include "gen/emit.h"
-#include "runtime/cs_model_table.h"
-#include "verify/pn_analysis.h"
+#include "pnet.h"
+#include "emit_report.h"
+#include "cs_model_table.h"
+#include "pn_analysis.h"
 
 extern const struct cs_model_table CS_CHECK_TABLE;
 static const struct cs_model_table *T = &CS_CHECK_TABLE;

@@ -1,4 +1,4 @@
-/* test_out_file: gen/out_file.h, the all-or-nothing output files every
+/* test_out_file: gen/text/out_file.h, the all-or-nothing output files every
  * pnetc back end writes through. */
 #include <check.h>
 #include <dirent.h>
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "gen/out_file.h"
+#include "out_file.h"
 
 static char dir[] = "/tmp/test_out_file.XXXXXX";
 

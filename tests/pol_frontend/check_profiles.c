@@ -1,8 +1,8 @@
 /* The seed profiles (models/profiles.pol) refuse what docs/profiles.md
  * promises, checked three ways for every profile:
- *   1. the rule set's meaning (sc_ruleset_eval, gen/sc_rules.c),
+ *   1. the rule set's meaning (sc_ruleset_eval, dsl/ir/sc_rules.c),
  *   2. the compiled BPF program run in the userspace interpreter
- *      (verify/bpf_interp.h), which must agree with (1) on every system
+ *      (verify/bpf/bpf_interp.h), which must agree with (1) on every system
  *      call number and on argument values around every condition,
  *   3. (check_profiles_kernel.c) the real kernel,
  * and the OCI export read back as runc would apply it decides the same.
@@ -225,7 +225,7 @@ START_TEST(test_bpf_agrees_with_rules) {
 END_TEST
 
 /* The OCI export of each profile, read back the way runc + libseccomp
- * would apply it (dsl/oci_import.h), decides like the profile on every
+ * would apply it (dsl/oci/oci_import.h), decides like the profile on every
  * number and around every condition. */
 START_TEST(test_oci_round_trip) {
   const struct pol_profile *p = pol_profile_at(pol, (size_t)_i);

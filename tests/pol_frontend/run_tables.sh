@@ -33,7 +33,7 @@ check() { # description, then a command that must succeed
 if [ "$update" = "--update" ]; then
   cp "$work/a/small.c" "$work/a/small.h" "$here/golden/"
 fi
-# The BPF rows and the pseudo-code are the generator's (gen/bpf_gen.c, with
+# The BPF rows and the pseudo-code are the generator's (gen/bpf/, with
 # its own golden tests); they are masked so an improvement there does not
 # break this test, which is about the tables around them.
 mask() {
@@ -104,7 +104,7 @@ check "--check --json lists the four profiles" sh -c "grep -c '\"filter_instruct
 (cd "$root" && "$pnetc" -q -o "$work/c" --depfile "$work/c/profiles.d" models/profiles.pol) || fail=$((fail + 1))
 check "--depfile names the included library" grep -q "^  $root/models/stdlib/syscalls.pol" "$work/c/profiles.d"
 
-# OCI export (gen/emit_oci.c): every seed profile can be said in OCI terms
+# OCI export (gen/oci/emit_oci.c): every seed profile can be said in OCI terms
 # (the exporter splits first-match rules into disjoint, order-free entries
 # or refuses); an unknown profile is an error that writes nothing.
 for p in strict standard permissive hardened; do

@@ -1,0 +1,63 @@
+/* pol: the .pol security-policy front end (docs/pol-language.md).
+ *
+ * pol_load() reads a policy file and everything it includes, resolves
+ * names (syscalls via libseccomp for x86_64, constants, groups), resolves
+ * profile inheritance and validates every profile. pol_lower() turns one
+ * resolved profile into the seccomp rule set the BPF generator compiles
+ * (sc_rules.h). The resolved profile (pol_profile.h, in dsl/ir: the
+ * emitters read it) also carries what the runtime table
+ * (cs_profile_table.h) needs besides the filter: shell and file policy,
+ * paths, limits, approvals, scheduler tier.
+ *
+ * Return values: 0, or a negative errno from this list:
+ *   -EINVAL  the policy has errors; each was printed (file:line:col + caret)
+ *   -ENOMEM  out of memory (a message was printed)
+ *   -ENOENT  pol_lower(): no such profile */
+#ifndef CS_DSL_POL_H
+#define CS_DSL_POL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diag.h"
+#include "pol_profile.h"
+#include "sc_rules.h"
+
+/* The scheduler tiers of models/default.pnet a profile may name. */
+#define POL_TIERS "v8, seccomp, wasm, tee"
+
+struct pol_policy;
+
+/* Loads and checks path. On success *out owns everything. */
+int pol_load(const char *path, struct pol_policy **out);
+/* Same, for a buffer (the fuzz harness); includes are refused. */
+int pol_load_memory(const char *name, const char *data, size_t len, struct pol_policy **out);
+void pol_policy_free(struct pol_policy *pol);
+
+/* Profiles in declaration order (included files first, as they appear). */
+size_t pol_profile_count(const struct pol_policy *pol);
+const struct pol_profile *pol_profile_at(const struct pol_policy *pol, size_t i);
+/* By name or alias; NULL when neither matches. */
+const struct pol_profile *pol_profile_find(const struct pol_policy *pol, const char *name);
+
+/* Every file read, the main one first (for --depfile). */
+size_t pol_file_count(const struct pol_policy *pol);
+const char *pol_file_path(const struct pol_policy *pol, size_t i);
+
+/* The path of the main file as given. */
+const char *pol_main_path(const struct pol_policy *pol);
+/* File i as generated tables and origins name it: the main file by its
+ * base name, included files relative to the main file's directory (so
+ * the output does not depend on where pnetc ran). Caller frees. */
+char *pol_display_path(const struct pol_policy *pol, size_t i);
+
+/* Fills rs with the profile's x86_64 rule set; the caller frees it with
+ * sc_ruleset_free (also after a failure, which leaves it empty). Its
+ * meaning is sc_ruleset_eval (gen/sc_rules.h). */
+int pol_lower(const struct pol_profile *p, struct sc_ruleset *rs);
+
+/* Text of an action as written in .pol ("errno(EPERM)"); caller frees. */
+char *pol_action_text(struct sc_action a);
+
+#endif
