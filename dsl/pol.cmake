@@ -44,8 +44,9 @@ foreach(optional ${CS_SOURCE_ROOT}/gen/emit_c_pol.c ${CMAKE_CURRENT_LIST_DIR}/pn
   endif()
 endforeach()
 add_library(cs_pol STATIC ${cs_pol_sources})
-target_include_directories(cs_pol PUBLIC ${CMAKE_CURRENT_LIST_DIR} ${pol_gen} ${CS_SOURCE_ROOT}/gen
-                                         ${CS_SOURCE_ROOT}/runtime)
+target_include_directories(cs_pol PUBLIC ${CMAKE_CURRENT_LIST_DIR} ${pol_gen} ${CS_SOURCE_ROOT}/gen)
+# The table layouts (runtime/include).
+target_link_libraries(cs_pol PUBLIC cs_public_headers)
 # Generated scanner code is not ours to restyle; keep its warnings quiet.
 set_source_files_properties(${FLEX_pol_lexer_OUTPUTS} PROPERTIES COMPILE_OPTIONS
                             "-Wno-unused-function;-Wno-missing-prototypes;-Wno-sign-compare")

@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "../gen/sc_rules.h"
-#include "../runtime/cs_profile_table.h"
+#include "cs_profile_table.h"
 #include "diag.h"
 
 /* The scheduler tiers of models/default.pnet a profile may name. */

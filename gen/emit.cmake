@@ -9,5 +9,6 @@ add_library(cs_emit STATIC
 target_include_directories(cs_emit PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 # cs_analysis only for its header here (the emitters read a finished
 # analysis); the driver links the library itself.
-target_include_directories(cs_emit PRIVATE ${CS_SOURCE_ROOT}/verify ${CS_SOURCE_ROOT}/runtime)
+target_include_directories(cs_emit PRIVATE ${CS_SOURCE_ROOT}/verify)
+target_link_libraries(cs_emit PRIVATE cs_public_headers)
 target_link_libraries(cs_emit PUBLIC cs_diag PkgConfig::JANSSON)

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "../dsl/diag.h"
-#include "../runtime/cs_model_table.h"
+#include "cs_model_table.h"
 #include "emit_util.h"
 
 #define EMIT_C_TAG "cs-table"

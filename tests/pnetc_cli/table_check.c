@@ -18,7 +18,7 @@
 
 #include "dsl/pnet.h"
 #include "gen/emit.h"
-#include "runtime/cs_model_table.h"
+#include "cs_model_table.h"
 #include "verify/pn_analysis.h"
 
 extern const struct cs_model_table CS_CHECK_TABLE;
