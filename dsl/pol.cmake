@@ -53,7 +53,8 @@ set_source_files_properties(${FLEX_pol_lexer_OUTPUTS} PROPERTIES COMPILE_OPTIONS
 # cs_bpf: bpf_compile and the OCI exporter; cs_emit: gen/out_file.c (all or
 # nothing output files). Both are defined in gen/, after this directory.
 target_link_libraries(cs_pol PUBLIC cs_diag cs_bpf cs_emit PkgConfig::SECCOMP)
-# cs_approval (runtime/): the command-rule matcher, so pnetc checks a rule's
-# examples with the very code sbx matches commands with.
-target_link_libraries(cs_pol PUBLIC cs_approval)
+# cs_cmdrule (runtime/cmdrule): the command-rule matcher, so pnetc checks a
+# rule's examples with the very code sbx matches commands with (libc only:
+# not the approval workflow's approvers, store, jansson or threads).
+target_link_libraries(cs_pol PUBLIC cs_cmdrule)
 target_compile_definitions(cs_pol PRIVATE CS_VERSION="${PROJECT_VERSION}")

@@ -1,7 +1,8 @@
 /* cs_approval: the approval manager (cs_approval.h): scopes, fail-closed
  * decisions, latency. Approvers live in cs_approval_exec.c,
  * cs_approval_socket.c, cs_approval_tty.c; the store in
- * cs_approval_store.c; command rules in cs_approval_rules.c. */
+ * cs_approval_store.c; operation names and command rules in cs_cmdrule
+ * (runtime/cmdrule). */
 #include "cs_approval.h"
 
 #include <errno.h>
@@ -11,18 +12,6 @@
 #include <time.h>
 
 #include "cs_approval_internal.h"
-
-/* grep tag: CS_APPROVAL_OPERATION */
-static const char *const cs_approval_op_names[] = {
-    [CS_APPROVAL_OP_DELETE] = "delete",
-    [CS_APPROVAL_OP_NETWORK] = "network",
-    [CS_APPROVAL_OP_SUDO] = "sudo",
-    [CS_APPROVAL_OP_GIT_CONFIG] = "git-config",
-    [CS_APPROVAL_OP_EXEC] = "exec",
-};
-_Static_assert(sizeof cs_approval_op_names / sizeof cs_approval_op_names[0] ==
-                   CS_APPROVAL_OP_COUNT_,
-               "one name per enum cs_approval_operation (grep CS_APPROVAL_OPERATION)");
 
 static const char *const cs_approval_scope_names[] = {"once", "session", "always"};
 
@@ -42,23 +31,6 @@ struct cs_approval_mgr {
   struct cs_approval_grant *session;
   size_t n_session, cap_session;
 };
-
-const char *cs_approval_op_name(enum cs_approval_operation op)
-{
-  if ((unsigned)op >= CS_APPROVAL_OP_COUNT_)
-    return "?";
-  return cs_approval_op_names[op];
-}
-
-int cs_approval_op_parse(const char *name, enum cs_approval_operation *op)
-{
-  for (unsigned i = 0; name && i < CS_APPROVAL_OP_COUNT_; i++)
-    if (strcmp(name, cs_approval_op_names[i]) == 0) {
-      *op = (enum cs_approval_operation)i;
-      return 0;
-    }
-  return -EINVAL;
-}
 
 const char *cs_approval_scope_name(enum cs_approval_scope s)
 {

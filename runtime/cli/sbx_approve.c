@@ -143,13 +143,7 @@ int sbx_approve_command(struct sbx_approve *a, FILE *err)
    * refuse them anyway; refusing up front says why). */
   for (size_t i = 0; i < cs_cmdrules_builtin_count ; i++) {
     const struct cs_cmdrule *rule = &cs_cmdrules_builtin[i];
-    static const uint32_t bit[CS_APPROVAL_OP_COUNT_] = {
-        [CS_APPROVAL_OP_DELETE] = CS_APPROVE_FILE_DELETE,
-        [CS_APPROVAL_OP_NETWORK] = CS_APPROVE_EXTERNAL_NETWORK,
-        [CS_APPROVAL_OP_SUDO] = CS_APPROVE_SUDO,
-        [CS_APPROVAL_OP_GIT_CONFIG] = CS_APPROVE_GIT_CONFIG,
-    };
-    if (!(p->approval_ops & bit[rule->operation]) && sbx_approve_permitted(p, rule->operation))
+    if (!(p->approval_ops & CS_APPROVAL_OP_BIT(rule->operation)) && sbx_approve_permitted(p, rule->operation))
       continue;
     rules[n++] = *rule;
   }
@@ -163,13 +157,7 @@ int sbx_approve_command(struct sbx_approve *a, FILE *err)
       r = -EPROTO; /* a table this sbx does not understand: refuse */
       goto fail;
     }
-    static const uint32_t ubit[CS_APPROVAL_OP_COUNT_] = {
-        [CS_APPROVAL_OP_DELETE] = CS_APPROVE_FILE_DELETE,
-        [CS_APPROVAL_OP_NETWORK] = CS_APPROVE_EXTERNAL_NETWORK,
-        [CS_APPROVAL_OP_SUDO] = CS_APPROVE_SUDO,
-        [CS_APPROVAL_OP_GIT_CONFIG] = CS_APPROVE_GIT_CONFIG,
-    };
-    if (cr->action == CS_CMDRULE_ASK && !(p->approval_ops & ubit[cr->operation]) &&
+    if (cr->action == CS_CMDRULE_ASK && !(p->approval_ops & CS_APPROVAL_OP_BIT(cr->operation)) &&
         cr->operation != CS_APPROVAL_OP_EXEC &&
         sbx_approve_permitted(p, (enum cs_approval_operation)cr->operation))
       continue;

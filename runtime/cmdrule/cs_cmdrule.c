@@ -1,6 +1,6 @@
-/* cs_approval_rules: command-level approval rules (cs_approval.h,
- * docs/approvals.md "Command rules"). The rules see the command line sbx
- * was asked to run, looking through wrappers (env, nice, timeout, sudo,
+/* cs_cmdrule: command-level approval rules and the names of the
+ * operations they guard (cs_cmdrule.h, docs/approvals.md "Command
+ * rules"). The rules see the command line sbx was asked to run, looking through wrappers (env, nice, timeout, sudo,
  * ...); what a shell or a program does later is the system-call layer's
  * job (sbx_unotify.c). */
 #include <errno.h>
@@ -8,8 +8,36 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cs_approval.h"
-#include "cs_profile_table.h"
+#include "cs_cmdrule.h"
+
+/* grep tag: CS_APPROVAL_OPERATION (cs_approval_ops.h) */
+static const char *const cs_approval_op_names[] = {
+    [CS_APPROVAL_OP_DELETE] = "delete",
+    [CS_APPROVAL_OP_NETWORK] = "network",
+    [CS_APPROVAL_OP_SUDO] = "sudo",
+    [CS_APPROVAL_OP_GIT_CONFIG] = "git-config",
+    [CS_APPROVAL_OP_EXEC] = "exec",
+};
+_Static_assert(sizeof cs_approval_op_names / sizeof cs_approval_op_names[0] ==
+                   CS_APPROVAL_OP_COUNT_,
+               "one name per enum cs_approval_operation (grep CS_APPROVAL_OPERATION)");
+
+const char *cs_approval_op_name(enum cs_approval_operation op)
+{
+  if ((unsigned)op >= CS_APPROVAL_OP_COUNT_)
+    return "?";
+  return cs_approval_op_names[op];
+}
+
+int cs_approval_op_parse(const char *name, enum cs_approval_operation *op)
+{
+  for (unsigned i = 0; name && i < CS_APPROVAL_OP_COUNT_; i++)
+    if (strcmp(name, cs_approval_op_names[i]) == 0) {
+      *op = (enum cs_approval_operation)i;
+      return 0;
+    }
+  return -EINVAL;
+}
 
 #define EX(...) ((const char *const[]){__VA_ARGS__, NULL})
 
@@ -180,13 +208,6 @@ static bool cs_is_wrapper(const char *prog)
 static void cs_cmdrule_eval(const struct cs_cmdrule *rules, size_t n, char *const *argv,
                             uint32_t approval_ops, int depth, struct cs_cmdrule_result *out)
 {
-  static const uint32_t bit[CS_APPROVAL_OP_COUNT_] = {
-      [CS_APPROVAL_OP_DELETE] = CS_APPROVE_FILE_DELETE,
-      [CS_APPROVAL_OP_NETWORK] = CS_APPROVE_EXTERNAL_NETWORK,
-      [CS_APPROVAL_OP_SUDO] = CS_APPROVE_SUDO,
-      [CS_APPROVAL_OP_GIT_CONFIG] = CS_APPROVE_GIT_CONFIG,
-      [CS_APPROVAL_OP_EXEC] = 0,
-  };
   for (size_t i = 0; i < n; i++) {
     enum cs_cmdrule_action a;
     if (!cs_cmdrule_matches(&rules[i], argv))
@@ -197,7 +218,7 @@ static void cs_cmdrule_eval(const struct cs_cmdrule *rules, size_t n, char *cons
      * profile that simply permits an operation gets no rule for it, see
      * sbx_approve.c). */
     if (a == CS_CMDRULE_ASK && rules[i].operation != CS_APPROVAL_OP_EXEC &&
-        !(approval_ops & bit[rules[i].operation]))
+        !(approval_ops & CS_APPROVAL_OP_BIT(rules[i].operation)))
       a = CS_CMDRULE_DENY;
     if (!out->rule || a > out->action) {
       out->action = a;

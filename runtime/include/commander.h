@@ -3,13 +3,14 @@
  * Sections (each owned by one module; later modules ADD sections, never
  * change earlier ones):
  *   1. Errors                        (all sections)
- *   2. In-process admission          cs_sched_*, cs_admit*, cs_complete   runtime/cs_sched.c
- *   3. Cross-process admission       cs_shared_*                          runtime/cs_shared_sched.c
- *   4. Approvals                     cs_approval*, cs_approver*, cs_cmdrule*  runtime/cs_approval*.c
+ *   2. In-process admission          cs_sched_*, cs_admit*, cs_complete   runtime/admission/cs_sched.c
+ *   3. Cross-process admission       cs_shared_*                     runtime/admission/cs_shared_sched.c
+ *   4. Approvals                     cs_approval*, cs_approver*      runtime/approval/cs_approval*.c
+ *                                    cs_cmdrule*, cs_approval_op_*   runtime/cmdrule/cs_cmdrule.c
  *
  * The scheduler never searches: pnetc already computed the safe set S of
  * the model and, for every marking of S and every transition, the marking
- * it leads to (struct cs_model_table, runtime/cs_model_table.h). Admitting
+ * it leads to (struct cs_model_table, cs_model_table.h). Admitting
  * work is one table lookup on the current marking. See docs/runtime.md. */
 #ifndef CS_RUNTIME_COMMANDER_H
 #define CS_RUNTIME_COMMANDER_H
@@ -211,10 +212,6 @@ int cs_shared_holders(const struct cs_shared_sched *sh);
 /* Waiter records currently queued (>= 0). */
 int cs_shared_waiters(const struct cs_shared_sched *sh);
 
-#ifdef __cplusplus
-}
-#endif
-
 /* ===== 4. Approvals (library cs_approval) ================================
  *
  * The human-approval workflow of docs/approvals.md for embedders: an
@@ -225,7 +222,13 @@ int cs_shared_waiters(const struct cs_shared_sched *sh);
  * built-in rules for rm, find -delete, git clean, sudo, su, doas, git
  * config, git remote add, curl, wget, ssh, ...). Everything but a
  * well-formed allow is a deny. The declarations live in cs_approval.h
- * (errors listed there) so that the library can be used alone. */
+ * and cs_cmdrule.h (errors listed there) so that the libraries can be
+ * used alone (-lcs_approval -lcs_cmdrule; the command rules alone:
+ * -lcs_cmdrule). */
 #include "cs_approval.h"
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

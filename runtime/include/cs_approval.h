@@ -1,6 +1,6 @@
 /* cs_approval: the approval workflow (docs/approvals.md, issue #5).
  * Public: included by commander.h (section 4). Implemented in
- * runtime/cs_approval*.c (library cs_approval).
+ * runtime/approval/cs_approval*.c (library cs_approval).
  *
  * A request names one sensitive operation (delete, network, sudo,
  * git-config, exec), the command it belongs to, the path or address, the
@@ -25,19 +25,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* The operations (enum cs_approval_operation, cs_approval_op_name) and the
+ * command rules: library cs_cmdrule, which cs_approval links. */
+#include "cs_cmdrule.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* grep tag: CS_APPROVAL_OPERATION (cs_approval_op_names[] follows it). */
-enum cs_approval_operation {
-  CS_APPROVAL_OP_DELETE = 0,
-  CS_APPROVAL_OP_NETWORK,
-  CS_APPROVAL_OP_SUDO,
-  CS_APPROVAL_OP_GIT_CONFIG,
-  CS_APPROVAL_OP_EXEC, /* a command rule with no specific operation */
-  CS_APPROVAL_OP_COUNT_
-};
 
 enum cs_approval_scope {
   CS_APPROVAL_ONCE = 0,    /* this request only */
@@ -114,9 +108,6 @@ int cs_approval_ask(struct cs_approval_mgr *m, struct cs_approval_request *req,
  * base name, plus argv[1] when it is a sub-command: no '-' or '/'). */
 int cs_approval_prefix(const char *const *argv, char *buf, size_t len);
 
-const char *cs_approval_op_name(enum cs_approval_operation op);
-/* -EINVAL for an unknown name. */
-int cs_approval_op_parse(const char *name, enum cs_approval_operation *op);
 const char *cs_approval_scope_name(enum cs_approval_scope s);
 
 /* The store of "always" grants (default: $XDG_CONFIG_HOME/commander/
@@ -125,51 +116,6 @@ int cs_approval_store_default(char *buf, size_t len);
 int cs_approval_store_list(const char *path, FILE *out);
 int cs_approval_store_revoke(const char *path, uint64_t id);
 int cs_approval_store_clear(const char *path);
-
-/* ---- Command rules --------------------------------------------------
- * A rule matches a command line by program and argument patterns and
- * says allow, ask or deny; the strictest matching rule wins (deny > ask >
- * allow). A rule for an operation the profile does not list under
- * `approve` is deny when the profile forbids the operation outright. */
-enum cs_cmdrule_action { CS_CMDRULE_ALLOW = 0, CS_CMDRULE_ASK = 1, CS_CMDRULE_DENY = 2 };
-
-struct cs_cmdrule {
-  const char *name;    /* "rm" */
-  const char *program; /* base name matched against argv[0]'s base name; "*" any */
-  /* Space-separated argument patterns, all of which must appear among
-   * the arguments (in order): a word matches itself, "-x" also matches a
-   * bundled short option containing x ("-rf" has -r and -f), "--opt"
-   * matches "--opt" and "--opt=...". NULL or "": no condition. */
-  const char *args;
-  enum cs_cmdrule_action action;
-  enum cs_approval_operation operation;
-  const char *origin;  /* "builtin", "profiles.pol:12:3" */
-  const char *const *must_match;     /* examples, NULL-terminated or NULL */
-  const char *const *must_not_match;
-};
-
-extern const struct cs_cmdrule cs_cmdrules_builtin[];
-extern const size_t cs_cmdrules_builtin_count;
-
-struct cs_cmdrule_result {
-  enum cs_cmdrule_action action;
-  const struct cs_cmdrule *rule; /* the deciding rule, NULL when none matched */
-};
-
-/* Also looks through wrappers (env, nice, nohup, timeout, command, exec,
- * xargs, sudo's own command) so `env rm x` is an rm. approval_ops: the
- * profile's CS_APPROVE_* bits; an ask for an operation whose bit is not
- * set becomes deny (the profile did not offer that approval). */
-int cs_cmdrule_match(const struct cs_cmdrule *rules, size_t n, char *const *argv,
-                     uint32_t approval_ops, struct cs_cmdrule_result *out);
-/* Does one rule match argv (no wrappers looked through)? */
-bool cs_cmdrule_matches(const struct cs_cmdrule *r, char *const *argv);
-/* Checks every example of every rule; on failure returns -EPROTO and
- * writes which rule and example into why. */
-int cs_cmdrule_check_examples(const struct cs_cmdrule *rules, size_t n, char *why,
-                              size_t why_len);
-/* Splits an example ("rm -rf build") at spaces into argv (max 32 words). */
-int cs_cmdrule_split(const char *text, char *buf, size_t buf_len, char **argv, size_t max);
 
 #ifdef __cplusplus
 }

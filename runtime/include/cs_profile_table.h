@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cs_approval_ops.h"
+
 #define CS_PROFILE_TABLE_VERSION 1
 
 enum cs_shell_policy {
@@ -27,14 +29,6 @@ struct cs_path_rule {
   const char *path;   /* may start with ${WORKSPACE} or ~, expanded by sbx */
   uint32_t access;    /* enum cs_path_access bits */
   const char *origin; /* "profiles.pol:57:5", for messages */
-};
-
-/* Operations the approval workflow guards (docs/approvals.md). */
-enum cs_approval_op {
-  CS_APPROVE_FILE_DELETE = 1u << 0,
-  CS_APPROVE_EXTERNAL_NETWORK = 1u << 1,
-  CS_APPROVE_SUDO = 1u << 2,
-  CS_APPROVE_GIT_CONFIG = 1u << 3,
 };
 
 /* A command-level approval rule written in .pol (`rule "force-push" ask
@@ -88,7 +82,7 @@ struct cs_profile {
   uint32_t n_denied_paths;
 
   struct cs_limits limits;
-  uint32_t approval_ops; /* enum cs_approval_op bits */
+  uint32_t approval_ops; /* CS_APPROVE_* bits (cs_approval_ops.h) */
   const char *default_tier;
 
   /* The compiled x86_64 seccomp filter and the rule behind each call. */
