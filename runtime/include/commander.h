@@ -21,6 +21,12 @@
 #include <time.h>
 
 #include "cs_model_table.h"
+#include "cs_version.h"
+
+/* cs_admit_timed and cs_shared_admit_timed take a pointer to one. A strict
+ * ISO C compilation (-std=c99 without POSIX) gets no struct timespec from
+ * <time.h>; declared here it is one type for both. */
+struct timespec;
 
 #ifdef __cplusplus
 extern "C" {
