@@ -2,7 +2,7 @@
  * behind the refusal (sbx_denial.h). The record says what the kernel
  * refused ("blockers", the object); which statement of the profile made
  * that so is derived here from the profile's table, the same rules
- * sbx_plan.c turned into the Landlock ruleset. */
+ * the plan (runtime/confine/sbx_plan.c) turned into the Landlock ruleset. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,27 +12,8 @@
 #include <unistd.h>
 
 #include "sbx_denial.h"
-#include "sbx_internal.h"
-
-unsigned sbx_ll_restrict_flags(int abi)
-{
-  /* The command is executed after landlock_restrict_self: without
-   * LOG_NEW_EXEC_ON the kernel would log only sbx's own last steps (an
-   * execve refused by Landlock), nothing the command does. Same-exec
-   * logging stays on for that execve; nested domains the command makes
-   * keep the kernel's default (they are logged, under their own id). */
-  return abi >= 7 ? SBX_LL_RESTRICT_SELF_LOG_NEW_EXEC_ON : 0u;
-}
-
-#ifndef SYS_landlock_create_ruleset
-#define SYS_landlock_create_ruleset 444
-#endif
-
-int sbx_ll_abi(void)
-{
-  long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, SBX_LL_CREATE_RULESET_VERSION);
-  return abi > 0 ? (int)abi : 0;
-}
+#include "sbx_landlock.h"
+#include "sbx_plan.h"
 
 /* grep tag: SBX_NAMING */
 static const char *const sbx_naming_texts[] = {

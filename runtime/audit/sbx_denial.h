@@ -13,7 +13,7 @@
  *     restricts its own child right before it executes the command, so
  *     without LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON nothing the command
  *     does is logged.
- * sbx sets the flag (sbx_ll_restrict_flags) and never changes the audit
+ * sbx sets the flag (sbx_ll_restrict_flags, runtime/confine) and never changes the audit
  * switch itself: that is machine-wide state owned by the administrator.
  * `sbx check` says whether refusals can be named and how to enable it.
  *
@@ -37,23 +37,22 @@
 #include <sys/types.h>
 
 #include "cs_profile_table.h"
-#include "sbx_internal.h"
+#include "sbx_confine.h"
 
-/* landlock_restrict_self() flags (ABI 7), the kernel's values. */
-#define SBX_LL_RESTRICT_SELF_LOG_SAME_EXEC_OFF (1u << 0)
-#define SBX_LL_RESTRICT_SELF_LOG_NEW_EXEC_ON (1u << 1)
-#define SBX_LL_RESTRICT_SELF_LOG_SUBDOMAINS_OFF (1u << 2)
 /* Kernel audit record types (linux/audit.h of 6.15). */
 #define SBX_AUDIT_SECCOMP 1326
 #define SBX_AUDIT_LANDLOCK_ACCESS 1423
 #define SBX_AUDIT_LANDLOCK_DOMAIN 1424
 
-/* The flags sbx passes to landlock_restrict_self on a kernel with this
- * Landlock ABI: LOG_NEW_EXEC_ON from ABI 7, 0 before (older kernels
- * reject unknown flags with EINVAL). */
-unsigned sbx_ll_restrict_flags(int abi);
-/* The running kernel's Landlock ABI (0: none). */
-int sbx_ll_abi(void);
+/* Kernel seccomp audit records (type=1326) for one pid, read from a
+ * /dev/kmsg descriptor positioned at the start of the run. */
+struct sbx_kmsg_hit {
+  int syscall;
+  long sig;
+  int count;
+};
+int sbx_kmsg_open(void);
+void sbx_kmsg_scan(int fd, pid_t pid, struct sbx_kmsg_hit *hit);
 
 /* The kernel's audit switch (AUDIT_GET on the audit netlink socket; needs
  * CAP_AUDIT_CONTROL in the initial pid namespace). *enabled: 0 off, 1 on,

@@ -24,6 +24,7 @@
 #include "sbx_confine.h"
 #include "sbx_denial.h"
 #include "sbx_profile.h"
+#include "sbx_run_hooks.h"
 #include "sbx_run_common.h"
 #include "sbx_signal.h"
 #include "sbx_warm.h"
@@ -293,6 +294,9 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
   req.unotify = sbx_approve_unotify(&appr);
   req.on_init = sbx_admit_on_init;
   req.on_init_ctx = &adm;
+  /* The supervisor, the warm start, the approvals' system-call layer and
+   * the kernel's audit records: everything confinement calls back. */
+  req.hooks = &sbx_run_hooks;
   /* An approved `git config` may write .git/config (docs/confinement.md). */
   if (appr.git_config_granted)
     req.flags |= SBX_RUN_ALLOW_GIT_CONFIG;

@@ -11,7 +11,7 @@
 
 #include "sbx_admit.h"
 #include "sbx_denial.h"
-#include "sbx_internal.h"
+#include "sbx_sandbox.h"
 #include "sbx_signal.h"
 #include "sbx_warm.h"
 

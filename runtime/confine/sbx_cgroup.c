@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sbx_internal.h"
+#include "sbx_cgroup.h"
 
 #define SBX_CGROUP2_MAGIC 0x63677270
 #define SBX_CGROUP1_MAGIC 0x27e0eb
@@ -167,15 +167,15 @@ static void sbx_cgroup_reap_stale(const char *base)
   closedir(dir);
 }
 
-int sbx_cgroup_create(const struct cs_profile *p, const struct sbx_features *f,
-                      struct sbx_cgroup *cg, char *err, size_t err_len)
+int sbx_cgroup_create(const struct cs_profile *p, const struct sbx_features *feat,
+                      struct sbx_cgroup *cg, struct sbx_fail *f)
 {
   char base[PATH_MAX], detail[192], val[32];
   struct timespec ts;
   int rc;
   memset(cg, 0, sizeof *cg);
   cg->join_fd = -1;
-  (void)f;
+  (void)feat;
   cg->mode = sbx_cgroup_find(base, sizeof base, detail, sizeof detail);
   if (cg->mode == SBX_CGROUP_NONE) {
     snprintf(cg->info, sizeof cg->info, "none (rlimits only)");
@@ -227,7 +227,8 @@ int sbx_cgroup_create(const struct cs_profile *p, const struct sbx_features *f,
 fail:
   /* A cgroup the machine offers but sbx could not configure is a failure:
    * running without it would silently drop the process limit. */
-  snprintf(err, err_len, "cgroup: %s: %s", cg->pids_dir[0] ? cg->pids_dir : base, strerror(-rc));
+  sbx_fail_set(f, SBX_LAYER_CGROUP, -rc, "%s: %s", cg->pids_dir[0] ? cg->pids_dir : base,
+               strerror(-rc));
   sbx_cgroup_destroy(cg);
   return rc;
 }

@@ -48,6 +48,7 @@
 #include "cs_profile_table.h"
 
 struct sbx_unotify_cfg;
+struct sbx_confine_hooks;
 
 /* Exit codes of `sbx run` besides the command's own status (0..123 as the
  * command chose; 128+N when it died by signal N). Same convention as
@@ -117,6 +118,10 @@ struct sbx_run_request {
    * docs/approvals.md): non-NULL loads a notify filter for unotify->ops
    * in the command and serves it in the supervisor. NULL: none. */
   const struct sbx_unotify_cfg *unotify;
+  /* Required by sbx_confine_run: what confinement reaches only through
+   * its caller, the supervisor first (sbx_hooks.h; sbx's own set:
+   * sbx_run_hooks, runtime/warm/sbx_run_hooks.h). NULL: refused. */
+  const struct sbx_confine_hooks *hooks;
   /* Warm start (docs/sbx.md, "sbx serve"): the socket of a running
    * `sbx serve` of the same user, tried first when non-NULL; any answer
    * short of a started command falls back to the cold path. NULL: cold. */

@@ -5,7 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sbx_internal.h"
+#include "sbx_fail.h"
+#include "sbx_landlock.h"
+#include "sbx_plan.h"
+#include "sbx_sandbox.h"
 
 static const struct {
   uint64_t bit;
@@ -46,6 +49,7 @@ int sbx_confine_describe(const struct sbx_run_request *req, FILE *out)
   struct sbx_plan plan;
   const struct cs_profile *p;
   char err[512];
+  struct sbx_fail fail;
   uint64_t handled;
   size_t n_exec_files = 0;
   int rc;
@@ -58,7 +62,8 @@ int sbx_confine_describe(const struct sbx_run_request *req, FILE *out)
     fprintf(out, "refused: %s\n", err);
     return rc;
   }
-  if ((rc = sbx_plan_build(req, f.landlock_abi, &plan, err, sizeof err)) < 0) {
+  if ((rc = sbx_plan_build(req, f.landlock_abi, &plan, &fail)) < 0) {
+    sbx_fail_format(&fail, err, sizeof err);
     fprintf(out, "refused: %s\n", err);
     return rc;
   }

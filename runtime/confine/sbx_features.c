@@ -15,7 +15,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sbx_internal.h"
+#include "sbx_cgroup.h"
+#include "sbx_landlock.h"
+#include "sbx_sandbox.h"
 
 #ifndef SYS_close_range
 #define SYS_close_range 436

@@ -13,8 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "sbx_denial.h"
-#include "sbx_internal.h"
+#include "sbx_landlock.h"
 
 #ifndef SYS_close_range
 #define SYS_close_range 436
@@ -152,7 +151,7 @@ static bool sbx_ll_per_run(const struct sbx_plan *plan, const struct sbx_ll_rule
 }
 
 /* Builds a ruleset of the plan (every path opened in the current view)
- * without restricting anyone (sbx_internal.h, enum sbx_ll_part). */
+ * without restricting anyone (sbx_landlock.h, enum sbx_ll_part). */
 int sbx_landlock_ruleset(const struct sbx_plan *plan, enum sbx_ll_part part, int *out,
                          struct sbx_fail *f)
 {

@@ -26,7 +26,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "sbx_internal.h"
+#include "sbx_mount.h"
 
 #ifndef SYS_mount_setattr
 #define SYS_mount_setattr 442

@@ -18,7 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sbx_internal.h"
+#include "sbx_fail.h"
+#include "sbx_landlock.h"
+#include "sbx_plan.h"
 
 extern char **environ;
 
@@ -63,30 +65,6 @@ static const char *const sbx_lib_dirs[] = {"/usr/lib", "/usr/lib32", "/usr/lib64
 
 const char *const sbx_env_allowlist[] = {"PATH", "HOME", "LANG", "LANGUAGE", "LC_*", "TERM",
                                          "TZ",   "USER", "LOGNAME", "PWD", "SBX_PROFILE", NULL};
-
-uint64_t sbx_ll_fs_rights(int abi)
-{
-  uint64_t r = 0;
-  if (abi >= 1)
-    r |= (1ull << 13) - 1; /* EXECUTE .. MAKE_SYM */
-  if (abi >= 2)
-    r |= SBX_LL_FS_REFER;
-  if (abi >= 3)
-    r |= SBX_LL_FS_TRUNCATE;
-  if (abi >= 5)
-    r |= SBX_LL_FS_IOCTL_DEV;
-  return r;
-}
-
-void sbx_fail_set(struct sbx_fail *f, enum sbx_layer layer, int error, const char *fmt, ...)
-{
-  va_list ap;
-  f->layer = layer;
-  f->error = error;
-  va_start(ap, fmt);
-  vsnprintf(f->text, sizeof f->text, fmt, ap);
-  va_end(ap);
-}
 
 int sbx_expand_path(const char *in, const char *workspace, const char *home, char *out,
                     size_t out_len)
@@ -853,22 +831,22 @@ static const struct cs_path_rule *sbx_denied_covering(const struct cs_profile *p
 }
 
 static int sbx_plan_build_ex(const struct sbx_run_request *req, int abi, const char *home_in,
-                             bool record, struct sbx_plan *p, char *err, size_t err_len);
+                             bool record, struct sbx_plan *p, struct sbx_fail *f);
 
-int sbx_plan_build(const struct sbx_run_request *req, int abi, struct sbx_plan *p, char *err,
-                   size_t err_len)
+int sbx_plan_build(const struct sbx_run_request *req, int abi, struct sbx_plan *p,
+                   struct sbx_fail *f)
 {
-  return sbx_plan_build_ex(req, abi, NULL, false, p, err, err_len);
+  return sbx_plan_build_ex(req, abi, NULL, false, p, f);
 }
 
 int sbx_plan_build_warm(const struct sbx_run_request *req, int abi, const char *home,
-                        struct sbx_plan *p, char *err, size_t err_len)
+                        struct sbx_plan *p, struct sbx_fail *f)
 {
-  return sbx_plan_build_ex(req, abi, home ? home : "", true, p, err, err_len);
+  return sbx_plan_build_ex(req, abi, home ? home : "", true, p, f);
 }
 
 static int sbx_plan_build_ex(const struct sbx_run_request *req, int abi, const char *home_in,
-                             bool record, struct sbx_plan *p, char *err, size_t err_len)
+                             bool record, struct sbx_plan *p, struct sbx_fail *f)
 {
   const struct cs_profile *prof = req->profile;
   char ws[PATH_MAX], path[PATH_MAX], real[PATH_MAX];
@@ -896,7 +874,7 @@ static int sbx_plan_build_ex(const struct sbx_run_request *req, int abi, const c
   sbx_probe(p, req->workspace, SBX_PROBE_RESOLVE);
   if (!realpath(req->workspace, ws) || stat(ws, &st) < 0 || !S_ISDIR(st.st_mode)) {
     rc = errno ? -errno : -ENOTDIR;
-    snprintf(err, err_len, "request: workspace '%s' is not a directory", req->workspace);
+    sbx_fail_set(f, SBX_LAYER_REQUEST, -rc, "workspace '%s' is not a directory", req->workspace);
     goto fail;
   }
   /* A workspace that is / or inside a system tree would make the system
@@ -905,7 +883,7 @@ static int sbx_plan_build_ex(const struct sbx_run_request *req, int abi, const c
   if (strcmp(ws, "/") == 0 || strcmp(ws, "/tmp") == 0 ||
       (sbx_is_system_path(ws) && !sbx_path_under(ws, "/tmp"))) {
     rc = -EINVAL;
-    snprintf(err, err_len, "request: workspace '%s' is a system directory", ws);
+    sbx_fail_set(f, SBX_LAYER_REQUEST, -rc, "workspace '%s' is a system directory", ws);
     goto fail;
   }
   if (!(dreal = sbx_denied_resolve(p, prof, ws, home)))
@@ -914,7 +892,7 @@ static int sbx_plan_build_ex(const struct sbx_run_request *req, int abi, const c
     const struct cs_path_rule *d = sbx_denied_covering(prof, dreal, ws);
     if (d) {
       rc = -EACCES;
-      snprintf(err, err_len, "mount: workspace '%s' is inside denied path '%s' (%s)", ws,
+      sbx_fail_set(f, SBX_LAYER_MOUNT, -rc, "workspace '%s' is inside denied path '%s' (%s)", ws,
                d->path, d->origin ? d->origin : "?");
       goto fail;
     }
@@ -931,7 +909,7 @@ static int sbx_plan_build_ex(const struct sbx_run_request *req, int abi, const c
     if (rc == -ENOENT)
       continue; /* "~" without a home: nothing to allow */
     if (rc < 0) {
-      snprintf(err, err_len, "mount: allowed path '%s' (%s): %s", r->path,
+      sbx_fail_set(f, SBX_LAYER_MOUNT, -rc, "allowed path '%s' (%s): %s", r->path,
                r->origin ? r->origin : "?", strerror(-rc));
       goto fail;
     }
@@ -948,8 +926,8 @@ static int sbx_plan_build_ex(const struct sbx_run_request *req, int abi, const c
     if (p->shell_none && (rights & SBX_LL_FS_EXECUTE) &&
         (sbx_path_under(real, ws) || sbx_path_under(ws, real) || rw)) {
       rc = -EINVAL;
-      snprintf(err, err_len,
-               "request: profile %s allows no shell but grants execute on '%s' (%s), which is "
+      sbx_fail_set(f, SBX_LAYER_REQUEST, -rc,
+               "profile %s allows no shell but grants execute on '%s' (%s), which is "
                "the workspace or writable: any binary there could be a shell",
                prof->name ? prof->name : "?", r->path, r->origin ? r->origin : "?");
       goto fail;
@@ -1009,7 +987,7 @@ static int sbx_plan_build_ex(const struct sbx_run_request *req, int abi, const c
     goto fail_errno;
   if (p->workspace_writable && !(req->flags & SBX_RUN_ALLOW_GIT_CONFIG) &&
       (rc = sbx_plan_git(p)) < 0) {
-    snprintf(err, err_len, "mount: protecting %s/.git: %s", ws,
+    sbx_fail_set(f, SBX_LAYER_MOUNT, -rc, "protecting %s/.git: %s", ws,
              rc == -ELOOP ? "a symlink among .git, .git/config, .git/hooks: refused (its target "
                             "could be written inside)"
                           : strerror(-rc));
@@ -1057,7 +1035,7 @@ static int sbx_plan_build_ex(const struct sbx_run_request *req, int abi, const c
     if (rc == -ENOENT)
       continue;
     if (rc < 0) {
-      snprintf(err, err_len, "mount: denied path '%s' (%s): %s", r->path,
+      sbx_fail_set(f, SBX_LAYER_MOUNT, -rc, "denied path '%s' (%s): %s", r->path,
                r->origin ? r->origin : "?", strerror(-rc));
       goto fail;
     }
@@ -1066,7 +1044,7 @@ static int sbx_plan_build_ex(const struct sbx_run_request *req, int abi, const c
     snprintf(real, sizeof real, "%s", dreal[i]);
     if (strcmp(real, "/") == 0) {
       rc = -EINVAL;
-      snprintf(err, err_len, "mount: denied path '%s' (%s) is /: nothing could run", r->path,
+      sbx_fail_set(f, SBX_LAYER_MOUNT, -rc, "denied path '%s' (%s) is /: nothing could run", r->path,
                r->origin ? r->origin : "?");
       goto fail;
     }
@@ -1088,7 +1066,7 @@ static int sbx_plan_build_ex(const struct sbx_run_request *req, int abi, const c
   qsort(p->mounts, p->n_mounts, sizeof *p->mounts, sbx_cmp_mount);
 
   if ((rc = sbx_plan_environment(p, req)) < 0) {
-    snprintf(err, err_len, "env: %s", rc == -EINVAL ? "invalid or LD_* name in pass_env"
+    sbx_fail_set(f, SBX_LAYER_ENV, -rc, "%s", rc == -EINVAL ? "invalid or LD_* name in pass_env"
                                                     : strerror(-rc));
     goto fail;
   }
@@ -1098,7 +1076,7 @@ static int sbx_plan_build_ex(const struct sbx_run_request *req, int abi, const c
 nomem:
   rc = -ENOMEM;
 fail_errno:
-  snprintf(err, err_len, "mount: planning the view: %s", strerror(-rc));
+  sbx_fail_set(f, SBX_LAYER_MOUNT, -rc, "planning the view: %s", strerror(-rc));
 fail:
   sbx_denied_free(prof, dreal);
   sbx_plan_free(p);

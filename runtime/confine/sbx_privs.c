@@ -15,7 +15,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "sbx_internal.h"
+#include "sbx_plan.h"
+#include "sbx_privs.h"
 
 #ifndef SECCOMP_FILTER_FLAG_LOG
 #define SECCOMP_FILTER_FLAG_LOG (1ul << 1)

@@ -33,7 +33,7 @@
 #include "sbx_admit.h"
 #include "sbx_audit.h"
 #include "sbx_cli.h"
-#include "sbx_internal.h"
+#include "sbx_sandbox.h"
 #include "sbx_profile.h"
 #include "sbx_run.h"
 #include "sbx_run_common.h"

@@ -1,6 +1,6 @@
 /* sbx_supervise: the supervisor's side of a run, shared by the cold path
- * (sbx_confine.c), the warm client (sbx_warm.c) and the static front end
- * (sbx_front.c): it waits for the control socket's messages (FAIL, READY,
+ * (runtime/confine/sbx_confine.c, through its supervise hook), the warm
+ * client (runtime/warm/sbx_warm.c) and the static front end: it waits for the control socket's messages (FAIL, READY,
  * EXEC_FAIL, EXIT) and the run's end or deadline, then names what the
  * kernel refused (sbx_kmsg.c, sbx_denial.c). It applies no layer and links
  * none of libseccomp, libcap or jansson, so the front end can use it. */
@@ -19,7 +19,12 @@
 #include <unistd.h>
 
 #include "sbx_denial.h"
-#include "sbx_internal.h"
+#include "sbx_fail.h"
+#include "sbx_landlock.h"
+#include "sbx_plan.h"
+#include "sbx_sandbox.h"
+#include "sbx_supervise.h"
+#include "sbx_syscall_name.h"
 
 /* Approval helpers whose refusals are named (more: the first ones). */
 #define SBX_HELPERS_NAMED 64
@@ -27,67 +32,6 @@
 #ifndef SYS_pidfd_send_signal
 #define SYS_pidfd_send_signal 424
 #endif
-
-static const char *const sbx_layer_names[SBX_LAYER_COUNT_] = {
-    /* grep tag: SBX_LAYER order */
-    [SBX_LAYER_NONE] = "none",         [SBX_LAYER_REQUEST] = "request",
-    [SBX_LAYER_KERNEL] = "kernel",     [SBX_LAYER_USERNS] = "user namespace",
-    [SBX_LAYER_NAMESPACES] = "namespaces", [SBX_LAYER_MOUNT] = "mount",
-    [SBX_LAYER_CGROUP] = "cgroup",     [SBX_LAYER_RLIMIT] = "rlimit",
-    [SBX_LAYER_SESSION] = "session",   [SBX_LAYER_ENV] = "env",
-    [SBX_LAYER_LANDLOCK] = "landlock", [SBX_LAYER_CAPS] = "capabilities",
-    [SBX_LAYER_SECCOMP] = "seccomp",   [SBX_LAYER_EXEC] = "exec",
-    [SBX_LAYER_SUPERVISOR] = "supervisor",
-};
-_Static_assert(SBX_LAYER_COUNT_ == 15, "sbx_layer_names must follow enum sbx_layer");
-
-const char *sbx_layer_name(enum sbx_layer layer)
-{
-  if ((unsigned)layer >= SBX_LAYER_COUNT_ || !sbx_layer_names[layer])
-    return "?";
-  return sbx_layer_names[layer];
-}
-
-bool sbx_sigchld_default(struct sigaction *saved)
-{
-  struct sigaction dfl;
-  if (sigaction(SIGCHLD, NULL, saved) < 0 || saved->sa_handler != SIG_IGN)
-    return false;
-  memset(&dfl, 0, sizeof dfl);
-  dfl.sa_handler = SIG_DFL;
-  sigemptyset(&dfl.sa_mask);
-  return sigaction(SIGCHLD, &dfl, NULL) == 0;
-}
-
-uint64_t sbx_now_ms(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-/* Moves fd above 0..2 (close-on-exec). If the caller had closed its stdio,
- * a control descriptor could otherwise land on 0..2, which the command
- * keeps: it could then forge the supervisor's messages. */
-int sbx_above_stdio(int fd)
-{
-  int n;
-  if (fd < 0 || fd > 2)
-    return fd;
-  n = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-  close(fd);
-  return n;
-}
-
-void sbx_result_fail(struct sbx_run_result *res, enum sbx_layer layer, int error,
-                            const char *text)
-{
-  res->outcome = SBX_OUTCOME_FAILED;
-  res->exit_code = SBX_EXIT_FAILURE;
-  res->layer = layer;
-  res->error = error;
-  snprintf(res->message, sizeof res->message, "%s", text);
-}
 
 static int sbx_recv(int fd, struct sbx_msg *m, pid_t *sender)
 {
@@ -249,25 +193,6 @@ static void sbx_explain_denial(const struct sbx_run_request *req, const struct s
                  res->denied_note && res->denied_note->origin ? res->denied_note->origin : "");
 }
 
-int sbx_confine_begin(const struct sbx_run_request *req, struct sbx_run_result *res,
-                      uint64_t *tmax)
-{
-  memset(res, 0, sizeof *res);
-  res->denied_syscall = -1;
-  if (!req || !req->profile || !req->workspace || !req->argv || !req->argv[0] ||
-      !req->argv[0][0]) {
-    sbx_result_fail(res, SBX_LAYER_REQUEST, EINVAL,
-                    "request: a profile, a workspace and a non-empty argv are required");
-    return -EINVAL;
-  }
-  *tmax = req->profile->limits.max_execution_ms;
-  /* A request can only lower the profile's limit. */
-  if (req->timeout_ms && (*tmax == 0 || req->timeout_ms < *tmax))
-    *tmax = req->timeout_ms;
-  res->timeout_ms = *tmax;
-  return 0;
-}
-
 /* Kills pid 1 of the run: by pid (our child) or through its pidfd (warm:
  * the server's child). Killing it kills everything in its pid namespace. */
 static void sbx_sup_kill(const struct sbx_sup *s)
@@ -293,11 +218,14 @@ static void sbx_sup_reap(struct sbx_sup *s, int *st, bool need_status)
     s->init = -1;
     return;
   }
-  if (sbx_warm_wait_gone(s->init_pidfd) < 0 ||
-      (need_status && sbx_warm_wait_done(s->server, s->init_pidfd, st) < 0)) {
+  /* The warm client's hooks know the server's protocol; without them
+   * the end is unknown, which is treated as no report. */
+  if (!s->wait_gone || !s->wait_done || s->wait_gone(s->init_pidfd) < 0 ||
+      (need_status && s->wait_done(s->server, s->init_pidfd, st) < 0)) {
     /* No report: make sure nothing of the run is left, then say so. */
     sbx_sup_kill(s);
-    sbx_warm_wait_gone(s->init_pidfd);
+    if (s->wait_gone)
+      s->wait_gone(s->init_pidfd);
     *st = -1;
   }
 }
@@ -306,7 +234,7 @@ int sbx_supervise(struct sbx_sup *s, const struct sbx_run_request *req,
                   struct sbx_run_result *res, int kmsg)
 {
   struct sbx_msg m, fail_msg = {0}, exec_msg = {0};
-  char err[512];
+  struct sbx_fail f;
   bool have_exit = false, have_fail = false, have_exec_fail = false, timed_out = false;
   bool fail_first = false;
   pid_t cmd_pid = 0;
@@ -337,7 +265,8 @@ int sbx_supervise(struct sbx_sup *s, const struct sbx_run_request *req,
     }
     if (rc < 0) {
       rc = -errno;
-      sbx_result_fail(res, SBX_LAYER_SUPERVISOR, -rc, "supervisor: poll failed");
+      sbx_fail_set(&f, SBX_LAYER_SUPERVISOR, -rc, "poll failed");
+      sbx_result_from_fail(res, &f);
       sbx_sup_kill(s);
       sbx_sup_reap(s, &st, false);
       return rc;
@@ -390,7 +319,6 @@ int sbx_supervise(struct sbx_sup *s, const struct sbx_run_request *req,
   res->elapsed_ms = sbx_now_ms() - s->t0;
 
   if (have_fail) {
-    char text[400];
     /* Nothing of the command executed: no READY (the command sends it
      * before seccomp and execve), no exec failure, and either no EXIT
      * (pid 1 failed, and exited without forking or after killing its
@@ -404,9 +332,9 @@ int sbx_supervise(struct sbx_sup *s, const struct sbx_run_request *req,
         !cmd_pid && !have_exec_fail &&
         (!have_exit ||
          (fail_first && WIFEXITED(wst) && WEXITSTATUS(wst) == SBX_EXIT_FAILURE));
-    snprintf(text, sizeof text, "%s: %s", sbx_layer_name((enum sbx_layer)fail_msg.layer),
-             fail_msg.text);
-    sbx_result_fail(res, (enum sbx_layer)fail_msg.layer, fail_msg.error, text);
+    /* The layer's own report, as the sandbox's process filled it. */
+    sbx_fail_set(&f, (enum sbx_layer)fail_msg.layer, fail_msg.error, "%s", fail_msg.text);
+    sbx_result_from_fail(res, &f);
     rc = fail_msg.error ? -fail_msg.error : -EPERM;
     return rc;
   }
@@ -436,10 +364,10 @@ int sbx_supervise(struct sbx_sup *s, const struct sbx_run_request *req,
     snprintf(res->message, sizeof res->message, "killed by signal %d (%s)", res->status,
              strsignal(res->status));
   } else {
-    snprintf(err, sizeof err, "supervisor: init ended without a report (%s %d)",
-             WIFSIGNALED(st) ? "signal" : "status",
-             WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
-    sbx_result_fail(res, SBX_LAYER_SUPERVISOR, EIO, err);
+    sbx_fail_set(&f, SBX_LAYER_SUPERVISOR, EIO, "init ended without a report (%s %d)",
+                 WIFSIGNALED(st) ? "signal" : "status",
+                 WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+    sbx_result_from_fail(res, &f);
     return -EIO;
   }
   {

@@ -25,7 +25,9 @@
 #include <stdbool.h>
 #include <sys/socket.h>
 
-#include "sbx_internal.h"
+#include "sbx_fail.h"
+#include "sbx_landlock.h"
+#include "sbx_plan.h"
 #include "sbx_unotify.h"
 
 

@@ -49,7 +49,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sbx_internal.h"
+#include "sbx_cgroup.h"
+#include "sbx_fail.h"
+#include "sbx_landlock.h"
+#include "sbx_mount.h"
+#include "sbx_plan.h"
+#include "sbx_privs.h"
+#include "sbx_sandbox.h"
+#include "sbx_watch.h"
 #include "sbx_unotify.h"
 #include "sbx_warm.h"
 
@@ -348,6 +355,7 @@ static int sbx_tmpl_build(struct sbx_srv *s, const struct sbx_key *k, char *why,
                                .flags = k->flags};
   struct sbx_tmpl *t = NULL;
   char err[512], text[sizeof((struct sbx_fail *)0)->text] = "", sdir[PATH_MAX], *slash;
+  struct sbx_fail fail;
   union {
     struct cmsghdr h;
     char buf[CMSG_SPACE(2 * sizeof(int))];
@@ -383,8 +391,8 @@ static int sbx_tmpl_build(struct sbx_srv *s, const struct sbx_key *k, char *why,
     snprintf(why, why_len, "%.200s", err);
     return rc;
   }
-  if ((rc = sbx_plan_build_warm(&rq, s->feat.landlock_abi, k->home, &t->plan, err,
-                                sizeof err)) < 0) {
+  if ((rc = sbx_plan_build_warm(&rq, s->feat.landlock_abi, k->home, &t->plan, &fail)) < 0) {
+    sbx_fail_format(&fail, err, sizeof err);
     snprintf(why, why_len, "plan: %.200s", err);
     return rc;
   }

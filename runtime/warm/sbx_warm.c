@@ -27,7 +27,12 @@
 #include <linux/capability.h>
 #include <sys/resource.h>
 
-#include "sbx_internal.h"
+#include "sbx_cgroup.h"
+#include "sbx_denial.h"
+#include "sbx_fail.h"
+#include "sbx_plan.h"
+#include "sbx_sandbox.h"
+#include "sbx_supervise.h"
 #include "sbx_warm.h"
 
 #ifndef SYS_pidfd_send_signal
@@ -315,7 +320,8 @@ int sbx_warm_run(const struct sbx_run_request *req, uint64_t tmax, struct sbx_ru
   struct sbx_cgroup cg = {.join_fd = -1};
   struct sbx_warm_req *hdr;
   struct sbx_warm_reply reply;
-  char ws[PATH_MAX], why[160], cgerr[256];
+  char ws[PATH_MAX], why[160], cgerr[sizeof(struct sbx_fail) + 64];
+  struct sbx_fail f;
   char *buf = NULL;
   const char *home = getenv("HOME");
   size_t len = sizeof *hdr;
@@ -372,8 +378,9 @@ int sbx_warm_run(const struct sbx_run_request *req, uint64_t tmax, struct sbx_ru
   }
   /* From here on as the cold path: cgroup, control channel (the kernel
    * log once the request is sent). */
-  if ((rc = sbx_cgroup_create(req->profile, feat, &cg, cgerr, sizeof cgerr)) < 0) {
-    sbx_warm_decline(res, tmax, "cgroup: %s", cgerr);
+  if ((rc = sbx_cgroup_create(req->profile, feat, &cg, &f)) < 0) {
+    sbx_fail_format(&f, cgerr, sizeof cgerr);
+    sbx_warm_decline(res, tmax, "%s", cgerr);
     goto declined;
   }
   /* As root without a cgroup nothing bounds the processes: the cold path
@@ -476,7 +483,8 @@ int sbx_warm_run(const struct sbx_run_request *req, uint64_t tmax, struct sbx_ru
   sync_pipe[1] = -1;
   snprintf(res->cgroup_info, sizeof res->cgroup_info, "%s", cg.info);
   struct sbx_sup sup = {.ctl = sv[0], .init = reply.init_pid, .init_pidfd = pidfd,
-                        .server = server, .t0 = t0, .tmax = tmax};
+                        .server = server, .t0 = t0, .tmax = tmax,
+                        .wait_gone = sbx_warm_wait_gone, .wait_done = sbx_warm_wait_done};
   rc = sbx_supervise(&sup, req, res, kmsg);
   if (res->outcome == SBX_OUTCOME_FAILED && sup.fail_before_ready &&
       !(req->interrupted && req->interrupted())) {

@@ -24,6 +24,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "sbx_hooks.h"
+
 #define SBX_WARM_MAGIC 0x77786273u /* "sbxw" */
 /* 2: the pre-forked command's two-byte go; 3: also the caller's process
  * settings. A client and server of different versions do not talk: the
@@ -78,6 +80,25 @@ struct sbx_warm_reply {
 
 struct cs_profile;
 struct msghdr;
+
+/* Warm client (sbx_warm.c), confinement's warm_run hook
+ * (runtime/confine/sbx_hooks.h). SBX_WARM_DECLINED: nothing was started
+ * and *res is reset (with res->start_note saying why): run cold.
+ * Otherwise the run happened (or failed after the server started it) and
+ * the return is sbx_confine_run's. */
+int sbx_warm_run(const struct sbx_run_request *req, uint64_t tmax, struct sbx_run_result *res);
+/* sbx_confine_run without its cold path, for the static front end
+ * (sbx_front.c): the run started from req->warm_socket, or
+ * SBX_WARM_DECLINED when the server did not start it (nothing ran; the
+ * front end then hands the run to the full executable). */
+int sbx_warm_confine(const struct sbx_run_request *req, struct sbx_run_result *res);
+/* Root with CAP_SYS_ADMIN in its effective set: what a warm start needs. */
+bool sbx_warm_caller_ok(void);
+/* Waits for the server's report of pid 1's wait status (0, or -EIO). */
+int sbx_warm_wait_done(int server, int init_pidfd, int *status);
+/* Waits (bounded) until the process of a pidfd has exited: 0 or -ETIMEDOUT. */
+int sbx_warm_wait_gone(int pidfd);
+
 /* Attaches n descriptors (SCM_RIGHTS) to *mh, using cbuf (at least
  * CMSG_SPACE(n * sizeof(int)) bytes, aligned for struct cmsghdr). */
 void sbx_msg_put_fds(struct msghdr *mh, void *cbuf, const int *fds, int n);

@@ -43,7 +43,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
-#include "sbx_internal.h"
+#include "sbx_watch.h"
 
 /* Entries added, removed or renamed, and attribute changes (of the
  * directory and, reported by the kernel on the directory's watch, of each

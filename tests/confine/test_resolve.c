@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sbx_internal.h"
+#include "sbx_plan.h"
 #include "test_tree.h"
 
 static char root[PATH_MAX];

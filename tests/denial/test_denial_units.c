@@ -18,6 +18,7 @@
 
 #include "profiles.h"
 #include "sbx_denial.h"
+#include "sbx_landlock.h"
 
 #define EXE "/tmp/lldenial/build/runtime/sbx"
 

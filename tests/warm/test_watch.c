@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sbx_internal.h"
+#include "sbx_watch.h"
 #include "check_run.h"
 #include "test_tree.h"
 
