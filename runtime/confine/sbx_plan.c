@@ -1,28 +1,26 @@
 /* sbx_plan: everything the sandbox will be, computed by the supervisor
  * before it forks. Doing the path resolution here, on the host's view,
  * means pid 1 and the command only replay a list (no allocation, no policy
- * decisions after clone) and `sbx explain` could print the same list. */
-#include <dirent.h>
+ * decisions after clone) and `sbx explain` could print the same list.
+ *
+ * This file: the view (system part, workspace, allowed and denied paths)
+ * and its Landlock rules, step by step (sbx_plan_build_ex). The other
+ * parts of a plan: sbx_plan_git.c (git's configuration kept read-only),
+ * sbx_plan_shells.c (no shell for CS_SHELL_NONE), sbx_plan_env.c (the
+ * environment), sbx_probe.c (the facts a warm template was planned from). */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/openat2.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/vfs.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "sbx_fail.h"
 #include "sbx_landlock.h"
 #include "sbx_plan.h"
-
-extern char **environ;
+#include "sbx_plan_parts.h"
 
 /* System directories bound read-only at the same place. Each is bound
  * whole because programs expect their libraries, data and helpers there;
@@ -49,23 +47,9 @@ static const char *const sbx_etc_net_entries[] = {"/etc/resolv.conf", "/etc/host
                                                   "/etc/ca-certificates", "/etc/services",
                                                   "/etc/protocols",   NULL};
 
-/* Names of shells withheld from CS_SHELL_NONE profiles. busybox is in the
- * list because `busybox sh` is a shell; tmux because it starts one. */
-static const char *const sbx_shell_names[] = {"sh",   "bash", "dash",  "rbash", "zsh",   "ksh",
-                                              "ksh93", "mksh", "pdksh", "ash",  "yash",  "posh",
-                                              "csh",  "tcsh", "fish",  "busybox", "tmux", "screen",
-                                              NULL};
-static const char *const sbx_bin_dirs[] = {"/usr/bin", "/usr/sbin", "/usr/local/bin",
+/* The directories programs are looked up in (the sandbox's PATH). */
+const char *const sbx_bin_dirs[] = {"/usr/bin", "/usr/sbin", "/usr/local/bin",
                                            "/usr/local/sbin", NULL};
-/* Library hierarchies that must stay executable for the dynamic loader
- * (the kernel opens the ELF interpreter with exec intent) and for helper
- * programs (gcc's cc1, git-core). */
-static const char *const sbx_lib_dirs[] = {"/usr/lib", "/usr/lib32", "/usr/lib64", "/usr/libx32",
-                                           "/usr/libexec", NULL};
-
-const char *const sbx_env_allowlist[] = {"PATH", "HOME", "LANG", "LANGUAGE", "LC_*", "TERM",
-                                         "TZ",   "USER", "LOGNAME", "PWD", "SBX_PROFILE", NULL};
-
 int sbx_expand_path(const char *in, const char *workspace, const char *home, char *out,
                     size_t out_len)
 {
@@ -86,7 +70,7 @@ int sbx_expand_path(const char *in, const char *workspace, const char *home, cha
   return 0;
 }
 
-static bool sbx_path_under(const char *path, const char *dir)
+bool sbx_path_under(const char *path, const char *dir)
 {
   size_t n = strlen(dir);
   if (strcmp(dir, "/") == 0)
@@ -94,190 +78,8 @@ static bool sbx_path_under(const char *path, const char *dir)
   return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
 }
 
-/* An absolute path with no empty, "." or ".." component and no trailing
- * slash: one that realpath would return unchanged if no component is a
- * symlink. */
-static bool sbx_path_plain(const char *path)
-{
-  if (path[0] != '/')
-    return false;
-  if (path[1] == '\0')
-    return true;
-  for (const char *c = path; *c; ) {
-    const char *e = strchr(c + 1, '/');
-    size_t n = e ? (size_t)(e - c - 1) : strlen(c + 1);
-    if (n == 0 || (n == 1 && c[1] == '.') || (n == 2 && c[1] == '.' && c[2] == '.'))
-      return false;
-    c = e ? e : c + 1 + n;
-  }
-  return true;
-}
-
-/* realpath for a path with a symlink somewhere: the kernel resolves it
- * while opening it (O_PATH: nothing is opened for reading, no device
- * touched), and the name of what it found is read back from
- * /proc/self/fd (open, readlink, close, where glibc's realpath reads the
- * link of each component). A name that is not a plain absolute path (an
- * object deleted meanwhile, a pipe, or outside our root) is left to
- * realpath. */
-static char *sbx_path_resolve_open(const char *path)
-{
-  char link[64], buf[PATH_MAX];
-  ssize_t n;
-  int fd = open(path, O_PATH | O_CLOEXEC), e;
-  if (fd < 0)
-    return NULL;
-  snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-  n = readlink(link, buf, sizeof buf);
-  e = errno;
-  close(fd);
-  if (n > 0 && (size_t)n < sizeof buf && buf[0] == '/') {
-    buf[n] = '\0';
-    if (!strstr(buf, " (deleted)"))
-      return strdup(buf);
-  }
-  errno = e;
-  return realpath(path, NULL);
-}
-
-/* realpath(path), cheaper. Each freshness check resolves every RESOLVE
- * probe again, on the warm run's path; glibc's realpath reads each
- * component's link (a readlink per component). A plain path that the
- * kernel opens while refusing every symlink on the way (openat2
- * RESOLVE_NO_SYMLINKS) has no symlink component, so realpath would return
- * it unchanged: one openat2 and a close. Otherwise sbx_path_resolve_open.
- * tests/confine/test_resolve.c compares the result with realpath's. */
-char *sbx_path_resolve(const char *path)
-{
-  if (sbx_path_plain(path)) {
-    struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS};
-    int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
-    if (fd >= 0) {
-      close(fd);
-      return strdup(path);
-    }
-    if (errno == ENOENT)
-      return NULL; /* a component is missing before any symlink: realpath fails too */
-  }
-  return sbx_path_resolve_open(path);
-}
-
-static void sbx_probe_fill(struct sbx_probe *pr)
-{
-  struct stat st;
-  if (pr->kind == SBX_PROBE_RESOLVE) {
-    pr->real = sbx_path_resolve(pr->path);
-    pr->exists = pr->real != NULL;
-    return;
-  }
-  pr->exists = lstat(pr->path, &st) == 0;
-  if (!pr->exists)
-    return;
-  pr->dev = st.st_dev;
-  pr->ino = st.st_ino;
-  pr->type = st.st_mode & S_IFMT;
-  pr->mtime = st.st_mtim;
-  pr->ctime = st.st_ctim;
-}
-
-/* Records a fact the plan is about to use (warm templates only). */
-static void sbx_probe(struct sbx_plan *p, const char *path, enum sbx_probe_kind kind)
-{
-  struct sbx_probe *pr;
-  if (!p->record)
-    return;
-  /* A fact the plan uses twice is checked once: every probe is re-checked
-   * on each warm run's path (sbx_plan_fresh). The first recording is
-   * kept, the one with the earliest time taken (sbx_ts_racy). */
-  for (size_t i = 0; i < p->n_probes; i++)
-    if (p->probes[i].kind == kind && strcmp(p->probes[i].path, path) == 0)
-      return;
-  if (p->n_probes == p->cap_probes) {
-    size_t cap = p->cap_probes ? p->cap_probes * 2 : 64;
-    void *m = realloc(p->probes, cap * sizeof *p->probes);
-    if (!m) {
-      p->probe_lost = true;
-      return;
-    }
-    p->probes = m;
-    p->cap_probes = cap;
-  }
-  pr = &p->probes[p->n_probes];
-  memset(pr, 0, sizeof *pr);
-  pr->kind = kind;
-  pr->path = strdup(path);
-  if (!pr->path) {
-    p->probe_lost = true;
-    return;
-  }
-  clock_gettime(CLOCK_REALTIME, &pr->taken);
-  sbx_probe_fill(pr);
-  p->n_probes++;
-}
-
-static bool sbx_ts_eq(const struct timespec *a, const struct timespec *b)
-{
-  return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
-}
-
-/* A timestamp within 2 s of when the probe was taken proves nothing: the
- * file system's clock is coarse, so a change right after the probe may
- * carry the same time. Such a probe never vouches for the plan. */
-static bool sbx_ts_racy(const struct timespec *t, const struct timespec *taken)
-{
-  return t->tv_sec + 2 >= taken->tv_sec;
-}
-
-static bool sbx_plan_fresh_ex(const struct sbx_plan *p, bool skip_watched, char *why,
-                              size_t why_len)
-{
-  if (p->probe_lost || !p->record) {
-    snprintf(why, why_len, "the template's facts were not all recorded");
-    return false;
-  }
-  for (size_t i = 0; i < p->n_probes; i++) {
-    const struct sbx_probe *old = &p->probes[i];
-    struct sbx_probe now = {.path = old->path, .kind = old->kind};
-    bool same, racy = false;
-    if (skip_watched && old->watched)
-      continue;
-    sbx_probe_fill(&now);
-    if (old->kind == SBX_PROBE_RESOLVE) {
-      same = old->exists == now.exists && (!old->exists || strcmp(old->real, now.real) == 0);
-      free(now.real);
-    } else {
-      same = old->exists == now.exists &&
-             (!old->exists || (old->dev == now.dev && old->ino == now.ino && old->type == now.type));
-      if (same && old->exists && old->kind == SBX_PROBE_LIST) {
-        same = sbx_ts_eq(&old->mtime, &now.mtime) && sbx_ts_eq(&old->ctime, &now.ctime);
-        racy = same && (sbx_ts_racy(&old->mtime, &old->taken) || sbx_ts_racy(&old->ctime, &old->taken));
-      }
-    }
-    if (racy) {
-      snprintf(why, why_len, "%s changed within 2 s before the template was made (coarse timestamps)",
-               old->path);
-      return false;
-    }
-    if (!same) {
-      snprintf(why, why_len, "%s changed since the template was made", old->path);
-      return false;
-    }
-  }
-  return true;
-}
-
-bool sbx_plan_fresh(const struct sbx_plan *p, char *why, size_t why_len)
-{
-  return sbx_plan_fresh_ex(p, false, why, why_len);
-}
-
-bool sbx_plan_fresh_unwatched(const struct sbx_plan *p, char *why, size_t why_len)
-{
-  return sbx_plan_fresh_ex(p, true, why, why_len);
-}
-
-static int sbx_plan_mount(struct sbx_plan *p, const char *path, enum sbx_mount_kind kind,
-                          const char *target, bool is_dir, const char *why)
+int sbx_plan_mount(struct sbx_plan *p, const char *path, enum sbx_mount_kind kind,
+                   const char *target, bool is_dir, const char *why)
 {
   struct sbx_mount_entry *e;
   if (p->n_mounts == p->cap_mounts) {
@@ -304,7 +106,7 @@ static int sbx_plan_mount(struct sbx_plan *p, const char *path, enum sbx_mount_k
   return 0;
 }
 
-static int sbx_plan_rule(struct sbx_plan *p, const char *path, uint64_t access, bool optional)
+int sbx_plan_rule(struct sbx_plan *p, const char *path, uint64_t access, bool optional)
 {
   struct sbx_ll_rule *r;
   if (p->n_rules == p->cap_rules) {
@@ -323,82 +125,6 @@ static int sbx_plan_rule(struct sbx_plan *p, const char *path, uint64_t access, 
   r->optional = optional;
   r->is_file = false;
   p->n_rules++;
-  return 0;
-}
-
-/* Appends an owned "NAME=value" string (freed here on failure). */
-static int sbx_plan_env_take(struct sbx_plan *p, char *s)
-{
-  if (!s)
-    return -ENOMEM;
-  if (p->n_env + 1 >= p->cap_env) {
-    size_t cap = p->cap_env ? p->cap_env * 2 : 16;
-    void *m = realloc(p->envp, cap * sizeof *p->envp);
-    if (!m) {
-      free(s);
-      return -ENOMEM;
-    }
-    p->envp = m;
-    p->cap_env = cap;
-  }
-  p->envp[p->n_env++] = s;
-  p->envp[p->n_env] = NULL;
-  return 0;
-}
-
-static int sbx_plan_env(struct sbx_plan *p, const char *name, const char *value)
-{
-  char *s;
-  if (asprintf(&s, "%s=%s", name, value) < 0)
-    return -ENOMEM;
-  return sbx_plan_env_take(p, s);
-}
-
-/* Is `name` (of a "NAME=value" string, len bytes) on the allowlist or in the
- * caller's pass list? LD_* never is: the loader would obey it inside. */
-static bool sbx_env_allowed(const char *name, size_t len, const char *const *pass)
-{
-  if (len >= 3 && strncmp(name, "LD_", 3) == 0)
-    return false;
-  for (const char *const *a = sbx_env_allowlist; *a; a++) {
-    size_t al = strlen(*a);
-    if ((*a)[al - 1] == '*' ? (len >= al - 1 && strncmp(name, *a, al - 1) == 0)
-                            : (len == al && strncmp(name, *a, len) == 0))
-      return true;
-  }
-  for (; pass && *pass; pass++)
-    if (strlen(*pass) == len && strncmp(name, *pass, len) == 0)
-      return true;
-  return false;
-}
-
-int sbx_plan_environment(struct sbx_plan *p, const struct sbx_run_request *req)
-{
-  int rc;
-  for (const char *const *pe = req->pass_env; pe && *pe; pe++)
-    if (strncmp(*pe, "LD_", 3) == 0 || (*pe)[0] == '\0' || strchr(*pe, '='))
-      return -EINVAL;
-  /* PATH, HOME and PWD are sbx's, whatever the caller had. */
-  if ((rc = sbx_plan_env(p, "PATH", SBX_SANDBOX_PATH)) < 0 ||
-      (rc = sbx_plan_env(p, "HOME", SBX_SANDBOX_HOME)) < 0 ||
-      (rc = sbx_plan_env(p, "PWD", p->workspace)) < 0 ||
-      (rc = sbx_plan_env(p, "SBX_PROFILE", p->profile->name ? p->profile->name : "?")) < 0)
-    return rc;
-  for (char **e = environ; e && *e; e++) {
-    const char *eq = strchr(*e, '=');
-    size_t len;
-    if (!eq)
-      continue;
-    len = (size_t)(eq - *e);
-    if ((len == 4 && (strncmp(*e, "PATH", 4) == 0 || strncmp(*e, "HOME", 4) == 0)) ||
-        (len == 3 && strncmp(*e, "PWD", 3) == 0) ||
-        (len == 11 && strncmp(*e, "SBX_PROFILE", 11) == 0))
-      continue;
-    if (!sbx_env_allowed(*e, len, req->pass_env))
-      continue;
-    if ((rc = sbx_plan_env_take(p, strdup(*e))) < 0)
-      return rc;
-  }
   return 0;
 }
 
@@ -463,7 +189,7 @@ static bool sbx_holds_bin_dir(struct sbx_plan *p, const char *path)
   return false;
 }
 
-static bool sbx_is_visible(const struct sbx_plan *p, const char *path)
+bool sbx_is_visible(const struct sbx_plan *p, const char *path)
 {
   if (p->full_root)
     return !sbx_path_under(path, "/proc") && !sbx_path_under(path, "/dev") &&
@@ -473,315 +199,6 @@ static bool sbx_is_visible(const struct sbx_plan *p, const char *path)
         sbx_path_under(path, p->mounts[i].path))
       return true;
   return false;
-}
-
-/* Git: .git/config and .git/hooks decide what git runs next time, outside
- * the sandbox (core.hooksPath, core.fsmonitor, filters, hooks), so a
- * command that can write them escapes on the user's next `git` call. They
- * are bound read-only over the writable workspace; objects, refs, the index
- * and logs stay writable so `git commit` works. A linked worktree's .git is
- * a file naming <main>/.git/worktrees/NAME; the main repository's git dir is
- * then bound read-write too (commits write objects and refs there) with the
- * same read-only carve-outs. */
-static int sbx_plan_git_dir(struct sbx_plan *p, const char *gitdir, bool bind_dir, int depth)
-{
-  static const char *const protect[] = {"config", "hooks", "config.worktree", "info", NULL};
-  char path[PATH_MAX];
-  int rc = 0;
-  if (bind_dir && !sbx_is_visible(p, gitdir)) {
-    if ((rc = sbx_plan_mount(p, gitdir, SBX_MNT_BIND_RW, NULL, true, "git common dir")) < 0)
-      return rc;
-  }
-  /* git's lock-file protocol renames over files: it needs delete rights
-   * in its own directory even when the profile forbids deleting files. */
-  if ((rc = sbx_plan_rule(p, gitdir, SBX_LL_FS_READ | SBX_LL_FS_WRITE | SBX_LL_FS_DELETE,
-                          false)) < 0)
-    return rc;
-  for (const char *const *n = protect; *n; n++) {
-    struct stat st;
-    if (snprintf(path, sizeof path, "%s/%s", gitdir, *n) >= (int)sizeof path)
-      return -ENAMETOOLONG;
-    if (strcmp(*n, "hooks") == 0 && lstat(path, &st) < 0 && errno == ENOENT) {
-      /* A missing hooks dir could be created and filled inside: create it
-       * (as `git init` would) so it can be bound read-only. */
-      if (mkdir(path, 0755) < 0 && errno != EEXIST)
-        return -errno;
-    }
-    sbx_probe(p, path, SBX_PROBE_STAT);
-    if (lstat(path, &st) < 0)
-      continue;
-    if (S_ISLNK(st.st_mode)) {
-      /* A symlinked config or hooks dir could point at a file the command
-       * can write; a mount cannot be put on a symlink: refuse the run. */
-      return -ELOOP;
-    }
-    if ((rc = sbx_plan_mount(p, path, SBX_MNT_BIND_RO, NULL, S_ISDIR(st.st_mode),
-                             "git config/hooks")) < 0)
-      return rc;
-  }
-  /* Submodules keep their own config and hooks in modules/NAME (git runs
-   * them when it recurses): the same protection, two levels deep. */
-  if (depth < 2 && snprintf(path, sizeof path, "%s/modules", gitdir) < (int)sizeof path) {
-    DIR *dir;
-    sbx_probe(p, path, SBX_PROBE_LIST);
-    dir = opendir(path);
-    struct dirent *de;
-    char sub[PATH_MAX];
-    while (dir && (de = readdir(dir))) {
-      struct stat st;
-      if (de->d_name[0] == '.' ||
-          snprintf(sub, sizeof sub, "%s/%s", path, de->d_name) >= (int)sizeof sub ||
-          lstat(sub, &st) < 0 || !S_ISDIR(st.st_mode))
-        continue;
-      if ((rc = sbx_plan_git_dir(p, sub, false, depth + 1)) < 0)
-        break;
-    }
-    if (dir)
-      closedir(dir);
-    if (rc < 0)
-      return rc;
-  }
-  return 0;
-}
-
-static int sbx_plan_git(struct sbx_plan *p)
-{
-  char dotgit[PATH_MAX], buf[PATH_MAX + 16], gitdir[PATH_MAX], common[PATH_MAX];
-  char tmp[PATH_MAX * 2 + 32];
-  struct stat st;
-  FILE *fp = NULL;
-  int rc = 0;
-
-  if (snprintf(dotgit, sizeof dotgit, "%s/.git", p->workspace) >= (int)sizeof dotgit)
-    return -ENAMETOOLONG;
-  /* A .git directory: what matters is probed below; a .git file (linked
-   * worktree): its content, hence its times. */
-  sbx_probe(p, dotgit, SBX_PROBE_STAT);
-  if (lstat(dotgit, &st) == 0 && S_ISREG(st.st_mode))
-    sbx_probe(p, dotgit, SBX_PROBE_LIST);
-  if (lstat(dotgit, &st) < 0)
-    return 0;
-  if (S_ISDIR(st.st_mode))
-    return sbx_plan_git_dir(p, dotgit, false, 0);
-  if (!S_ISREG(st.st_mode))
-    return -ELOOP; /* a symlinked .git: its target may be writable inside */
-
-  /* Linked worktree: "gitdir: <path>". */
-  fp = fopen(dotgit, "re");
-  if (!fp || !fgets(buf, sizeof buf, fp) || strncmp(buf, "gitdir: ", 8) != 0) {
-    rc = 0; /* not a git link we understand: leave it to the mount rules */
-    goto cleanup;
-  }
-  buf[strcspn(buf, "\n")] = '\0';
-  if (buf[8] == '/')
-    snprintf(tmp, sizeof tmp, "%s", buf + 8);
-  else
-    snprintf(tmp, sizeof tmp, "%s/%s", p->workspace, buf + 8);
-  if (!realpath(tmp, gitdir)) {
-    rc = 0;
-    goto cleanup;
-  }
-  fclose(fp);
-  fp = NULL;
-  /* The common dir (objects, refs) is named by worktrees/NAME/commondir. */
-  snprintf(tmp, sizeof tmp, "%s/commondir", gitdir);
-  sbx_probe(p, tmp, SBX_PROBE_LIST);
-  fp = fopen(tmp, "re");
-  if (fp && fgets(buf, sizeof buf, fp)) {
-    buf[strcspn(buf, "\n")] = '\0';
-    if (buf[0] == '/')
-      snprintf(tmp, sizeof tmp, "%s", buf);
-    else
-      snprintf(tmp, sizeof tmp, "%s/%s", gitdir, buf);
-    if (!realpath(tmp, common))
-      snprintf(common, sizeof common, "%s", gitdir);
-  } else
-    snprintf(common, sizeof common, "%s", gitdir);
-  if ((rc = sbx_plan_git_dir(p, common, true, 0)) < 0)
-    goto cleanup;
-  if (strcmp(common, gitdir) != 0)
-    rc = sbx_plan_git_dir(p, gitdir, true, 0);
-cleanup:
-  if (fp)
-    fclose(fp);
-  return rc;
-}
-
-struct sbx_inode {
-  dev_t dev;
-  ino_t ino;
-};
-
-static bool sbx_inode_in(const struct sbx_inode *set, size_t n, const struct stat *st)
-{
-  for (size_t i = 0; i < n; i++)
-    if (set[i].dev == st->st_dev && set[i].ino == st->st_ino)
-      return true;
-  return false;
-}
-
-/* Filesystems whose readdir d_ino is the inode number stat() reports for
- * an entry that is not a mount point: ext2/3/4, XFS, btrfs, tmpfs. On any
- * other (overlayfs, network filesystems) every entry is stat()ed. */
-static bool sbx_dino_is_ino(int dfd)
-{
-  struct statfs sf;
-  if (fstatfs(dfd, &sf) < 0)
-    return false;
-  switch ((unsigned long)sf.f_type) {
-  case 0xEF53UL:     /* ext2/3/4 */
-  case 0x58465342UL: /* XFS */
-  case 0x9123683EUL: /* btrfs */
-  case 0x01021994UL: /* tmpfs */
-    return true;
-  default:
-    return false;
-  }
-}
-
-/* The mount table (/proc/self/mountinfo) as one string, read once per plan:
- * the kernel builds it anew on every read. NULL if unreadable. */
-static char *sbx_read_mountinfo(void)
-{
-  char *buf = NULL;
-  size_t cap = 0;
-  FILE *fp = fopen("/proc/self/mountinfo", "re");
-  if (!fp)
-    return NULL;
-  if (getdelim(&buf, &cap, '\0', fp) < 0) {
-    free(buf);
-    buf = NULL;
-  }
-  fclose(fp);
-  return buf;
-}
-
-/* Is anything mounted strictly below `dir` (resolved)? A file bound over
- * an entry is another inode than the entry's d_ino, so such a directory is
- * scanned with stat(). Unknown (mountinfo unreadable) counts as yes. */
-static bool sbx_has_submount(const char *mountinfo, const char *dir)
-{
-  char mp[PATH_MAX];
-  size_t dl = strlen(dir);
-  if (!mountinfo)
-    return true;
-  for (const char *line = mountinfo; *line;) {
-    /* "ID PARENT MAJ:MIN ROOT MOUNTPOINT ...", octal escapes in paths */
-    const char *eol = line + strcspn(line, "\n"), *f = line;
-    size_t n = 0;
-    for (int i = 0; i < 4 && f < eol; i++) {
-      f = memchr(f, ' ', (size_t)(eol - f));
-      f = f ? f + 1 : eol;
-    }
-    for (; f < eol && *f != ' ' && n + 1 < sizeof mp; f++) {
-      if (eol - f >= 4 && f[0] == '\\' && f[1] >= '0' && f[1] <= '3' && f[2] >= '0' &&
-          f[2] <= '7' && f[3] >= '0' && f[3] <= '7') {
-        mp[n++] = (char)((f[1] - '0') * 64 + (f[2] - '0') * 8 + (f[3] - '0'));
-        f += 3;
-      } else
-        mp[n++] = *f;
-    }
-    mp[n] = '\0';
-    if (n > dl && strncmp(mp, dir, dl) == 0 && mp[dl] == '/')
-      return true;
-    line = *eol ? eol + 1 : eol;
-  }
-  return false;
-}
-
-/* CS_SHELL_NONE: no shell may run, not even one the command finds itself.
- * Two layers: (1) every shell binary (by inode, so hard links and symlinks
- * are caught) is masked in the mount view by an empty mode-0000 file, so
- * execve fails with EACCES and `#!/bin/sh` scripts cannot start either;
- * (2) Landlock grants EXECUTE file by file in the bin directories, skipping
- * the shells, because a Landlock right on /usr/bin would cover them. */
-static int sbx_plan_shells(struct sbx_plan *p)
-{
-  struct sbx_inode shells[64];
-  size_t n_shells = 0;
-  char path[PATH_MAX], real[PATH_MAX], *mountinfo;
-  struct stat st;
-  FILE *fp;
-  int rc = 0;
-
-  /* The bin directories' listings (a shell added or renamed changes their
-   * mtime) and /etc/shells with what it names. */
-  for (const char *const *d = sbx_bin_dirs; *d; d++) {
-    sbx_probe(p, *d, SBX_PROBE_RESOLVE);
-    if (realpath(*d, real))
-      sbx_probe(p, real, SBX_PROBE_LIST);
-  }
-  sbx_probe(p, "/etc/shells", SBX_PROBE_LIST);
-  for (const char *const *d = sbx_bin_dirs; *d; d++)
-    for (const char *const *n = sbx_shell_names; *n; n++) {
-      snprintf(path, sizeof path, "%s/%s", *d, *n);
-      if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && n_shells < 64 &&
-          !sbx_inode_in(shells, n_shells, &st))
-        shells[n_shells++] = (struct sbx_inode){st.st_dev, st.st_ino};
-    }
-  fp = fopen("/etc/shells", "re");
-  while (fp && fgets(path, sizeof path, fp)) {
-    path[strcspn(path, "\n")] = '\0';
-    if (path[0] == '/') {
-      sbx_probe(p, path, SBX_PROBE_RESOLVE);
-      if (realpath(path, real))
-        sbx_probe(p, real, SBX_PROBE_STAT);
-    }
-    if (path[0] == '/' && stat(path, &st) == 0 && S_ISREG(st.st_mode) && n_shells < 64 &&
-        !sbx_inode_in(shells, n_shells, &st))
-      shells[n_shells++] = (struct sbx_inode){st.st_dev, st.st_ino};
-  }
-  if (fp)
-    fclose(fp);
-
-  mountinfo = sbx_read_mountinfo();
-  for (const char *const *d = sbx_bin_dirs; *d; d++) {
-    DIR *dir;
-    struct dirent *de;
-    struct stat dst;
-    bool by_dino;
-    if (!realpath(*d, real) || !(dir = opendir(real)))
-      continue;
-    /* ~1,000 entries: their inode numbers come with readdir where that is
-     * exactly what stat() would say, saving one stat per entry. */
-    by_dino = fstat(dirfd(dir), &dst) == 0 && sbx_dino_is_ino(dirfd(dir)) &&
-              !sbx_has_submount(mountinfo, real);
-    while ((de = readdir(dir))) {
-      /* Symlinks get no rule of their own: Landlock checks the file they
-       * resolve to, which is a regular file here (its own rule), under a
-       * library directory, or a masked shell. */
-      if (de->d_name[0] == '.' || (de->d_type != DT_REG && de->d_type != DT_UNKNOWN))
-        continue;
-      if (snprintf(path, sizeof path, "%s/%s", real, de->d_name) >= (int)sizeof path)
-        continue;
-      if (by_dino && de->d_type == DT_REG) {
-        st.st_dev = dst.st_dev;
-        st.st_ino = de->d_ino;
-      } else if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-                 !S_ISREG(st.st_mode))
-        continue;
-      if (sbx_inode_in(shells, n_shells, &st))
-        rc = sbx_plan_mount(p, path, SBX_MNT_MASK, NULL, false, "shell (CS_SHELL_NONE)");
-      else if ((rc = sbx_plan_rule(p, path, SBX_LL_FS_EXECUTE | SBX_LL_FS_READ_FILE, true)) == 0)
-        p->rules[p->n_rules - 1].is_file = true;
-      if (rc < 0)
-        break;
-    }
-    closedir(dir);
-    if (rc < 0)
-      break;
-  }
-  free(mountinfo);
-  if (rc < 0)
-    return rc;
-  for (const char *const *d = sbx_lib_dirs; *d; d++)
-    if ((sbx_probe(p, *d, SBX_PROBE_STAT), lstat(*d, &st) == 0) && S_ISDIR(st.st_mode) &&
-        (rc = sbx_plan_rule(p, *d, SBX_LL_FS_EXECUTE | SBX_LL_FS_READ, true)) < 0)
-      return rc;
-  /* Symlinked binaries in /usr/bin whose target lives elsewhere in /usr
-   * (e.g. /etc/alternatives chains ending in /usr/lib) are covered by the
-   * library rules or by the target's own file rule. */
-  return 0;
 }
 
 static int sbx_cmp_mount(const void *a, const void *b)
@@ -830,8 +247,310 @@ static const struct cs_path_rule *sbx_denied_covering(const struct cs_profile *p
   return NULL;
 }
 
+/* One plan being built (sbx_plan_build_ex). */
+struct sbx_planning {
+  const struct sbx_run_request *req;
+  const struct cs_profile *prof;
+  const char *home;   /* what ~ expands to; NULL: nothing */
+  char ws[PATH_MAX];  /* the workspace, resolved */
+  uint64_t ws_rights; /* Landlock rights on the workspace */
+  char **dreal;       /* the denied paths, resolved (sbx_denied_resolve) */
+  struct sbx_fail *f;
+};
+
+/* A failure with no more to say than its errno, while the view is planned. */
+static int sbx_plan_view_fail(struct sbx_fail *f, int rc)
+{
+  sbx_fail_set(f, SBX_LAYER_MOUNT, -rc, "planning the view: %s", strerror(-rc));
+  return rc;
+}
+
+/* The workspace: it resolves to a directory that is no system directory
+ * and lies inside no denied path. */
+static int sbx_plan_workspace(struct sbx_plan *p, struct sbx_planning *c)
+{
+  struct stat st;
+  int rc;
+  errno = 0;
+  sbx_probe(p, c->req->workspace, SBX_PROBE_RESOLVE);
+  if (!realpath(c->req->workspace, c->ws) || stat(c->ws, &st) < 0 || !S_ISDIR(st.st_mode)) {
+    rc = errno ? -errno : -ENOTDIR;
+    sbx_fail_set(c->f, SBX_LAYER_REQUEST, -rc, "workspace '%s' is not a directory", c->req->workspace);
+    return rc;
+  }
+  /* A workspace that is / or inside a system tree would make the system
+   * writable or replace the sandbox's own /proc, /dev. One under /tmp is
+   * fine: it is bound inside the sandbox's private /tmp at the same path. */
+  if (strcmp(c->ws, "/") == 0 || strcmp(c->ws, "/tmp") == 0 ||
+      (sbx_is_system_path(c->ws) && !sbx_path_under(c->ws, "/tmp"))) {
+    rc = -EINVAL;
+    sbx_fail_set(c->f, SBX_LAYER_REQUEST, -rc, "workspace '%s' is a system directory", c->ws);
+    return rc;
+  }
+  if (!(c->dreal = sbx_denied_resolve(p, c->prof, c->ws, c->home)))
+    return sbx_plan_view_fail(c->f, -ENOMEM);
+  {
+    const struct cs_path_rule *d = sbx_denied_covering(c->prof, c->dreal, c->ws);
+    if (d) {
+      rc = -EACCES;
+      sbx_fail_set(c->f, SBX_LAYER_MOUNT, -rc, "workspace '%s' is inside denied path '%s' (%s)", c->ws,
+               d->path, d->origin ? d->origin : "?");
+      return rc;
+    }
+  }
+  if (!(p->workspace = strdup(c->ws)))
+    return sbx_plan_view_fail(c->f, -ENOMEM);
+  return 0;
+}
+
+/* The profile's allowed paths: shown in the view, granted by Landlock. */
+static int sbx_plan_allowed(struct sbx_plan *p, struct sbx_planning *c)
+{
+  char path[PATH_MAX], real[PATH_MAX];
+  struct stat st;
+  int rc;
+  /* The profile's allowed paths. */
+  for (uint32_t i = 0; i < c->prof->n_allowed_paths; i++) {
+    const struct cs_path_rule *r = &c->prof->allowed_paths[i];
+    uint64_t rights = sbx_rule_rights(c->prof, r->access);
+    bool rw = (r->access & CS_PATH_WRITE) && c->prof->allow_file_write;
+    rc = sbx_expand_path(r->path, c->ws, c->home, path, sizeof path);
+    if (rc == -ENOENT)
+      continue; /* "~" without a home: nothing to allow */
+    if (rc < 0) {
+      sbx_fail_set(c->f, SBX_LAYER_MOUNT, -rc, "allowed path '%s' (%s): %s", r->path,
+               r->origin ? r->origin : "?", strerror(-rc));
+      return rc;
+    }
+    sbx_probe(p, path, SBX_PROBE_RESOLVE);
+    if (!realpath(path, real))
+      continue; /* absent: nothing to allow (it cannot be created outside the view) */
+    sbx_probe(p, real, SBX_PROBE_STAT);
+    if (sbx_denied_covering(c->prof, c->dreal, real))
+      continue; /* denied wins: neither shown nor granted */
+    /* No shell, yet EXECUTE on the workspace or on a writable path: a
+     * binary there (a static busybox in the repository, or one written by
+     * the command) could be a shell under any name. The two rules
+     * contradict each other: refuse rather than pretend. */
+    if (p->shell_none && (rights & SBX_LL_FS_EXECUTE) &&
+        (sbx_path_under(real, c->ws) || sbx_path_under(c->ws, real) || rw)) {
+      rc = -EINVAL;
+      sbx_fail_set(c->f, SBX_LAYER_REQUEST, -rc,
+               "profile %s allows no shell but grants execute on '%s' (%s), which is "
+               "the workspace or writable: any binary there could be a shell",
+               c->prof->name ? c->prof->name : "?", r->path, r->origin ? r->origin : "?");
+      return rc;
+    }
+    if (strcmp(real, "/") == 0) {
+      /* Full access (permissive): the host's root is the base of the view,
+       * still with sbx's own /proc, /dev, /tmp and the masks on top. */
+      p->full_root = true;
+      p->full_root_rw |= rw;
+      p->workspace_writable |= rw;
+      if ((rc = sbx_plan_rule(p, "/", rights, false)) < 0)
+        return sbx_plan_view_fail(c->f, rc);
+      continue;
+    }
+    if (sbx_path_under(real, c->ws)) {
+      if (strcmp(real, c->ws) == 0) {
+        c->ws_rights |= rights;
+        p->workspace_writable |= rw;
+        continue;
+      }
+      if (rw && (rc = sbx_plan_mount(p, real, SBX_MNT_BIND_RW, NULL, true, "allowed path")) < 0)
+        return sbx_plan_view_fail(c->f, rc);
+    } else if (!sbx_is_system_path(real) ||
+               (sbx_path_under(real, "/tmp") && strcmp(real, "/tmp") != 0)) {
+      /* A path below /tmp that a rule names explicitly (a tool or a build
+       * tree kept under /tmp) is bound from the host into the private
+       * /tmp; dropping it would make the rule silently mean nothing. */
+      if ((rc = sbx_plan_host_entry(p, real, rw, "allowed path")) < 0)
+        return sbx_plan_view_fail(c->f, rc);
+    } else if (sbx_path_under(real, "/tmp") || sbx_path_under(real, "/dev") ||
+               sbx_path_under(real, "/proc") || sbx_path_under(real, "/sys")) {
+      continue; /* the sandbox has its own /tmp, /dev and /proc, and no /sys */
+    }
+    if (stat(real, &st) == 0 && !S_ISDIR(st.st_mode))
+      rights &= SBX_LL_FS_FILE_RIGHTS;
+    else if (p->shell_none && sbx_holds_bin_dir(p, real))
+      rights &= ~SBX_LL_FS_EXECUTE; /* per-file grants instead (sbx_plan_shells) */
+    if ((rc = sbx_plan_rule(p, real, rights, true)) < 0)
+      return sbx_plan_view_fail(c->f, rc);
+  }
+  return 0;
+}
+
+/* The system part of the view (the host's own when the root is shown). */
+static int sbx_plan_system(struct sbx_plan *p, struct sbx_fail *f)
+{
+  int rc;
+  for (const char *const *d = sbx_system_dirs; *d; d++)
+    if ((rc = sbx_plan_host_entry(p, *d, false, "system")) < 0)
+      return sbx_plan_view_fail(f, rc);
+  for (const char *const *d = sbx_etc_entries; *d; d++)
+    if ((rc = sbx_plan_host_entry(p, *d, false, "system /etc")) < 0)
+      return sbx_plan_view_fail(f, rc);
+  if (!p->net_blocked)
+    for (const char *const *d = sbx_etc_net_entries; *d; d++)
+      if ((rc = sbx_plan_host_entry(p, *d, false, "system /etc (network)")) < 0)
+        return sbx_plan_view_fail(f, rc);
+  return 0;
+}
+
+/* The workspace in the view, and git's configuration kept read-only in it. */
+static int sbx_plan_ws_view(struct sbx_plan *p, struct sbx_planning *c)
+{
+  int rc;
+  if ((rc = sbx_plan_mount(p, c->ws, p->workspace_writable ? SBX_MNT_BIND_RW : SBX_MNT_BIND_RO, NULL,
+                           true, "workspace")) < 0 ||
+      (rc = sbx_plan_rule(p, c->ws, c->ws_rights, false)) < 0)
+    return sbx_plan_view_fail(c->f, rc);
+  if (p->workspace_writable && !(c->req->flags & SBX_RUN_ALLOW_GIT_CONFIG) &&
+      (rc = sbx_plan_git(p)) < 0) {
+    sbx_fail_set(c->f, SBX_LAYER_MOUNT, -rc, "protecting %s/.git: %s", c->ws,
+             rc == -ELOOP ? "a symlink among .git, .git/config, .git/hooks: refused (its target "
+                            "could be written inside)"
+                          : strerror(-rc));
+    return rc;
+  }
+  return 0;
+}
+
+/* The Landlock rules of the view's fixed parts (/etc, /proc, /dev, /tmp,
+ * the system directories). */
+static int sbx_plan_fixed_rules(struct sbx_plan *p, struct sbx_fail *f)
+{
+  struct stat st;
+  int rc;
+  if ((rc = sbx_plan_rule(p, "/etc", SBX_LL_FS_READ, true)) < 0 ||
+      (rc = sbx_plan_rule(p, "/proc", SBX_LL_FS_READ, false)) < 0 ||
+      (rc = sbx_plan_rule(p, "/dev", SBX_LL_FS_READ, false)) < 0)
+    return sbx_plan_view_fail(f, rc);
+  static const char *const devs[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
+                                     "/dev/urandom", NULL};
+  for (const char *const *d = devs; *d; d++)
+    if ((rc = sbx_plan_rule(p, *d,
+                            SBX_LL_FS_READ_FILE | SBX_LL_FS_WRITE_FILE | SBX_LL_FS_TRUNCATE,
+                            true)) < 0)
+      return sbx_plan_view_fail(f, rc);
+  {
+    uint64_t tmp = SBX_LL_FS_READ;
+    if (p->tmp_writable)
+      tmp |= SBX_LL_FS_WRITE | SBX_LL_FS_DELETE;
+    if ((rc = sbx_plan_rule(p, "/tmp", tmp, false)) < 0 ||
+        (rc = sbx_plan_rule(p, "/dev/shm", tmp, true)) < 0)
+      return sbx_plan_view_fail(f, rc);
+  }
+  if (p->shell_none) {
+    if ((rc = sbx_plan_rule(p, "/usr", SBX_LL_FS_READ, true)) < 0 ||
+        (rc = sbx_plan_shells(p)) < 0)
+      return sbx_plan_view_fail(f, rc);
+  } else if ((rc = sbx_plan_rule(p, "/usr", SBX_LL_FS_READ | SBX_LL_FS_EXECUTE, true)) < 0)
+    return sbx_plan_view_fail(f, rc);
+  for (const char *const *d = sbx_system_dirs + 1; *d; d++)
+    if ((sbx_probe(p, *d, SBX_PROBE_STAT), lstat(*d, &st) == 0) && S_ISDIR(st.st_mode) &&
+        (rc = sbx_plan_rule(p, *d, p->shell_none ? SBX_LL_FS_READ
+                                                 : SBX_LL_FS_READ | SBX_LL_FS_EXECUTE,
+                            true)) < 0)
+      return sbx_plan_view_fail(f, rc);
+  return 0;
+}
+
+/* Denied paths win: the resolved target is masked where the view shows
+ * it, so a symlink (in the rule or planted in the workspace) cannot reach
+ * it. */
+static int sbx_plan_denied(struct sbx_plan *p, struct sbx_planning *c)
+{
+  char path[PATH_MAX], real[PATH_MAX];
+  struct stat st;
+  int rc;
+  for (uint32_t i = 0; i < c->prof->n_denied_paths; i++) {
+    const struct cs_path_rule *r = &c->prof->denied_paths[i];
+    rc = sbx_expand_path(r->path, c->ws, c->home, path, sizeof path);
+    if (rc == -ENOENT)
+      continue;
+    if (rc < 0) {
+      sbx_fail_set(c->f, SBX_LAYER_MOUNT, -rc, "denied path '%s' (%s): %s", r->path,
+               r->origin ? r->origin : "?", strerror(-rc));
+      return rc;
+    }
+    if (!c->dreal[i])
+      continue; /* absent: nothing to hide */
+    snprintf(real, sizeof real, "%s", c->dreal[i]);
+    if (strcmp(real, "/") == 0) {
+      rc = -EINVAL;
+      sbx_fail_set(c->f, SBX_LAYER_MOUNT, -rc, "denied path '%s' (%s) is /: nothing could run", r->path,
+               r->origin ? r->origin : "?");
+      return rc;
+    }
+    if (!sbx_is_visible(p, real))
+      continue; /* not in the view, and Landlock grants nothing there */
+    sbx_probe(p, real, SBX_PROBE_STAT);
+    if (stat(real, &st) < 0)
+      continue;
+    if ((rc = sbx_plan_mount(p, real, SBX_MNT_MASK, NULL, S_ISDIR(st.st_mode),
+                             "denied path rule")) < 0)
+      return sbx_plan_view_fail(c->f, rc);
+  }
+  return 0;
+}
+
+/* The warm-start server's directory masked, the mounts in order, the
+ * environment. */
+static int sbx_plan_finish(struct sbx_plan *p, struct sbx_planning *c)
+{
+  char real[PATH_MAX];
+  struct stat st;
+  int rc;
+  /* The warm-start server's directory: the server checks who connects
+   * (runtime/warm/sbx_serve.c), but a sandboxed command should not see it
+   * at all. */
+  if (c->req->mask_dir && realpath(c->req->mask_dir, real) && sbx_is_visible(p, real) &&
+      (sbx_probe(p, real, SBX_PROBE_STAT), stat(real, &st) == 0) && S_ISDIR(st.st_mode) &&
+      (rc = sbx_plan_mount(p, real, SBX_MNT_MASK, NULL, true, "warm-start server")) < 0)
+    return sbx_plan_view_fail(c->f, rc);
+  qsort(p->mounts, p->n_mounts, sizeof *p->mounts, sbx_cmp_mount);
+
+  if ((rc = sbx_plan_environment(p, c->req)) < 0) {
+    sbx_fail_set(c->f, SBX_LAYER_ENV, -rc, "%s", rc == -EINVAL ? "invalid or LD_* name in pass_env"
+                                                    : strerror(-rc));
+    return rc;
+  }
+  return 0;
+}
+
 static int sbx_plan_build_ex(const struct sbx_run_request *req, int abi, const char *home_in,
-                             bool record, struct sbx_plan *p, struct sbx_fail *f);
+                             bool record, struct sbx_plan *p, struct sbx_fail *f)
+{
+  struct sbx_planning c = {.req = req, .prof = req->profile, .ws_rights = SBX_LL_FS_READ, .f = f};
+  const char *home = home_in ? (home_in[0] ? home_in : NULL) : getenv("HOME");
+  int rc;
+
+  memset(p, 0, sizeof *p);
+  p->record = record;
+  p->profile = c.prof;
+  p->uid = geteuid();
+  p->gid = getegid();
+  p->landlock_abi = abi;
+  p->net_blocked = !c.prof->allow_network;
+  p->shell_none = c.prof->shell == CS_SHELL_NONE;
+  p->tmp_writable = c.prof->allow_file_write;
+  if (!home || home[0] != '/') {
+    struct passwd *pw = getpwuid(getuid());
+    home = pw ? pw->pw_dir : NULL;
+  }
+  c.home = home;
+  if ((rc = sbx_plan_workspace(p, &c)) < 0 || (rc = sbx_plan_allowed(p, &c)) < 0 ||
+      (!p->full_root && (rc = sbx_plan_system(p, f)) < 0) || (rc = sbx_plan_ws_view(p, &c)) < 0 ||
+      (rc = sbx_plan_fixed_rules(p, f)) < 0 || (rc = sbx_plan_denied(p, &c)) < 0 ||
+      (rc = sbx_plan_finish(p, &c)) < 0) {
+    sbx_denied_free(c.prof, c.dreal);
+    sbx_plan_free(p);
+    return rc;
+  }
+  sbx_denied_free(c.prof, c.dreal);
+  return 0;
+}
 
 int sbx_plan_build(const struct sbx_run_request *req, int abi, struct sbx_plan *p,
                    struct sbx_fail *f)
@@ -843,244 +562,6 @@ int sbx_plan_build_warm(const struct sbx_run_request *req, int abi, const char *
                         struct sbx_plan *p, struct sbx_fail *f)
 {
   return sbx_plan_build_ex(req, abi, home ? home : "", true, p, f);
-}
-
-static int sbx_plan_build_ex(const struct sbx_run_request *req, int abi, const char *home_in,
-                             bool record, struct sbx_plan *p, struct sbx_fail *f)
-{
-  const struct cs_profile *prof = req->profile;
-  char ws[PATH_MAX], path[PATH_MAX], real[PATH_MAX];
-  const char *home = home_in ? (home_in[0] ? home_in : NULL) : getenv("HOME");
-  uint64_t ws_rights = SBX_LL_FS_READ;
-  struct stat st;
-  char **dreal = NULL;
-  int rc = 0;
-
-  memset(p, 0, sizeof *p);
-  p->record = record;
-  p->profile = prof;
-  p->uid = geteuid();
-  p->gid = getegid();
-  p->landlock_abi = abi;
-  p->net_blocked = !prof->allow_network;
-  p->shell_none = prof->shell == CS_SHELL_NONE;
-  p->tmp_writable = prof->allow_file_write;
-  if (!home || home[0] != '/') {
-    struct passwd *pw = getpwuid(getuid());
-    home = pw ? pw->pw_dir : NULL;
-  }
-
-  errno = 0;
-  sbx_probe(p, req->workspace, SBX_PROBE_RESOLVE);
-  if (!realpath(req->workspace, ws) || stat(ws, &st) < 0 || !S_ISDIR(st.st_mode)) {
-    rc = errno ? -errno : -ENOTDIR;
-    sbx_fail_set(f, SBX_LAYER_REQUEST, -rc, "workspace '%s' is not a directory", req->workspace);
-    goto fail;
-  }
-  /* A workspace that is / or inside a system tree would make the system
-   * writable or replace the sandbox's own /proc, /dev. One under /tmp is
-   * fine: it is bound inside the sandbox's private /tmp at the same path. */
-  if (strcmp(ws, "/") == 0 || strcmp(ws, "/tmp") == 0 ||
-      (sbx_is_system_path(ws) && !sbx_path_under(ws, "/tmp"))) {
-    rc = -EINVAL;
-    sbx_fail_set(f, SBX_LAYER_REQUEST, -rc, "workspace '%s' is a system directory", ws);
-    goto fail;
-  }
-  if (!(dreal = sbx_denied_resolve(p, prof, ws, home)))
-    goto nomem;
-  {
-    const struct cs_path_rule *d = sbx_denied_covering(prof, dreal, ws);
-    if (d) {
-      rc = -EACCES;
-      sbx_fail_set(f, SBX_LAYER_MOUNT, -rc, "workspace '%s' is inside denied path '%s' (%s)", ws,
-               d->path, d->origin ? d->origin : "?");
-      goto fail;
-    }
-  }
-  if (!(p->workspace = strdup(ws)))
-    goto nomem;
-
-  /* The profile's allowed paths. */
-  for (uint32_t i = 0; i < prof->n_allowed_paths; i++) {
-    const struct cs_path_rule *r = &prof->allowed_paths[i];
-    uint64_t rights = sbx_rule_rights(prof, r->access);
-    bool rw = (r->access & CS_PATH_WRITE) && prof->allow_file_write;
-    rc = sbx_expand_path(r->path, ws, home, path, sizeof path);
-    if (rc == -ENOENT)
-      continue; /* "~" without a home: nothing to allow */
-    if (rc < 0) {
-      sbx_fail_set(f, SBX_LAYER_MOUNT, -rc, "allowed path '%s' (%s): %s", r->path,
-               r->origin ? r->origin : "?", strerror(-rc));
-      goto fail;
-    }
-    sbx_probe(p, path, SBX_PROBE_RESOLVE);
-    if (!realpath(path, real))
-      continue; /* absent: nothing to allow (it cannot be created outside the view) */
-    sbx_probe(p, real, SBX_PROBE_STAT);
-    if (sbx_denied_covering(prof, dreal, real))
-      continue; /* denied wins: neither shown nor granted */
-    /* No shell, yet EXECUTE on the workspace or on a writable path: a
-     * binary there (a static busybox in the repository, or one written by
-     * the command) could be a shell under any name. The two rules
-     * contradict each other: refuse rather than pretend. */
-    if (p->shell_none && (rights & SBX_LL_FS_EXECUTE) &&
-        (sbx_path_under(real, ws) || sbx_path_under(ws, real) || rw)) {
-      rc = -EINVAL;
-      sbx_fail_set(f, SBX_LAYER_REQUEST, -rc,
-               "profile %s allows no shell but grants execute on '%s' (%s), which is "
-               "the workspace or writable: any binary there could be a shell",
-               prof->name ? prof->name : "?", r->path, r->origin ? r->origin : "?");
-      goto fail;
-    }
-    if (strcmp(real, "/") == 0) {
-      /* Full access (permissive): the host's root is the base of the view,
-       * still with sbx's own /proc, /dev, /tmp and the masks on top. */
-      p->full_root = true;
-      p->full_root_rw |= rw;
-      p->workspace_writable |= rw;
-      if ((rc = sbx_plan_rule(p, "/", rights, false)) < 0)
-        goto fail_errno;
-      continue;
-    }
-    if (sbx_path_under(real, ws)) {
-      if (strcmp(real, ws) == 0) {
-        ws_rights |= rights;
-        p->workspace_writable |= rw;
-        continue;
-      }
-      if (rw && (rc = sbx_plan_mount(p, real, SBX_MNT_BIND_RW, NULL, true, "allowed path")) < 0)
-        goto fail_errno;
-    } else if (!sbx_is_system_path(real) ||
-               (sbx_path_under(real, "/tmp") && strcmp(real, "/tmp") != 0)) {
-      /* A path below /tmp that a rule names explicitly (a tool or a build
-       * tree kept under /tmp) is bound from the host into the private
-       * /tmp; dropping it would make the rule silently mean nothing. */
-      if ((rc = sbx_plan_host_entry(p, real, rw, "allowed path")) < 0)
-        goto fail_errno;
-    } else if (sbx_path_under(real, "/tmp") || sbx_path_under(real, "/dev") ||
-               sbx_path_under(real, "/proc") || sbx_path_under(real, "/sys")) {
-      continue; /* the sandbox has its own /tmp, /dev and /proc, and no /sys */
-    }
-    if (stat(real, &st) == 0 && !S_ISDIR(st.st_mode))
-      rights &= SBX_LL_FS_FILE_RIGHTS;
-    else if (p->shell_none && sbx_holds_bin_dir(p, real))
-      rights &= ~SBX_LL_FS_EXECUTE; /* per-file grants instead (sbx_plan_shells) */
-    if ((rc = sbx_plan_rule(p, real, rights, true)) < 0)
-      goto fail_errno;
-  }
-  /* The system part of the view (the host's own when the root is shown). */
-  if (!p->full_root) {
-    for (const char *const *d = sbx_system_dirs; *d; d++)
-      if ((rc = sbx_plan_host_entry(p, *d, false, "system")) < 0)
-        goto fail_errno;
-    for (const char *const *d = sbx_etc_entries; *d; d++)
-      if ((rc = sbx_plan_host_entry(p, *d, false, "system /etc")) < 0)
-        goto fail_errno;
-    if (!p->net_blocked)
-      for (const char *const *d = sbx_etc_net_entries; *d; d++)
-        if ((rc = sbx_plan_host_entry(p, *d, false, "system /etc (network)")) < 0)
-          goto fail_errno;
-  }
-  if ((rc = sbx_plan_mount(p, ws, p->workspace_writable ? SBX_MNT_BIND_RW : SBX_MNT_BIND_RO, NULL,
-                           true, "workspace")) < 0 ||
-      (rc = sbx_plan_rule(p, ws, ws_rights, false)) < 0)
-    goto fail_errno;
-  if (p->workspace_writable && !(req->flags & SBX_RUN_ALLOW_GIT_CONFIG) &&
-      (rc = sbx_plan_git(p)) < 0) {
-    sbx_fail_set(f, SBX_LAYER_MOUNT, -rc, "protecting %s/.git: %s", ws,
-             rc == -ELOOP ? "a symlink among .git, .git/config, .git/hooks: refused (its target "
-                            "could be written inside)"
-                          : strerror(-rc));
-    goto fail;
-  }
-
-  /* Landlock view of the fixed parts. */
-  if ((rc = sbx_plan_rule(p, "/etc", SBX_LL_FS_READ, true)) < 0 ||
-      (rc = sbx_plan_rule(p, "/proc", SBX_LL_FS_READ, false)) < 0 ||
-      (rc = sbx_plan_rule(p, "/dev", SBX_LL_FS_READ, false)) < 0)
-    goto fail_errno;
-  static const char *const devs[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
-                                     "/dev/urandom", NULL};
-  for (const char *const *d = devs; *d; d++)
-    if ((rc = sbx_plan_rule(p, *d,
-                            SBX_LL_FS_READ_FILE | SBX_LL_FS_WRITE_FILE | SBX_LL_FS_TRUNCATE,
-                            true)) < 0)
-      goto fail_errno;
-  {
-    uint64_t tmp = SBX_LL_FS_READ;
-    if (p->tmp_writable)
-      tmp |= SBX_LL_FS_WRITE | SBX_LL_FS_DELETE;
-    if ((rc = sbx_plan_rule(p, "/tmp", tmp, false)) < 0 ||
-        (rc = sbx_plan_rule(p, "/dev/shm", tmp, true)) < 0)
-      goto fail_errno;
-  }
-  if (p->shell_none) {
-    if ((rc = sbx_plan_rule(p, "/usr", SBX_LL_FS_READ, true)) < 0 ||
-        (rc = sbx_plan_shells(p)) < 0)
-      goto fail_errno;
-  } else if ((rc = sbx_plan_rule(p, "/usr", SBX_LL_FS_READ | SBX_LL_FS_EXECUTE, true)) < 0)
-    goto fail_errno;
-  for (const char *const *d = sbx_system_dirs + 1; *d; d++)
-    if ((sbx_probe(p, *d, SBX_PROBE_STAT), lstat(*d, &st) == 0) && S_ISDIR(st.st_mode) &&
-        (rc = sbx_plan_rule(p, *d, p->shell_none ? SBX_LL_FS_READ
-                                                 : SBX_LL_FS_READ | SBX_LL_FS_EXECUTE,
-                            true)) < 0)
-      goto fail_errno;
-
-  /* Denied paths win: mask the resolved target when the view shows it, so
-   * a symlink (in the rule or planted in the workspace) cannot reach it. */
-  for (uint32_t i = 0; i < prof->n_denied_paths; i++) {
-    const struct cs_path_rule *r = &prof->denied_paths[i];
-    rc = sbx_expand_path(r->path, ws, home, path, sizeof path);
-    if (rc == -ENOENT)
-      continue;
-    if (rc < 0) {
-      sbx_fail_set(f, SBX_LAYER_MOUNT, -rc, "denied path '%s' (%s): %s", r->path,
-               r->origin ? r->origin : "?", strerror(-rc));
-      goto fail;
-    }
-    if (!dreal[i])
-      continue; /* absent: nothing to hide */
-    snprintf(real, sizeof real, "%s", dreal[i]);
-    if (strcmp(real, "/") == 0) {
-      rc = -EINVAL;
-      sbx_fail_set(f, SBX_LAYER_MOUNT, -rc, "denied path '%s' (%s) is /: nothing could run", r->path,
-               r->origin ? r->origin : "?");
-      goto fail;
-    }
-    if (!sbx_is_visible(p, real))
-      continue; /* not in the view, and Landlock grants nothing there */
-    sbx_probe(p, real, SBX_PROBE_STAT);
-    if (stat(real, &st) < 0)
-      continue;
-    if ((rc = sbx_plan_mount(p, real, SBX_MNT_MASK, NULL, S_ISDIR(st.st_mode),
-                             "denied path rule")) < 0)
-      goto fail_errno;
-  }
-  /* The warm-start server's directory: the server checks who connects
-   * (sbx_serve.c), but a sandboxed command should not see it at all. */
-  if (req->mask_dir && realpath(req->mask_dir, real) && sbx_is_visible(p, real) &&
-      (sbx_probe(p, real, SBX_PROBE_STAT), stat(real, &st) == 0) && S_ISDIR(st.st_mode) &&
-      (rc = sbx_plan_mount(p, real, SBX_MNT_MASK, NULL, true, "warm-start server")) < 0)
-    goto fail_errno;
-  qsort(p->mounts, p->n_mounts, sizeof *p->mounts, sbx_cmp_mount);
-
-  if ((rc = sbx_plan_environment(p, req)) < 0) {
-    sbx_fail_set(f, SBX_LAYER_ENV, -rc, "%s", rc == -EINVAL ? "invalid or LD_* name in pass_env"
-                                                    : strerror(-rc));
-    goto fail;
-  }
-  sbx_denied_free(prof, dreal);
-  return 0;
-
-nomem:
-  rc = -ENOMEM;
-fail_errno:
-  sbx_fail_set(f, SBX_LAYER_MOUNT, -rc, "planning the view: %s", strerror(-rc));
-fail:
-  sbx_denied_free(prof, dreal);
-  sbx_plan_free(p);
-  return rc;
 }
 
 void sbx_plan_free(struct sbx_plan *p)
