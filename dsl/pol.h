@@ -5,7 +5,7 @@
  * profile inheritance and validates every profile. pol_lower() turns one
  * resolved profile into the seccomp rule set the BPF generator compiles
  * (gen/sc_rules.h). The resolved profile also carries what the runtime
- * table (runtime/cs_profile_table.h) needs besides the filter: shell and
+ * table (runtime/include/cs_profile_table.h) needs besides the filter: shell and
  * file policy, paths, limits, approvals, scheduler tier.
  *
  * Return values: 0, or a negative errno from this list:

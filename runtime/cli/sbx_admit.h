@@ -2,7 +2,7 @@
  *
  * Every sbx on the machine (or sharing SBX_STATE_DIR) opens the same
  * cross-process admission state for the compiled default model
- * (cs_shared_*, runtime/commander.h): <dir>/<model>.state. A run asks for
+ * (cs_shared_*, runtime/include/commander.h): <dir>/<model>.state. A run asks for
  * the admission transition "admit_<tier>"; when the table refuses it (the
  * firing would leave the safe set), the run waits in FIFO order, or with
  * --no-wait fails at once naming the model, the admission and the marking.

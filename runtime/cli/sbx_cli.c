@@ -248,7 +248,7 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
   else if (strcmp(sub, "serve") == 0)
     o->cmd = SBX_CMD_SERVE;
   else if (strcmp(sub, "approvals") == 0) {
-    /* Parsed by sbx_approvals_cmd (runtime/sbx_approve.c). */
+    /* Parsed by sbx_approvals_cmd (runtime/cli/sbx_approve.c). */
     o->cmd = SBX_CMD_APPROVALS;
     o->sub_argv = argv + 1;
     o->sub_argc = argc - 1;

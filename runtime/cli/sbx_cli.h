@@ -16,8 +16,8 @@ enum sbx_command {
   SBX_CMD_EXPLAIN,
   SBX_CMD_HELP,
   SBX_CMD_VERSION,
-  SBX_CMD_APPROVALS, /* sbx approvals list|revoke ID|clear (runtime/sbx_approve.c) */
-  SBX_CMD_SERVE,     /* sbx serve: the warm-start server (runtime/sbx_serve.c) */
+  SBX_CMD_APPROVALS, /* sbx approvals list|revoke ID|clear (runtime/cli/sbx_approve.c) */
+  SBX_CMD_SERVE,     /* sbx serve: the warm-start server (runtime/warm/sbx_serve.c) */
 };
 
 struct sbx_opts {

@@ -52,7 +52,7 @@ static bool sbx_run_private(const char *path)
  * (the writable workspace, or any other path rule with write access): the
  * command could then truncate or forge the records of every run, its own
  * included, so such a log is refused before anything runs (-EPERM). The
- * cases follow the mount view sbx_confine builds (runtime/sbx_plan.c):
+ * cases follow the mount view sbx_confine builds (runtime/confine/sbx_plan.c):
  * rules under the workspace are bound in, "/" shows the host's root, other
  * rules under the private directories are the sandbox's own. */
 static int sbx_run_log_exposed(const struct cs_profile *p, const char *workspace,

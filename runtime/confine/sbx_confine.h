@@ -1,7 +1,7 @@
 /* sbx_confine: run one command confined by every layer of a security
- * profile (struct cs_profile, runtime/cs_profile_table.h) on Linux.
+ * profile (struct cs_profile, runtime/include/cs_profile_table.h) on Linux.
  *
- * This is the enforcement half of `sbx run`; the CLI (runtime/sbx_main.c)
+ * This is the enforcement half of `sbx run`; the CLI (runtime/cli/sbx_main.c)
  * chooses the profile, performs admission and writes the audit log, then
  * calls sbx_confine_run(). `sbx check` uses sbx_probe_features() and
  * sbx_profile_enforceable(); `sbx explain` may use sbx_features_describe().
@@ -114,7 +114,7 @@ struct sbx_run_request {
    * (NULL-terminated, may be NULL). Names starting with LD_ are refused. */
   const char *const *pass_env;
   uint32_t flags;         /* enum sbx_run_flags */
-  /* Approval workflow, system-call layer (runtime/sbx_unotify.h,
+  /* Approval workflow, system-call layer (runtime/supervise/sbx_unotify.h,
    * docs/approvals.md): non-NULL loads a notify filter for unotify->ops
    * in the command and serves it in the supervisor. NULL: none. */
   const struct sbx_unotify_cfg *unotify;

@@ -11,7 +11,7 @@
 /* Runs as pid 1 of the new namespaces: builds the root view and pivots into
  * it. Returns 0 or -errno with *f filled. */
 int sbx_mount_build(const struct sbx_plan *plan, struct sbx_fail *f);
-/* Warm start (sbx_serve.c): the run-independent part of the same view, in
+/* Warm start (runtime/warm/sbx_serve_tmpl.c): the run-independent part of the same view, in
  * a template's own mount namespace: /proc, /tmp and /dev/shm are left as
  * empty mount points for each run's own. */
 int sbx_mount_template(const struct sbx_plan *plan, struct sbx_fail *f);

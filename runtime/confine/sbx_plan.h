@@ -119,7 +119,7 @@ int sbx_expand_path(const char *in, const char *workspace, const char *home, cha
                     size_t out_len);
 
 /* realpath(path, NULL), with one openat2 instead of a readlink per
- * component when no component is a symlink (sbx_plan.c): what the warm
+ * component when no component is a symlink (sbx_probe.c): what the warm
  * server's freshness check resolves. Freed by the caller; NULL with errno
  * as realpath's when it fails. */
 char *sbx_path_resolve(const char *path);

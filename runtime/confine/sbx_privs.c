@@ -1,6 +1,6 @@
 /* sbx_privs: the last steps before execve in the command's process:
  * resource limits, no_new_privs, capabilities and securebits, the seccomp
- * filter. Order matters and is fixed by sbx_confine.c: rlimits, nnp,
+ * filter. Order matters and is fixed by sbx_sandbox.c: rlimits, nnp,
  * Landlock, capabilities, seccomp (last, so sbx's own setup calls need not
  * be allowed by the profile's filter). */
 #include <errno.h>

@@ -19,7 +19,7 @@ int sbx_caps_drop(struct sbx_fail *f);
 /* Securebits locked, the ambient and bounding sets emptied (the bounding
  * set checked). The
  * effective set is untouched, so a warm spare's command does this before
- * its request (sbx_serve.c) and still has what joining the run's cgroup
+ * its request (runtime/warm/sbx_serve_spare.c) and still has what joining the run's cgroup
  * needs; only sbx_caps_drop_sets remains after the go. */
 int sbx_caps_drop_bound(struct sbx_fail *f);
 /* Effective, permitted and inheritable empty (and checked); after

@@ -141,7 +141,7 @@ static int sbx_exec(char *const *argv, char *const *envp)
  * no_new_privs, Landlock (ruleset/shared: warm, the spare's own layer and
  * the template's shared one, both closed here; -1: cold, built here in the
  * view). A warm spare's pre-forked command does this before the request
- * (runtime/warm/sbx_serve.c), the cold command after setsid and closing
+ * (runtime/warm/sbx_serve_spare.c), the cold command after setsid and closing
  * descriptors. */
 int sbx_command_limit(const struct sbx_cmd *c, int ruleset, int shared, struct sbx_fail *f)
 {
@@ -221,8 +221,8 @@ fail:
 /* The command's process, forked by pid 1 after the request: session,
  * descriptors, limits, Landlock, capabilities, seccomp (last), execve.
  * Never returns. A warm spare pre-forks its command instead
- * (sbx_serve.c), with the same steps in the same order around the
- * request. */
+ * (runtime/warm/sbx_serve_spare.c), with the same steps in the same order
+ * around the request. */
 static _Noreturn void sbx_command(const struct sbx_cmd *c, int ctl)
 {
   struct sbx_fail f = {0};
@@ -246,7 +246,8 @@ static _Noreturn void sbx_command(const struct sbx_cmd *c, int ctl)
 }
 
 /* pid 1 of the sandbox, cold (builds the view) or warm (a prepared spare
- * of `sbx serve`: view and Landlock ruleset already made, sbx_serve.c). */
+ * of `sbx serve`: view and Landlock ruleset already made,
+ * runtime/warm/sbx_serve_spare.c). */
 _Noreturn void sbx_init_run(const struct sbx_init_args *a)
 {
   struct sbx_fail f = {0};
@@ -267,7 +268,7 @@ _Noreturn void sbx_init_run(const struct sbx_init_args *a)
   if (read(a->sync_rd, &go, 1) != 1 || go != 'g')
     _exit(SBX_EXIT_FAILURE);
   close(a->sync_rd);
-  /* Warm: the server now prepares the next spare (sbx_serve.c). */
+  /* Warm: the server now prepares the next spare (sbx serve). */
   if (a->go_note >= 0)
     close(a->go_note);
   /* A spare whose preparation failed reports it now, to this run. */
@@ -303,7 +304,7 @@ _Noreturn void sbx_init_run(const struct sbx_init_args *a)
   }
   if (!a->view_ready && sbx_mount_build(a->cmd.plan, &f) < 0)
     goto fail;
-  /* Warm: the command was forked ahead and prepared itself (sbx_serve.c);
+  /* Warm: the command was forked ahead and prepared itself (sbx serve);
    * it took its own byte of the client's go. */
   if (a->child > 0)
     child = a->child;

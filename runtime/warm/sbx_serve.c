@@ -17,7 +17,7 @@
  * a shared layer; the cold path's code: its rules name this run's own
  * /tmp, /proc, /dev/shm, which is why that part is never shared). A request
  * hands the spare the client's argv, environment and descriptors; it then
- * runs the cold path's tail (sbx_init_run, sbx_confine.c): cgroup, session,
+ * runs the cold path's tail (sbx_init_run, runtime/confine/sbx_sandbox.c): cgroup, session,
  * descriptors, rlimits, no_new_privs, Landlock (the run's layer, then the
  * shared one), capabilities, seccomp, execve. The client supervises the run
  * exactly like a cold one.

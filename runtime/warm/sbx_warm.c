@@ -398,7 +398,7 @@ int sbx_warm_run(const struct sbx_run_request *req, uint64_t tmax, struct sbx_ru
     goto declined;
   }
   /* A closed stdio descriptor is /dev/null for the command, as the cold
-   * path's command makes it (sbx_confine.c); a descriptor must be sent. */
+   * path's command makes it (runtime/confine/sbx_sandbox.c); a descriptor must be sent. */
   for (int i = 0; i < 3; i++) {
     fds[i] = i;
     if (fcntl(i, F_GETFD) < 0 && errno == EBADF) {
