@@ -6,19 +6,11 @@
 #   cs_model_two_stage  models/two_stage.pnet  -> symbol cs_model_two_stage
 include(${CS_SOURCE_ROOT}/cmake/PnetcFunctions.cmake)
 
-if(NOT TARGET pnetc OR NOT TARGET cs_runtime)
-  message(STATUS "models: pnetc or cs_runtime not in this build; model libraries skipped")
-else()
-  foreach(cs_model default two_stage)
-    if(NOT EXISTS ${CS_SOURCE_ROOT}/models/${cs_model}.pnet)
-      message(STATUS "models: ${cs_model}.pnet not written yet; cs_model_${cs_model} skipped")
-      continue()
-    endif()
-    add_library(cs_model_${cs_model} STATIC)
-    # Run from the source root so the tables record models/<name>.pnet,
-    # wherever the tree is checked out.
-    pnetc_add_model(cs_model_${cs_model} models/${cs_model}.pnet WORKING_DIRECTORY ${CS_SOURCE_ROOT})
-    # The static front end's copy (cmake/MuslTwin.cmake).
-    cs_musl_twin(cs_model_${cs_model})
-  endforeach()
-endif()
+foreach(cs_model default two_stage)
+  add_library(cs_model_${cs_model} STATIC)
+  # Run from the source root so the tables record models/<name>.pnet,
+  # wherever the tree is checked out.
+  pnetc_add_model(cs_model_${cs_model} models/${cs_model}.pnet WORKING_DIRECTORY ${CS_SOURCE_ROOT})
+  # The static front end's copy (cmake/MuslTwin.cmake).
+  cs_musl_twin(cs_model_${cs_model})
+endforeach()

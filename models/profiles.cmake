@@ -6,24 +6,20 @@
 #
 # pnetc writes a depfile naming every .pol file it read, so editing
 # models/stdlib/syscalls.pol regenerates the tables as well.
-if(NOT TARGET pnetc)
-  message(STATUS "models: pnetc not in this build; cs_profiles skipped")
-else()
-  set(cs_profiles_out ${CMAKE_CURRENT_BINARY_DIR}/pnetc_cs_profiles)
-  file(MAKE_DIRECTORY ${cs_profiles_out})
-  add_custom_command(
-    OUTPUT ${cs_profiles_out}/profiles.c ${cs_profiles_out}/profiles.h
-    COMMAND pnetc -q -o ${cs_profiles_out} --depfile ${cs_profiles_out}/profiles.d models/profiles.pol
-    DEPENDS ${CS_SOURCE_ROOT}/models/profiles.pol ${CS_SOURCE_ROOT}/models/stdlib/syscalls.pol pnetc
-    DEPFILE ${cs_profiles_out}/profiles.d
-    # From the source root, like the net models: the tables record the
-    # policy's own file names, never the checkout's location.
-    WORKING_DIRECTORY ${CS_SOURCE_ROOT}
-    COMMENT "pnetc: compiling security profiles models/profiles.pol"
-    VERBATIM)
-  add_library(cs_profiles STATIC ${cs_profiles_out}/profiles.c ${cs_profiles_out}/profiles.h)
-  target_include_directories(cs_profiles PUBLIC $<BUILD_INTERFACE:${cs_profiles_out}>)
-  target_link_libraries(cs_profiles PUBLIC cs_public_headers)
-  # The static front end's copy (cmake/MuslTwin.cmake).
-  cs_musl_twin(cs_profiles)
-endif()
+set(cs_profiles_out ${CMAKE_CURRENT_BINARY_DIR}/pnetc_cs_profiles)
+file(MAKE_DIRECTORY ${cs_profiles_out})
+add_custom_command(
+  OUTPUT ${cs_profiles_out}/profiles.c ${cs_profiles_out}/profiles.h
+  COMMAND pnetc -q -o ${cs_profiles_out} --depfile ${cs_profiles_out}/profiles.d models/profiles.pol
+  DEPENDS ${CS_SOURCE_ROOT}/models/profiles.pol ${CS_SOURCE_ROOT}/models/stdlib/syscalls.pol pnetc
+  DEPFILE ${cs_profiles_out}/profiles.d
+  # From the source root, like the net models: the tables record the
+  # policy's own file names, never the checkout's location.
+  WORKING_DIRECTORY ${CS_SOURCE_ROOT}
+  COMMENT "pnetc: compiling security profiles models/profiles.pol"
+  VERBATIM)
+add_library(cs_profiles STATIC ${cs_profiles_out}/profiles.c ${cs_profiles_out}/profiles.h)
+target_include_directories(cs_profiles PUBLIC $<BUILD_INTERFACE:${cs_profiles_out}>)
+target_link_libraries(cs_profiles PUBLIC cs_public_headers)
+# The static front end's copy (cmake/MuslTwin.cmake).
+cs_musl_twin(cs_profiles)
