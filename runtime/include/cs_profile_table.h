@@ -35,7 +35,7 @@ struct cs_path_rule {
  * network { program "git"; args "push --force"; }`); sbx adds them to its
  * built-in rules (docs/approvals.md, struct cs_cmdrule). action: enum
  * cs_cmdrule_action (0 allow, 1 ask, 2 deny); operation: enum
- * cs_approval_operation (0 delete, 1 network, 2 sudo, 3 git-config,
+ * cs_approval_operation (cs_approval_ops.h: 0 delete, 1 network, 2 sudo, 3 git-config,
  * 4 exec). Their examples were checked by pnetc. */
 struct cs_command_rule {
   const char *name;
