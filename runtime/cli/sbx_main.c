@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "cs_version.h"
 #include "sbx_approve.h"
 #include "sbx_cli.h"
 #include "sbx_confine.h"
@@ -31,7 +32,7 @@ int main(int argc, char *argv[])
     sbx_cli_usage(stdout);
     return fflush(stdout) == 0 ? 0 : SBX_EXIT_FAILURE;
   case SBX_CMD_VERSION:
-    printf("sbx (Commander Sandbox) %s\n", SBX_VERSION);
+    printf("sbx (Commander Sandbox) %s\n", CS_VERSION);
     return fflush(stdout) == 0 ? 0 : SBX_EXIT_FAILURE;
   case SBX_CMD_CHECK:
     return sbx_check(&t, &o);

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cs_version.h"
 #include "sbx_admit.h"
 #include "sbx_approve.h"
 #include "sbx_audit.h"
@@ -200,7 +201,7 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
   memset(&res, 0, sizeof(res));
   memset(&adm, 0, sizeof(adm));
   clock_gettime(CLOCK_REALTIME, &rec.start);
-  rec.sbx_version = SBX_VERSION;
+  rec.sbx_version = CS_VERSION;
   rec.argv = o->cmd_argv;
   rec.argc = o->cmd_argc;
   rec.model = t->model->model_name;
