@@ -45,10 +45,9 @@ if(CS_MUSL_ENABLED)
     endif()
     file(CREATE_LINK ${target} ${CS_MUSL_KERNEL_HEADERS}/${name} SYMBOLIC)
   endforeach()
+  # The definitions are the target's own (COMPILE_DEFINITIONS, which
+  # holds the project-wide _GNU_SOURCE too).
   set(CS_MUSL_CFLAGS -std=c11 -O2 -g ${CS_WARNING_FLAGS} -isystem ${CS_MUSL_KERNEL_HEADERS})
-  foreach(def IN LISTS CS_C_DEFINITIONS)
-    list(APPEND CS_MUSL_CFLAGS -D${def})
-  endforeach()
 endif()
 
 # cs_musl_twin(<target>): see above. <target> must be defined in the
