@@ -1,5 +1,6 @@
 /* sbx_unotify_sbx: the system-call approval layer inside
- * sbx_confine_run (runtime/sbx_confine.c calls these three hooks).
+ * sbx_confine_run (runtime/confine calls these three through its approval
+ * hooks, runtime/supervise/sbx_approval_hooks.c).
  *
  *   command process, after no_new_privs and before the profile's filter:
  *     sbx_unotify_handoff() loads the notify filter, tells the supervisor
