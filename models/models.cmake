@@ -11,4 +11,6 @@ foreach(cs_model default two_stage)
   # Run from the source root so the tables record models/<name>.pnet,
   # wherever the tree is checked out.
   pnetc_add_model(cs_model_${cs_model} models/${cs_model}.pnet WORKING_DIRECTORY ${CS_SOURCE_ROOT})
+  # The static front end's copy (cmake/MuslTwin.cmake).
+  cs_musl_twin(cs_model_${cs_model})
 endforeach()

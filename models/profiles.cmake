@@ -2,7 +2,7 @@
 # the syscall library it includes), compiled at build time by pnetc into the
 # static library cs_profiles, which exposes cs_profiles[], cs_profiles_count
 # and cs_profile_find() (generated profiles.h; layout in
-# runtime/cs_profile_table.h). The sbx CLI links it.
+# runtime/include/cs_profile_table.h). The sbx CLI links it.
 #
 # pnetc writes a depfile naming every .pol file it read, so editing
 # models/stdlib/syscalls.pol regenerates the tables as well.
@@ -19,5 +19,7 @@ add_custom_command(
   COMMENT "pnetc: compiling security profiles models/profiles.pol"
   VERBATIM)
 add_library(cs_profiles STATIC ${cs_profiles_out}/profiles.c ${cs_profiles_out}/profiles.h)
-target_include_directories(cs_profiles PUBLIC $<BUILD_INTERFACE:${cs_profiles_out}>
-                                              $<BUILD_INTERFACE:${CS_SOURCE_ROOT}/runtime>)
+target_include_directories(cs_profiles PUBLIC $<BUILD_INTERFACE:${cs_profiles_out}>)
+target_link_libraries(cs_profiles PUBLIC cs_public_headers)
+# The static front end's copy (cmake/MuslTwin.cmake).
+cs_musl_twin(cs_profiles)

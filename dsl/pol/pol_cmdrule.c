@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cs_approval.h"
+#include "cs_cmdrule.h"
 
 static const char *const pol_cmdrule_actions[] = {"allow", "ask", "deny"};
 

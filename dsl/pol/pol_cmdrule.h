@@ -11,7 +11,7 @@
  * Checked here, in the profile's own declaration: the action (allow, ask,
  * deny), the operation (delete, network, sudo, git-config, exec), the keys,
  * and every example against the same matcher sbx uses
- * (runtime/cs_approval_rules.c), with a caret at an example that fails.
+ * (runtime/cmdrule/cs_cmdrule.c), with a caret at an example that fails.
  * Returns 0, -EINVAL (errors printed) or -ENOMEM. */
 #ifndef CS_DSL_POL_CMDRULE_H
 #define CS_DSL_POL_CMDRULE_H

@@ -1,7 +1,7 @@
 /* emit_c_pol: the C tables of a security policy (profiles.c + profiles.h),
  * behind `pnetc -o DIR FILE.pol` (docs/pol-language.md, docs/table-format.md).
  *
- * One `const struct cs_profile` per profile (runtime/cs_profile_table.h):
+ * One `const struct cs_profile` per profile (runtime/include/cs_profile_table.h):
  * its compiled seccomp filter as sock_filter rows, each with the
  * instruction in words and the generator's symbolic comment, a pseudo-code
  * view of the decision tree next to it, and the path, system-call, limit

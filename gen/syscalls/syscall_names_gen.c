@@ -1,9 +1,9 @@
 /* syscall_names_gen: writes the x86_64 system-call name table that sbx
- * uses to name a refused call (runtime/sbx_syscall_name.c), from
+ * uses to name a refused call (runtime/audit/sbx_syscall_name.c), from
  * libseccomp's own table, at build time.
  *
  * Why a generated table rather than asking libseccomp at run time: the
- * static front end of sbx (runtime/sbx_front.c, docs/sbx.md "Front end")
+ * static front end of sbx (runtime/front/sbx_front.c, docs/sbx.md "Front end")
  * is linked against musl, for which Debian ships no libseccomp. Both sbx
  * executables use this one table, so they name calls alike.
  *
@@ -41,7 +41,7 @@ int main(int argc, char **argv)
           "/* How to read it: row nr is the x86_64 name of system call nr, as\n"
           " * seccomp_syscall_resolve_num_arch(SCMP_ARCH_X86_64, nr) gives it;\n"
           " * NULL where libseccomp knows no call (unassigned numbers). sbx uses\n"
-          " * it to name a call seccomp refused (runtime/sbx_syscall_name.c). */\n"
+          " * it to name a call seccomp refused (runtime/audit/sbx_syscall_name.c). */\n"
           "#include <stddef.h>\n\n"
           "#include \"sbx_syscall_name.h\"\n\n"
           "_Static_assert(SBX_SYSCALL_NAMES_MAX == %d, \"regenerate: the table size changed\");\n\n"

@@ -1,4 +1,4 @@
-/* Unit tests of the in-process admission runtime (runtime/cs_sched.c). */
+/* Unit tests of the in-process admission runtime (runtime/admission/cs_sched.c). */
 #include <check.h>
 #include <errno.h>
 #include <stdbool.h>

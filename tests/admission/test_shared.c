@@ -1,4 +1,4 @@
-/* Tests of the cross-process admission state (runtime/cs_shared_sched.c):
+/* Tests of the cross-process admission state (runtime/admission/cs_shared_sched.c):
  * real processes, real SIGKILLs, a real shared file. */
 #include <check.h>
 #include <errno.h>

@@ -32,6 +32,6 @@ for m in default scaled; do
     -n "pnetc tables ($m)" "$pnetc -q -o $work $work/$m.pnet" \
     -n "spin -a ($m, peer)" "sh -c 'cd $work/spin_$m && spin -a ../$m.pml'"
   hyperfine -N --warmup 1 --runs 3 \
-    -n "cc -O2 $m.c" "$cc -std=c11 -O2 -c -I$src/runtime $work/$m.c -o $work/$m.o" \
+    -n "cc -O2 $m.c" "$cc -std=c11 -O2 -c -I$src/runtime/include $work/$m.c -o $work/$m.o" \
     -n "cc -O2 pan.c ($m, peer)" "$cc -O2 -c $work/spin_$m/pan.c -o $work/pan_$m.o"
 done

@@ -27,6 +27,7 @@
 
 #include "confine_fixture.h"
 #include "sbx_confine.h"
+#include "sbx_run_hooks.h"
 #include "sbx_unotify.h"
 #include "sbx_warm.h"
 
@@ -125,6 +126,7 @@ static int run_va(const struct cs_profile *prof, const char *dir, uint64_t timeo
   req.argv = argv;
   req.timeout_ms = timeout_ms;
   req.flags = flags;
+  req.hooks = &sbx_run_hooks;
   /* confine_warm_* (tests/warm/with_server.sh): the same battery through a
    * running `sbx serve`; every run that started must have started warm. */
   req.warm_socket = warm ? getenv("CONFINE_WARM_SOCKET") : NULL;
@@ -241,6 +243,7 @@ START_TEST(t_denied_workspace)
   req.profile = cfx_profile("standard");
   req.workspace = inner;
   req.argv = argv;
+  req.hooks = &sbx_run_hooks;
   ck_assert_int_lt(sbx_confine_run(&req, &res), 0);
   ck_assert_int_eq(res.exit_code, SBX_EXIT_FAILURE);
   ck_assert_int_eq(res.layer, SBX_LAYER_MOUNT);
@@ -638,6 +641,7 @@ START_TEST(t_no_shell)
     req.profile = &bad;
     req.workspace = ws;
     req.argv = argv;
+    req.hooks = &sbx_run_hooks;
     ck_assert_int_lt(sbx_confine_run(&req, &res), 0);
     ck_assert_int_eq(res.exit_code, SBX_EXIT_FAILURE);
     ck_assert_ptr_nonnull(strstr(res.message, "could be a shell"));
@@ -951,8 +955,16 @@ START_TEST(t_exit_codes)
     struct sbx_run_request req = {0};
     char *argv[] = {"true", NULL};
     req.profile = cfx_profile("strict");
-    req.workspace = "/proc";
+    req.workspace = ws;
     req.argv = argv;
+    /* No supervisor hook (sbx_hooks.h): refused before anything is set
+     * up, never a run nobody waits for. */
+    ck_assert_int_lt(sbx_confine_run(&req, &res), 0);
+    ck_assert_int_eq(res.exit_code, SBX_EXIT_FAILURE);
+    ck_assert_int_eq(res.layer, SBX_LAYER_REQUEST);
+    ck_assert_ptr_nonnull(strstr(res.message, "request: no supervisor given"));
+    req.hooks = &sbx_run_hooks;
+    req.workspace = "/proc";
     ck_assert_int_lt(sbx_confine_run(&req, &res), 0);
     ck_assert_int_eq(res.exit_code, SBX_EXIT_FAILURE);
     ck_assert_int_eq(res.layer, SBX_LAYER_REQUEST);

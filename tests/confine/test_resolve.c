@@ -1,4 +1,4 @@
-/* test_resolve: sbx_path_resolve (runtime/sbx_plan.c) returns exactly what
+/* test_resolve: sbx_path_resolve (runtime/confine/sbx_probe.c) returns exactly what
  * realpath(3) returns, for every kind of path the warm server's freshness
  * check may meet: plain ones (the openat2 shortcut), symlinks at every
  * position, dangling and looping ones, missing components, files used as
@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sbx_internal.h"
+#include "sbx_plan.h"
 #include "test_tree.h"
 
 static char root[PATH_MAX];

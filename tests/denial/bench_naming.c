@@ -1,5 +1,5 @@
 /* The cost, per run, of reading the kernel's audit records to name
- * refusals (runtime/sbx_kmsg.c), against what sbx did before: open
+ * refusals (runtime/audit/sbx_kmsg.c), against what sbx did before: open
  * /dev/kmsg at its end and read it after the run. Measured in the same
  * process, interleaved, N rounds of each:
  *   kmsg      open("/dev/kmsg") + lseek(END) + read to EAGAIN + close (before)

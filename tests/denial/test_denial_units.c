@@ -1,4 +1,4 @@
-/* Unit tests of the naming of refusals (runtime/sbx_denial.h): the audit
+/* Unit tests of the naming of refusals (runtime/audit/sbx_denial.h): the audit
  * record parser, the matching of records to the run's Landlock domain and
  * the mapping of a record to the rule of a generated profile
  * (models/profiles.pol). The records are ones this kernel (Linux 6.18,
@@ -18,6 +18,7 @@
 
 #include "profiles.h"
 #include "sbx_denial.h"
+#include "sbx_landlock.h"
 
 #define EXE "/tmp/lldenial/build/runtime/sbx"
 

@@ -16,7 +16,7 @@ foreach(model IN LISTS MODELS)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "FAIL: pnetc ${model} exited ${rc}\n${err}")
   endif()
-  execute_process(COMMAND ${CC} ${flags} -I "${SRC}/runtime" -I "${OUTDIR}" -c "${OUTDIR}/${stem}.c"
+  execute_process(COMMAND ${CC} ${flags} -I "${SRC}/runtime/include" -I "${OUTDIR}" -c "${OUTDIR}/${stem}.c"
                           -o "${OUTDIR}/${stem}.o"
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
@@ -25,7 +25,7 @@ foreach(model IN LISTS MODELS)
   file(WRITE "${OUTDIR}/use_${stem}.c"
        "#include \"${stem}.h\"\nconst struct cs_model_table *use_${stem}(void);\n"
        "const struct cs_model_table *use_${stem}(void) { return &cs_model_${stem}; }\n")
-  execute_process(COMMAND ${CC} ${flags} -I "${SRC}/runtime" -I "${OUTDIR}" -c "${OUTDIR}/use_${stem}.c"
+  execute_process(COMMAND ${CC} ${flags} -I "${SRC}/runtime/include" -I "${OUTDIR}" -c "${OUTDIR}/use_${stem}.c"
                           -o "${OUTDIR}/use_${stem}.o"
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)

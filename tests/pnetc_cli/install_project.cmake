@@ -10,13 +10,7 @@
 #         -DCC=<compiler> [-DSANITIZE=ON] -P install_project.cmake
 cmake_minimum_required(VERSION 3.25)
 
-function(run what)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "FAIL: ${what} (exit ${rc})\n${out}\n${err}")
-  endif()
-  set(run_out "${out}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/../cmake/run_step.cmake)
 
 function(expect_admitted exe n)
   run("run ${exe}" ${exe})

@@ -77,9 +77,9 @@ int main(void) {
 EOC
 for cc in cc clang; do
   command -v $cc >/dev/null 2>&1 || continue
-  check "$cc: profiles.c strict C11" $cc -std=c11 -Wall -Wextra -Werror -pedantic -I"$root/runtime" -c "$work/a/profiles.c" -o "$work/c/p.o"
-  check "$cc: small.c strict C11" $cc -std=c11 -Wall -Wextra -Werror -pedantic -I"$root/runtime" -c "$work/a/small.c" -o "$work/c/s.o"
-  check "$cc: lookup by name and alias" sh -c "$cc -std=c11 -Wall -Wextra -Werror -pedantic -I'$root/runtime' -I'$work/a' '$work/c/use.c' '$work/a/profiles.c' -o '$work/c/use' && '$work/c/use' >/dev/null"
+  check "$cc: profiles.c strict C11" $cc -std=c11 -Wall -Wextra -Werror -pedantic -I"$root/runtime/include" -c "$work/a/profiles.c" -o "$work/c/p.o"
+  check "$cc: small.c strict C11" $cc -std=c11 -Wall -Wextra -Werror -pedantic -I"$root/runtime/include" -c "$work/a/small.c" -o "$work/c/s.o"
+  check "$cc: lookup by name and alias" sh -c "$cc -std=c11 -Wall -Wextra -Werror -pedantic -I'$root/runtime/include' -I'$work/a' '$work/c/use.c' '$work/a/profiles.c' -o '$work/c/use' && '$work/c/use' >/dev/null"
 done
 
 # 4. single-profile emitters and errors

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The watch that vouches for a template's facts (runtime/sbx_watch.c,
+# The watch that vouches for a template's facts (runtime/warm/sbx_watch.c,
 # docs/sbx.md "Staleness"): once armed, runs skip the full check ("facts
 # watched" in the server's log), and a change of a fact after that is
 # still seen before the next run: a denied path that appears later is

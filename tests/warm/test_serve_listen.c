@@ -24,7 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../admission/check_run.h"
+#include "check_run.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434

@@ -1,4 +1,4 @@
-/* test_watch: sbx_watch (runtime/sbx_watch.c), which lets `sbx serve`
+/* test_watch: sbx_watch (runtime/warm/sbx_watch.c), which lets `sbx serve`
  * skip re-probing a template's facts while no watched directory changed.
  * Each case arms a plan of hand-made probes, changes the file system and
  * checks that the epoch moves exactly when a fact could have changed: a
@@ -21,9 +21,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sbx_internal.h"
-#include "../admission/check_run.h"
-#include "../confine/test_tree.h"
+#include "sbx_watch.h"
+#include "check_run.h"
+#include "test_tree.h"
 
 static char root[PATH_MAX];
 static struct sbx_watch w;

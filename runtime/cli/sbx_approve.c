@@ -1,0 +1,266 @@
+/* sbx_approve: the approval workflow in `sbx run` (see sbx_approve.h). */
+#include "sbx_approve.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sbx_audit.h"
+
+/* One JSON line per decision, appended with one write like the run
+ * records (docs/audit-log.md, "Approval records"). A failed write is
+ * reported; the decision stands (the run record still follows). */
+static void sbx_approve_record(void *ctx, const struct cs_approval_request *req,
+                               const struct cs_approval_decision *d)
+{
+  struct sbx_approve *a = ctx;
+  struct timespec now;
+  char when[40];
+  json_t *o, *argv;
+  char *text = NULL;
+
+  if (!a->audit || a->audit->fd < 0)
+    return;
+  clock_gettime(CLOCK_REALTIME, &now);
+  sbx_audit_rfc3339(&now, when, sizeof when);
+  argv = json_array();
+  for (size_t i = 0; req->argv && req->argv[i] && i < 64; i++) {
+    json_t *s = json_string(req->argv[i]);
+    json_array_append_new(argv, s ? s : json_string("<not UTF-8>"));
+  }
+  o = json_pack("{s:i, s:s, s:s, s:i, s:I, s:s, s:s, s:o, s:s?, s:s?, s:s?, s:s?, s:s, s:s, "
+                "s:s, s:s, s:I}",
+                "schema", SBX_AUDIT_SCHEMA, "record", "approval", "time", when, "pid",
+                (int)getpid(), "id", (json_int_t)req->id, "operation",
+                cs_approval_op_name(req->operation), "layer", req->layer ? req->layer : "?",
+                "command", argv, "path", req->path, "address", req->address, "profile",
+                req->profile, "rule", req->rule, "decision", d->allow ? "allow" : "deny",
+                "scope", cs_approval_scope_name(d->scope), "approver", d->approver, "reason",
+                d->reason, "latency_ms", (json_int_t)d->latency_ms);
+  if (o)
+    text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+  if (text) {
+    size_t n = strlen(text);
+    char *line = malloc(n + 2);
+    if (line) {
+      memcpy(line, text, n);
+      line[n] = '\n';
+      if (write(a->audit->fd, line, n + 1) != (ssize_t)(n + 1))
+        fprintf(stderr, "sbx: warning: approval record not written to the audit log\n");
+      free(line);
+    }
+  }
+  free(text);
+  json_decref(o);
+}
+
+int sbx_approve_begin(struct sbx_approve *a, const struct sbx_approve_opts *o,
+                      const struct cs_profile *p, char *const *argv, struct sbx_audit *audit,
+                      FILE *err)
+{
+  struct cs_approval_opts co;
+  const char *spec = o && o->approver ? o->approver : "tty";
+  const char *store = o && o->store ? o->store : getenv(SBX_APPROVAL_STORE_ENV);
+  int r;
+
+  memset(a, 0, sizeof *a);
+  memset(&co, 0, sizeof co);
+  a->profile = p;
+  a->audit = audit;
+  a->argv = argv;
+  if (strcmp(spec, "none") != 0 && (r = cs_approver_parse(spec, &co.approver)) != 0) {
+    fprintf(err, "sbx: error: --approver %s: expected tty, exec:PROGRAM, socket:PATH or none\n",
+            spec);
+    return r;
+  }
+  if (store)
+    snprintf(a->store, sizeof a->store, "%s", store);
+  else if (cs_approval_store_default(a->store, sizeof a->store) != 0)
+    a->store[0] = '\0'; /* no HOME: no standing grants */
+  co.timeout_ms = o ? o->timeout_ms : 0;
+  co.store_path = a->store[0] ? a->store : NULL;
+  co.record = sbx_approve_record;
+  co.record_ctx = a;
+  r = cs_approval_create(&co, &a->mgr);
+  if (r != 0) {
+    fprintf(err, "sbx: error: approvals: %s\n", strerror(-r));
+    return r;
+  }
+  a->unotify.mgr = a->mgr;
+  a->unotify.profile = p->name;
+  a->unotify.argv = argv;
+  a->unotify.ops = p->approval_ops & SBX_UNOTIFY_OPS;
+  /* Compiled now, in sbx itself: the sandbox's process only loads it. */
+  if (a->unotify.ops && (r = sbx_unotify_prepare(a->unotify.ops)) != 0) {
+    fprintf(err, "sbx: error: approvals: compiling the system-call filter: %s\n", strerror(-r));
+    cs_approval_destroy(a->mgr);
+    a->mgr = NULL;
+    return r;
+  }
+  return 0;
+}
+
+void sbx_approve_end(struct sbx_approve *a)
+{
+  cs_approval_destroy(a->mgr);
+  a->mgr = NULL;
+}
+
+/* Is operation `op` something profile p lets run without anyone asked? */
+static bool sbx_approve_permitted(const struct cs_profile *p, enum cs_approval_operation op)
+{
+  switch (op) {
+  case CS_APPROVAL_OP_DELETE: return p->allow_file_delete;
+  case CS_APPROVAL_OP_NETWORK: return p->allow_network;
+  case CS_APPROVAL_OP_GIT_CONFIG: return p->allow_file_write;
+  case CS_APPROVAL_OP_EXEC: return true;
+  case CS_APPROVAL_OP_SUDO: /* never: sudo is a way out of every profile */
+  default: return false;
+  }
+}
+
+int sbx_approve_command(struct sbx_approve *a, FILE *err)
+{
+  const struct cs_profile *p = a->profile;
+  struct cs_cmdrule *rules = NULL;
+  struct cs_cmdrule_result res;
+  struct cs_approval_request req;
+  struct cs_approval_decision d;
+  size_t n = 0;
+  int r;
+
+  rules = calloc(cs_cmdrules_builtin_count + p->n_command_rules + 1, sizeof *rules);
+  if (!rules) {
+    r = -ENOMEM;
+    goto fail;
+  }
+  /* A rule for an operation the profile permits outright is dropped: only
+   * the operations the profile lists under `approve` ask, and those it
+   * neither permits nor approves are refused (the layers below would
+   * refuse them anyway; refusing up front says why). */
+  for (size_t i = 0; i < cs_cmdrules_builtin_count ; i++) {
+    const struct cs_cmdrule *rule = &cs_cmdrules_builtin[i];
+    if (!(p->approval_ops & CS_APPROVAL_OP_BIT(rule->operation)) && sbx_approve_permitted(p, rule->operation))
+      continue;
+    rules[n++] = *rule;
+  }
+  /* The profile's own rules (`rule` in .pol, examples checked by pnetc):
+   * an ask for an operation the profile permits outright is dropped like
+   * a built-in one; allow and deny always count (strictest wins, so an
+   * allow never overrides another rule's ask or deny). */
+  for (uint32_t i = 0; i < p->n_command_rules; i++) {
+    const struct cs_command_rule *cr = &p->command_rules[i];
+    if (cr->operation >= CS_APPROVAL_OP_COUNT_ || cr->action > CS_CMDRULE_DENY) {
+      r = -EPROTO; /* a table this sbx does not understand: refuse */
+      goto fail;
+    }
+    if (cr->action == CS_CMDRULE_ASK && !(p->approval_ops & CS_APPROVAL_OP_BIT(cr->operation)) &&
+        cr->operation != CS_APPROVAL_OP_EXEC &&
+        sbx_approve_permitted(p, (enum cs_approval_operation)cr->operation))
+      continue;
+    rules[n++] = (struct cs_cmdrule){
+        .name = cr->name,
+        .program = cr->program,
+        .args = cr->args,
+        .action = (enum cs_cmdrule_action)cr->action,
+        .operation = (enum cs_approval_operation)cr->operation,
+        .origin = cr->origin,
+    };
+  }
+  r = cs_cmdrule_match(rules, n, a->argv, p->approval_ops, &res);
+  if (r != 0)
+    goto fail;
+  if (!res.rule || res.action == CS_CMDRULE_ALLOW)
+    goto done;
+  snprintf(a->rule, sizeof a->rule, "%s rule '%s' (%s)",
+           strcmp(res.rule->origin, "builtin") == 0 ? "builtin" : res.rule->origin, res.rule->name,
+           cs_approval_op_name(res.rule->operation));
+  if (res.action == CS_CMDRULE_DENY) {
+    snprintf(a->message, sizeof a->message,
+             "approval: %s denied by %s: profile %s neither permits nor approves '%s'",
+             a->argv[0], a->rule, p->name, cs_approval_op_name(res.rule->operation));
+    fprintf(err, "sbx: %s\n", a->message);
+    r = -EPERM;
+    goto done;
+  }
+  memset(&req, 0, sizeof req);
+  req.operation = res.rule->operation;
+  req.argv = (const char *const *)a->argv;
+  req.profile = p->name;
+  req.rule = a->rule;
+  req.layer = "command";
+  r = cs_approval_ask(a->mgr, &req, &d);
+  if (r != 0) {
+    snprintf(a->message, sizeof a->message, "approval: %s denied (%s, %s): %s [%s]", a->argv[0],
+             cs_approval_op_name(req.operation), a->rule, d.reason, d.approver);
+    fprintf(err, "sbx: %s\n", a->message);
+    r = -EPERM;
+    goto done;
+  }
+  if (req.operation == CS_APPROVAL_OP_GIT_CONFIG)
+    a->git_config_granted = true;
+  if (req.operation == CS_APPROVAL_OP_DELETE)
+    a->unotify.preapproved |= CS_APPROVE_FILE_DELETE;
+  if (req.operation == CS_APPROVAL_OP_NETWORK)
+    a->unotify.preapproved |= CS_APPROVE_EXTERNAL_NETWORK;
+  r = 0;
+  goto done;
+fail:
+  /* Every failure of the workflow itself is a deny. */
+  snprintf(a->message, sizeof a->message, "approval: %s not run: command rules unusable (%s)",
+           a->argv[0], strerror(-r));
+  fprintf(err, "sbx: %s\n", a->message);
+  r = -EPERM;
+done:
+  free(rules);
+  return r;
+}
+
+const struct sbx_unotify_cfg *sbx_approve_unotify(struct sbx_approve *a)
+{
+  return a->unotify.ops ? &a->unotify : NULL;
+}
+
+int sbx_approvals_cmd(int argc, char *const argv[], FILE *out, FILE *err)
+{
+  char store[4096];
+  const char *path = getenv(SBX_APPROVAL_STORE_ENV);
+  int i = 0, r;
+
+  /* argv[0] is "approvals". */
+  for (i = 1; i + 1 < argc && strcmp(argv[i], "--approval-store") == 0; i += 2)
+    path = argv[i + 1];
+  if (!path) {
+    if (cs_approval_store_default(store, sizeof store) != 0) {
+      fprintf(err, "sbx: error: approvals: no HOME or XDG_CONFIG_HOME; pass --approval-store\n");
+      return 125;
+    }
+    path = store;
+  }
+  if (i < argc && strcmp(argv[i], "list") == 0 && i + 1 == argc) {
+    r = cs_approval_store_list(path, out);
+  } else if (i < argc && strcmp(argv[i], "clear") == 0 && i + 1 == argc) {
+    r = cs_approval_store_clear(path);
+  } else if (i < argc && strcmp(argv[i], "revoke") == 0 && i + 2 == argc) {
+    char *end;
+    unsigned long long id = strtoull(argv[i + 1], &end, 10);
+    if (!argv[i + 1][0] || *end) {
+      fprintf(err, "sbx: error: approvals revoke: '%s' is not a grant id\n", argv[i + 1]);
+      return 125;
+    }
+    r = cs_approval_store_revoke(path, id);
+  } else {
+    fprintf(err, "usage: sbx approvals [--approval-store FILE] list | revoke ID | clear\n");
+    return 125;
+  }
+  if (r == -EACCES)
+    fprintf(err, "sbx: error: approvals: %s is not safe to use (must be a regular file owned "
+                 "by you, mode 0600, not a symlink)\n", path);
+  else if (r != 0)
+    fprintf(err, "sbx: error: approvals: %s: %s\n", path,
+            r == -ENOENT ? "no such grant" : r == -EPROTO ? "malformed store" : strerror(-r));
+  return r == 0 ? 0 : 125;
+}

@@ -1,0 +1,321 @@
+/* sbx_cli: command-line parsing for `sbx` (see sbx_cli.h). */
+#include "sbx_cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <string.h>
+
+
+/* A timeout longer than this is a typo, not a wish: refusing it keeps the
+ * millisecond arithmetic far from overflow. */
+#define SBX_MAX_TIMEOUT_MS (30ull * 24 * 3600 * 1000)
+
+enum { OPT_PROFILE = 'p', OPT_WORKSPACE = 'w', OPT_TIER = 't', OPT_TIMEOUT = 'T',
+       OPT_NO_WAIT = 'n', OPT_AUDIT = 'a', OPT_HELP = 'h', OPT_BPF = 'b',
+       OPT_APPROVER = 256, OPT_APPROVAL_TIMEOUT, OPT_APPROVAL_STORE, OPT_JSON,
+       OPT_COLD, OPT_IDLE, OPT_VERBOSE = 'v' };
+
+static const struct option sbx_run_options[] = {
+  {"profile", required_argument, NULL, OPT_PROFILE},
+  {"workspace", required_argument, NULL, OPT_WORKSPACE},
+  {"tier", required_argument, NULL, OPT_TIER},
+  {"timeout", required_argument, NULL, OPT_TIMEOUT},
+  {"no-wait", no_argument, NULL, OPT_NO_WAIT},
+  {"audit", required_argument, NULL, OPT_AUDIT},
+  {"help", no_argument, NULL, OPT_HELP},
+  {"bpf", no_argument, NULL, OPT_BPF},
+  {"json", no_argument, NULL, OPT_JSON},
+  {"approver", required_argument, NULL, OPT_APPROVER},
+  {"approval-timeout", required_argument, NULL, OPT_APPROVAL_TIMEOUT},
+  {"approval-store", required_argument, NULL, OPT_APPROVAL_STORE},
+  {"cold", no_argument, NULL, OPT_COLD},
+  {"verbose", no_argument, NULL, OPT_VERBOSE},
+  {"idle", required_argument, NULL, OPT_IDLE},
+  {NULL, 0, NULL, 0},
+};
+
+void sbx_cli_usage(FILE *out)
+{
+  fprintf(out,
+    "Usage: sbx run [OPTIONS] -- CMD [ARG...]\n"
+    "       sbx check [--json]\n"
+    "       sbx explain [--profile NAME] [--bpf]\n"
+    "       sbx approvals [--approval-store FILE] list | revoke ID | clear\n"
+    "       sbx serve [--idle SECONDS] [-v]\n"
+    "       sbx --help | --version\n"
+    "\n"
+    "Runs CMD confined by a security profile, after the compiled scheduler\n"
+    "admitted it (see sbx(1), docs/sbx.md).\n"
+    "\n"
+    "Commands:\n"
+    "  run        run CMD inside the sandbox\n"
+    "  check      list the kernel features present and the profiles they can enforce\n"
+    "  explain    say in plain words what a profile enforces\n"
+    "  approvals  list, revoke or clear the standing (\"always\") approval grants\n"
+    "  serve      keep warm templates for this user's runs (root only): `sbx run`\n"
+    "             then starts from one when the server answers, else cold, with\n"
+    "             the same layers either way (docs/sbx.md, \"Warm start\")\n"
+    "\n"
+    "Options of run (explain takes --profile, and --bpf to add the disassembly\n"
+    "of the compiled seccomp filter exactly as the kernel gets it):\n"
+    "  --profile NAME     profile name or alias (READ_ONLY, WORKSPACE_WRITE, ...);\n"
+    "                     default: $COMMANDER_SECURITY_PROFILE, else strict.\n"
+    "                     An unknown name is an error, never a fallback.\n"
+    "  --workspace DIR    the workspace the profile's ${WORKSPACE} rules name\n"
+    "                     (default: the current directory)\n"
+    "  --tier NAME        the admission tier (default: the profile's default tier)\n"
+    "  --timeout SECONDS  lower the profile's maximum execution time; a value above\n"
+    "                     it is an error (exit 125), never silently raised\n"
+    "  --no-wait          fail at once (exit 125) when admission is refused,\n"
+    "                     instead of waiting in FIFO order for a slot\n"
+    "  --audit FILE       append one JSON line per run to FILE (default:\n"
+    "                     $SBX_AUDIT_LOG; none when unset); checked before CMD runs\n"
+    "  --approver SPEC    who approves the profile's sensitive operations: tty\n"
+    "                     (default: a prompt on sbx's terminal), exec:PROGRAM,\n"
+    "                     socket:PATH, or none (deny them all); see docs/approvals.md\n"
+    "  --approval-timeout SECONDS  no answer within this is a deny (default 60)\n"
+    "  --approval-store FILE  standing grants (default: $SBX_APPROVAL_STORE, else\n"
+    "                     ~/.config/commander/approvals.json; must be 0600 and yours)\n"
+    "  --cold             never ask a running `sbx serve`; always the cold start\n"
+    "  -v, --verbose      say on stderr which start-up path ran (warm or cold, why)\n"
+    "\n"
+    "Options of serve:\n"
+    "  --idle SECONDS     exit after SECONDS without a client (default: never)\n"
+    "  -v, --verbose      one line per request on stderr\n"
+    "  The socket is $SBX_STATE_DIR/serve.sock; the directory must be the user's,\n"
+    "  mode 0700. SIGTERM or SIGINT stops the server and kills its runs.\n"
+    "\n"
+    "Environment:\n"
+    "  COMMANDER_SECURITY_PROFILE  profile when --profile is absent\n"
+    "  SBX_AUDIT_LOG               audit log when --audit is absent\n"
+    "  SBX_APPROVAL_STORE          approval store when --approval-store is absent\n"
+    "  SBX_STATE_DIR               directory of the shared admission state and of\n"
+    "                              the `sbx serve` socket\n"
+    "                              (default: /run/commander-sandbox as root,\n"
+    "                              else $XDG_RUNTIME_DIR/commander-sandbox)\n"
+    "\n"
+    "Exit status:\n"
+    "  N      the command's own exit status\n"
+    "  124    the command ran out of time (profile limit or --timeout)\n"
+    "  125    sbx itself failed or refused: bad usage, unknown profile,\n"
+    "         missing kernel feature, admission refused with --no-wait,\n"
+    "         unusable audit log, command denied by the approval workflow\n"
+    "  126    the command was found but could not be executed\n"
+    "  127    the command was not found\n"
+    "  128+N  the command was ended by signal N (e.g. 137 for SIGKILL)\n"
+    "  check, explain, --help and --version exit 0, or 125 on error.\n");
+}
+
+int sbx_cli_parse_seconds(const char *s, uint64_t *ms)
+{
+  uint64_t whole = 0, frac = 0;
+  int nfrac = 0;
+  const char *p = s;
+
+  if (!s || !*s)
+    return -EINVAL;
+  for (; *p >= '0' && *p <= '9'; p++) {
+    whole = whole * 10 + (uint64_t)(*p - '0');
+    if (whole > SBX_MAX_TIMEOUT_MS / 1000)
+      return -EINVAL;
+  }
+  if (p == s && *p != '.')
+    return -EINVAL;
+  if (*p == '.') {
+    p++;
+    for (; *p >= '0' && *p <= '9'; p++) {
+      if (++nfrac > 3)
+        return -EINVAL;
+      frac = frac * 10 + (uint64_t)(*p - '0');
+    }
+    if (nfrac == 0)
+      return -EINVAL;
+    for (int i = nfrac; i < 3; i++)
+      frac *= 10;
+  }
+  if (*p != '\0')
+    return -EINVAL;
+  *ms = whole * 1000 + frac;
+  if (*ms == 0 || *ms > SBX_MAX_TIMEOUT_MS)
+    return -EINVAL;
+  return 0;
+}
+
+static int sbx_cli_parse_options(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
+{
+  const char *sub = argv[0];
+  int c;
+
+  /* "+": stop at the first non-option, so CMD's own options are never
+   * taken for ours even without "--". ":": we print our own messages. */
+  while ((c = getopt_long(argc, argv, "+:hv", sbx_run_options, NULL)) != -1) {
+    switch (c) {
+    case OPT_PROFILE:
+      o->profile = optarg;
+      break;
+    case OPT_WORKSPACE:
+      o->workspace = optarg;
+      break;
+    case OPT_TIER:
+      o->tier = optarg;
+      break;
+    case OPT_TIMEOUT:
+      if (sbx_cli_parse_seconds(optarg, &o->timeout_ms) != 0) {
+        fprintf(err, "sbx: error: --timeout '%s': expected seconds > 0 (at most 3 decimals, "
+                     "at most 30 days)\n", optarg);
+        return -EINVAL;
+      }
+      o->has_timeout = true;
+      break;
+    case OPT_NO_WAIT:
+      o->no_wait = true;
+      break;
+    case OPT_AUDIT:
+      o->audit_path = optarg;
+      break;
+    case OPT_BPF:
+      o->bpf = true;
+      break;
+    case OPT_JSON:
+      o->json = true;
+      break;
+    case OPT_APPROVER:
+      o->approver = optarg;
+      break;
+    case OPT_APPROVAL_TIMEOUT:
+      if (sbx_cli_parse_seconds(optarg, &o->approval_timeout_ms) != 0 ||
+          o->approval_timeout_ms > 24ull * 3600 * 1000) {
+        fprintf(err, "sbx: error: --approval-timeout '%s': expected seconds > 0, at most "
+                     "one day\n", optarg);
+        return -EINVAL;
+      }
+      break;
+    case OPT_APPROVAL_STORE:
+      o->approval_store = optarg;
+      break;
+    case OPT_COLD:
+      o->cold = true;
+      break;
+    case OPT_VERBOSE:
+      o->verbose = true;
+      break;
+    case OPT_IDLE:
+      if (sbx_cli_parse_seconds(optarg, &o->idle_ms) != 0) {
+        fprintf(err, "sbx: error: --idle '%s': expected seconds > 0\n", optarg);
+        return -EINVAL;
+      }
+      break;
+    case OPT_HELP:
+      o->cmd = SBX_CMD_HELP;
+      return 0;
+    case ':':
+      fprintf(err, "sbx: error: option '%s' needs an argument\n", argv[optind - 1]);
+      return -EINVAL;
+    default:
+      fprintf(err, "sbx: error: unknown option '%s' for '%s' (see sbx --help)\n",
+              argv[optind - 1], sub);
+      return -EINVAL;
+    }
+  }
+  return 0;
+}
+
+int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
+{
+  const char *sub;
+  int r;
+
+  memset(o, 0, sizeof(*o));
+  if (argc < 2) {
+    fprintf(err, "sbx: error: no command given (see sbx --help)\n");
+    return -EINVAL;
+  }
+  sub = argv[1];
+  if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0 || strcmp(sub, "help") == 0) {
+    o->cmd = SBX_CMD_HELP;
+    return 0;
+  }
+  if (strcmp(sub, "--version") == 0) {
+    o->cmd = SBX_CMD_VERSION;
+    return 0;
+  }
+  if (strcmp(sub, "run") == 0)
+    o->cmd = SBX_CMD_RUN;
+  else if (strcmp(sub, "check") == 0)
+    o->cmd = SBX_CMD_CHECK;
+  else if (strcmp(sub, "explain") == 0)
+    o->cmd = SBX_CMD_EXPLAIN;
+  else if (strcmp(sub, "serve") == 0)
+    o->cmd = SBX_CMD_SERVE;
+  else if (strcmp(sub, "approvals") == 0) {
+    /* Parsed by sbx_approvals_cmd (runtime/cli/sbx_approve.c). */
+    o->cmd = SBX_CMD_APPROVALS;
+    o->sub_argv = argv + 1;
+    o->sub_argc = argc - 1;
+    return 0;
+  } else {
+    fprintf(err, "sbx: error: unknown command '%s' (expected run, check, explain, serve or approvals)\n", sub);
+    return -EINVAL;
+  }
+
+  /* optind = 0 makes glibc re-initialise getopt fully, so the parser can
+   * run more than once per process (the unit tests do); it then starts at
+   * index 1 of the vector it gets, which is why that vector starts at the
+   * subcommand. */
+  argc--;
+  argv++;
+  optind = 0;
+  opterr = 0;
+  r = sbx_cli_parse_options(argc, argv, o, err);
+  if (r != 0 || o->cmd == SBX_CMD_HELP)
+    return r;
+
+  switch (o->cmd) {
+  case SBX_CMD_RUN:
+    if (o->bpf || o->json || o->idle_ms) {
+      fprintf(err, "sbx: error: run: %s belongs to %s\n",
+              o->bpf ? "--bpf" : o->json ? "--json" : "--idle",
+              o->bpf ? "explain" : o->json ? "check" : "serve");
+      return -EINVAL;
+    }
+    if (optind >= argc) {
+      fprintf(err, "sbx: error: run: no command given (sbx run [OPTIONS] -- CMD [ARG...])\n");
+      return -EINVAL;
+    }
+    o->cmd_argv = &argv[optind];
+    o->cmd_argc = argc - optind;
+    return 0;
+  case SBX_CMD_CHECK:
+  case SBX_CMD_EXPLAIN:
+    /* Options that mean nothing here are refused, not ignored: a caller
+     * who passed them expected them to matter. */
+    if (o->workspace || o->tier || o->has_timeout || o->no_wait || o->audit_path ||
+        o->approver || o->approval_timeout_ms || o->approval_store || o->cold || o->verbose ||
+        o->idle_ms ||
+        (o->cmd == SBX_CMD_CHECK && (o->profile || o->bpf)) ||
+        (o->cmd == SBX_CMD_EXPLAIN && o->json)) {
+      fprintf(err, "sbx: error: %s: only %s accepted\n", sub,
+              o->cmd == SBX_CMD_CHECK ? "--json is" : "--profile and --bpf are");
+      return -EINVAL;
+    }
+    if (optind < argc) {
+      fprintf(err, "sbx: error: %s: unexpected argument '%s'\n", sub, argv[optind]);
+      return -EINVAL;
+    }
+    return 0;
+  case SBX_CMD_SERVE:
+    if (o->profile || o->workspace || o->tier || o->has_timeout || o->no_wait ||
+        o->audit_path || o->approver || o->approval_timeout_ms || o->approval_store ||
+        o->bpf || o->json || o->cold) {
+      fprintf(err, "sbx: error: serve: only --idle and -v are accepted\n");
+      return -EINVAL;
+    }
+    if (optind < argc) {
+      fprintf(err, "sbx: error: serve: unexpected argument '%s'\n", argv[optind]);
+      return -EINVAL;
+    }
+    return 0;
+  default:
+    return 0;
+  }
+}

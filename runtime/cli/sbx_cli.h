@@ -1,0 +1,59 @@
+/* sbx_cli: the command line of `sbx` (docs/sbx.1). Parsing only: no
+ * profile is looked up and nothing is opened here, so the parser can be
+ * tested on its own.
+ *
+ * Returns of sbx_cli_parse: 0, or -EINVAL after a message on `err`. */
+#ifndef CS_RUNTIME_SBX_CLI_H
+#define CS_RUNTIME_SBX_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum sbx_command {
+  SBX_CMD_RUN,
+  SBX_CMD_CHECK,
+  SBX_CMD_EXPLAIN,
+  SBX_CMD_HELP,
+  SBX_CMD_VERSION,
+  SBX_CMD_APPROVALS, /* sbx approvals list|revoke ID|clear (runtime/cli/sbx_approve.c) */
+  SBX_CMD_SERVE,     /* sbx serve: the warm-start server (runtime/warm/sbx_serve.c) */
+};
+
+struct sbx_opts {
+  enum sbx_command cmd;
+  const char *profile;    /* --profile; NULL: COMMANDER_SECURITY_PROFILE, else strict */
+  const char *workspace;  /* --workspace; NULL: the current directory */
+  const char *tier;       /* --tier; NULL: the profile's default tier */
+  bool has_timeout;
+  uint64_t timeout_ms;    /* --timeout, converted; may only lower the profile's limit */
+  bool no_wait;           /* --no-wait: a refused admission fails at once */
+  const char *audit_path; /* --audit; NULL: SBX_AUDIT_LOG, else no log */
+  bool bpf;               /* explain --bpf: add the filter's disassembly */
+  bool json;              /* check --json: one JSON object instead of text */
+  char *const *cmd_argv;  /* run: the command and its arguments, NULL-terminated */
+  int cmd_argc;
+  /* Approval workflow (docs/approvals.md). */
+  const char *approver;       /* --approver tty|exec:PROG|socket:PATH|none; NULL: tty */
+  uint64_t approval_timeout_ms; /* --approval-timeout, 0: 60 s */
+  const char *approval_store; /* --approval-store; NULL: $SBX_APPROVAL_STORE or default */
+  /* Warm start (docs/sbx.md, "sbx serve"). */
+  bool cold;                  /* run --cold: never ask a server */
+  bool verbose;               /* run/serve -v: say which start-up path ran / log requests */
+  uint64_t idle_ms;           /* serve --idle: exit after so long without a client; 0 never */
+  char *const *sub_argv;      /* approvals: argv from "approvals" on */
+  int sub_argc;
+};
+
+/* Parses argv (argv[0] is sbx itself). On success fills *o; the command's
+ * argv points into the caller's argv. */
+int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err);
+
+/* "2", "0.5", "1.250": seconds with at most 3 decimals, > 0, <= 30 days.
+ * 0 and *ms set, or -EINVAL. Exposed for the tests. */
+int sbx_cli_parse_seconds(const char *s, uint64_t *ms);
+
+/* The full `sbx --help` text. */
+void sbx_cli_usage(FILE *out);
+
+#endif

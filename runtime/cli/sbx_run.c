@@ -1,0 +1,376 @@
+/* sbx_run: one confined, admitted, audited run (see sbx_run.h).
+ *
+ * Order matters and is the security argument of the command:
+ *   1. everything that can refuse without side effects (profile, workspace,
+ *      --timeout, audit log) is checked first, so a refusal costs nothing
+ *      and never leaves a command without its record;
+ *   2. admission, so at most what the model allows runs at once;
+ *   3. confinement and the command (sbx_confine_run fails closed);
+ *   4. the ticket is completed, the record appended, the status returned. */
+#include "sbx_run.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cs_version.h"
+#include "sbx_admit.h"
+#include "sbx_approve.h"
+#include "sbx_audit.h"
+#include "sbx_confine.h"
+#include "sbx_denial.h"
+#include "sbx_profile.h"
+#include "sbx_run_hooks.h"
+#include "sbx_run_common.h"
+#include "sbx_signal.h"
+#include "sbx_warm.h"
+
+/* Is `path` the directory `dir` or inside it? */
+static bool sbx_run_under(const char *path, const char *dir)
+{
+  size_t n = strlen(dir);
+
+  if (n == 1 && dir[0] == '/')
+    return true;
+  return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* The sandbox gets its own /tmp, /dev, /proc and no /sys (docs/
+ * confinement.md, "mount view"): a host path there is out of the
+ * command's reach unless it is (under) the workspace, which is bound in. */
+static bool sbx_run_private(const char *path)
+{
+  return sbx_run_under(path, "/tmp") || sbx_run_under(path, "/dev") ||
+         sbx_run_under(path, "/proc") || sbx_run_under(path, "/sys");
+}
+
+/* 0 unless the audit log lies where the profile lets the command write
+ * (the writable workspace, or any other path rule with write access): the
+ * command could then truncate or forge the records of every run, its own
+ * included, so such a log is refused before anything runs (-EPERM). The
+ * cases follow the mount view sbx_confine builds (runtime/confine/sbx_plan.c):
+ * rules under the workspace are bound in, "/" shows the host's root, other
+ * rules under the private directories are the sandbox's own. */
+static int sbx_run_log_exposed(const struct cs_profile *p, const char *workspace,
+                               const struct sbx_audit *audit)
+{
+  char fdpath[64], log[PATH_MAX], rule[PATH_MAX], *real;
+  const char *home = getenv("HOME");
+  ssize_t n;
+  int r = 0;
+
+  if (audit->fd < 0 || !p->allow_file_write)
+    return 0;
+  snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", audit->fd);
+  n = readlink(fdpath, log, sizeof(log) - 1);
+  if (n <= 0) {
+    /* Cannot tell where the log is: refuse rather than guess. */
+    fprintf(stderr, "sbx: error: audit log %s: cannot resolve where it is: %s\n", audit->path,
+            strerror(errno));
+    return -EPERM;
+  }
+  log[n] = '\0';
+  for (uint32_t i = 0; i < p->n_allowed_paths && r == 0; i++) {
+    const struct cs_path_rule *pr = &p->allowed_paths[i];
+    bool exposed;
+    int k;
+    if (!(pr->access & CS_PATH_WRITE))
+      continue;
+    if (strncmp(pr->path, "${WORKSPACE}", 12) == 0)
+      k = snprintf(rule, sizeof(rule), "%s%s", workspace, pr->path + 12);
+    else if (pr->path[0] == '~' && home)
+      k = snprintf(rule, sizeof(rule), "%s%s", home, pr->path + 1);
+    else
+      k = snprintf(rule, sizeof(rule), "%s", pr->path);
+    if (k < 0 || (size_t)k >= sizeof(rule))
+      continue;
+    real = realpath(rule, NULL);
+    if (!real)
+      continue; /* absent: the sandbox shows nothing there */
+    if (sbx_run_under(real, workspace))
+      exposed = sbx_run_under(log, real);
+    else if (strcmp(real, "/") == 0)
+      exposed = sbx_run_under(log, workspace) || !sbx_run_private(log);
+    else
+      exposed = !sbx_run_private(real) && sbx_run_under(log, real);
+    if (exposed) {
+      fprintf(stderr, "sbx: error: audit log %s lies in %s, which profile '%s' lets the command "
+                      "write (%s); put the log outside it\n", log,
+              strcmp(real, "/") == 0 && sbx_run_under(log, workspace) ? workspace : real,
+              p->name, pr->origin ? pr->origin : pr->path);
+      r = -EPERM;
+    }
+    free(real);
+  }
+  return r;
+}
+
+/* The audit view of the confinement result. */
+static void sbx_run_record_result(struct sbx_audit_record *rec, const struct cs_profile *p,
+                                  const struct sbx_run_result *res,
+                                  struct sbx_audit_denial *den, size_t *n_den,
+                                  char *what, size_t what_size)
+{
+  rec->duration_ms = res->elapsed_ms;
+  rec->timeout_ms = res->timeout_ms ? res->timeout_ms : rec->timeout_ms;
+  switch (res->outcome) {
+  case SBX_OUTCOME_EXITED:
+    rec->outcome = SBX_AUDIT_EXITED;
+    rec->status = res->status;
+    break;
+  case SBX_OUTCOME_SIGNALED:
+    rec->outcome = SBX_AUDIT_SIGNALED;
+    rec->signal = res->status;
+    break;
+  case SBX_OUTCOME_TIMED_OUT:
+    rec->outcome = SBX_AUDIT_TIMED_OUT;
+    break;
+  case SBX_OUTCOME_EXEC_FAILED:
+    rec->outcome = SBX_AUDIT_EXITED;
+    rec->status = res->exit_code;
+    rec->error = res->message[0] ? res->message : NULL;
+    break;
+  case SBX_OUTCOME_FAILED:
+  default:
+    rec->outcome = SBX_AUDIT_NOT_RUN;
+    rec->error = res->message[0] ? res->message : "confinement failed";
+    break;
+  }
+  /* A refusal by a layer (not by the command) is a denial with its rule. */
+  if (res->outcome == SBX_OUTCOME_FAILED || res->outcome == SBX_OUTCOME_EXEC_FAILED) {
+    den[*n_den].layer = sbx_layer_name(res->layer);
+    den[*n_den].rule = res->message[0] ? res->message : NULL;
+    den[*n_den].what = NULL;
+    den[*n_den].action = "not run";
+    (*n_den)++;
+  }
+  if (res->denied_syscall >= 0) {
+    sbx_run_denied_what(res, what, what_size);
+    den[*n_den].layer = sbx_layer_name(SBX_LAYER_SECCOMP);
+    /* A call without a note of its own was decided by the default action. */
+    if (res->denied_note) {
+      den[*n_den].rule = res->denied_note->origin;
+      den[*n_den].action = res->denied_note->action;
+    } else {
+      den[*n_den].rule = "default action";
+      den[*n_den].action = p->default_action;
+    }
+    den[*n_den].what = what;
+    (*n_den)++;
+  }
+  /* Landlock's refusals, named from the kernel's audit records. */
+  for (int i = 0; i < res->n_ll_denials; i++) {
+    den[*n_den].layer = sbx_layer_name(SBX_LAYER_LANDLOCK);
+    den[*n_den].rule = res->ll_denials[i].rule;
+    den[*n_den].what = res->ll_denials[i].what;
+    den[*n_den].action = res->ll_denials[i].action;
+    (*n_den)++;
+  }
+}
+
+
+int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
+{
+  const struct cs_profile *p = NULL;
+  enum sbx_profile_source src = SBX_PROFILE_FROM_DEFAULT;
+  struct sbx_audit audit = {.fd = -1};
+  struct sbx_admit adm;
+  struct sbx_audit_record rec;
+  struct sbx_run_request req;
+  struct sbx_run_result res;
+  struct sbx_audit_denial den[3 + SBX_LL_DENIALS_MAX];
+  struct sbx_approve appr;
+  bool appr_open = false;
+  size_t n_den = 0;
+  char workspace[PATH_MAX];
+  char what[128];
+  char interrupted[96];
+  char profile_error[128];
+  char serve_sock[PATH_MAX], serve_dir[PATH_MAX];
+  const char *audit_path = o->audit_path ? o->audit_path : getenv(SBX_AUDIT_ENV);
+  bool admit_open = false;
+  int code = SBX_EXIT_FAILURE;
+  int r;
+
+  memset(&rec, 0, sizeof(rec));
+  memset(&res, 0, sizeof(res));
+  memset(&adm, 0, sizeof(adm));
+  clock_gettime(CLOCK_REALTIME, &rec.start);
+  rec.sbx_version = CS_VERSION;
+  rec.argv = o->cmd_argv;
+  rec.argc = o->cmd_argc;
+  rec.model = t->model->model_name;
+  rec.sbx_exit = SBX_EXIT_FAILURE;
+
+  /* The log first: every later refusal, even of an unknown profile (an
+   * agent probing for more rights is worth an auditor's eye), is recorded. */
+  if (sbx_audit_open(&audit, audit_path, stderr) != 0)
+    return SBX_EXIT_FAILURE;
+
+  if (sbx_profile_select(t->profiles, t->n_profiles, o->profile, getenv(SBX_PROFILE_ENV), &p,
+                         &src, stderr) != 0) {
+    const char *asked = o->profile ? o->profile : getenv(SBX_PROFILE_ENV);
+    snprintf(profile_error, sizeof(profile_error), "unknown profile '%.64s' (from %s)",
+             asked ? asked : SBX_DEFAULT_PROFILE, sbx_profile_source_name(src));
+    rec.profile_source = sbx_profile_source_name(src);
+    rec.error = profile_error;
+    goto record;
+  }
+  rec.profile = p->name;
+  rec.profile_alias = p->alias;
+  rec.profile_source = sbx_profile_source_name(src);
+  rec.limits = &p->limits;
+  rec.tier = o->tier ? o->tier : p->default_tier;
+
+  if (sbx_run_workspace(o->workspace, workspace, sizeof(workspace), stderr) != 0) {
+    rec.error = "workspace unusable";
+    goto record;
+  }
+  rec.workspace = workspace;
+  if (sbx_run_log_exposed(p, workspace, &audit) != 0) {
+    rec.error = "audit log writable by the command";
+    goto record;
+  }
+  if (sbx_profile_timeout(p, o->has_timeout, o->timeout_ms, &rec.timeout_ms, stderr) != 0) {
+    rec.error = "--timeout above the profile's maxExecutionTime";
+    goto record;
+  }
+  if (!rec.tier) {
+    fprintf(stderr, "sbx: error: profile '%s' has no default tier; pass --tier\n", p->name);
+    rec.error = "no tier";
+    goto record;
+  }
+
+  /* Approvals before admission: a command a human refuses never takes a
+   * slot, and one waiting for a human holds none (docs/approvals.md). */
+  {
+    struct sbx_approve_opts ao = {.approver = o->approver,
+                                  .timeout_ms = (unsigned)o->approval_timeout_ms,
+                                  .store = o->approval_store};
+    if (sbx_approve_begin(&appr, &ao, p, o->cmd_argv, &audit, stderr) != 0) {
+      rec.error = "approval workflow unavailable";
+      goto record;
+    }
+    appr_open = true;
+    if (sbx_approve_command(&appr, stderr) != 0) {
+      rec.error = appr.message;
+      den[n_den].layer = "approval";
+      den[n_den].rule = appr.rule[0] ? appr.rule : NULL;
+      den[n_den].what = o->cmd_argv[0];
+      den[n_den].action = "not run";
+      n_den++;
+      goto record;
+    }
+  }
+
+  r = sbx_admit_open(&adm, t->model, stderr);
+  if (r != 0) {
+    rec.error = "admission state unavailable";
+    goto record;
+  }
+  admit_open = true;
+  r = sbx_admit_acquire(&adm, rec.tier, o->no_wait, stderr);
+  rec.admission_wait_ms = adm.wait_ms;
+  if (r != 0) {
+    rec.error = r == -EAGAIN ? "admission refused (--no-wait)" : "admission failed";
+    den[n_den].layer = "admission";
+    den[n_den].rule = t->model->source_path ? t->model->source_path : t->model->model_name;
+    den[n_den].what = rec.tier;
+    den[n_den].action = r == -EAGAIN ? "refused" : "failed";
+    n_den++;
+    goto record;
+  }
+  rec.admitted = true;
+
+  memset(&req, 0, sizeof(req));
+  req.profile = p;
+  req.workspace = workspace;
+  req.argv = o->cmd_argv;
+  req.timeout_ms = rec.timeout_ms;
+  req.unotify = sbx_approve_unotify(&appr);
+  req.on_init = sbx_admit_on_init;
+  req.on_init_ctx = &adm;
+  /* The supervisor, the warm start, the approvals' system-call layer and
+   * the kernel's audit records: everything confinement calls back. */
+  req.hooks = &sbx_run_hooks;
+  /* An approved `git config` may write .git/config (docs/confinement.md). */
+  if (appr.git_config_granted)
+    req.flags |= SBX_RUN_ALLOW_GIT_CONFIG;
+  /* A running `sbx serve` of ours is asked first (never with --cold or
+   * SBX_WARM=0); whatever it answers, the layers are the same. */
+  if (sbx_run_serve_socket(serve_sock, sizeof(serve_sock), serve_dir, sizeof(serve_dir)) == 0) {
+    /* Made now if missing (as sbx serve makes it), so that the mask is
+     * there even when a server starts after this run's view was built. */
+    if (mkdir(serve_dir, 0700) != 0 && errno != EEXIST)
+      fprintf(stderr, "sbx: warning: %s: %s\n", serve_dir, strerror(errno));
+    req.mask_dir = serve_dir; /* in every view, cold ones too */
+    /* Set by the front end when the server declined this run before it
+     * handed the run here (sbx_front.c): not asked twice. */
+    req.warm_declined = getenv(SBX_WARM_DECLINED_ENV);
+    if (!o->cold && !req.warm_declined &&
+        !(getenv("SBX_WARM") && strcmp(getenv("SBX_WARM"), "0") == 0))
+      req.warm_socket = serve_sock;
+  }
+  r = sbx_run_confined(&req, &res, sbx_confine_run);
+  rec.start_path = res.start_path[0] ? res.start_path : NULL;
+  code = sbx_run_report(o, p, r, &res, interrupted, sizeof(interrupted));
+  sbx_run_record_result(&rec, p, &res, den, &n_den, what, sizeof(what));
+  if (sbx_signal_received()) {
+    /* The supervisor's view ("init ended without a report") is our own
+     * doing here, not a layer's refusal: the record says what happened. */
+    rec.outcome = SBX_AUDIT_INTERRUPTED;
+    rec.signal = sbx_signal_received();
+    rec.error = interrupted;
+    n_den = res.denied_syscall >= 0 || res.n_ll_denials ? n_den : 0;
+  }
+
+  /* A ticket that cannot be completed leaves its slot to reclamation; the
+   * run itself happened, so its record is still written. */
+  if (sbx_admit_release(&adm, stderr) != 0)
+    code = SBX_EXIT_FAILURE;
+
+record:
+  rec.sbx_exit = code;
+  rec.denials = den;
+  rec.n_denials = n_den;
+  if (sbx_audit_append(&audit, &rec, stderr) != 0)
+    code = SBX_EXIT_FAILURE;
+  if (admit_open)
+    sbx_admit_close(&adm);
+  if (appr_open)
+    sbx_approve_end(&appr);
+  sbx_audit_close(&audit);
+  return code;
+}
+
+int sbx_serve_cmd(const struct sbx_tables *t, const struct sbx_opts *o)
+{
+  char sock[PATH_MAX], dir[PATH_MAX];
+  struct sbx_serve_opts so = {.socket_path = sock, .profiles = t->profiles,
+                              .n_profiles = t->n_profiles, .idle_ms = o->idle_ms,
+                              .verbose = o->verbose};
+  if (sbx_run_serve_socket(sock, sizeof(sock), dir, sizeof(dir)) != 0) {
+    fprintf(stderr, "sbx serve: no state directory: set %s\n", SBX_STATE_DIR_ENV);
+    return SBX_EXIT_FAILURE;
+  }
+  /* The state directory as admission makes it (0700 when new), then ours
+   * alone inside it; sbx_serve refuses a directory that is not (0700). */
+  {
+    char state[PATH_MAX];
+    if (sbx_admit_state_dir(state, sizeof(state)) == 0 && mkdir(state, 0700) != 0 &&
+        errno != EEXIST) {
+      fprintf(stderr, "sbx serve: %s: %s\n", state, strerror(errno));
+      return SBX_EXIT_FAILURE;
+    }
+  }
+  if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+    fprintf(stderr, "sbx serve: %s: %s\n", dir, strerror(errno));
+    return SBX_EXIT_FAILURE;
+  }
+  return sbx_serve(&so) == 0 ? 0 : SBX_EXIT_FAILURE;
+}

@@ -1,0 +1,163 @@
+/* sbx_run_common: see sbx_run_common.h. */
+#include "sbx_run_common.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sbx_admit.h"
+#include "sbx_denial.h"
+#include "sbx_sandbox.h"
+#include "sbx_signal.h"
+#include "sbx_warm.h"
+
+/* A closed 0, 1 or 2 would be taken by the next open(): the audit log or
+ * the admission state would then receive our messages (or the command's
+ * output). They are pointed at /dev/null first; if even that fails sbx
+ * stops, since it could not promise where anything goes. */
+int sbx_std_fds(void)
+{
+  for (int fd = 0; fd <= 2; fd++) {
+    if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+      continue;
+    int nfd = open("/dev/null", O_RDWR);
+    if (nfd != fd) {
+      if (nfd >= 0)
+        close(nfd);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* The warm-start socket of this user: $SBX_STATE_DIR/serve-UID/serve.sock.
+ * A directory per uid, mode 0700, because the state directory itself may
+ * be shared by every user of the admission scheduler. */
+int sbx_run_serve_socket(char *buf, size_t size, char *dir, size_t dir_size)
+{
+  char state[PATH_MAX];
+  if (sbx_admit_state_dir(state, sizeof(state)) != 0)
+    return -ENOENT;
+  if ((size_t)snprintf(dir, dir_size, "%s/serve-%u", state, (unsigned)geteuid()) >= dir_size ||
+      (size_t)snprintf(buf, size, "%s/" SBX_WARM_SOCKET_NAME, dir) >= size)
+    return -ENAMETOOLONG;
+  return 0;
+}
+
+int sbx_run_workspace(const char *given, char *out, size_t size, FILE *err)
+{
+  char cwd[PATH_MAX];
+  char *real = NULL;
+  struct stat st;
+  int r = 0;
+
+  if (!given) {
+    if (!getcwd(cwd, sizeof(cwd))) {
+      r = -errno;
+      fprintf(err, "sbx: error: workspace: cannot read the current directory: %s\n",
+              strerror(-r));
+      return r;
+    }
+    given = cwd;
+  }
+  /* Resolved once here, so the audit record names the directory the
+   * sandbox really gets, not a symlink that may change afterwards. */
+  real = realpath(given, NULL);
+  if (!real) {
+    r = -errno;
+    fprintf(err, "sbx: error: workspace %s: %s\n", given, strerror(-r));
+    goto cleanup;
+  }
+  if (stat(real, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    fprintf(err, "sbx: error: workspace %s: not a directory\n", given);
+    r = -ENOTDIR;
+    goto cleanup;
+  }
+  if ((size_t)snprintf(out, size, "%s", real) >= size) {
+    fprintf(err, "sbx: error: workspace %s: path too long\n", given);
+    r = -ENAMETOOLONG;
+  }
+cleanup:
+  free(real);
+  return r;
+}
+
+int sbx_run_confined(struct sbx_run_request *req, struct sbx_run_result *res,
+                     int (*confine)(const struct sbx_run_request *, struct sbx_run_result *))
+{
+  int r;
+  req->interrupted = sbx_signal_received;
+  /* The ticket is then completed and the run recorded. */
+  if (sbx_signal_install() != 0)
+    fprintf(stderr, "sbx: warning: signal handlers not installed; an interrupted run "
+                    "leaves no record\n");
+  sbx_signal_running(1);
+  r = confine(req, res);
+  sbx_signal_running(0);
+  return r;
+}
+
+void sbx_run_denied_what(const struct sbx_run_result *res, char *buf, size_t size)
+{
+  snprintf(buf, size, "%s (nr %d)%s",
+           res->denied_syscall_name[0] ? res->denied_syscall_name : "?", res->denied_syscall,
+           res->denied_count > 1 ? ", and further refusals" : "");
+}
+
+int sbx_run_report(const struct sbx_opts *o, const struct cs_profile *p, int r,
+                   const struct sbx_run_result *res, char *interrupted, size_t interrupted_size)
+{
+  int code = r != 0 ? SBX_EXIT_FAILURE : res->exit_code;
+  char what[128];
+
+  interrupted[0] = '\0';
+  if (o->verbose)
+    fprintf(stderr, "sbx: start-up: %s%s%s%s\n", res->start_path[0] ? res->start_path : "?",
+            res->start_note[0] ? " (" : "", res->start_note, res->start_note[0] ? ")" : "");
+  if (sbx_signal_received()) {
+    int sig = sbx_signal_received();
+    snprintf(interrupted, interrupted_size, "interrupted by SIG%s; the sandbox was killed",
+             sbx_signal_name(sig));
+    fprintf(stderr, "sbx: %s\n", interrupted);
+    code = SBX_EXIT_SIGNAL_BASE + sig;
+  } else if (r != 0 || res->outcome == SBX_OUTCOME_FAILED) {
+    fprintf(stderr, "sbx: error: %s\n", res->message[0] ? res->message : strerror(-r));
+  } else if (res->outcome == SBX_OUTCOME_EXEC_FAILED && res->message[0]) {
+    /* The Landlock refusal behind it gets its own line below. */
+    const char *ll = res->n_ll_denials ? strstr(res->message, "; landlock: refused ") : NULL;
+    fprintf(stderr, "sbx: %.*s\n", ll ? (int)(ll - res->message) : (int)strlen(res->message),
+            res->message);
+  } else if (res->outcome == SBX_OUTCOME_TIMED_OUT) {
+    fprintf(stderr, "sbx: %s: time limit of %llu ms reached; the command was killed\n",
+            o->cmd_argv[0], (unsigned long long)res->timeout_ms);
+  }
+  if (res->denied_syscall >= 0) {
+    /* A call without a note of its own was decided by the default action. */
+    const char *action = res->denied_note ? res->denied_note->action : p->default_action;
+    sbx_run_denied_what(res, what, sizeof what);
+    fprintf(stderr, "sbx: seccomp refused %s: rule %s (%s)\n", what,
+            res->denied_note ? res->denied_note->origin : "default action", action ? action : "?");
+  }
+  for (int i = 0; i < res->n_ll_denials; i++)
+    fprintf(stderr, "sbx: landlock refused %s: %s (%s)\n", res->ll_denials[i].what,
+            res->ll_denials[i].rule, res->ll_denials[i].action);
+  if (res->ll_denied_count > res->n_ll_denials)
+    fprintf(stderr, "sbx: landlock refused %d more time(s) in this run\n",
+            res->ll_denied_count - res->n_ll_denials);
+  /* A failed command may have met a Landlock refusal sbx cannot see:
+   * say why instead of staying silent (never on success, nor when a
+   * seccomp refusal already explains the failure: no noise). */
+  if (!res->n_ll_denials && res->denied_syscall < 0 && res->ll_naming != SBX_NAMING_OK &&
+      res->ll_naming != SBX_NAMING_NOT_ASKED && r == 0 && res->exit_code != 0 &&
+      (res->outcome == SBX_OUTCOME_EXITED || res->outcome == SBX_OUTCOME_SIGNALED))
+    fprintf(stderr, "sbx: note: refusals by Landlock, if any, could not be named: %s "
+                    "(see sbx check)\n", sbx_naming_text(res->ll_naming));
+  else if (res->audit_lost && res->exit_code != 0)
+    fprintf(stderr, "sbx: note: the kernel dropped audit records during the run; a refusal "
+                    "may be unnamed\n");
+  return code;
+}

@@ -1,0 +1,271 @@
+/* sbx_confine: run one command confined by every layer of a security
+ * profile (struct cs_profile, runtime/include/cs_profile_table.h) on Linux.
+ *
+ * This is the enforcement half of `sbx run`; the CLI (runtime/cli/sbx_main.c)
+ * chooses the profile, performs admission and writes the audit log, then
+ * calls sbx_confine_run(). `sbx check` uses sbx_probe_features() and
+ * sbx_profile_enforceable(); `sbx explain` may use sbx_features_describe().
+ *
+ * Layers applied, in order (docs/confinement.md has the per-profile detail,
+ * docs/threat-model.md says what each one stops):
+ *   1. namespaces: user (only when sbx is not root), mount, pid, ipc, uts,
+ *      cgroup, and net whenever the profile blocks the network;
+ *   2. mount view: a private root on a tmpfs with read-only system
+ *      directories, the workspace (read-write only when allowed), denied
+ *      paths masked, private /tmp, minimal /dev, a fresh /proc;
+ *   3. cgroup (pids, memory) when the machine delegates it, rlimits always;
+ *   4. new session (setsid), every inherited descriptor above 2 closed,
+ *      environment reduced to an allowlist;
+ *   5. no_new_privs, Landlock (filesystem, TCP, scoping), every capability
+ *      dropped with securebits locked;
+ *   6. the profile's seccomp filter, loaded last, then execve (no shell).
+ * pid 1 of the new pid namespace is sbx's own init: it reaps, reports the
+ * command's status and exits, and its death kills every process left in the
+ * sandbox (a daemonised grandchild does not outlive the run).
+ *
+ * Fail closed: if any layer cannot be applied the command is not executed,
+ * the outcome is SBX_OUTCOME_FAILED with exit code 125 and a message naming
+ * the layer. A missing kernel feature a profile needs is a refusal, never a
+ * silent downgrade.
+ *
+ * Errors: functions returning int return 0 or a negative errno from this
+ * list: -EINVAL (bad request or contradictory profile), -ENOMEM, -ENOTSUP
+ * (kernel lacks a feature the profile needs), -EACCES (the workspace lies in
+ * a denied path), -ELOOP (a symlinked .git, .git/config or .git/hooks),
+ * -ESTALE (a path changed between planning and mounting), -EPERM (the kernel
+ * refused a layer), -EIO (supervisor channel failure), or any errno a system
+ * call reported while setting up. `sbx explain` can print the exact plan with
+ * sbx_confine_describe(). */
+#ifndef CS_RUNTIME_SBX_CONFINE_H
+#define CS_RUNTIME_SBX_CONFINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <stdio.h>
+
+#include "cs_profile_table.h"
+
+struct sbx_unotify_cfg;
+struct sbx_confine_hooks;
+
+/* Exit codes of `sbx run` besides the command's own status (0..123 as the
+ * command chose; 128+N when it died by signal N). Same convention as
+ * timeout(1), env(1) and POSIX shells. */
+enum sbx_exit_code {
+  SBX_EXIT_TIMEOUT = 124,        /* maxExecutionTime / --timeout reached */
+  SBX_EXIT_FAILURE = 125,        /* sbx itself failed or refused to run */
+  SBX_EXIT_NOT_EXECUTABLE = 126, /* found but exec refused (EACCES, ENOEXEC, masked shell) */
+  SBX_EXIT_NOT_FOUND = 127,      /* not found in the sandbox's PATH */
+  SBX_EXIT_SIGNAL_BASE = 128,    /* + signal number */
+};
+
+enum sbx_outcome {
+  SBX_OUTCOME_EXITED = 0,    /* the command exited; status = exit status */
+  SBX_OUTCOME_SIGNALED = 1,  /* killed by signal `status` */
+  SBX_OUTCOME_TIMED_OUT = 2, /* killed by sbx at the deadline (whole tree) */
+  SBX_OUTCOME_FAILED = 3,    /* sbx could not confine it; nothing ran (125) */
+  SBX_OUTCOME_EXEC_FAILED = 4, /* confined, but execve failed (126 / 127) */
+};
+
+/* The layer a failure or a refusal is attributed to (grep tag: SBX_LAYER). */
+enum sbx_layer {
+  SBX_LAYER_NONE = 0,
+  SBX_LAYER_REQUEST,    /* invalid request (workspace, argv, profile) */
+  SBX_LAYER_KERNEL,     /* a kernel feature the profile needs is missing */
+  SBX_LAYER_USERNS,     /* user namespace / uid-gid maps */
+  SBX_LAYER_NAMESPACES, /* mount, pid, ipc, uts, cgroup, net namespaces */
+  SBX_LAYER_MOUNT,      /* the private root view */
+  SBX_LAYER_CGROUP,
+  SBX_LAYER_RLIMIT,
+  SBX_LAYER_SESSION,    /* setsid, descriptors */
+  SBX_LAYER_ENV,
+  SBX_LAYER_LANDLOCK,
+  SBX_LAYER_CAPS,       /* no_new_privs, capabilities, securebits */
+  SBX_LAYER_SECCOMP,
+  SBX_LAYER_EXEC,
+  SBX_LAYER_SUPERVISOR, /* sbx's own process management */
+  SBX_LAYER_COUNT_
+};
+
+/* Name of a layer for messages ("landlock"); never NULL. */
+const char *sbx_layer_name(enum sbx_layer layer);
+
+/* Request flags. */
+enum sbx_run_flags {
+  /* The approval workflow granted CS_APPROVE_GIT_CONFIG: .git/config and
+   * .git/hooks are left writable. Without it they are read-only whenever
+   * the workspace is writable. */
+  SBX_RUN_ALLOW_GIT_CONFIG = 1u << 0,
+  /* Do not look for the kernel's seccomp audit records after a run (they
+   * name the refused system call); for callers that cannot read /dev/kmsg. */
+  SBX_RUN_NO_KMSG = 1u << 1,
+  /* Tests only (the negative control of the noexec mounts, issue 12):
+   * every mount of the view that sbx would make noexec stays executable,
+   * as before the fix, so a test can show its escape program catches the
+   * hole. sbx's command line never sets it and the warm-start server
+   * refuses it (an unknown flag there), so a run with it is always cold. */
+  SBX_RUN_TEST_EXEC_MOUNTS = 1u << 2,
+};
+
+struct sbx_run_request {
+  const struct cs_profile *profile; /* required */
+  const char *workspace;  /* required: existing directory; made absolute and resolved */
+  char *const *argv;      /* required, argv[0] non-empty; looked up in the sandbox's PATH
+                             unless it contains a '/'; never run through a shell */
+  uint64_t timeout_ms;    /* 0: the profile's max_execution_ms; otherwise the smaller
+                             of the two (a request can only lower the limit) */
+  /* Extra environment variable NAMES the caller explicitly passes through
+   * (NULL-terminated, may be NULL). Names starting with LD_ are refused. */
+  const char *const *pass_env;
+  uint32_t flags;         /* enum sbx_run_flags */
+  /* Approval workflow, system-call layer (runtime/supervise/sbx_unotify.h,
+   * docs/approvals.md): non-NULL loads a notify filter for unotify->ops
+   * in the command and serves it in the supervisor. NULL: none. */
+  const struct sbx_unotify_cfg *unotify;
+  /* Required by sbx_confine_run: what confinement reaches only through
+   * its caller, the supervisor first (sbx_hooks.h; sbx's own set:
+   * sbx_run_hooks, runtime/warm/sbx_run_hooks.h). NULL: refused. */
+  const struct sbx_confine_hooks *hooks;
+  /* Warm start (docs/sbx.md, "sbx serve"): the socket of a running
+   * `sbx serve` of the same user, tried first when non-NULL; any answer
+   * short of a started command falls back to the cold path. NULL: cold. */
+  const char *warm_socket;
+  /* Why an earlier warm attempt for this run was declined (the static
+   * front end tried it, then handed the run to this executable): noted as
+   * the start-up path's reason; the server is not asked again. NULL:
+   * none. */
+  const char *warm_declined;
+  /* The warm-start server's socket directory (docs/threat-model.md, "sbx
+   * serve"): masked in every view that would show it, full-root ones
+   * included, so no command can even try to reach the server. NULL: none. */
+  const char *mask_dir;
+  /* Polled when the supervisor's wait is interrupted by a signal; non-zero
+   * kills the sandbox (a warm run's init is not the caller's child, so a
+   * handler killing the caller's children cannot reach it). May be NULL. */
+  int (*interrupted)(void);
+  /* Called with the run's pid 1 (a host pid) before it may start the
+   * command; non-zero fails the run before anything executed. sbx ties its
+   * admission slot to it (sbx_admit_on_init): the slot of a SIGKILLed sbx
+   * returns only once its sandbox is gone. May be NULL. */
+  int (*on_init)(void *ctx, pid_t init);
+  void *on_init_ctx;
+};
+
+/* A refusal by Landlock during the run, named from the kernel's audit
+ * record (docs/confinement.md, "Naming refusals"). */
+#define SBX_LL_DENIALS_MAX 8
+struct sbx_denial {
+  char what[224];     /* "fs.execute /tmp/x", "net.connect_tcp 127.0.0.1:443" */
+  char rule[352];     /* the profile's rule behind it, with its origin */
+  const char *action; /* "errno(EACCES)", "errno(EPERM)" (static) */
+};
+
+/* Whether Landlock's refusals of a run could be named (grep tag: SBX_NAMING). */
+enum sbx_naming {
+  SBX_NAMING_OK = 0,         /* the run's records were read */
+  SBX_NAMING_NOT_ASKED,      /* SBX_RUN_NO_KMSG */
+  SBX_NAMING_NO_LOG,         /* neither the audit socket nor /dev/kmsg could be read */
+  SBX_NAMING_AUDIT_DISABLED, /* the kernel's audit is off: Landlock logs nothing */
+  SBX_NAMING_OLD_ABI,        /* Landlock ABI < 7: no records */
+  SBX_NAMING_UNCHECKED,      /* none found and, the command having exited 0, not asked why */
+  SBX_NAMING_COUNT_
+};
+
+struct sbx_run_result {
+  enum sbx_outcome outcome;
+  int exit_code;          /* what `sbx run` exits with (see enum sbx_exit_code) */
+  int status;             /* exit status, or signal number when SIGNALED */
+  enum sbx_layer layer;   /* layer of a FAILED / EXEC_FAILED outcome */
+  int error;              /* errno behind a FAILED / EXEC_FAILED outcome, 0 if none */
+  char message[512];      /* one line: "landlock: landlock_restrict_self: Operation not permitted" */
+  uint64_t elapsed_ms;    /* wall clock of the confined run */
+  uint64_t timeout_ms;    /* the limit actually applied */
+  /* When the seccomp filter refused or killed a system call and the kernel's
+   * audit record was found (see docs/confinement.md, "Naming the refused
+   * system call"): the call's number, name and the profile's rule for it.
+   * denied_syscall is -1 otherwise. denied_note points into the profile. */
+  int denied_syscall;
+  char denied_syscall_name[48];
+  const struct cs_syscall_note *denied_note;
+  int denied_count;       /* audit records found for the sandbox's processes */
+  char cgroup_info[128];  /* "cgroup v1 pids.max=64" / "none (rlimits only)" */
+  /* Which start-up path ran: "warm" (from a `sbx serve` template) or
+   * "cold"; start_note says why a warm start was not used ("" if it was). */
+  char start_path[8];
+  char start_note[160];
+  /* Refusals by Landlock named from the kernel's audit records (the first
+   * SBX_LL_DENIALS_MAX distinct ones); ll_denied_count counts every record
+   * of the run's domain; ll_naming says why none could be named. */
+  struct sbx_denial ll_denials[SBX_LL_DENIALS_MAX];
+  int n_ll_denials;
+  int ll_denied_count;
+  enum sbx_naming ll_naming;
+  bool audit_lost;        /* the kernel dropped records (printk rate limit, overrun) */
+};
+
+/* Runs req->argv confined by every layer of req->profile; blocks until the
+ * command and everything it started are gone. Not thread-safe with other
+ * fork()ing threads of the caller (it clones); if the caller ignores
+ * SIGCHLD it is set to the default for the duration of the call and
+ * restored. The command never inherits ignored or blocked signals. Always fills *res. Returns 0
+ * when the command was started (whatever its outcome), a negative errno when
+ * sbx refused or failed before the command ran (res->outcome FAILED, 125). */
+int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *res);
+
+enum sbx_cgroup_mode {
+  SBX_CGROUP_NONE = 0, /* rlimits only */
+  SBX_CGROUP_V2 = 1,   /* a delegated cgroup v2 subtree with memory and pids */
+  SBX_CGROUP_V1 = 2,   /* cgroup v1 pids (and memory when writable) hierarchies */
+};
+
+struct sbx_features {
+  bool root;                 /* euid 0 with CAP_SYS_ADMIN: no user namespace needed */
+  bool ns_user, ns_mount, ns_pid, ns_ipc, ns_uts, ns_net, ns_cgroup;
+  bool userns_usable;        /* an unprivileged user namespace can be created */
+  bool seccomp_filter;       /* SECCOMP_SET_MODE_FILTER */
+  bool seccomp_new_listener; /* SECCOMP_FILTER_FLAG_NEW_LISTENER */
+  bool seccomp_tsync;        /* SECCOMP_FILTER_FLAG_TSYNC */
+  bool seccomp_log;          /* SECCOMP_FILTER_FLAG_LOG */
+  bool seccomp_spec_allow;   /* SECCOMP_FILTER_FLAG_SPEC_ALLOW */
+  bool seccomp_wait_killable_recv; /* SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV */
+  int landlock_abi;          /* 0: no Landlock (disabled or not built) */
+  bool close_range;
+  bool mount_setattr;        /* recursive read-only binds */
+  bool kmsg_readable;        /* seccomp audit records can be read from /dev/kmsg */
+  int io_uring_disabled;     /* kernel.io_uring_disabled, -1 unknown */
+  enum sbx_cgroup_mode cgroup;
+  char cgroup_detail[192];   /* why this cgroup mode */
+};
+
+/* Probes the running kernel without changing anything outside short-lived
+ * child processes. Returns 0 or -ENOMEM/-errno of a failed probe fork. */
+int sbx_probe_features(struct sbx_features *f);
+
+/* Prints the probe as `name: value  (why it matters)` lines, for `sbx check`. */
+void sbx_features_describe(const struct sbx_features *f, FILE *out);
+
+/* The Landlock ABI a profile needs: 1 for files, 3 for truncate control, 4
+ * for TCP when the network is blocked, 6 for signal/abstract-unix scoping. */
+int sbx_profile_landlock_abi(const struct cs_profile *p);
+
+/* 0 when every layer of *p can be enforced on a kernel with *f; otherwise
+ * -ENOTSUP and `why` says which layer and what is missing ("landlock: the
+ * profile needs ABI 6 (signal and abstract unix socket scoping), the kernel
+ * offers 3"). -EINVAL for a malformed profile (no filter, no limits). */
+int sbx_profile_enforceable(const struct cs_profile *p, const struct sbx_features *f,
+                            char *why, size_t why_len);
+
+/* Prints what sbx_confine_run would set up for *req on this kernel, without
+ * running anything: namespaces, every mount of the view (kind, path, why),
+ * every Landlock rule with its rights, limits and the environment. For
+ * `sbx explain --workspace` and auditors. Returns 0 or a negative errno
+ * (the message of a refusal is printed). */
+int sbx_confine_describe(const struct sbx_run_request *req, FILE *out);
+
+/* The environment allowlist (NULL-terminated; entries ending in '*' are
+ * prefixes, e.g. "LC_*"), for docs and `sbx explain`. */
+extern const char *const sbx_env_allowlist[];
+
+#endif

@@ -1,0 +1,31 @@
+/* sbx_mount: the sandbox's private root view, built from the plan
+ * (sbx_mount.c; cold: by pid 1, warm: a template's and each run's). */
+#ifndef CS_RUNTIME_SBX_MOUNT_H
+#define CS_RUNTIME_SBX_MOUNT_H
+
+#include <stdbool.h>
+
+#include "sbx_fail.h"
+#include "sbx_plan.h"
+
+/* Runs as pid 1 of the new namespaces: builds the root view and pivots into
+ * it. Returns 0 or -errno with *f filled. */
+int sbx_mount_build(const struct sbx_plan *plan, struct sbx_fail *f);
+/* Warm start (runtime/warm/sbx_serve_tmpl.c): the run-independent part of the same view, in
+ * a template's own mount namespace: /proc, /tmp and /dev/shm are left as
+ * empty mount points for each run's own. */
+int sbx_mount_template(const struct sbx_plan *plan, struct sbx_fail *f);
+/* Per run, in a private copy of a template's mount namespace: a fresh
+ * /tmp (the plan's entries under /tmp moved onto it), /dev/shm and /proc,
+ * exactly as sbx_mount_build makes them; then chdir to the workspace. */
+int sbx_mount_fresh(const struct sbx_plan *plan, struct sbx_fail *f);
+/* As pid 1 of the sandbox's pid namespace, before the command exists: no
+ * executable memfd in that namespace for a profile without a shell
+ * (sbx_memfd.c). 0 also when the kernel or a user namespace does not
+ * offer it (the filter is the profile's layer); -errno with *f filled. */
+int sbx_memfd_noexec(const struct sbx_plan *plan, struct sbx_fail *f);
+/* Can a template and sbx_mount_fresh reproduce this plan's view? (Not
+ * over the host's root; no symlink entry under /tmp.) */
+bool sbx_mount_warm_ok(const struct sbx_plan *plan);
+
+#endif

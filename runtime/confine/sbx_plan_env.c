@@ -1,0 +1,92 @@
+/* sbx_plan_env: the sandbox's environment (sbx_plan_environment): an
+ * allowlist of the caller's variables, the names the caller passes on
+ * (never LD_*), and sbx's own PATH, HOME, PWD and SBX_PROFILE. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sbx_plan.h"
+#include "sbx_plan_parts.h"
+
+extern char **environ;
+
+const char *const sbx_env_allowlist[] = {"PATH", "HOME", "LANG", "LANGUAGE", "LC_*", "TERM",
+                                         "TZ",   "USER", "LOGNAME", "PWD", "SBX_PROFILE", NULL};
+
+/* Appends an owned "NAME=value" string (freed here on failure). */
+static int sbx_plan_env_take(struct sbx_plan *p, char *s)
+{
+  if (!s)
+    return -ENOMEM;
+  if (p->n_env + 1 >= p->cap_env) {
+    size_t cap = p->cap_env ? p->cap_env * 2 : 16;
+    void *m = realloc(p->envp, cap * sizeof *p->envp);
+    if (!m) {
+      free(s);
+      return -ENOMEM;
+    }
+    p->envp = m;
+    p->cap_env = cap;
+  }
+  p->envp[p->n_env++] = s;
+  p->envp[p->n_env] = NULL;
+  return 0;
+}
+
+static int sbx_plan_env(struct sbx_plan *p, const char *name, const char *value)
+{
+  char *s;
+  if (asprintf(&s, "%s=%s", name, value) < 0)
+    return -ENOMEM;
+  return sbx_plan_env_take(p, s);
+}
+
+/* Is `name` (of a "NAME=value" string, len bytes) on the allowlist or in the
+ * caller's pass list? LD_* never is: the loader would obey it inside. */
+static bool sbx_env_allowed(const char *name, size_t len, const char *const *pass)
+{
+  if (len >= 3 && strncmp(name, "LD_", 3) == 0)
+    return false;
+  for (const char *const *a = sbx_env_allowlist; *a; a++) {
+    size_t al = strlen(*a);
+    if ((*a)[al - 1] == '*' ? (len >= al - 1 && strncmp(name, *a, al - 1) == 0)
+                            : (len == al && strncmp(name, *a, len) == 0))
+      return true;
+  }
+  for (; pass && *pass; pass++)
+    if (strlen(*pass) == len && strncmp(name, *pass, len) == 0)
+      return true;
+  return false;
+}
+
+int sbx_plan_environment(struct sbx_plan *p, const struct sbx_run_request *req)
+{
+  int rc;
+  for (const char *const *pe = req->pass_env; pe && *pe; pe++)
+    if (strncmp(*pe, "LD_", 3) == 0 || (*pe)[0] == '\0' || strchr(*pe, '='))
+      return -EINVAL;
+  /* PATH, HOME and PWD are sbx's, whatever the caller had. */
+  if ((rc = sbx_plan_env(p, "PATH", SBX_SANDBOX_PATH)) < 0 ||
+      (rc = sbx_plan_env(p, "HOME", SBX_SANDBOX_HOME)) < 0 ||
+      (rc = sbx_plan_env(p, "PWD", p->workspace)) < 0 ||
+      (rc = sbx_plan_env(p, "SBX_PROFILE", p->profile->name ? p->profile->name : "?")) < 0)
+    return rc;
+  for (char **e = environ; e && *e; e++) {
+    const char *eq = strchr(*e, '=');
+    size_t len;
+    if (!eq)
+      continue;
+    len = (size_t)(eq - *e);
+    if ((len == 4 && (strncmp(*e, "PATH", 4) == 0 || strncmp(*e, "HOME", 4) == 0)) ||
+        (len == 3 && strncmp(*e, "PWD", 3) == 0) ||
+        (len == 11 && strncmp(*e, "SBX_PROFILE", 11) == 0))
+      continue;
+    if (!sbx_env_allowed(*e, len, req->pass_env))
+      continue;
+    if ((rc = sbx_plan_env_take(p, strdup(*e))) < 0)
+      return rc;
+  }
+  return 0;
+}

@@ -1,0 +1,36 @@
+/* sbx_plan_parts: what the files of the plan share (sbx_plan.c,
+ * sbx_plan_git.c, sbx_plan_shells.c, sbx_plan_env.c, sbx_plan_noexec.c,
+ * sbx_probe.c). Not
+ * used outside them: the plan's API is sbx_plan.h. */
+#ifndef CS_RUNTIME_SBX_PLAN_PARTS_H
+#define CS_RUNTIME_SBX_PLAN_PARTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sbx_plan.h"
+
+/* The directories programs are looked up in (the sandbox's PATH). */
+extern const char *const sbx_bin_dirs[];
+
+/* Is `path` `dir` or below it? */
+bool sbx_path_under(const char *path, const char *dir);
+/* Records a fact the plan is about to use (warm templates only). */
+void sbx_probe(struct sbx_plan *p, const char *path, enum sbx_probe_kind kind);
+/* Appends a mount entry / a Landlock rule to the plan; 0 or -ENOMEM. */
+int sbx_plan_mount(struct sbx_plan *p, const char *path, enum sbx_mount_kind kind,
+                   const char *target, bool is_dir, const char *why);
+int sbx_plan_rule(struct sbx_plan *p, const char *path, uint64_t access, bool optional);
+/* Does the view (as planned so far) show `path`? */
+bool sbx_is_visible(const struct sbx_plan *p, const char *path);
+
+/* The parts of a plan planned in their own files; 0 or a negative errno
+ * (-ELOOP: a symlinked .git, .git/config or .git/hooks). */
+int sbx_plan_git(struct sbx_plan *p);
+int sbx_plan_shells(struct sbx_plan *p);
+/* Marks every mount no Landlock EXECUTE rule reaches noexec (and the
+ * private /tmp, /dev/shm, the host root as base); `keep_exec`: the tests'
+ * negative control (SBX_RUN_TEST_EXEC_MOUNTS) leaves every mount as before. */
+void sbx_plan_noexec(struct sbx_plan *p, bool keep_exec);
+
+#endif

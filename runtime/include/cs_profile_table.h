@@ -1,0 +1,129 @@
+/* cs_profile_table: the layout of the security-profile tables pnetc
+ * generates from a .pol file (gen/) and sbx (runtime/) enforces. One
+ * struct cs_profile per profile; see docs/table-format.md. */
+#ifndef CS_RUNTIME_PROFILE_TABLE_H
+#define CS_RUNTIME_PROFILE_TABLE_H
+
+#include <linux/filter.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cs_approval_ops.h"
+
+#define CS_PROFILE_TABLE_VERSION 1
+
+enum cs_shell_policy {
+  CS_SHELL_NONE = 0,      /* no shell may be executed, not even inside the sandbox */
+  CS_SHELL_SANDBOXED = 1, /* a shell runs, confined like everything else */
+  CS_SHELL_FULL = 2,
+};
+
+/* Access bits of a path rule; they map onto Landlock access rights. */
+enum cs_path_access {
+  CS_PATH_READ = 1u << 0,
+  CS_PATH_WRITE = 1u << 1,
+  CS_PATH_EXEC = 1u << 2,
+};
+
+struct cs_path_rule {
+  const char *path;   /* may start with ${WORKSPACE} or ~, expanded by sbx */
+  uint32_t access;    /* enum cs_path_access bits */
+  const char *origin; /* "profiles.pol:57:5", for messages */
+};
+
+/* A command-level approval rule written in .pol (`rule "force-push" ask
+ * network { program "git"; args "push --force"; }`); sbx adds them to its
+ * built-in rules (docs/approvals.md, struct cs_cmdrule). action: enum
+ * cs_cmdrule_action (0 allow, 1 ask, 2 deny); operation: enum
+ * cs_approval_operation (cs_approval_ops.h: 0 delete, 1 network, 2 sudo, 3 git-config,
+ * 4 exec). Their examples were checked by pnetc. */
+struct cs_command_rule {
+  const char *name;
+  const char *program; /* glob on argv[0]'s base name */
+  const char *args;    /* argument patterns, "" for none */
+  uint32_t action;
+  uint32_t operation;
+  const char *origin;  /* "profiles.pol:140:3 (profile standard)" */
+};
+
+/* Which rule of which profile decides a system call; sbx uses it to name
+ * the rule when the kernel refuses or kills a call. */
+struct cs_syscall_note {
+  int nr;
+  const char *name;
+  const char *action; /* "allow", "errno(EPERM)", "kill-process", ... */
+  const char *origin;
+};
+
+struct cs_limits {
+  uint64_t max_execution_ms; /* wall clock; 0 never (not produced: every profile has one) */
+  uint64_t max_memory_bytes; /* RLIMIT_AS */
+  uint64_t max_cpu_seconds;  /* RLIMIT_CPU */
+  uint64_t max_processes;    /* RLIMIT_NPROC */
+  uint64_t max_open_files;   /* RLIMIT_NOFILE */
+  uint64_t max_file_size;    /* RLIMIT_FSIZE */
+};
+
+struct cs_profile {
+  const char *name;   /* strict */
+  const char *alias;  /* READ_ONLY */
+  const char *extends; /* parent profile's name, NULL for a root */
+  const char *summary; /* one line in plain words */
+  const char *origin;
+
+  enum cs_shell_policy shell;
+  bool allow_network;
+  bool allow_file_write;
+  bool allow_file_delete;
+
+  const struct cs_path_rule *allowed_paths;
+  uint32_t n_allowed_paths;
+  const struct cs_path_rule *denied_paths; /* win over allowed ones */
+  uint32_t n_denied_paths;
+
+  struct cs_limits limits;
+  uint32_t approval_ops; /* CS_APPROVE_* bits (cs_approval_ops.h) */
+  const char *default_tier;
+
+  /* The compiled x86_64 seccomp filter and the rule behind each call. */
+  const struct sock_filter *filter;
+  uint32_t filter_len;
+  const struct cs_syscall_note *syscall_notes;
+  uint32_t n_syscall_notes;
+  const char *default_action; /* text of the profile's default action */
+
+  /* Command-level approval rules of the profile and its parents (parents'
+   * first); NULL with count 0 when it has none. */
+  const struct cs_command_rule *command_rules;
+  uint32_t n_command_rules;
+};
+
+/* What the generated tables promise (gen/emit_c_pol.c, maintained by the
+ * policy compiler; changes to this header stay additive, and each one is
+ * announced here for the sbx side):
+ *
+ * - profiles.h declares `extern const struct cs_profile cs_profiles[]`,
+ *   `extern const uint32_t cs_profiles_count` and
+ *   `const struct cs_profile *cs_profile_find(const char *name_or_alias)`
+ *   (NULL for an unknown name: refuse to run), plus CS_PROFILES_COUNT and
+ *   enum cs_profile_index. It _Static_asserts CS_PROFILE_TABLE_VERSION.
+ * - filter is for AUDIT_ARCH_X86_64 only: calls from another ABI (i386,
+ *   x32) hit SECCOMP_RET_KILL_PROCESS in every profile. Load it after
+ *   PR_SET_NO_NEW_PRIVS, as the last step before execve.
+ * - syscall_notes are ordered by nr and, for one nr, in the order the
+ *   filter tries them; action is the .pol spelling followed, for a
+ *   conditional rule, by " if <condition>" over argN (".lo32": compared
+ *   on the low 32 bits). A call with no note gets default_action.
+ * - errno values in notes and default_action are names ("errno(EPERM)");
+ *   ENOSYS marks calls refused so that libc falls back (clone3, io_uring).
+ * - allowed_paths / denied_paths hold paths as written: absolute, or
+ *   starting with "${WORKSPACE}" or "~", to expand before use; a denied
+ *   path wins over any allowed one. allowed_paths is NULL with count 0
+ *   when nothing is accessible; denied_paths NULL when nothing is denied.
+ * - limits are all non-zero; default_tier is one of "v8", "seccomp",
+ *   "wasm", "tee".
+ * - origin strings are "file:line:col" relative to the policy's
+ *   directory, and for notes end in "(profile NAME)" naming the profile
+ *   whose statement wrote the rule (a parent's, for inherited rules). */
+
+#endif

@@ -1,0 +1,71 @@
+/* sbx_approval_hooks: the approvals' system-call layer as confinement's
+ * hooks (sbx_approval_hooks.h; runtime/confine/sbx_hooks.h): the command's
+ * hand-off of its notify listener, and the supervisor's side that serves
+ * it (sbx_unotify_sbx.c) and names its helpers. */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sbx_approval_hooks.h"
+#include "sbx_unotify_sbx.h"
+
+/* The run's server, zeroed: sbx_unotify_start fills it when the listener
+ * comes; closed by sbx_approvals_close whether or not it did. */
+static void *sbx_approvals_open(void)
+{
+  return calloc(1, sizeof(struct sbx_unotify_srv));
+}
+
+static int sbx_approvals_handoff(int ctl, const struct sbx_unotify_cfg *cfg, struct sbx_fail *f)
+{
+  return sbx_unotify_handoff(ctl, cfg->ops, f);
+}
+
+static void sbx_approvals_close(void *state)
+{
+  sbx_unotify_stop(state);
+  free(state);
+}
+
+/* The cold path's system-call layer: takes the notify listener from the
+ * process that announced it (pidfd_getfd, sbx_unotify.h) and serves it. */
+static void sbx_take_listener(struct sbx_sup *s, pid_t from, const struct sbx_run_request *req)
+{
+  struct sbx_unotify_srv *srv = s->approvals;
+  int fd = sbx_unotify_pull(from);
+  if (fd < 0) {
+    /* The sender waits at the barrier for a supervisor that will never
+     * come: end it now (the run fails, closed) rather than at its
+     * timeout. */
+    fprintf(stderr, "sbx: approval: cannot take the notify listener from the sandbox: %s\n",
+            strerror(-fd));
+    (void)kill(from, SIGKILL);
+    return;
+  }
+  (void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+  /* Without a server the sandbox's notified calls fail (ENOSYS): closed,
+   * never open. */
+  if (!req->unotify || !srv || srv->running ||
+      sbx_unotify_start(srv, fd, req->unotify, s->plan) != 0) {
+    if (!req->unotify || !srv || srv->running)
+      close(fd);
+    fprintf(stderr, "sbx: approval: system-call layer not served; those calls fail\n");
+  }
+}
+
+/* The approvals' helpers of this run (sbx_unotify_sbx.h). */
+static size_t sbx_helper_pids(struct sbx_sup *s, pid_t *out, size_t max)
+{
+  return s->approvals ? sbx_unotify_helpers(s->approvals, out, max) : 0;
+}
+
+const struct sbx_approval_hooks sbx_approvals_unotify = {
+    .handoff = sbx_approvals_handoff,
+    .open = sbx_approvals_open,
+    .serve_listener = sbx_take_listener,
+    .helper_pids = sbx_helper_pids,
+    .close = sbx_approvals_close,
+};
