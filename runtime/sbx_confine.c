@@ -398,8 +398,14 @@ static void sbx_take_listener(struct sbx_sup *s, pid_t from, const struct sbx_ru
   (void)fcntl(fd, F_SETFD, FD_CLOEXEC);
   /* Without a server the sandbox's notified calls fail (ENOSYS): closed,
    * never open. */
+  struct sbx_unotify_cfg cfg;
+  if (req->unotify) {
+    /* The helpers' work is the run's: created in its cgroup. */
+    cfg = *req->unotify;
+    cfg.helper_cgroup = s->cgroup_dir;
+  }
   if (!req->unotify || !s->unotify || s->unotify->running ||
-      sbx_unotify_start(s->unotify, fd, req->unotify, s->plan) != 0) {
+      sbx_unotify_start(s->unotify, fd, &cfg, s->plan) != 0) {
     if (!req->unotify || !s->unotify || s->unotify->running)
       close(fd);
     fprintf(stderr, "sbx: approval: system-call layer not served; those calls fail\n");
@@ -556,7 +562,8 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
     struct sbx_sup sup = {.ctl = sv[0], .init = init, .init_pidfd = -1, .server = -1,
                           .t0 = t0, .tmax = tmax, .plan = &plan, .unotify = &unotify,
                           .serve_listener = sbx_take_listener,
-                          .helper_pids = sbx_helper_pids};
+                          .helper_pids = sbx_helper_pids,
+                          .cgroup_dir = cg.mode != SBX_CGROUP_NONE ? cg.pids_dir : NULL};
     rc = sbx_supervise(&sup, req, res, kmsg);
     init = -1;
   }

@@ -372,6 +372,9 @@ struct sbx_sup {
    * command (up to max, into out), whose Landlock refusals are the run's
    * too. NULL: none. */
   size_t (*helper_pids)(struct sbx_sup *s, pid_t *out, size_t max);
+  /* Cold: the run's cgroup directory, where the approvals' helpers are
+   * created (sbx_unotify_charge.c); NULL when the run has none. */
+  const char *cgroup_dir;
   /* Out: a layer reported failing (SBX_MSG_FAIL) and the command never
    * said READY, exec-failed or exited: nothing of it was executed. */
   bool fail_before_ready;
