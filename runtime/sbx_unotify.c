@@ -334,7 +334,7 @@ static int sbx_un_handle(int listener, const struct seccomp_notif *n,
       /* Not a socket (dom < 0): the send fails in the kernel, reaching
        * nothing. */
       if (!m->namelen || dom < 0 || (cfg->preapproved & CS_APPROVE_EXTERNAL_NETWORK) ||
-          sbx_un_reach_local(dom, &m->name, m->namelen, addr, sizeof addr))
+          sbx_un_reach_local(dom, &m->name, m->namelen, false, addr, sizeof addr))
         continue;
       for (unsigned j = 0; j < i && !seen; j++)
         seen = op->msgs[j].namelen == m->namelen && memcmp(&op->msgs[j].name, &m->name, m->namelen) == 0;
@@ -364,7 +364,8 @@ static int sbx_un_handle(int listener, const struct seccomp_notif *n,
      * no address (sendto with length 0) is the connected peer, and a
      * descriptor that is no socket reaches nothing. */
     ask = op->addrlen && dom >= 0 &&
-          !sbx_un_reach_local(dom, &op->addr, op->addrlen, addr, sizeof addr);
+          !sbx_un_reach_local(dom, &op->addr, op->addrlen, op->kind == SBX_UN_BIND, addr,
+                              sizeof addr);
     req.address = addr;
   }
   if (ask && req.operation == CS_APPROVAL_OP_DELETE && sbx_un_git_bookkeeping(op, shown, shown2))

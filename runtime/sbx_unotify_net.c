@@ -67,46 +67,49 @@ int sbx_un_sock_domain(int sock)
   return dom;
 }
 
-static bool sbx_un_v4_local(const unsigned char *a4)
+/* 127.0.0.0/8, and for a destination 0.0.0.0 (which Linux connects to
+ * the host itself); bound, 0.0.0.0 is every interface: not local. */
+static bool sbx_un_v4_local(const unsigned char *a4, bool bind)
 {
-  /* 127.0.0.0/8 and 0.0.0.0 (which Linux connects to the host itself). */
-  return a4[0] == 127 || (a4[0] | a4[1] | a4[2] | a4[3]) == 0;
+  return a4[0] == 127 || (!bind && (a4[0] | a4[1] | a4[2] | a4[3]) == 0);
 }
 
-static bool sbx_un_v6_local(const struct in6_addr *a)
+static bool sbx_un_v6_local(const struct in6_addr *a, bool bind)
 {
-  if (IN6_IS_ADDR_LOOPBACK(a) || IN6_IS_ADDR_UNSPECIFIED(a))
+  if (IN6_IS_ADDR_LOOPBACK(a) || (!bind && IN6_IS_ADDR_UNSPECIFIED(a)))
     return true;
-  return IN6_IS_ADDR_V4MAPPED(a) && sbx_un_v4_local(a->s6_addr + 12);
+  return IN6_IS_ADDR_V4MAPPED(a) && sbx_un_v4_local(a->s6_addr + 12, bind);
 }
 
 /* The two readings of the bytes of a sockaddr: as sockaddr_in (address at
  * offset 4) and as sockaddr_in6 (offset 8). Each: 1 local, 0 external,
  * -1 too short to hold one. */
-static int sbx_un_read_v4(const struct sockaddr_storage *ss, unsigned len, char *ip, size_t iplen)
+static int sbx_un_read_v4(const struct sockaddr_storage *ss, unsigned len, bool bind, char *ip,
+                          size_t iplen)
 {
   const struct sockaddr_in *in = (const void *)ss;
   if (len < sizeof *in)
     return -1;
   inet_ntop(AF_INET, &in->sin_addr, ip, (socklen_t)iplen);
-  return sbx_un_v4_local((const unsigned char *)&in->sin_addr);
+  return sbx_un_v4_local((const unsigned char *)&in->sin_addr, bind);
 }
 
 /* SIN6_LEN_RFC2133 (24 bytes, without sin6_scope_id) is what the kernel
  * accepts as an IPv6 address. */
 #define SBX_UN_SIN6_MIN 24u
 
-static int sbx_un_read_v6(const struct sockaddr_storage *ss, unsigned len, char *ip, size_t iplen)
+static int sbx_un_read_v6(const struct sockaddr_storage *ss, unsigned len, bool bind, char *ip,
+                          size_t iplen)
 {
   const struct sockaddr_in6 *in6 = (const void *)ss;
   if (len < SBX_UN_SIN6_MIN)
     return -1;
   inet_ntop(AF_INET6, &in6->sin6_addr, ip, (socklen_t)iplen);
-  return sbx_un_v6_local(&in6->sin6_addr);
+  return sbx_un_v6_local(&in6->sin6_addr, bind);
 }
 
-bool sbx_un_reach_local(int domain, const struct sockaddr_storage *ss, unsigned len, char *text,
-                        size_t tlen)
+bool sbx_un_reach_local(int domain, const struct sockaddr_storage *ss, unsigned len, bool bind,
+                        char *text, size_t tlen)
 {
   char ip4[INET_ADDRSTRLEN] = "?", ip6[INET6_ADDRSTRLEN] = "?";
   const struct sockaddr_in *in = (const void *)ss;
@@ -124,11 +127,11 @@ bool sbx_un_reach_local(int domain, const struct sockaddr_storage *ss, unsigned 
     return false;
   }
   if (fam == AF_INET || (fam == AF_UNSPEC && domain == AF_INET)) {
-    v4 = sbx_un_read_v4(ss, len, ip4, sizeof ip4);
+    v4 = sbx_un_read_v4(ss, len, bind, ip4, sizeof ip4);
     if (fam == AF_UNSPEC) {
       /* IPv4 reading (what an AF_INET socket does with it) and the IPv6
        * one (IPV6_ADDRFORM race, and AF_INET6 raw sockets). */
-      v6 = sbx_un_read_v6(ss, len, ip6, sizeof ip6);
+      v6 = sbx_un_read_v6(ss, len, bind, ip6, sizeof ip6);
       snprintf(text, tlen, "%s:%u (family AF_UNSPEC on an IPv%c socket)", ip4,
                ntohs(in->sin_port), domain == AF_INET ? '4' : '6');
       return v4 == 1 && v6 != 0;
@@ -138,8 +141,8 @@ bool sbx_un_reach_local(int domain, const struct sockaddr_storage *ss, unsigned 
   }
   if (fam == AF_INET6 || fam == AF_UNSPEC) {
     const struct sockaddr_in6 *in6 = (const void *)ss;
-    v6 = sbx_un_read_v6(ss, len, ip6, sizeof ip6);
-    v4 = sbx_un_read_v4(ss, len, ip4, sizeof ip4);
+    v6 = sbx_un_read_v6(ss, len, bind, ip6, sizeof ip6);
+    v4 = sbx_un_read_v4(ss, len, bind, ip4, sizeof ip4);
     snprintf(text, tlen, "[%s]:%u%s", ip6, ntohs(in6->sin6_port),
              fam == AF_UNSPEC ? " (family AF_UNSPEC on an IPv6 socket)" : "");
     /* The IPv4 reading matters only for AF_UNSPEC (see above); a socket
@@ -159,7 +162,7 @@ bool sbx_un_listen_local(int sock, char *text, size_t tlen)
 
   memset(&ss, 0, sizeof ss);
   if (dom == AF_UNIX || dom == AF_NETLINK)
-    return sbx_un_reach_local(dom, &ss, 0, text, tlen);
+    return sbx_un_reach_local(dom, &ss, 0, true, text, tlen);
   if (getsockname(sock, (struct sockaddr *)&ss, &len) != 0 || len > sizeof ss) {
     snprintf(text, tlen, "socket family %d (address unknown)", dom);
     return false;
@@ -172,7 +175,11 @@ bool sbx_un_listen_local(int sock, char *text, size_t tlen)
              dom == AF_INET ? "0.0.0.0" : "[::]");
     return false;
   }
-  return dom == AF_INET || dom == AF_INET6 ? true : sbx_un_reach_local(dom, &ss, len, text, tlen);
+  if (dom == AF_INET || dom == AF_INET6) {
+    snprintf(text, tlen, "a socket bound before (decided at its bind)");
+    return true;
+  }
+  return sbx_un_reach_local(dom, &ss, len, true, text, tlen);
 }
 
 /* Ancillary data of a send that cannot change where the packet goes:

@@ -112,12 +112,13 @@ int sbx_un_msg_writeback(const struct sbx_un_op *op, pid_t tid, long count);
 void sbx_un_msg_free(struct sbx_un_op *op);
 
 /* Sockets (sbx_unotify_net.c). The socket's real family (SO_DOMAIN), or
- * -errno. Where addr leads on a socket of that family: true when it stays
- * on this machine; text is what the approver is shown. Fail closed:
+ * -errno. Where addr leads on a socket of that family (bind: where it
+ * listens, and the wildcard address is every interface): true when it
+ * stays on this machine; text is what the approver is shown. Fail closed:
  * anything not understood is external. */
 int sbx_un_sock_domain(int sock);
-bool sbx_un_reach_local(int domain, const struct sockaddr_storage *ss, unsigned len, char *text,
-                        size_t tlen);
+bool sbx_un_reach_local(int domain, const struct sockaddr_storage *ss, unsigned len, bool bind,
+                        char *text, size_t tlen);
 /* Would listen() on sock accept only connections from this machine? */
 bool sbx_un_listen_local(int sock, char *text, size_t tlen);
 /* Ancillary data of a send: 0, or -EPERM (with a message) for anything

@@ -6,20 +6,7 @@
 # (TEST-NET-2) is a local address: nothing real is ever contacted.
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
-if [ -z "${IN_NETNS:-}" ]; then
-  command -v unshare >/dev/null && command -v ip >/dev/null || { echo "SKIP: needs unshare and ip"; exit 77; }
-  unshare -n true 2>/dev/null || { echo "SKIP: cannot create a network namespace"; exit 77; }
-  exec unshare -n env IN_NETNS=1 bash "$0"
-fi
-ip link set lo up || fail "lo up"
-# A dummy interface when the kernel has the module, a veth pair else, and
-# as a last resort the address on lo itself: the supervisor decides by the
-# address, not by the interface.
-if ip link add sbxd0 type dummy 2>/dev/null || ip link add sbxd0 type veth peer name sbxd1 2>/dev/null; then
-  ip addr add 198.51.100.1/24 dev sbxd0 && ip link set sbxd0 up || fail "interface setup"
-else
-  ip addr add 198.51.100.1/32 dev lo || fail "address setup"
-fi
+. "$(dirname "$0")/netns.sh" "$0"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 out=$("$UNOTIFY_RUN" "exec:$APPROVERS/allow.sh" network -- /bin/true 2>&1); rc=$?
