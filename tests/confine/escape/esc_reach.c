@@ -21,6 +21,8 @@
  *   esc_reach listen_lo PORT     positive: bind 127.0.0.1 and listen works
  *   esc_reach packet IFNAME      an AF_PACKET datagram on IFNAME (a family
  *                                the supervisor must not take as local)
+ *   esc_reach uring              io_uring_setup: its connect/send/bind are
+ *                                seen by no filter
  *
  * Exit 0: every attempt refused; 10: one went through (ESCAPED). */
 #include <arpa/inet.h>
@@ -29,9 +31,11 @@
 #include <netinet/ip.h>
 #include <linux/if_packet.h>
 #include <linux/if_ether.h>
+#include <linux/io_uring.h>
 #include <linux/seg6.h>
 #include <stdbool.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "esc_common.h"
@@ -220,6 +224,14 @@ static int esc_packet(const char *ifname)
   ESC_DONE();
 }
 
+static int esc_uring(void)
+{
+  struct io_uring_params params;
+  memset(&params, 0, sizeof params);
+  ESC_ATTEMPT(syscall(__NR_io_uring_setup, 8, &params) >= 0, "io_uring_setup");
+  ESC_DONE();
+}
+
 int main(int argc, char **argv)
 {
   if (argc == 4 && strcmp(argv[1], "unspec") == 0)
@@ -238,6 +250,8 @@ int main(int argc, char **argv)
   }
   if (argc == 3 && strcmp(argv[1], "packet") == 0)
     return esc_packet(argv[2]);
+  if (argc == 2 && strcmp(argv[1], "uring") == 0)
+    return esc_uring();
   ESC_USAGE("esc_reach unspec ADDR PORT | route ADDR6 ADDR PORT | listen ADDR PORT | "
-            "listen_lo PORT | packet IFNAME");
+            "listen_lo PORT | packet IFNAME | uring");
 }
