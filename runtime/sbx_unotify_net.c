@@ -23,8 +23,9 @@
  * is not loopback (INADDR_ANY, in6addr_any, an interface's address) lets
  * other hosts connect and is asked about like an external connection, and
  * listen() on a socket never bound does too (the kernel binds it to the
- * wildcard address). Connections accepted on such a socket are covered by
- * that decision.
+ * wildcard address); listen() on a socket bound to such an address is
+ * asked again (its address may not come from a bind that was asked).
+ * Connections accepted on such a socket are covered by that decision.
  *
  * Routing headers and IP options (source routes) change where a packet
  * finally goes whatever its destination address says. The profiles refuse
@@ -161,23 +162,24 @@ bool sbx_un_listen_local(int sock, char *text, size_t tlen)
   int dom = sbx_un_sock_domain(sock);
 
   memset(&ss, 0, sizeof ss);
-  if (dom == AF_UNIX || dom == AF_NETLINK)
-    return sbx_un_reach_local(dom, &ss, 0, true, text, tlen);
+  if (dom < 0 || dom == AF_UNIX || dom == AF_NETLINK) {
+    /* No socket: listen fails in the kernel, reaching nothing. */
+    snprintf(text, tlen, "%s", dom < 0 ? "not a socket" : "local socket");
+    return true;
+  }
   if (getsockname(sock, (struct sockaddr *)&ss, &len) != 0 || len > sizeof ss) {
     snprintf(text, tlen, "socket family %d (address unknown)", dom);
     return false;
   }
   /* Port 0: not bound yet, and listen() binds it to the wildcard address
-   * (every interface). A bound socket was decided at its bind(), which
-   * every bind in the sandbox goes through. */
+   * (every interface). Bound: by its address, as at bind, and asked again
+   * rather than trusting that the bind was the one asked about (a socket
+   * may have its address from elsewhere: a connect that chose it, a
+   * descriptor from outside). */
   if ((dom == AF_INET || dom == AF_INET6) && ((const struct sockaddr_in *)&ss)->sin_port == 0) {
     snprintf(text, tlen, "%s (unbound: the kernel binds it to every interface)",
              dom == AF_INET ? "0.0.0.0" : "[::]");
     return false;
-  }
-  if (dom == AF_INET || dom == AF_INET6) {
-    snprintf(text, tlen, "a socket bound before (decided at its bind)");
-    return true;
   }
   return sbx_un_reach_local(dom, &ss, len, true, text, tlen);
 }
