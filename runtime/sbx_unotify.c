@@ -366,6 +366,8 @@ static int sbx_un_handle(int listener, const struct seccomp_notif *n,
     ask = op->addrlen && dom >= 0 &&
           !sbx_un_reach_local(dom, &op->addr, op->addrlen, op->kind == SBX_UN_BIND, addr,
                               sizeof addr);
+    if (ask && op->kind == SBX_UN_BIND && sbx_un_bind_ephemeral_dgram(op->sock, dom, &op->addr))
+      ask = false;
     req.address = addr;
   }
   if (ask && req.operation == CS_APPROVAL_OP_DELETE && sbx_un_git_bookkeeping(op, shown, shown2))

@@ -155,6 +155,20 @@ bool sbx_un_reach_local(int domain, const struct sockaddr_storage *ss, unsigned 
   return false;
 }
 
+bool sbx_un_bind_ephemeral_dgram(int sock, int domain, const struct sockaddr_storage *ss)
+{
+  int type = 0;
+  socklen_t tl = sizeof type;
+  /* sin_port and sin6_port are at the same offset. An unbound UDP socket
+   * that sends is bound by the kernel to the wildcard address and an
+   * ephemeral port, and can then receive from any host; what it sends
+   * names a destination and is asked about. A bind to port 0 gives no
+   * more than that. A fixed port (a server) is asked about. */
+  return (domain == AF_INET || domain == AF_INET6) &&
+         ((const struct sockaddr_in *)ss)->sin_port == 0 &&
+         getsockopt(sock, SOL_SOCKET, SO_TYPE, &type, &tl) == 0 && type == SOCK_DGRAM;
+}
+
 bool sbx_un_listen_local(int sock, char *text, size_t tlen)
 {
   struct sockaddr_storage ss;

@@ -119,6 +119,10 @@ void sbx_un_msg_free(struct sbx_un_op *op);
 int sbx_un_sock_domain(int sock);
 bool sbx_un_reach_local(int domain, const struct sockaddr_storage *ss, unsigned len, bool bind,
                         char *text, size_t tlen);
+/* A datagram IP socket bound to port 0 (libuv binds 0.0.0.0:0 before
+ * every first send): exactly what the kernel does by itself on the first
+ * send, which is never asked about; not asked either. */
+bool sbx_un_bind_ephemeral_dgram(int sock, int domain, const struct sockaddr_storage *ss);
 /* Would listen() on sock accept only connections from this machine? */
 bool sbx_un_listen_local(int sock, char *text, size_t tlen);
 /* Ancillary data of a send: 0, or -EPERM (with a message) for anything

@@ -18,7 +18,10 @@
  *   esc_reach listen ADDR PORT   bind 0.0.0.0, [::] or ADDR and listen;
  *                                listen on a socket never bound; bind UDP
  *                                to 0.0.0.0
- *   esc_reach listen_lo PORT     positive: bind 127.0.0.1 and listen works
+ *   esc_reach listen_lo PORT     positive: bind 127.0.0.1 and listen works,
+ *                                and UDP bind to 0.0.0.0:0 (an ephemeral
+ *                                port, as the kernel binds a UDP socket
+ *                                on its first send)
  *   esc_reach packet IFNAME      an AF_PACKET datagram on IFNAME (a family
  *                                the supervisor must not take as local)
  *   esc_reach uring              io_uring_setup: its connect/send/bind are
@@ -242,8 +245,14 @@ int main(int argc, char **argv)
     return esc_listen(argv[2], atoi(argv[3]));
   if (argc == 3 && strcmp(argv[1], "listen_lo") == 0) {
     struct sockaddr_in lo = esc_v4("127.0.0.1", atoi(argv[2]));
+    struct sockaddr_in eph = esc_v4("0.0.0.0", 0);
     if (!esc_bind_listen(AF_INET, SOCK_STREAM, &lo, sizeof lo, true)) {
       fprintf(stderr, "listen on 127.0.0.1 failed: %s\n", strerror(errno));
+      return 1;
+    }
+    /* What libuv does before a UDP send: not an operation to ask about. */
+    if (!esc_bind_listen(AF_INET, SOCK_DGRAM, &eph, sizeof eph, false)) {
+      fprintf(stderr, "UDP bind to 0.0.0.0:0 failed: %s\n", strerror(errno));
       return 1;
     }
     return 0;
