@@ -47,6 +47,10 @@ _Static_assert(TIOCSTI == 0x5412, "TIOCSTI moved: check asm/ioctls.h");
 _Static_assert(TIOCLINUX == 0x541C, "TIOCLINUX moved: check asm/ioctls.h");
 _Static_assert(CLONE_NEWUSER == 0x10000000, "CLONE_NEWUSER moved: check linux/sched.h");
 _Static_assert(AF_NETLINK == 16, "AF_NETLINK moved");
+_Static_assert(IPPROTO_IPV6 == 41 && IPV6_RTHDR == 57 && IPV6_2292RTHDR == 5,
+               "IPv6 routing-header options moved: check netinet/in.h");
+_Static_assert(IPPROTO_IP == 0 && IP_OPTIONS == 4 && IP_RETOPTS == 7, "IP options moved");
+_Static_assert(F_SETLEASE == 1024 && F_NOTIFY == 1026, "F_SETLEASE/F_NOTIFY moved: check fcntl.h");
 
 static int pol_const_cmp(const void *key, const void *elem) {
   return strcmp(key, ((const struct pol_const *)elem)->name);

@@ -9,5 +9,6 @@
 #include <linux/personality.h>
 #include <linux/prctl.h>
 #include <linux/sched.h>
+#include <netinet/in.h>
 #include <sys/mman.h>
 #include <sys/socket.h>

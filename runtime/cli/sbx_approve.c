@@ -93,6 +93,9 @@ int sbx_approve_begin(struct sbx_approve *a, const struct sbx_approve_opts *o,
   a->unotify.profile = p->name;
   a->unotify.argv = argv;
   a->unotify.ops = p->approval_ops & SBX_UNOTIFY_OPS;
+  /* The supervisor's work for the command is bounded by the CPU budget
+   * the command has for itself (sbx_unotify_charge.c). */
+  a->unotify.cpu_budget_ns = p->limits.max_cpu_seconds * 1000000000ull;
   /* Compiled now, in sbx itself: the sandbox's process only loads it. */
   if (a->unotify.ops && (r = sbx_unotify_prepare(a->unotify.ops)) != 0) {
     fprintf(err, "sbx: error: approvals: compiling the system-call filter: %s\n", strerror(-r));

@@ -233,7 +233,8 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
     struct sbx_sup sup = {.ctl = sv[0], .init = init, .init_pidfd = -1, .server = -1,
                           .t0 = t0, .tmax = tmax, .plan = &plan, .approvals = approvals_state,
                           .serve_listener = approvals ? approvals->serve_listener : NULL,
-                          .helper_pids = approvals ? approvals->helper_pids : NULL};
+                          .helper_pids = approvals ? approvals->helper_pids : NULL,
+                          .cgroup_dir = cg.mode != SBX_CGROUP_NONE ? cg.pids_dir : NULL};
     rc = hooks->supervise(&sup, req, res, kmsg);
     init = -1;
   }

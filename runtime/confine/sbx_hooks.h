@@ -46,6 +46,10 @@ struct sbx_sup {
    * command (up to max, into out), whose Landlock refusals are the run's
    * too. NULL: none. */
   size_t (*helper_pids)(struct sbx_sup *s, pid_t *out, size_t max);
+  /* Cold: the run's cgroup directory, where the approvals' helpers are
+   * created (runtime/supervise/sbx_unotify_charge.c); NULL when the run
+   * has none. */
+  const char *cgroup_dir;
   /* Warm: pid 1 is the server's child, so the supervisor cannot waitpid
    * it. wait_gone: until the process of the pidfd has exited (0, or
    * -ETIMEDOUT); wait_done: the server's report of its wait status (0, or

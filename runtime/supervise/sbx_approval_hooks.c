@@ -48,8 +48,14 @@ static void sbx_take_listener(struct sbx_sup *s, pid_t from, const struct sbx_ru
   (void)fcntl(fd, F_SETFD, FD_CLOEXEC);
   /* Without a server the sandbox's notified calls fail (ENOSYS): closed,
    * never open. */
+  struct sbx_unotify_cfg cfg;
+  if (req->unotify) {
+    /* The helpers' work is the run's: created in its cgroup. */
+    cfg = *req->unotify;
+    cfg.helper_cgroup = s->cgroup_dir;
+  }
   if (!req->unotify || !srv || srv->running ||
-      sbx_unotify_start(srv, fd, req->unotify, s->plan) != 0) {
+      sbx_unotify_start(srv, fd, &cfg, s->plan) != 0) {
     if (!req->unotify || !srv || srv->running)
       close(fd);
     fprintf(stderr, "sbx: approval: system-call layer not served; those calls fail\n");

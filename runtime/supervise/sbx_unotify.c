@@ -72,6 +72,25 @@ int sbx_unotify_prepare(uint32_t ops)
       r = seccomp_rule_add(c, SCMP_ACT_NOTIFY, SCMP_SYS(sendmsg), 0);
     if (r == 0)
       r = seccomp_rule_add(c, SCMP_ACT_NOTIFY, SCMP_SYS(sendmmsg), 0);
+    /* Inbound: where a socket listens is chosen at bind (and at listen
+     * for a socket never bound): a non-loopback address is asked about
+     * like an external connection (sbx_unotify_net.c). */
+    if (r == 0)
+      r = seccomp_rule_add(c, SCMP_ACT_NOTIFY, SCMP_SYS(bind), 0);
+    if (r == 0)
+      r = seccomp_rule_add(c, SCMP_ACT_NOTIFY, SCMP_SYS(listen), 0);
+    /* Routing headers and source routes, whatever the profile says. */
+    if (r == 0)
+      r = sbx_un_net_rules(c);
+  }
+  /* io_uring performs unlinkat, renameat, openat, connect, send, bind and
+   * listen without a system call of their own: no filter sees them. The
+   * seed profiles refuse it already; this keeps the layer sound under a
+   * profile that does not (ERRNO wins over NOTIFY and ALLOW). ENOSYS, as
+   * the profiles answer: runtimes take it as "not here". */
+  for (int i = 0; i < 3 && r == 0; i++) {
+    static const char *const uring[] = {"io_uring_setup", "io_uring_enter", "io_uring_register"};
+    r = seccomp_rule_add(c, SCMP_ACT_ERRNO(ENOSYS), seccomp_syscall_resolve_name(uring[i]), 0);
   }
   if ((ops & CS_APPROVE_GIT_CONFIG) && r == 0)
     r = sbx_unotify_open_rules(c);
@@ -176,28 +195,6 @@ done:
   return fd;
 }
 
-bool sbx_unotify_addr_local(const struct sockaddr *sa, unsigned sa_len)
-{
-  if (sa->sa_family == AF_INET && sa_len >= sizeof(struct sockaddr_in)) {
-    const struct sockaddr_in *in = (const void *)sa;
-    uint32_t a = ntohl(in->sin_addr.s_addr);
-    return (a >> 24) == 127 || a == 0;
-  }
-  if (sa->sa_family == AF_INET6 && sa_len >= sizeof(struct sockaddr_in6)) {
-    const struct sockaddr_in6 *in6 = (const void *)sa;
-    const struct in6_addr *a = &in6->sin6_addr;
-    if (IN6_IS_ADDR_LOOPBACK(a) || IN6_IS_ADDR_UNSPECIFIED(a))
-      return true;
-    if (IN6_IS_ADDR_V4MAPPED(a))
-      return a->s6_addr[12] == 127;
-    return false;
-  }
-  /* Unix, netlink and the rest never leave the machine; AF_INET with a
-   * short length is refused by the kernel on our own connect. */
-  return sa->sa_family != AF_INET && sa->sa_family != AF_INET6;
-}
-
-
 static bool sbx_un_valid(int listener, uint64_t id)
 {
   return ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
@@ -238,13 +235,14 @@ static bool sbx_un_git_bookkeeping(const struct sbx_un_op *op, const char *shown
 /* Returns 1 when the call was already answered (ADDFD + SEND). A
  * write-open comes classified (o, g) by the serve loop. */
 static int sbx_un_handle(int listener, const struct seccomp_notif *n,
-                         const struct sbx_unotify_cfg *cfg, struct sbx_un_open *o,
-                         const struct sbx_unotify_gitfile *g, struct seccomp_notif_resp *resp)
+                         const struct sbx_unotify_cfg *cfg, struct sbx_un_charge *charge,
+                         struct sbx_un_open *o, const struct sbx_unotify_gitfile *g,
+                         struct seccomp_notif_resp *resp)
 {
   struct sbx_un_op *op;
   struct cs_approval_request req;
   struct cs_approval_decision d;
-  char shown[4200] = "", shown2[4200] = "", addr[80], rule[96], root[64];
+  char shown[4200] = "", shown2[4200] = "", addr[160] = "", rule[96], root[64];
   char what[8500];
   bool ask = true;
   pid_t tgid = 0;
@@ -263,6 +261,7 @@ static int sbx_un_handle(int listener, const struct seccomp_notif *n,
     return 0;
   }
   op->fd[0] = op->fd[1] = op->sock = op->userns = op->mntns = -1;
+  op->charge = charge;
   r = sbx_un_collect(n, op, &tgid);
   if (r != 0) {
     resp->error = r;
@@ -328,17 +327,19 @@ static int sbx_un_handle(int listener, const struct seccomp_notif *n,
      * connect() was asked about. Any deny refuses the whole call. */
     req.operation = CS_APPROVAL_OP_NETWORK;
     ask = false;
+    int dom = sbx_un_sock_domain(op->sock);
     for (unsigned i = 0; i < op->nmsgs; i++) {
       const struct sbx_un_msg *m = &op->msgs[i];
       bool seen = false;
-      if (!m->namelen || sbx_unotify_addr_local((const struct sockaddr *)&m->name, m->namelen) ||
-          (cfg->preapproved & CS_APPROVE_EXTERNAL_NETWORK))
+      /* Not a socket (dom < 0): the send fails in the kernel, reaching
+       * nothing. */
+      if (!m->namelen || dom < 0 || (cfg->preapproved & CS_APPROVE_EXTERNAL_NETWORK) ||
+          sbx_un_reach_local(dom, &m->name, m->namelen, false, addr, sizeof addr))
         continue;
       for (unsigned j = 0; j < i && !seen; j++)
         seen = op->msgs[j].namelen == m->namelen && memcmp(&op->msgs[j].name, &m->name, m->namelen) == 0;
       if (seen)
         continue;
-      sbx_un_addr_text(&m->name, addr, sizeof addr);
       req.address = addr;
       if (cs_approval_ask(cfg->mgr, &req, &d) != 0) {
         fprintf(stderr, "sbx: approval: denied send to %s (%s, profile %s): %s [%s]\n", addr,
@@ -351,12 +352,23 @@ static int sbx_un_handle(int listener, const struct seccomp_notif *n,
       resp->error = -ESRCH;
       goto cleanup;
     }
-  } else {
+  } else if (op->kind == SBX_UN_LISTEN) {
+    /* Connections from other hosts: the same decision as reaching them. */
     req.operation = CS_APPROVAL_OP_NETWORK;
-    sbx_un_addr_text(&op->addr, addr, sizeof addr);
+    ask = !sbx_un_listen_local(op->sock, addr, sizeof addr);
     req.address = addr;
-    /* Loopback and non-IP families never leave the machine. */
-    ask = !sbx_unotify_addr_local((const struct sockaddr *)&op->addr, op->addrlen);
+  } else {
+    int dom = sbx_un_sock_domain(op->sock);
+    req.operation = CS_APPROVAL_OP_NETWORK;
+    /* By the socket's real family, failing closed (sbx_unotify_net.c);
+     * no address (sendto with length 0) is the connected peer, and a
+     * descriptor that is no socket reaches nothing. */
+    ask = op->addrlen && dom >= 0 &&
+          !sbx_un_reach_local(dom, &op->addr, op->addrlen, op->kind == SBX_UN_BIND, addr,
+                              sizeof addr);
+    if (ask && op->kind == SBX_UN_BIND && sbx_un_bind_ephemeral_dgram(op->sock, dom, &op->addr))
+      ask = false;
+    req.address = addr;
   }
   if (ask && req.operation == CS_APPROVAL_OP_DELETE && sbx_un_git_bookkeeping(op, shown, shown2))
     ask = false;
@@ -367,8 +379,12 @@ static int sbx_un_handle(int listener, const struct seccomp_notif *n,
   if (ask) {
     r = cs_approval_ask(cfg->mgr, &req, &d);
     if (r != 0) {
-      snprintf(what, sizeof what, "%s %s", req.operation == CS_APPROVAL_OP_DELETE ? "delete" :
-                                                   "connect to", req.path ? req.path : addr);
+      snprintf(what, sizeof what, "%s %s",
+               req.operation == CS_APPROVAL_OP_DELETE ? "delete"
+               : op->kind == SBX_UN_BIND              ? "listen on (bind)"
+               : op->kind == SBX_UN_LISTEN            ? "listen on"
+                                                      : "connect to",
+               req.path ? req.path : addr);
       fprintf(stderr, "sbx: approval: denied %s (%s, profile %s): %s [%s]\n", what, rule,
               cfg->profile ? cfg->profile : "?", d.reason, d.approver);
       resp->error = -EPERM;
@@ -421,6 +437,7 @@ struct sbx_un_pool {
   int listener;
   const struct sbx_unotify_cfg *cfg;
   struct seccomp_notif_sizes sz;
+  struct sbx_un_charge *charge; /* the run's account (sbx_unotify_charge.c) */
 };
 
 struct sbx_un_job {
@@ -433,17 +450,30 @@ struct sbx_un_job {
 /* Handles one notification and answers it. ENOENT from SEND: the caller
  * died or was interrupted meanwhile; nothing to do. */
 static void sbx_un_answer(int listener, const struct seccomp_notif *n,
-                          const struct sbx_unotify_cfg *cfg, struct sbx_un_open *o,
-                          const struct sbx_unotify_gitfile *g, size_t resp_size)
+                          const struct sbx_unotify_cfg *cfg, struct sbx_un_charge *charge,
+                          struct sbx_un_open *o, const struct sbx_unotify_gitfile *g,
+                          size_t resp_size)
 {
   struct seccomp_notif_resp *resp = calloc(1, resp_size);
+  uint64_t t0 = sbx_un_thread_ns();
   if (!resp) {
     free(o);
     return; /* the caller stays blocked until it is killed with the sandbox */
   }
-  if (sbx_un_handle(listener, n, cfg, o, g, resp) == 0)
+  /* The run's budget of supervisor CPU is spent: refused, nothing more
+   * is done for it (fail closed; sbx_unotify_charge.c). */
+  if (sbx_un_charge_spent(charge, cfg)) {
+    free(o);
+    resp->id = n->id;
+    resp->error = -EPERM;
     (void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, resp);
+  } else if (sbx_un_handle(listener, n, cfg, charge, o, g, resp) == 0) {
+    (void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, resp);
+  }
   free(resp);
+  /* This thread's share (the copying, the fork's page tables); the
+   * helper's own CPU was added at its wait4. */
+  sbx_un_charge_add(charge, sbx_un_thread_ns() - t0);
 }
 
 static void *sbx_un_worker(void *arg)
@@ -454,7 +484,7 @@ static void *sbx_un_worker(void *arg)
                   ? pool->sz.seccomp_notif_resp
                   : sizeof(struct seccomp_notif_resp);
 
-  sbx_un_answer(pool->listener, job->n, pool->cfg, job->open, job->git, rs);
+  sbx_un_answer(pool->listener, job->n, pool->cfg, pool->charge, job->open, job->git, rs);
   free(job->n);
   free(job);
   pthread_mutex_lock(&pool->lock);
@@ -483,10 +513,15 @@ int sbx_unotify_serve(int listener, const struct sbx_unotify_cfg *cfg, int stop_
               : sizeof(struct seccomp_notif_resp);
   pool.listener = listener;
   pool.cfg = cfg;
-  if (pthread_mutex_init(&pool.lock, NULL) != 0)
+  if ((r = sbx_un_charge_open(&pool.charge, cfg)) != 0)
+    return r;
+  if (pthread_mutex_init(&pool.lock, NULL) != 0) {
+    sbx_un_charge_close(pool.charge);
     return -ENOMEM;
+  }
   if (pthread_cond_init(&pool.idle, NULL) != 0) {
     pthread_mutex_destroy(&pool.lock);
+    sbx_un_charge_close(pool.charge);
     return -ENOMEM;
   }
   for (;;) {
@@ -497,6 +532,7 @@ int sbx_unotify_serve(int listener, const struct sbx_unotify_cfg *cfg, int stop_
     struct seccomp_notif *n;
     pthread_t t;
     pthread_attr_t attr;
+    uint64_t t0;
     int k = poll(p, stop_fd >= 0 ? 2 : 1, -1);
     if (k < 0 && errno == EINTR)
       continue;
@@ -511,6 +547,8 @@ int sbx_unotify_serve(int listener, const struct sbx_unotify_cfg *cfg, int stop_
         break; /* every process of the filter is gone */
       continue;
     }
+    /* This loop's own work is the run's too (sbx_unotify_charge.c). */
+    t0 = sbx_un_thread_ns();
     n = calloc(1, nsize);
     if (!n) {
       r = -ENOMEM;
@@ -538,8 +576,9 @@ int sbx_unotify_serve(int listener, const struct sbx_unotify_cfg *cfg, int stop_
     }
     /* A write-open that is not git configuration (nearly all of them) is
      * answered here, without a thread: classifying it never blocks. */
-    if (sbx_un_is_open(n->data.nr)) {
+    if (sbx_un_is_open(n->data.nr) && !sbx_un_charge_spent(pool.charge, cfg)) {
       sbx_un_open_classify(n, cfg, &o, &g);
+      sbx_un_charge_add(pool.charge, sbx_un_thread_ns() - t0);
       if (!g) {
         struct seccomp_notif_resp *resp = calloc(1, rsize);
         if (resp) {
@@ -573,7 +612,7 @@ int sbx_unotify_serve(int listener, const struct sbx_unotify_cfg *cfg, int stop_
     }
     /* No thread: answer here (slower, never skipped). */
     free(job);
-    sbx_un_answer(listener, n, cfg, o, g, rsize);
+    sbx_un_answer(listener, n, cfg, pool.charge, o, g, rsize);
     free(n);
     pthread_mutex_lock(&pool.lock);
     pool.active--;
@@ -587,5 +626,6 @@ int sbx_unotify_serve(int listener, const struct sbx_unotify_cfg *cfg, int stop_
   pthread_mutex_unlock(&pool.lock);
   pthread_cond_destroy(&pool.idle);
   pthread_mutex_destroy(&pool.lock);
+  sbx_un_charge_close(pool.charge);
   return r;
 }

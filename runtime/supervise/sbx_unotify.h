@@ -5,8 +5,10 @@
  * non-allow action is SECCOMP_RET_USER_NOTIF, for the calls that delete
  * (unlink, unlinkat, rmdir, rename, renameat, renameat2) when the profile
  * approves `delete`, and that reach an address (connect, sendto with a
- * destination, every sendmsg and sendmmsg) when it approves `network`,
- * and that open a file for
+ * destination, every sendmsg and sendmmsg) or choose where a socket
+ * listens (bind, listen) when it approves `network` (which also refuses
+ * routing-header setsockopts and io_uring: sbx_unotify_net.c), and that
+ * open a file for
  * writing (open, openat, creat, truncate; openat2 always) when it
  * approves `git-config`. The kernel runs every filter
  * and applies the strictest action: the profile's ERRNO or KILL for a call
@@ -82,6 +84,14 @@ struct sbx_unotify_cfg {
    * sbx_unotify_open.c and docs/approvals.md, "TOCTOU"). */
   const struct sbx_unotify_gitfile *git;
   size_t n_git;
+  /* The run's cgroup directory (v2: helpers are created in it with
+   * CLONE_INTO_CGROUP; v1: they join its `tasks` before anything else),
+   * so that their CPU, memory and pids count as the run's. NULL: none. */
+  const char *helper_cgroup;
+  /* CPU time (ns) the supervisor may spend serving this run's notified
+   * calls (its threads and helpers); once spent, every notified call is
+   * refused with EPERM. sbx: the profile's maxCpuTime. 0: unbounded. */
+  uint64_t cpu_budget_ns;
 };
 
 /* Adds the git configuration file at host path `path` (absolute, no
@@ -124,9 +134,5 @@ void sbx_unotify_barrier(void);
  * with ENOSYS in the sandbox (the kernel's answer without a listener). */
 int sbx_unotify_serve(int listener, const struct sbx_unotify_cfg *cfg, int stop_fd);
 
-/* Is this IPv4/IPv6 address local (loopback, unspecified)? Exposed for
- * tests; sa_len as passed to connect(). */
-struct sockaddr;
-bool sbx_unotify_addr_local(const struct sockaddr *sa, unsigned sa_len);
 
 #endif

@@ -16,8 +16,11 @@
  * pidfd_getfd and sent as ours (the receiver gets the same open files).
  * SCM_CREDENTIALS is refused (EPERM and a message): the helper is
  * another process, and credentials it vouched for would not be the
- * caller's. Other ancillary data (IP_PKTINFO, UDP_SEGMENT, ...) is passed
- * as it is; the kernel checks it against the helper, which has no more
+ * caller's. Ancillary data that could carry a route (routing headers,
+ * hop-by-hop and destination options, IP options, SCTP's destination
+ * addresses: anything not on sbx_unotify_net.c's short list) is refused
+ * with EPERM. The rest (IP_PKTINFO, UDP_SEGMENT, ...) is passed as it
+ * is; the kernel checks it against the helper, which has no more
  * privilege than the caller.
  *
  * Limits: at most SBX_UN_MAX_MMSG messages per sendmmsg (it then returns
@@ -42,6 +45,10 @@
 static int sbx_un_msg_control(pid_t tgid, struct sbx_un_msg *m, struct sbx_un_op *op)
 {
   struct msghdr mh = {.msg_control = m->control, .msg_controllen = m->controllen};
+  /* Routing headers and IP options first: refused whatever the socket. */
+  int r = sbx_un_cmsg_check(m->control, m->controllen);
+  if (r != 0)
+    return r;
   for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
     if (c->cmsg_level != SOL_SOCKET)
       continue;

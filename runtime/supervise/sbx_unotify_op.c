@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -26,22 +27,6 @@
 #include <sys/wait.h>
 #include <grp.h>
 #include <unistd.h>
-
-void sbx_un_addr_text(const struct sockaddr_storage *ss, char *buf, size_t len)
-{
-  char ip[INET6_ADDRSTRLEN] = "?";
-  if (ss->ss_family == AF_INET) {
-    const struct sockaddr_in *in = (const void *)ss;
-    inet_ntop(AF_INET, &in->sin_addr, ip, sizeof ip);
-    snprintf(buf, len, "%s:%u", ip, ntohs(in->sin_port));
-  } else if (ss->ss_family == AF_INET6) {
-    const struct sockaddr_in6 *in6 = (const void *)ss;
-    inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof ip);
-    snprintf(buf, len, "[%s]:%u", ip, ntohs(in6->sin6_port));
-  } else {
-    snprintf(buf, len, "family %u", ss->ss_family);
-  }
-}
 
 /* Copies a NUL-terminated string of the process, page by page so that a
  * string ending just before an unmapped page is still read. */
@@ -223,6 +208,9 @@ static _Noreturn void sbx_un_helper(const struct sbx_un_op *op, int rootfd,
   int err = 0;
 
   memset(d, 0, sizeof d);
+  /* Into the run's cgroup before anything else (sbx_unotify_charge.c). */
+  if ((err = -sbx_un_charge_child(op->charge)) != 0)
+    goto report;
   /* sbx without root created the sandbox's user namespace and holds every
    * capability in it, so entering it (and the mount namespace it owns)
    * gives the helper the right to chroot into the caller's root there. */
@@ -232,12 +220,21 @@ static _Noreturn void sbx_un_helper(const struct sbx_un_op *op, int rootfd,
     goto report;
   }
   /* In such a namespace setgroups is denied (sbx wrote "deny"): the helper
-   * keeps the supplementary groups the caller has too, from sbx. */
+   * keeps the supplementary groups the caller has too, from sbx. The ids
+   * change with raw system calls: this process may come from clone3
+   * (sbx_unotify_charge.c), where glibc's wrappers would try to tell
+   * threads that exist only in the parent. */
   if (fchdir(rootfd) != 0 || chroot(".") != 0 ||
-      (setgroups(0, NULL) != 0 && !(op->userns >= 0 && errno == EPERM)) ||
-      setresgid(op->gid, op->gid, op->gid) != 0 || setresuid(op->uid, op->uid, op->uid) != 0 ||
+      (syscall(SYS_setgroups, 0, NULL) != 0 && !(op->userns >= 0 && errno == EPERM)) ||
+      syscall(SYS_setresgid, op->gid, op->gid, op->gid) != 0 ||
+      syscall(SYS_setresuid, op->uid, op->uid, op->uid) != 0 ||
       syscall(SYS_capset, &h, d) != 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
     err = errno ? errno : EPERM;
+    goto report;
+  }
+  /* A unix socket's relative path names a file in the caller's cwd. */
+  if (op->kind >= SBX_UN_CONNECT && op->fd[0] >= 0 && fchdir(op->fd[0]) != 0) {
+    err = errno;
     goto report;
   }
   if (cfg->confine && (err = -cfg->confine(cfg->confine_arg)) != 0)
@@ -270,6 +267,12 @@ static _Noreturn void sbx_un_helper(const struct sbx_un_op *op, int rootfd,
       ret = -1;
     }
     break;
+  case SBX_UN_BIND:
+    ret = bind(op->sock, (const struct sockaddr *)&op->addr, op->addrlen);
+    break;
+  case SBX_UN_LISTEN:
+    ret = listen(op->sock, op->flags);
+    break;
   }
   err = ret < 0 ? errno : 0;
 report:;
@@ -291,10 +294,11 @@ int sbx_un_perform(const struct sbx_un_op *op, int rootfd,
   long msg[3] = {-1, EIO, 0};
   int p[2], st;
   pid_t pid;
+  struct rusage ru;
 
   if (pipe2(p, O_CLOEXEC) < 0)
     return -errno;
-  pid = fork();
+  pid = sbx_un_charge_fork(op->charge);
   if (pid < 0) {
     int e = -errno;
     close(p[0]);
@@ -320,8 +324,12 @@ int sbx_un_perform(const struct sbx_un_op *op, int rootfd,
       msg[0] = -1, msg[1] = EIO; /* the helper died half-way: closed */
   }
   close(p[0]);
-  while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+  memset(&ru, 0, sizeof ru);
+  while (wait4(pid, &st, 0, &ru) < 0 && errno == EINTR)
     ;
+  /* The helper's CPU is the run's (sbx_unotify_charge.c). */
+  sbx_un_charge_add(op->charge, (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000u +
+                                    (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000u);
   *result = msg[1] ? -msg[1] : msg[0];
   if (exempt)
     *exempt = (int)msg[2];
@@ -404,6 +412,20 @@ int sbx_un_collect(const struct seccomp_notif *n, struct sbx_un_op *op, pid_t *t
     }
     break;
   }
+  case SYS_bind:
+    op->kind = SBX_UN_BIND;
+    op->sockfd = (int)a[0];
+    if (a[2] > sizeof op->addr)
+      return -EINVAL;
+    op->addrlen = (unsigned)a[2];
+    r = sbx_un_read_mem(tid, a[1], &op->addr, op->addrlen);
+    break;
+  case SYS_listen:
+    op->kind = SBX_UN_LISTEN;
+    op->sockfd = (int)a[0];
+    op->flags = (int)a[1];
+    r = 0;
+    break;
   case SYS_sendmsg:
   case SYS_sendmmsg:
     /* Copied below, once we hold the socket (sbx_unotify_msg.c). */
@@ -434,6 +456,11 @@ int sbx_un_collect(const struct seccomp_notif *n, struct sbx_un_op *op, pid_t *t
     op->sock = sbx_un_pidfd_getfd(*tgid, op->sockfd);
     if (op->sock < 0)
       return op->sock;
+    if (sbx_un_sock_domain(op->sock) == AF_UNIX) {
+      op->fd[0] = sbx_un_dirfd(tid, AT_FDCWD); /* the helper's cwd: see sbx_un_helper */
+      if (op->fd[0] < 0)
+        return op->fd[0];
+    }
     if (op->kind == SBX_UN_SENDMSG)
       return sbx_un_msg_collect(n, op, *tgid);
   }

@@ -24,7 +24,15 @@
 #endif
 #define SBX_UN_MAX_DATA (64u * 1024u) /* sendto payload copied once */
 
-enum sbx_un_kind { SBX_UN_UNLINK, SBX_UN_RENAME, SBX_UN_CONNECT, SBX_UN_SENDTO, SBX_UN_SENDMSG };
+enum sbx_un_kind {
+  SBX_UN_UNLINK,
+  SBX_UN_RENAME,
+  SBX_UN_CONNECT,
+  SBX_UN_SENDTO,
+  SBX_UN_SENDMSG,
+  SBX_UN_BIND,  /* where the socket listens (sbx_unotify_net.c) */
+  SBX_UN_LISTEN
+};
 
 /* sendmsg / sendmmsg: at most this many messages per call are performed
  * (a shorter count is a legal answer of sendmmsg), each with at most
@@ -74,6 +82,9 @@ struct sbx_un_op {
   int *passfds;
   unsigned npassfds;
   long *sent;
+  /* The run's account of supervisor work (sbx_unotify_charge.c); NULL:
+   * helpers are plain forks, uncounted. */
+  struct sbx_un_charge *charge;
 };
 
 /* Probe mode of sbx_un_perform (unlink family): delete only when the entry
@@ -85,7 +96,6 @@ int sbx_un_collect(const struct seccomp_notif *n, struct sbx_un_op *op, pid_t *t
 void sbx_un_op_free(struct sbx_un_op *op);
 /* The path as the approver is shown it. */
 void sbx_un_display(int dirfd, const char *path, char *out, size_t len);
-void sbx_un_addr_text(const struct sockaddr_storage *ss, char *buf, size_t len);
 /* Runs the helper. flags_override: -1 none, SBX_UN_PROBE_TMP, or renameat2
  * flags. *result: the call's value or -errno; *exempt (may be NULL). */
 int sbx_un_perform(const struct sbx_un_op *op, int rootfd, const struct sbx_unotify_cfg *cfg,
@@ -100,6 +110,45 @@ long sbx_un_msg_send(const struct sbx_un_op *op);
 bool sbx_un_msg_direct(const struct sbx_un_op *op);
 int sbx_un_msg_writeback(const struct sbx_un_op *op, pid_t tid, long count);
 void sbx_un_msg_free(struct sbx_un_op *op);
+
+/* Sockets (sbx_unotify_net.c). The socket's real family (SO_DOMAIN), or
+ * -errno. Where addr leads on a socket of that family (bind: where it
+ * listens, and the wildcard address is every interface): true when it
+ * stays on this machine; text is what the approver is shown. Fail closed:
+ * anything not understood is external. */
+int sbx_un_sock_domain(int sock);
+bool sbx_un_reach_local(int domain, const struct sockaddr_storage *ss, unsigned len, bool bind,
+                        char *text, size_t tlen);
+/* A datagram IP socket bound to port 0 (libuv binds 0.0.0.0:0 before
+ * every first send): exactly what the kernel does by itself on the first
+ * send, which is never asked about; not asked either. */
+bool sbx_un_bind_ephemeral_dgram(int sock, int domain, const struct sockaddr_storage *ss);
+/* Would listen() on sock accept only connections from this machine? */
+bool sbx_un_listen_local(int sock, char *text, size_t tlen);
+/* Ancillary data of a send: 0, or -EPERM (with a message) for anything
+ * that could carry a route (routing headers, IP options). */
+int sbx_un_cmsg_check(const unsigned char *control, size_t len);
+/* The notify filter's refusals for `network`: setsockopt of routing
+ * headers, IP options and SCTP's address options. */
+int sbx_un_net_rules(scmp_filter_ctx c);
+
+/* Supervisor work charged to the run (sbx_unotify_charge.c): helpers are
+ * created in the run's cgroup, and their CPU plus the serving threads'
+ * is counted against a budget; once it is spent every notified call is
+ * refused (fail closed). */
+struct sbx_un_charge;
+int sbx_un_charge_open(struct sbx_un_charge **out, const struct sbx_unotify_cfg *cfg);
+void sbx_un_charge_close(struct sbx_un_charge *c);
+/* fork(), but into the run's cgroup when there is one. */
+pid_t sbx_un_charge_fork(struct sbx_un_charge *c);
+/* In the child of sbx_un_charge_fork, first thing: joins a v1 cgroup
+ * (v2 children are born in it). 0 or -errno. */
+int sbx_un_charge_child(struct sbx_un_charge *c);
+void sbx_un_charge_add(struct sbx_un_charge *c, uint64_t ns);
+/* The calling thread's CPU time, ns. */
+uint64_t sbx_un_thread_ns(void);
+/* True (and says so once) when the budget is spent. */
+bool sbx_un_charge_spent(struct sbx_un_charge *c, const struct sbx_unotify_cfg *cfg);
 
 /* Copies a NUL-terminated string / len bytes of process pid (once). */
 int sbx_un_read_str(pid_t pid, uint64_t addr, char *out, size_t len);

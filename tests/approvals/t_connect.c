@@ -18,13 +18,17 @@
 int main(int argc, char **argv)
 {
   struct sockaddr_in sa = {.sin_family = AF_INET};
-  int srv, cli, usrv, ucli, one = 1;
+  int srv, cli, usrv, ucli, one = 1, inherited;
   if (argc != 3 || inet_pton(AF_INET, argv[1], &sa.sin_addr) != 1)
     return 2;
   sa.sin_port = htons((unsigned short)atoi(argv[2]));
-  srv = socket(AF_INET, SOCK_STREAM, 0);
+  /* T_CONNECT_INHERITED=1: the listeners are descriptors 3 (TCP) and 4
+   * (UDP), bound by the test outside the sandbox, as a server on another
+   * host would be (binding a non-loopback address is itself asked about). */
+  inherited = getenv("T_CONNECT_INHERITED") != NULL;
+  srv = inherited ? 3 : socket(AF_INET, SOCK_STREAM, 0);
   setsockopt(srv, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  if (bind(srv, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(srv, 4) != 0) {
+  if (!inherited && (bind(srv, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(srv, 4) != 0)) {
     perror("listen");
     return 2;
   }
@@ -35,8 +39,8 @@ int main(int argc, char **argv)
   } else {
     printf("connect: %s\n", strerror(errno));
   }
-  usrv = socket(AF_INET, SOCK_DGRAM, 0);
-  if (bind(usrv, (struct sockaddr *)&sa, sizeof sa) != 0)
+  usrv = inherited ? 4 : socket(AF_INET, SOCK_DGRAM, 0);
+  if (!inherited && bind(usrv, (struct sockaddr *)&sa, sizeof sa) != 0)
     return 2;
   ucli = socket(AF_INET, SOCK_DGRAM, 0);
   if (sendto(ucli, "hi", 2, 0, (struct sockaddr *)&sa, sizeof sa) == 2) {

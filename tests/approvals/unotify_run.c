@@ -2,6 +2,10 @@
  * layer alone (sbx_unotify + cs_approval), for the tests:
  *   unotify_run [--timeout MS] [--store FILE] APPROVER OPS -- PROGRAM ARGS...
  * --git-config FILE: guard FILE as git configuration (ops git-config).
+ * --private-tmp: as sbx, a missing file or one on /tmp is deleted (or
+ * answered ENOENT) by a probe helper without asking.
+ * --cpu-budget-ms N: the supervisor's CPU budget for the run (0: none).
+ * --helper-cgroup DIR: create the helpers in that cgroup.
  * --naive-continue: instead of sbx_unotify_serve, a deliberately WRONG
  * supervisor that checks the path and answers CONTINUE (the negative
  * control of the race test: it shows the race is real).
@@ -70,7 +74,9 @@ int main(int argc, char **argv)
   uint32_t ops = 0;
   struct sbx_unotify_gitfile *git = NULL;
   size_t n_git = 0;
-  int i = 1, sv[2], st, listener, naive = 0;
+  int i = 1, sv[2], st, listener, naive = 0, private_tmp = 0;
+  uint64_t budget_ms = 0;
+  const char *helper_cgroup = NULL;
   pid_t pid;
 
   while (i < argc && argv[i][0] == '-' && argv[i][1] == '-' && argv[i][2]) {
@@ -80,6 +86,12 @@ int main(int argc, char **argv)
       o.store_path = argv[++i];
     else if (strcmp(argv[i], "--naive-continue") == 0)
       naive = 1;
+    else if (strcmp(argv[i], "--private-tmp") == 0)
+      private_tmp = 1;
+    else if (strcmp(argv[i], "--cpu-budget-ms") == 0 && i + 1 < argc)
+      budget_ms = strtoull(argv[++i], NULL, 10);
+    else if (strcmp(argv[i], "--helper-cgroup") == 0 && i + 1 < argc)
+      helper_cgroup = argv[++i];
     else if (strcmp(argv[i], "--git-config") == 0 && i + 1 < argc) {
       /* A file to guard as git configuration (no read-only mount here:
        * only for measuring the write-open path, never for the race). */
@@ -147,6 +159,9 @@ int main(int argc, char **argv)
     cfg.ops = ops;
     cfg.git = git;
     cfg.n_git = n_git;
+    cfg.private_tmp = private_tmp;
+    cfg.cpu_budget_ns = budget_ms * 1000000u;
+    cfg.helper_cgroup = helper_cgroup;
     int r = sbx_unotify_serve(listener, &cfg, -1);
     if (r != 0)
       fprintf(stderr, "unotify_run: serve: %s\n", strerror(-r));

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/sched.h>
+#include <netinet/in.h>
 #include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,7 +59,21 @@ static struct scmp_arg_cmp cfx_cmp(unsigned arg, enum scmp_compare op, uint64_t 
   return c;
 }
 
-static int cfx_filter(bool net, struct cfx_entry *e)
+/* EPERM for call nr when its second argument (a 32-bit cmd, as ioctl's
+ * and fcntl's: compared on the low word) is a or b. */
+static int cfx_refuse_cmds(scmp_filter_ctx ctx, int nr, uint64_t a, uint64_t b)
+{
+  if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
+                       cfx_cmp(1, SCMP_CMP_MASKED_EQ, 0xffffffffu, a)) < 0)
+    return -1;
+  return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
+                          cfx_cmp(1, SCMP_CMP_MASKED_EQ, 0xffffffffu, b)) < 0 ? -1 : 0;
+}
+
+/* weak: without the refusals of routing headers, IP options, leases and
+ * dnotify ("standard-weak", the negative control of the tests that check
+ * them: the same runs must escape there). */
+static int cfx_filter(bool net, bool weak, struct cfx_entry *e)
 {
   static const int eperm[] = {
       SCMP_SYS(process_vm_readv), SCMP_SYS(process_vm_writev), SCMP_SYS(unshare),
@@ -105,15 +120,28 @@ static int cfx_filter(bool net, struct cfx_entry *e)
     if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
                          cfx_cmp(0, SCMP_CMP_MASKED_EQ, nsflags[i], nsflags[i])) < 0)
       goto out;
-  /* The kernel reads the request as 32 bits: compare 32 bits. */
-  if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
-                       cfx_cmp(1, SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCSTI)) < 0 ||
-      seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
-                       cfx_cmp(1, SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCLINUX)) < 0)
+  if (cfx_refuse_cmds(ctx, SCMP_SYS(ioctl), TIOCSTI, TIOCLINUX) < 0)
     goto out;
   if (!net && seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
                                cfx_cmp(0, SCMP_CMP_NE, AF_UNIX, 0)) < 0)
     goto out;
+  /* As models/profiles.pol: setsockopt IPPROTO_IPV6 3..6 and 54..59,
+   * IPPROTO_IP 4..7; fcntl F_SETLEASE and F_NOTIFY (32-bit arguments). */
+  if (!weak) {
+    static const struct {
+      int level, lo, hi;
+    } route[] = {{IPPROTO_IPV6, 3, 6}, {IPPROTO_IPV6, 54, 59}, {IPPROTO_IP, 4, 7}};
+    for (size_t i = 0; i < sizeof route / sizeof route[0]; i++)
+      for (int opt = route[i].lo; opt <= route[i].hi; opt++)
+        if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(setsockopt), 2,
+                             cfx_cmp(1, SCMP_CMP_MASKED_EQ, 0xffffffffu, (uint64_t)route[i].level),
+                             cfx_cmp(2, SCMP_CMP_MASKED_EQ, 0xffffffffu, (uint64_t)opt)) < 0)
+          goto out;
+    if (cfx_refuse_cmds(ctx, SCMP_SYS(fcntl), F_SETLEASE, F_NOTIFY) < 0)
+      goto out;
+    CFX_NOTE(SCMP_SYS(setsockopt), "errno(EPERM)");
+    CFX_NOTE(SCMP_SYS(fcntl), "errno(EPERM)");
+  }
   fd = memfd_create("cfx-bpf", MFD_CLOEXEC);
   if (fd < 0 || seccomp_export_bpf(ctx, fd) < 0 || (len = lseek(fd, 0, SEEK_END)) <= 0 ||
       lseek(fd, 0, SEEK_SET) < 0)
@@ -153,7 +181,8 @@ const struct cs_profile *cfx_profile(const char *name)
 {
   struct cfx_entry *e;
   const struct cs_profile *base = cfx_base(name);
-  bool standard = strcmp(name, "standard") == 0, hardened = strcmp(name, "hardened") == 0;
+  bool weak = strcmp(name, "standard-weak") == 0;
+  bool standard = weak || strcmp(name, "standard") == 0, hardened = strcmp(name, "hardened") == 0;
   uint32_t n;
 
   for (int i = 0; i < cfx_n; i++)
@@ -166,7 +195,7 @@ const struct cs_profile *cfx_profile(const char *name)
   if (base)
     e->p = *base;
   else if (standard || hardened || strcmp(name, "strict") == 0) {
-    e->p.name = standard ? "standard" : hardened ? "hardened" : "strict";
+    e->p.name = weak ? "standard-weak" : standard ? "standard" : hardened ? "hardened" : "strict";
     e->p.shell = standard ? CS_SHELL_SANDBOXED : CS_SHELL_NONE;
     e->p.allow_network = standard;
     e->p.allow_file_write = standard;
@@ -177,7 +206,7 @@ const struct cs_profile *cfx_profile(const char *name)
                                      .max_processes = hardened ? 32 : 256,
                                      .max_open_files = 1024,
                                      .max_file_size = 64ull << 20};
-    if (cfx_filter(standard, e) < 0)
+    if (cfx_filter(standard, weak, e) < 0)
       return NULL;
   } else
     return NULL;

@@ -9,8 +9,10 @@
 
 #include "cs_profile_table.h"
 
-/* "standard", "strict", "hardened" (or any generated profile name). NULL if
- * unknown. The result lives until cfx_release(). */
+/* "standard", "strict", "hardened" (or any generated profile name), or
+ * "standard-weak": the fixture's standard without the refusals of routing
+ * headers, IP options, leases and dnotify (the negative control of the
+ * tests that check those). NULL if unknown. The result lives until cfx_release(). */
 const struct cs_profile *cfx_profile(const char *name);
 void cfx_release(void);
 /* Where the profiles came from: "generated" or "fixture". */

@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -164,6 +165,14 @@ static void assert_held(const struct sbx_run_result *res, bool sigsys_ok)
     return;
   ck_assert_msg(res->outcome == SBX_OUTCOME_EXITED && res->exit_code == 0,
                 "escape attempt not refused: %s (exit %d)", res->message, res->exit_code);
+}
+
+/* A negative control: the escape program got through (exit 10), so the
+ * run it stands beside would have caught the hole. */
+static void assert_escaped(const struct sbx_run_result *res, const char *what)
+{
+  ck_assert_msg(res->outcome == SBX_OUTCOME_EXITED && res->exit_code == 10,
+                "negative control: %s (%s, exit %d)", what, res->message, res->exit_code);
 }
 
 /* ---- filesystem ---- */
@@ -480,6 +489,47 @@ START_TEST(t_closed_stdio)
 }
 END_TEST
 
+/* Leases and dnotify (issue 12, section 7) are refused in every profile;
+ * the fixture's standard without that refusal (standard-weak) lets the
+ * same program through: the negative control. */
+START_TEST(t_leases)
+{
+  static const char *const profiles[] = {"standard", "strict", "hardened", "permissive"};
+  struct sbx_run_result res;
+  put_file(ws, "file.txt", "x\n");
+  for (size_t i = 0; i < 4; i++) {
+    /* permissive exists only among the generated profiles. */
+    if (i == 3 && (getenv("CONFINE_WARM") || !cfx_profile(profiles[i])))
+      continue;
+    /* A file the command creates (it owns it) where it may write; the
+     * workspace's file elsewhere. */
+    RUN(profiles[i], &res, ESC("esc_lease"), i == 0 || i == 3 ? "new.txt" : "file.txt", ".");
+    assert_held(&res, false);
+  }
+  if (!getenv("CONFINE_WARM")) { /* the warm server holds the three seed profiles only */
+    RUN("standard-weak", &res, ESC("esc_lease"), "weak.txt", ".");
+    assert_escaped(&res, "the lease was not taken without the rule");
+  }
+}
+END_TEST
+
+/* Routing headers and IP source routes (issue 12, section 4), in the
+ * network namespace main() made for this suite (198.51.100.1 and
+ * 2001:db8::2 on an interface that leads nowhere): refused by standard's
+ * setsockopt rules; standard-weak lets them through (negative control). */
+START_TEST(t_route_headers)
+{
+  static const char *const profiles[] = {"standard", "strict", "hardened"};
+  struct sbx_run_result res;
+  for (size_t i = 0; i < 3; i++) {
+    RUN(profiles[i], &res, ESC("esc_reach"), "route", "2001:db8::1", "198.51.100.1", "4400");
+    assert_held(&res, false);
+  }
+  RUN("standard-weak", &res, ESC("esc_reach"), "route", "2001:db8::1", "198.51.100.1", "4400");
+  assert_escaped(&res, "no routing header went through without the rule");
+}
+END_TEST
+
 START_TEST(t_privileges)
 {
   static const char *const profiles[] = {"standard", "strict", "hardened"};
@@ -679,14 +729,6 @@ static void run_cold(const struct cs_profile *p, uint32_t flags, struct sbx_run_
   va_start(ap, res);
   run_va(p, ws, 0, flags, false, res, ap);
   va_end(ap);
-}
-
-/* The negative control's verdict: the escape program said ESCAPED. */
-static void assert_escaped(const struct sbx_run_result *res, const char *what)
-{
-  ck_assert_msg(res->outcome == SBX_OUTCOME_EXITED && res->exit_code == 10,
-                "negative control %s: the escape was not caught as one (exit %d: %s)", what,
-                res->exit_code, res->message);
 }
 
 /* A deliberately weakened profile for the negative controls: `p` with
@@ -1187,6 +1229,9 @@ static bool add_suite(TCase *tc, const char *name)
     tcase_add_test(tc, t_fds_env);
     tcase_add_test(tc, t_privileges);
     tcase_add_test(tc, t_closed_stdio);
+    tcase_add_test(tc, t_leases);
+  } else if (strcmp(name, "netroute") == 0) {
+    tcase_add_test(tc, t_route_headers);
   } else if (strcmp(name, "resources") == 0) {
     tcase_add_test(tc, t_fork_bomb);
     tcase_add_test(tc, t_memory_hog);
@@ -1276,6 +1321,26 @@ static void warm_server_stop(pid_t pid)
   rmdir(warm_dir);
 }
 
+/* netroute: the suite runs in a network namespace of its own, where
+ * 198.51.100.1/24 and 2001:db8::2/64 are on an interface (dummy, else
+ * veth) that leads nowhere, so a packet routed "to another host" leaves
+ * through it and is dropped. Nothing real is contacted. */
+static int netns_enter(char *why, size_t len)
+{
+  if (unshare(CLONE_NEWNET) != 0) {
+    snprintf(why, len, "cannot create a network namespace: %s", strerror(errno));
+    return -1;
+  }
+  if (system("ip link set lo up && { ip link add sbxd0 type dummy 2>/dev/null || "
+             "ip link add sbxd0 type veth peer name sbxd1; } && "
+             "ip addr add 198.51.100.1/24 dev sbxd0 && "
+             "ip -6 addr add 2001:db8::2/64 dev sbxd0 nodad && ip link set sbxd0 up") != 0) {
+    snprintf(why, len, "cannot set up the test's network namespace with ip(8)");
+    return -1;
+  }
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
   pid_t warm;
@@ -1286,8 +1351,9 @@ int main(int argc, char **argv)
   SRunner *sr;
   int failed;
 
-  static const char *const names[] = {"fs",    "proc",     "net",       "privs", "resources",
-                                      "shell", "tools",    "isolation", "features", "exec", NULL};
+  static const char *const names[] = {"fs",        "proc",  "net",   "netroute",  "privs",
+                                      "resources", "shell", "tools", "isolation", "features",
+                                      "exec",      NULL};
   bool known = false;
   if (argc != 2)
     return fprintf(stderr, "usage: %s SUITE\n", argv[0]), 2;
@@ -1310,6 +1376,10 @@ int main(int argc, char **argv)
   fprintf(stderr, "profiles: %s\n", cfx_source());
   if (getenv("CONFINE_WARM") && geteuid() != 0) {
     printf("SKIP: sbx serve needs root\n");
+    return 77;
+  }
+  if (strcmp(argv[1], "netroute") == 0 && netns_enter(why, sizeof why) != 0) {
+    printf("SKIP: %s\n", why);
     return 77;
   }
   if ((warm = warm_server_start()) < 0)
