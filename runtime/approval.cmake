@@ -18,7 +18,8 @@ target_link_libraries(cs_approval PUBLIC PkgConfig::JANSSON Threads::Threads)
 # (runtime/sbx_unotify.h). Linked by sbx and by the approval tests.
 add_library(cs_approval_unotify STATIC ${CMAKE_CURRENT_LIST_DIR}/sbx_unotify.c
             ${CMAKE_CURRENT_LIST_DIR}/sbx_unotify_op.c ${CMAKE_CURRENT_LIST_DIR}/sbx_unotify_open.c
-            ${CMAKE_CURRENT_LIST_DIR}/sbx_unotify_msg.c)
+            ${CMAKE_CURRENT_LIST_DIR}/sbx_unotify_msg.c
+            ${CMAKE_CURRENT_LIST_DIR}/sbx_unotify_carry.c)
 target_include_directories(cs_approval_unotify PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 target_link_libraries(cs_approval_unotify PUBLIC cs_approval PkgConfig::SECCOMP)
 

@@ -8,6 +8,7 @@ add_library(cs_confine STATIC
   ${CMAKE_CURRENT_LIST_DIR}/sbx_landlock.c
   ${CMAKE_CURRENT_LIST_DIR}/sbx_privs.c
   ${CMAKE_CURRENT_LIST_DIR}/sbx_cgroup.c
+  ${CMAKE_CURRENT_LIST_DIR}/sbx_freeze.c
   ${CMAKE_CURRENT_LIST_DIR}/sbx_kmsg.c
   ${CMAKE_CURRENT_LIST_DIR}/sbx_features.c
   ${CMAKE_CURRENT_LIST_DIR}/sbx_describe.c

@@ -71,7 +71,21 @@ int sbx_approve_begin(struct sbx_approve *a, const struct sbx_approve_opts *o,
   a->profile = p;
   a->audit = audit;
   a->argv = argv;
-  if (strcmp(spec, "none") != 0 && (r = cs_approver_parse(spec, &co.approver)) != 0) {
+  if (strcmp(spec, "tty") == 0) {
+    /* The terminal is shared with the sandboxed command: the prompt is
+     * drawn only while the run is frozen (sbx_freeze.c says why). */
+    struct cs_tty_guard guard;
+    sbx_freeze_init(&a->freeze);
+    a->freeze_used = true;
+    a->unotify.freeze = &a->freeze;
+    guard = sbx_freeze_guard(&a->freeze);
+    if ((r = cs_approver_tty_guarded(&guard, &co.approver)) != 0) {
+      fprintf(stderr, "sbx: error: approvals: the terminal approver: %s\n", strerror(-r));
+      sbx_freeze_fini(&a->freeze);
+      a->freeze_used = false;
+      return r;
+    }
+  } else if (strcmp(spec, "none") != 0 && (r = cs_approver_parse(spec, &co.approver)) != 0) {
     fprintf(err, "sbx: error: --approver %s: expected tty, exec:PROGRAM, socket:PATH or none\n",
             spec);
     return r;
@@ -87,7 +101,7 @@ int sbx_approve_begin(struct sbx_approve *a, const struct sbx_approve_opts *o,
   r = cs_approval_create(&co, &a->mgr);
   if (r != 0) {
     fprintf(err, "sbx: error: approvals: %s\n", strerror(-r));
-    return r;
+    goto fail_freeze;
   }
   a->unotify.mgr = a->mgr;
   a->unotify.profile = p->name;
@@ -98,15 +112,23 @@ int sbx_approve_begin(struct sbx_approve *a, const struct sbx_approve_opts *o,
     fprintf(err, "sbx: error: approvals: compiling the system-call filter: %s\n", strerror(-r));
     cs_approval_destroy(a->mgr);
     a->mgr = NULL;
-    return r;
+    goto fail_freeze;
   }
   return 0;
+fail_freeze:
+  if (a->freeze_used)
+    sbx_freeze_fini(&a->freeze);
+  a->freeze_used = false;
+  return r;
 }
 
 void sbx_approve_end(struct sbx_approve *a)
 {
   cs_approval_destroy(a->mgr);
   a->mgr = NULL;
+  if (a->freeze_used)
+    sbx_freeze_fini(&a->freeze);
+  a->freeze_used = false;
 }
 
 /* Is operation `op` something profile p lets run without anyone asked? */
@@ -130,8 +152,10 @@ int sbx_approve_command(struct sbx_approve *a, FILE *err)
   struct cs_approval_request req;
   struct cs_approval_decision d;
   size_t n = 0;
+  char prog[256]; /* argv[0], escaped: the messages go to the terminal */
   int r;
 
+  cs_approval_escape(a->argv[0], prog, sizeof prog);
   rules = calloc(cs_cmdrules_builtin_count + p->n_command_rules + 1, sizeof *rules);
   if (!rules) {
     r = -ENOMEM;
@@ -193,7 +217,7 @@ int sbx_approve_command(struct sbx_approve *a, FILE *err)
   if (res.action == CS_CMDRULE_DENY) {
     snprintf(a->message, sizeof a->message,
              "approval: %s denied by %s: profile %s neither permits nor approves '%s'",
-             a->argv[0], a->rule, p->name, cs_approval_op_name(res.rule->operation));
+             prog, a->rule, p->name, cs_approval_op_name(res.rule->operation));
     fprintf(err, "sbx: %s\n", a->message);
     r = -EPERM;
     goto done;
@@ -206,8 +230,12 @@ int sbx_approve_command(struct sbx_approve *a, FILE *err)
   req.layer = "command";
   r = cs_approval_ask(a->mgr, &req, &d);
   if (r != 0) {
-    snprintf(a->message, sizeof a->message, "approval: %s denied (%s, %s): %s [%s]", a->argv[0],
-             cs_approval_op_name(req.operation), a->rule, d.reason, d.approver);
+    /* A message longer than a->message is cut there; the audit record
+     * keeps the decision whole. */
+    if (snprintf(a->message, sizeof a->message, "approval: %s denied (%s, %s): %s [%s]", prog,
+                 cs_approval_op_name(req.operation), a->rule, d.reason,
+                 d.approver) >= (int)sizeof a->message)
+      memcpy(a->message + sizeof a->message - 4, "...", 4);
     fprintf(err, "sbx: %s\n", a->message);
     r = -EPERM;
     goto done;
@@ -223,7 +251,7 @@ int sbx_approve_command(struct sbx_approve *a, FILE *err)
 fail:
   /* Every failure of the workflow itself is a deny. */
   snprintf(a->message, sizeof a->message, "approval: %s not run: command rules unusable (%s)",
-           a->argv[0], strerror(-r));
+           prog, strerror(-r));
   fprintf(err, "sbx: %s\n", a->message);
   r = -EPERM;
 done:

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "sbx_denial.h"
+#include "sbx_freeze.h"
 #include "sbx_internal.h"
 #include "sbx_unotify_sbx.h"
 
@@ -536,6 +537,17 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
     sbx_result_fail(res, SBX_LAYER_CGROUP, -rc, err);
     goto kill_init;
   }
+  /* The terminal approver freezes the whole run while it asks
+   * (sbx_freeze.c): init is put in a freezable cgroup before it is
+   * released, so everything it forks is inside. A run that cannot be
+   * frozen still runs; its terminal questions are refused instead. */
+  if (req->unotify && req->unotify->freeze) {
+    char why[200];
+    if (sbx_cgroup_freezer(&cg, init, why, sizeof why) == 0)
+      sbx_freeze_arm(req->unotify->freeze, cg.freeze_dir, NULL);
+    else
+      sbx_freeze_arm(req->unotify->freeze, NULL, why);
+  }
   /* The admission slot now lasts as long as the sandbox (sbx_admit.h). */
   if (req->on_init && (rc = req->on_init(req->on_init_ctx, init)) != 0) {
     snprintf(err, sizeof err, "admission: tying the slot to pid %d: %s", (int)init,
@@ -570,6 +582,8 @@ kill_init:
   }
 cleanup:
   sbx_unotify_stop(&unotify);
+  if (req->unotify && req->unotify->freeze)
+    sbx_freeze_disarm(req->unotify->freeze);
   if (sv[0] >= 0)
     close(sv[0]);
   if (sv[1] >= 0)

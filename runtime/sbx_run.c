@@ -255,6 +255,7 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
       goto record;
     }
     appr_open = true;
+    appr.unotify.workspace = workspace; /* bound at the same path in the view */
     if (sbx_approve_command(&appr, stderr) != 0) {
       rec.error = appr.message;
       den[n_den].layer = "approval";

@@ -228,11 +228,12 @@ static bool sbx_un_git_bookkeeping(const struct sbx_un_op *op, const char *shown
   b1 = strrchr(op->path[1], '/');
   b1 = b1 ? b1 + 1 : op->path[1];
   l1 = strlen(b1);
-  /* Same directory (same descriptor and prefix), name X.lock over X. */
-  return op->fd[0] >= 0 && op->dirfd[0] == op->dirfd[1] &&
-         (size_t)(b0 - op->path[0]) == (size_t)(b1 - op->path[1]) &&
-         strncmp(op->path[0], op->path[1], (size_t)(b0 - op->path[0])) == 0 && l0 == l1 + 5 &&
-         strncmp(b0, b1, l1) == 0 && strcmp(b0 + l1, ".lock") == 0;
+  /* Same directory (the same one resolved for both names: sbx_un_resolve
+   * left bare names), name X.lock over X. */
+  struct stat s0, s1;
+  return b0 == op->path[0] && b1 == op->path[1] && fstat(op->fd[0], &s0) == 0 &&
+         fstat(op->fd[1], &s1) == 0 && s0.st_dev == s1.st_dev && s0.st_ino == s1.st_ino &&
+         l0 == l1 + 5 && strncmp(b0, b1, l1) == 0 && strcmp(b0 + l1, ".lock") == 0;
 }
 
 /* Returns 1 when the call was already answered (ADDFD + SEND). A
@@ -288,8 +289,20 @@ static int sbx_un_handle(int listener, const struct seccomp_notif *n,
     free(nm);
   }
   req.rule = rule;
+  req.workspace = cfg->workspace;
   if (op->kind == SBX_UN_UNLINK || op->kind == SBX_UN_RENAME) {
+    int failed = 0;
     req.operation = CS_APPROVAL_OP_DELETE;
+    /* What is shown must be what is done: the directories are resolved
+     * once, as the caller would, and the call then acts on exactly those
+     * (`build/././.../../src/important.c` is shown, and deleted, as
+     * src/important.c in its real directory). A directory the caller's
+     * own call could not resolve fails it with that errno, unasked. */
+    r = sbx_un_resolve(op, rootfd, cfg, &failed);
+    if (r != 0 || failed) {
+      resp->error = r != 0 ? r : -failed;
+      goto cleanup;
+    }
     sbx_un_display(op->fd[0], op->path[0], shown, sizeof shown);
     req.path = shown;
     if (op->kind == SBX_UN_UNLINK && cfg->private_tmp) {
@@ -340,7 +353,11 @@ static int sbx_un_handle(int listener, const struct seccomp_notif *n,
         continue;
       sbx_un_addr_text(&m->name, addr, sizeof addr);
       req.address = addr;
-      if (cs_approval_ask(cfg->mgr, &req, &d) != 0) {
+      if ((r = sbx_un_ask(listener, n, cfg, &req, &d)) != 0) {
+        if (r == -ESRCH) {
+          resp->error = -ESRCH;
+          goto cleanup;
+        }
         fprintf(stderr, "sbx: approval: denied send to %s (%s, profile %s): %s [%s]\n", addr,
                 rule, cfg->profile ? cfg->profile : "?", d.reason, d.approver);
         resp->error = -EPERM;
@@ -365,10 +382,18 @@ static int sbx_un_handle(int listener, const struct seccomp_notif *n,
                                         : CS_APPROVE_EXTERNAL_NETWORK)))
     ask = false;
   if (ask) {
-    r = cs_approval_ask(cfg->mgr, &req, &d);
+    r = sbx_un_ask(listener, n, cfg, &req, &d);
+    if (r == -ESRCH) {
+      resp->error = -ESRCH;
+      goto cleanup;
+    }
     if (r != 0) {
+      /* The path is the sandbox's choice and this goes to the terminal:
+       * escaped like the prompt's fields. */
+      char esc[8192];
+      cs_approval_escape(req.path ? req.path : addr, esc, sizeof esc);
       snprintf(what, sizeof what, "%s %s", req.operation == CS_APPROVAL_OP_DELETE ? "delete" :
-                                                   "connect to", req.path ? req.path : addr);
+                                                   "connect to", esc);
       fprintf(stderr, "sbx: approval: denied %s (%s, profile %s): %s [%s]\n", what, rule,
               cfg->profile ? cfg->profile : "?", d.reason, d.approver);
       resp->error = -EPERM;

@@ -39,6 +39,8 @@
 #include "cs_approval.h"
 #include "cs_profile_table.h"
 
+struct sbx_freeze;
+
 /* A git configuration file the system-call layer guards (git-config):
  * .git/config, config.worktree of the workspace's repository, of a linked
  * worktree's common dir, of submodules. Identified by (dev, ino) so that
@@ -82,6 +84,13 @@ struct sbx_unotify_cfg {
    * sbx_unotify_open.c and docs/approvals.md, "TOCTOU"). */
   const struct sbx_unotify_gitfile *git;
   size_t n_git;
+  /* The workspace as the command sees it (shown paths inside it are
+   * relative to it), or NULL. */
+  const char *workspace;
+  /* The terminal approver's guard (sbx_freeze.h), armed by
+   * sbx_confine_run with the run's cgroup; NULL when the approver does
+   * not use the terminal. */
+  struct sbx_freeze *freeze;
 };
 
 /* Adds the git configuration file at host path `path` (absolute, no

@@ -135,8 +135,9 @@ int sbx_un_dirfd(pid_t tid, int fdnum)
   return fd < 0 ? (errno == ENOENT ? -EBADF : -errno) : fd;
 }
 
-/* What the approver is shown: the path as the process would resolve it,
- * prefixed by its directory when relative. */
+/* What the approver is shown: the real path of the directory the call
+ * acts on (after sbx_un_resolve, the one the caller's path resolved to)
+ * and the final name, or an absolute path left as it was. */
 void sbx_un_display(int dirfd, const char *path, char *out, size_t len)
 {
   char link[64], dir[4096];
@@ -150,7 +151,7 @@ void sbx_un_display(int dirfd, const char *path, char *out, size_t len)
   if (n < 0)
     n = 0;
   dir[n] = '\0';
-  snprintf(out, len, "%s/%s", n ? dir : "?", path);
+  snprintf(out, len, "%s%s%s", n ? dir : "?", n && dir[n - 1] == '/' ? "" : "/", path);
 }
 
 /* Probe mode (unlink family only): does the entry exist at all, and is
@@ -210,6 +211,32 @@ static long sbx_un_tmp_unlink(const struct sbx_un_op *op, int *exempt)
   return ret;
 }
 
+/* In a helper: the process's root, ids, no capabilities, the confine
+ * hook. 0 or an errno. */
+static int sbx_un_enter(const struct sbx_un_op *op, int rootfd, const struct sbx_unotify_cfg *cfg)
+{
+  struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+  struct __user_cap_data_struct d[2];
+
+  memset(d, 0, sizeof d);
+  /* sbx without root created the sandbox's user namespace and holds every
+   * capability in it, so entering it (and the mount namespace it owns)
+   * gives the helper the right to chroot into the caller's root there. */
+  if (op->userns >= 0 &&
+      (setns(op->userns, CLONE_NEWUSER) != 0 || setns(op->mntns, CLONE_NEWNS) != 0))
+    return errno ? errno : EPERM;
+  /* In such a namespace setgroups is denied (sbx wrote "deny"): the helper
+   * keeps the supplementary groups the caller has too, from sbx. */
+  if (fchdir(rootfd) != 0 || chroot(".") != 0 ||
+      (setgroups(0, NULL) != 0 && !(op->userns >= 0 && errno == EPERM)) ||
+      setresgid(op->gid, op->gid, op->gid) != 0 || setresuid(op->uid, op->uid, op->uid) != 0 ||
+      syscall(SYS_capset, &h, d) != 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+    return errno ? errno : EPERM;
+  if (cfg->confine)
+    return -cfg->confine(cfg->confine_arg);
+  return 0;
+}
+
 /* The helper: the process's root, ids, no capabilities, the confine hook,
  * then the call. Returns the call's result or -errno, via the pipe. */
 static _Noreturn void sbx_un_helper(const struct sbx_un_op *op, int rootfd,
@@ -217,30 +244,10 @@ static _Noreturn void sbx_un_helper(const struct sbx_un_op *op, int rootfd,
                                     int out)
 {
   int exempt = 0;
-  struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
-  struct __user_cap_data_struct d[2];
   long ret = -1;
-  int err = 0;
+  int err = sbx_un_enter(op, rootfd, cfg);
 
-  memset(d, 0, sizeof d);
-  /* sbx without root created the sandbox's user namespace and holds every
-   * capability in it, so entering it (and the mount namespace it owns)
-   * gives the helper the right to chroot into the caller's root there. */
-  if (op->userns >= 0 &&
-      (setns(op->userns, CLONE_NEWUSER) != 0 || setns(op->mntns, CLONE_NEWNS) != 0)) {
-    err = errno ? errno : EPERM;
-    goto report;
-  }
-  /* In such a namespace setgroups is denied (sbx wrote "deny"): the helper
-   * keeps the supplementary groups the caller has too, from sbx. */
-  if (fchdir(rootfd) != 0 || chroot(".") != 0 ||
-      (setgroups(0, NULL) != 0 && !(op->userns >= 0 && errno == EPERM)) ||
-      setresgid(op->gid, op->gid, op->gid) != 0 || setresuid(op->uid, op->uid, op->uid) != 0 ||
-      syscall(SYS_capset, &h, d) != 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
-    err = errno ? errno : EPERM;
-    goto report;
-  }
-  if (cfg->confine && (err = -cfg->confine(cfg->confine_arg)) != 0)
+  if (err != 0)
     goto report;
   if (flags_override == SBX_UN_PROBE_TMP) {
     long r = sbx_un_tmp_unlink(op, &exempt);
@@ -280,6 +287,139 @@ report:;
   if (op->kind == SBX_UN_SENDMSG && op->nmsgs)
     (void)!write(out, op->sent, op->nmsgs * sizeof *op->sent);
   _exit(0);
+}
+
+/* Where path's final name starts (trailing slashes belong to the name:
+ * unlink("file/") must still fail with ENOTDIR). -1 when there is no
+ * name to split off (empty, or only slashes). */
+static ssize_t sbx_un_name_at(const char *path)
+{
+  size_t len = strlen(path), end = len;
+  while (end > 0 && path[end - 1] == '/')
+    end--;
+  if (end == 0)
+    return -1;
+  while (end > 0 && path[end - 1] != '/')
+    end--;
+  return (ssize_t)end;
+}
+
+/* Resolve helper: opens, as the caller's call would resolve it (its
+ * root, ids, Landlock; symlinks and ".." followed), the directory each
+ * path's final name lies in, and sends the descriptors back with one
+ * errno per path (0: its descriptor follows). */
+static _Noreturn void sbx_un_resolve_helper(const struct sbx_un_op *op, int rootfd,
+                                            const struct sbx_unotify_cfg *cfg, int out)
+{
+  int k = op->kind == SBX_UN_RENAME ? 2 : 1, fds[2], nfds = 0;
+  int errs[2] = {0, 0}, err = sbx_un_enter(op, rootfd, cfg);
+  union {
+    struct cmsghdr h;
+    char buf[CMSG_SPACE(sizeof fds)];
+  } c;
+  struct iovec iov = {.iov_base = errs, .iov_len = sizeof errs};
+  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+
+  for (int i = 0; i < k; i++) {
+    ssize_t at = sbx_un_name_at(op->path[i]);
+    char dir[4096];
+    int fd;
+    if (err != 0) {
+      errs[i] = err;
+      continue;
+    }
+    if (at < 0) {
+      errs[i] = -1; /* nothing to split: left as it is */
+      continue;
+    }
+    memcpy(dir, op->path[i], (size_t)at);
+    dir[at] = '\0';
+    fd = openat(op->fd[i], at ? dir : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+      errs[i] = errno;
+    else
+      fds[nfds++] = fd;
+  }
+  if (nfds) {
+    memset(&c, 0, sizeof c);
+    mh.msg_control = c.buf;
+    mh.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
+    struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+    cm->cmsg_level = SOL_SOCKET;
+    cm->cmsg_type = SCM_RIGHTS;
+    cm->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+    memcpy(CMSG_DATA(cm), fds, nfds * sizeof(int));
+  }
+  (void)!sendmsg(out, &mh, MSG_NOSIGNAL);
+  _exit(0);
+}
+
+int sbx_un_resolve(struct sbx_un_op *op, int rootfd, const struct sbx_unotify_cfg *cfg,
+                   int *failed)
+{
+  int k = op->kind == SBX_UN_RENAME ? 2 : 1, sv[2], st, got[2] = {-1, -1}, ngot = 0;
+  int errs[2] = {EIO, EIO};
+  union {
+    struct cmsghdr h;
+    char buf[CMSG_SPACE(2 * sizeof(int))];
+  } c;
+  struct iovec iov = {.iov_base = errs, .iov_len = sizeof errs};
+  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.buf,
+                      .msg_controllen = sizeof c.buf};
+  ssize_t n;
+  pid_t pid;
+
+  *failed = 0;
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+    return -errno;
+  pid = fork();
+  if (pid < 0) {
+    int e = -errno;
+    close(sv[0]);
+    close(sv[1]);
+    return e;
+  }
+  if (pid == 0) {
+    close(sv[0]);
+    sbx_un_resolve_helper(op, rootfd, cfg, sv[1]);
+  }
+  if (cfg->helper_started)
+    cfg->helper_started(cfg->helper_arg, pid);
+  close(sv[1]);
+  while ((n = recvmsg(sv[0], &mh, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+    ;
+  close(sv[0]);
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+    ;
+  for (struct cmsghdr *cm = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL; cm; cm = CMSG_NXTHDR(&mh, cm))
+    if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
+      for (size_t i = 0; i < (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int) && ngot < 2; i++)
+        memcpy(&got[ngot++], CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+  /* No message (the helper died): EIO, nothing is asked or done. */
+  if (n != (ssize_t)sizeof errs) {
+    errs[0] = errs[1] = EIO;
+  }
+  for (int i = 0, j = 0; i < k; i++) {
+    ssize_t at;
+    if (errs[i] == -1)
+      continue;
+    if (errs[i] != 0 || j >= ngot) {
+      if (!*failed)
+        *failed = errs[i] > 0 ? errs[i] : EIO;
+      continue;
+    }
+    /* From here on the call is (that directory, the final name): the
+     * directory the person is shown is the one acted on. */
+    at = sbx_un_name_at(op->path[i]);
+    close(op->fd[i]);
+    op->fd[i] = got[j];
+    got[j++] = -1;
+    memmove(op->path[i], op->path[i] + at, strlen(op->path[i] + at) + 1);
+  }
+  for (int j = 0; j < ngot; j++)
+    if (got[j] >= 0)
+      close(got[j]);
+  return 0;
 }
 
 /* Runs the helper; *result is the call's return value or -errno; *exempt

@@ -86,6 +86,17 @@ void sbx_un_op_free(struct sbx_un_op *op);
 /* The path as the approver is shown it. */
 void sbx_un_display(int dirfd, const char *path, char *out, size_t len);
 void sbx_un_addr_text(const struct sockaddr_storage *ss, char *buf, size_t len);
+/* Replaces each path (unlink family: path[0], rename: both) by its final
+ * name and op->fd[i] by the directory it lies in, opened once by a helper
+ * that resolves the rest as the caller's call would (its root, ids and
+ * Landlock; symlinks and ".." followed). From then on the call acts on
+ * exactly that directory, and sbx_un_display shows its real path. A path
+ * with nothing to split off (empty, only slashes) is left as it is.
+ * *failed: the errno the caller's call would have met resolving a
+ * directory (ENOENT, ENOTDIR, EACCES, ...), 0 when all resolved. 0 or
+ * -errno (the helper could not run). */
+int sbx_un_resolve(struct sbx_un_op *op, int rootfd, const struct sbx_unotify_cfg *cfg,
+                   int *failed);
 /* Runs the helper. flags_override: -1 none, SBX_UN_PROBE_TMP, or renameat2
  * flags. *result: the call's value or -errno; *exempt (may be NULL). */
 int sbx_un_perform(const struct sbx_un_op *op, int rootfd, const struct sbx_unotify_cfg *cfg,
@@ -100,6 +111,14 @@ long sbx_un_msg_send(const struct sbx_un_op *op);
 bool sbx_un_msg_direct(const struct sbx_un_op *op);
 int sbx_un_msg_writeback(const struct sbx_un_op *op, pid_t tid, long count);
 void sbx_un_msg_free(struct sbx_un_op *op);
+
+/* cs_approval_ask for notification n, except that an answer given while
+ * n's call was interrupted (the freezer stops the run while the terminal
+ * asks) is used, once, by the restarted call (sbx_unotify_carry.c).
+ * 0 allowed, -EPERM denied, -ESRCH the notification is gone (the
+ * answer is kept for the restarted call; nothing to say or do); *d filled. */
+int sbx_un_ask(int listener, const struct seccomp_notif *n, const struct sbx_unotify_cfg *cfg,
+               struct cs_approval_request *req, struct cs_approval_decision *d);
 
 /* Copies a NUL-terminated string / len bytes of process pid (once). */
 int sbx_un_read_str(pid_t pid, uint64_t addr, char *out, size_t len);

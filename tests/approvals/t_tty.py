@@ -1,68 +1,259 @@
 #!/usr/bin/env python3
 """approvals_tty: the interactive approver, on a real pseudo-terminal that
 is sbx's controlling terminal: y allows, n denies, silence times out,
-EOF denies, and control characters in a path cannot rewrite the prompt."""
+EOF denies, and what the prompt shows cannot be spoofed (issue 12, 6):
+
+  - a path is shown as the call will act on it (resolved, relative to
+    the workspace), a long field is shortened with a mark and keeps its
+    final component; a `build/` + 600 x `./` + `../src/important.c`
+    path is shown as src/important.c;
+  - every byte outside printable ASCII in a field is escaped (C0, ESC,
+    DEL, C1 as bytes and as UTF-8, bidi overrides); the prompt's own
+    newlines are newlines;
+  - the sandbox cannot write to the terminal while the prompt waits (the
+    run is frozen), and what it wrote just before is reset.
+
+Negative controls: the sandbox's own raw output in the same run shows the
+byte checker would see unescaped bytes; SBX_TEST_TTY_NO_FREEZE=1 (a
+test-only knob that skips the freeze) shows the writer does reach the
+terminal while the prompt waits."""
 import os, pty, select, shutil, sys, tempfile, time
 
 SBX = os.environ["SBX"]
 
-def run(ws, argv, answer, timeout="5"):
-    """Runs sbx on a new pty; answers after the prompt. Returns (status, text)."""
+
+def read_some(fd):
+    """What the pty has within 0.1 s (b"" if nothing), None once it is closed."""
+    r, _, _ = select.select([fd], [], [], 0.1)
+    if not r:
+        return b""
+    try:
+        return os.read(fd, 65536) or None
+    except OSError:
+        return None
+
+
+def read_for(fd, seconds, until=None):
+    """Reads the pty for up to `seconds`, or until `until` shows up."""
+    got = b""
+    end = time.time() + seconds
+    while time.time() < end and not (until and until in got):
+        chunk = read_some(fd)
+        if chunk is None:
+            break
+        got += chunk
+    return got
+
+
+def run(ws, argv, answer, timeout="5", env=None, on_prompt=None, cwd=None):
+    """Runs sbx on a new pty; answers after the prompt. on_prompt(out) is
+    called once the prompt is complete and returns the output read while
+    it waited (it may read more itself). Returns (status, bytes, index of
+    the answer in the output or -1)."""
     pid, fd = pty.fork()
     if pid == 0:
-        os.execv(SBX, [SBX, "run", "--profile", "standard", "--workspace", ws,
-                       "--approver", "tty", "--approval-timeout", timeout, "--"] + argv)
+        try:
+            if cwd:
+                os.chdir(cwd)
+            os.execve(SBX, [SBX, "run", "--profile", "standard", "--workspace", ws,
+                            "--approver", "tty", "--approval-timeout", timeout, "--"] + argv,
+                      dict(os.environ, **(env or {})))
+        finally:
+            os._exit(127)
     out = b""
-    answered = False
-    deadline = time.time() + 30
+    answered_at = -1
+    deadline = time.time() + 60
     while time.time() < deadline:
-        r, _, _ = select.select([fd], [], [], 0.2)
-        if r:
-            try:
-                chunk = os.read(fd, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            out += chunk
-        if not answered and b"Allow?" in out:
-            answered = True
+        chunk = read_some(fd)
+        if chunk is None:
+            break
+        out += chunk
+        if answered_at < 0 and b"Allow?" in out and out.rstrip().endswith(b"s):"):
+            if on_prompt:
+                out += on_prompt(fd)
+            answered_at = len(out)
             if answer == "EOF":
                 os.write(fd, b"\x04")
             elif answer is not None:
                 os.write(fd, answer.encode())
+    step(f"ran {argv[:2]}: {len(out)} bytes, answered at {answered_at}")
     _, status = os.waitpid(pid, 0)
     os.close(fd)
-    return os.waitstatus_to_exitcode(status), out.decode(errors="replace")
+    return os.waitstatus_to_exitcode(status), out, answered_at
+
+
+def step(msg):
+    print("..", msg, file=sys.stderr, flush=True)
+
 
 def fail(msg):
     print("FAIL:", msg)
     sys.exit(1)
 
+
+RESET = b"\x18\x1b\\\x1b[!p\x1b[?2026l\x1b[0m\x1b(B\x0f\x1b[?25h\x1b[?7h\r\r\n\x1b[J"
+
+
+def prompt_of(out):
+    """The prompt as sbx drew it: from its reset sequence to 'Allow? ...: '."""
+    start = out.rfind(RESET, 0, out.find(b"Allow?"))
+    if start < 0:
+        fail("no terminal reset before the prompt: " + repr(out))
+    end = out.find(b"s): ", start)
+    return out[start + len(RESET):end + 4]
+
+
+def raw_bytes(text):
+    """Bytes that could act on a terminal: outside printable ASCII, CR, LF."""
+    return [b for b in text if not (0x20 <= b <= 0x7e or b in (0x0a, 0x0d))]
+
+
+
+
 ws = tempfile.mkdtemp(prefix="approvals_tty.")
 try:
+    # --- the basic answers (command layer: rm is asked before it runs) ---
     victim = os.path.join(ws, "a")
     open(victim, "w").close()
-    code, out = run(ws, ["rm", victim], "n\n")
+    code, out, _ = run(ws, ["rm", victim], "n\n")
+    text = out.decode(errors="replace")
     if code != 125 or not os.path.exists(victim):
-        fail(f"'n' did not deny (exit {code}): {out}")
-    if "command: rm " + victim not in out or "builtin rule 'rm' (delete)" not in out:
-        fail("prompt lacks the command or the rule: " + out)
-    code, out = run(ws, ["rm", victim], None, timeout="0.5")
-    if code != 125 or not os.path.exists(victim) or "no answer" not in out:
-        fail(f"silence did not deny (exit {code}): {out}")
-    code, out = run(ws, ["rm", victim], "EOF")
+        fail(f"'n' did not deny (exit {code}): {text}")
+    if "command: rm " + victim not in text or "builtin rule 'rm' (delete)" not in text:
+        fail("prompt lacks the command or the rule: " + text)
+    if "\\x0a" in text or "\n  command: rm" not in text:
+        fail("the prompt's own newlines are not newlines: " + repr(text))
+    code, out, _ = run(ws, ["rm", victim], None, timeout="0.5")
+    if code != 125 or not os.path.exists(victim) or b"no answer" not in out:
+        fail(f"silence did not deny (exit {code}): {out!r}")
+    code, out, _ = run(ws, ["rm", victim], "EOF")
     if code != 125 or not os.path.exists(victim):
-        fail(f"EOF did not deny (exit {code}): {out}")
-    code, out = run(ws, ["rm", victim], "y\n")
+        fail(f"EOF did not deny (exit {code}): {out!r}")
+    code, out, _ = run(ws, ["rm", victim], "y\n")
     if code != 0 or os.path.exists(victim):
-        fail(f"'y' did not allow (exit {code}): {out}")
-    # An escape sequence in a name is shown, not obeyed.
-    evil = os.path.join(ws, "b\x1b[2Jc")
-    open(evil, "w").close()
-    code, out = run(ws, ["rm", evil], "n\n")
-    if "\x1b[2J" in out or "\\x1b[2J" not in out:
-        fail("control characters reached the terminal: " + repr(out))
+        fail(f"'y' did not allow (exit {code}): {out!r}")
+
+    # --- 1. the path shown is the path acted on, and never cut silently ---
+    # `sh -c` hides the rm from the command layer: the system-call layer
+    # asks about the unlinkat, with the path the call resolves to.
+    os.makedirs(os.path.join(ws, "build"))
+    os.makedirs(os.path.join(ws, "src"))
+    important = os.path.join(ws, "src", "important.c")
+    open(important, "w").close()
+    sneaky = "build/" + "./" * 600 + "../src/important.c"
+    code, out, _ = run(ws, ["sh", "-c", 'rm -f "$0"; echo "rm said $?"', sneaky], "n\n",
+                       cwd=ws)
+    p = prompt_of(out).decode()
+    if not os.path.exists(important):
+        fail("src/important.c was deleted on 'n': " + p)
+    if "\n  path:    src/important.c\r\n           (in the workspace " + ws + ")" not in p:
+        fail("the path line does not name the real target src/important.c: " + p)
+    # The command word is longer than a prompt field: shortened with a
+    # mark naming its length, its final component still there.
+    if f"of {len(sneaky)} bytes not shown...]/important.c" not in p or "build/././" not in p:
+        fail("the long command word is not shortened visibly: " + p)
+    # Negative control: the checks above tell a resolved path from the
+    # name as given; the name as given is in the very same prompt.
+    if "path:    build/" in p or "command: sh -c" not in p:
+        fail("control: the prompt's fields are not where the checks look: " + p)
+    # Short fields are shown whole, unmarked.
+    if 'command: sh -c rm -f "$0"; echo "rm said $?" build/' not in p or p.count("not shown") != 1:
+        fail("a short field was shortened or marked: " + p)
+    # Allowed: the file the prompt named is the one deleted.
+    code, out, _ = run(ws, ["sh", "-c", 'rm -f "$0"; echo "rm said $?"', sneaky], "y\n",
+                       cwd=ws)
+    if os.path.exists(important) or b"rm said 0" not in out:
+        fail("allowed: src/important.c was not the file deleted: " + repr(out))
+
+    # --- 2. every byte outside printable ASCII is escaped ---
+    evil = b"e\x1b[2J\x1b]0;t\x07\r\xe2\x80\xae\xe2\x81\xa6\xc2\x9b\x9b\x7f\xff\xe2\x80\x8bz"
+    evil_path = os.path.join(ws.encode(), evil)
+    open(evil_path, "w").close()
+    # The command prints the name raw first (the sandbox's own output),
+    # then deletes it through the system-call layer.
+    code, out, _ = run(ws, ["sh", "-c", 'printf "%s\\n" "$0"; rm -f "$0"', evil_path.decode(
+        errors="surrogateescape")], "n\n", cwd=ws)
+    p = prompt_of(out)
+    if raw_bytes(p):
+        fail(f"bytes outside printable ASCII reached the terminal in the prompt: {p!r}")
+    want = (b"e\\x1b[2J\\x1b]0;t\\x07\\x0d\\u{202e}\\u{2066}\\u{009b}\\x9b\\x7f\\xff"
+            b"\\u{200b}z")
+    if want not in p:
+        fail(f"the name is not shown with each byte escaped ({want!r}): {p!r}")
+    if not os.path.exists(evil_path):
+        fail("the file was deleted on 'n'")
+    # Negative control: the same checker does see the sandbox's raw output
+    # of the same name in the same run.
+    if evil not in out or not raw_bytes(out[:out.find(RESET)]):
+        fail(f"control: the sandbox's raw output of the name was not seen: {out!r}")
+    # A backslash in a name is doubled: text that looks like an escape is
+    # never taken for one.
+    fake = os.path.join(ws, "n\\x41me")
+    open(fake, "w").close()
+    code, out, _ = run(ws, ["rm", fake], "n\n")
+    if b"n\\\\x41me" not in prompt_of(out):
+        fail("a backslash in a name is not doubled: " + repr(out))
+
+    # --- 3. the sandbox cannot write to the terminal while it is asked ---
+    # A writer in the sandbox waits on a FIFO the test feeds once the
+    # prompt is up; if it runs, it erases the line and draws a fake
+    # prompt, and leaves a file saying so.
+    fifo = os.path.join(ws, "go")
+    os.mkfifo(fifo)
+    target = os.path.join(ws, "victim")
+    script = ('( read x < go; printf "\\r\\033[2KSPOOF-MARK harmless: ls [y/n]"; '
+              'echo wrote > spoofed ) & '
+              'sleep 0.3; rm -f victim; echo "rm said $?"; wait')
+
+    def spoof_window(control, f):
+        def on_prompt(fd):
+            os.write(f, b"go\n")
+            # Unfrozen, the writer answers at once; we wait for its mark
+            # (the control must see it). Frozen, nothing comes: the window
+            # is what the attacker gets, not a measure of our speed.
+            return read_for(fd, 20 if control else 2, until=b"SPOOF-MARK")
+        return on_prompt
+
+    for control in (False, True):
+        if os.path.exists(os.path.join(ws, "spoofed")):
+            os.unlink(os.path.join(ws, "spoofed"))
+        open(target, "w").close()
+        env = {"SBX_TEST_TTY_NO_FREEZE": "1"} if control else None
+        # O_RDWR never blocks, and held for the whole run: a FIFO's data
+        # is dropped when no end is open, before a frozen reader got it.
+        f = os.open(fifo, os.O_RDWR)
+        code, out, at = run(ws, ["sh", "-c", script], "n\n", env=env,
+                            on_prompt=spoof_window(control, f), cwd=ws)
+        os.close(f)
+        if at < 0:
+            fail(f"no prompt (control={control}): {out!r}")
+        spoof = out.find(b"SPOOF-MARK", out.find(b"Allow?"))
+        if not os.path.exists(target):
+            fail(f"the victim was deleted on 'n' (control={control}): {out!r}")
+        if control:
+            if not (0 <= spoof < at):
+                fail(f"control: unfrozen, the writer did not reach the terminal while the "
+                     f"prompt waited, so the test could not see a spoof: {out!r}")
+        else:
+            if 0 <= spoof < at:
+                fail(f"the sandbox wrote to the terminal while the prompt waited: {out!r}")
+            if spoof < 0 or not os.path.exists(os.path.join(ws, "spoofed")):
+                fail(f"the writer did not run after the answer (frozen for good?): {out!r}")
+            if b"rm said 1" not in out or out.count(b"Allow?") != 1:
+                fail(f"the call interrupted by the freeze was not answered once: {out!r}")
+
+    # --- 4. what the sandbox wrote just before cannot hide the prompt ---
+    # Concealed text, an unterminated OSC string and the DEC graphics set,
+    # written right before the call that asks: the reset follows them and
+    # precedes the prompt.
+    open(target, "w").close()
+    code, out, _ = run(ws, ["sh", "-c", 'printf "\\033[8m\\033(0\\033]0;"; rm -f victim'],
+                       "n\n", cwd=ws)
+    hide = out.find(b"\x1b[8m\x1b(0\x1b]0;")
+    reset = out.find(RESET, hide if hide >= 0 else 0)
+    if hide < 0 or reset < 0 or reset > out.find(b"sbx: approval needed"):
+        fail(f"the prompt was not preceded by a terminal reset after the sandbox's "
+             f"output: {out!r}")
     print("PASS")
 finally:
     shutil.rmtree(ws)
