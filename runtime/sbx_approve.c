@@ -90,6 +90,7 @@ int sbx_approve_begin(struct sbx_approve *a, const struct sbx_approve_opts *o,
             spec);
     return r;
   }
+  a->store_explicit = store != NULL;
   if (store)
     snprintf(a->store, sizeof a->store, "%s", store);
   else if (cs_approval_store_default(a->store, sizeof a->store) != 0)

@@ -36,6 +36,7 @@ struct sbx_approve {
   char message[512];         /* why the command was denied */
   char rule[160];            /* the rule that denied it */
   char store[4096];
+  bool store_explicit;       /* --approval-store or SBX_APPROVAL_STORE named it */
   /* --approver tty: the run is frozen while a person is asked. */
   struct sbx_freeze freeze;
   bool freeze_used;
