@@ -543,7 +543,14 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
    * frozen still runs; its terminal questions are refused instead. */
   if (req->unotify && req->unotify->freeze) {
     char why[200];
-    if (sbx_cgroup_freezer(&cg, init, why, sizeof why) == 0)
+    /* Without a terminal nobody can be asked on one: no cgroup to make
+     * (moving init costs an RCU grace period on a hybrid machine). */
+    int tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (tty < 0)
+      snprintf(why, sizeof why, "no controlling terminal: %s", strerror(errno));
+    else
+      close(tty);
+    if (tty >= 0 && sbx_cgroup_freezer(&cg, init, why, sizeof why) == 0)
       sbx_freeze_arm(req->unotify->freeze, cg.freeze_dir, NULL);
     else
       sbx_freeze_arm(req->unotify->freeze, NULL, why);
