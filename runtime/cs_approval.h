@@ -63,6 +63,11 @@ struct cs_approval_request {
    * directory component as the caller would; only the final name is
    * taken as given, as unlink and rename take it). */
   const char *workspace;
+  /* Command layer: what the command's arguments name, resolved (every
+   * directory component, as the command will find them; the final name as
+   * given), NULL-terminated; NULL when none. A long or tricky argument
+   * (`build/././.../../src/important.c`) is shown by what it reaches. */
+  const char *const *targets;
 };
 
 struct cs_approval_decision {

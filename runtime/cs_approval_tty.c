@@ -236,10 +236,10 @@ static void cs_tty_field(struct cs_tty_text *t, const char *text)
   cs_tty_escaped(t, s, tail, len);
 }
 
-/* The request's path as the person should read it: relative to the
- * workspace when it lies inside (that is where the command works), else
- * absolute, with a note saying which. */
-static void cs_tty_path(struct cs_tty_text *t, const char *path, const char *workspace)
+/* A resolved path as the person should read it: relative to the
+ * workspace when it lies inside (that is where the command works; true is
+ * returned), else absolute and marked so. */
+static bool cs_tty_path(struct cs_tty_text *t, const char *path, const char *workspace)
 {
   size_t wl = workspace ? strlen(workspace) : 0;
   while (wl > 1 && workspace[wl - 1] == '/')
@@ -247,14 +247,19 @@ static void cs_tty_path(struct cs_tty_text *t, const char *path, const char *wor
   if (wl > 1 && strncmp(path, workspace, wl) == 0 && (path[wl] == '/' || path[wl] == '\0')) {
     const char *rel = path[wl] == '/' ? path + wl + 1 : path + wl;
     cs_tty_field(t, rel[0] ? rel : ".");
-    cs_tty_raw(t, "\n           (in the workspace ");
-    cs_tty_field(t, workspace);
-    cs_tty_raw(t, ")");
-    return;
+    return true;
   }
   cs_tty_field(t, path);
   if (workspace)
-    cs_tty_raw(t, "\n           (outside the workspace)");
+    cs_tty_raw(t, "   (outside the workspace)");
+  return false;
+}
+
+static void cs_tty_in_workspace(struct cs_tty_text *t, const char *workspace)
+{
+  cs_tty_raw(t, "\n           (relative to the workspace ");
+  cs_tty_field(t, workspace);
+  cs_tty_raw(t, ")");
 }
 
 static void cs_tty_prompt(struct cs_tty_text *t, const struct cs_approval_request *req,
@@ -262,6 +267,7 @@ static void cs_tty_prompt(struct cs_tty_text *t, const struct cs_approval_reques
 {
   char num[64];
   size_t argc = 0;
+  bool relative = false;
 
   cs_tty_raw(t, cs_tty_reset);
   cs_tty_raw(t, "sbx: approval needed: ");
@@ -283,8 +289,23 @@ static void cs_tty_prompt(struct cs_tty_text *t, const struct cs_approval_reques
   }
   if (req->path) {
     cs_tty_raw(t, "\n  path:    ");
-    cs_tty_path(t, req->path, req->workspace);
+    if (cs_tty_path(t, req->path, req->workspace))
+      cs_tty_in_workspace(t, req->workspace);
   }
+  for (size_t i = 0; req->targets && req->targets[i]; i++) {
+    if (i == CS_TTY_MAX_ARGS) {
+      size_t more = 0;
+      while (req->targets[i + more])
+        more++;
+      snprintf(num, sizeof num, "\n  [...%zu more targets not shown...]", more);
+      cs_tty_raw(t, num);
+      break;
+    }
+    cs_tty_raw(t, "\n  target:  ");
+    relative |= cs_tty_path(t, req->targets[i], req->workspace);
+  }
+  if (relative)
+    cs_tty_in_workspace(t, req->workspace);
   if (req->address) {
     cs_tty_raw(t, "\n  address: ");
     cs_tty_field(t, req->address);

@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -145,6 +147,71 @@ static bool sbx_approve_permitted(const struct cs_profile *p, enum cs_approval_o
   }
 }
 
+static void sbx_approve_targets_free(char **t)
+{
+  for (size_t i = 0; t && t[i]; i++)
+    free(t[i]);
+  free(t);
+}
+
+/* What a delete command's arguments name, for the prompt: each argument
+ * that is not an option, resolved as the command will find it (its cwd is
+ * the workspace, bound at the same path): every directory component
+ * through realpath, the final name as given (rm removes a symlink, not
+ * its target). An argument whose directory does not exist names nothing
+ * and is left out. NULL-terminated; NULL on -ENOMEM (the prompt then
+ * shows the arguments only). Why: `rm build/` + 600 x `./` +
+ * `../src/important.c` must not read as a file under build/. */
+static char **sbx_approve_targets(char *const *argv, const char *workspace)
+{
+  size_t n = 0, k = 0;
+  bool operands_only = false;
+  char **out;
+
+  while (argv[n])
+    n++;
+  out = calloc(n + 1, sizeof *out);
+  if (!out)
+    return NULL;
+  for (size_t i = 1; i < n; i++) {
+    const char *w = argv[i], *name;
+    char path[PATH_MAX], *dir, *real;
+    size_t len, end;
+    if (!operands_only && strcmp(w, "--") == 0) {
+      operands_only = true;
+      continue;
+    }
+    if ((!operands_only && w[0] == '-') || !w[0])
+      continue;
+    if (snprintf(path, sizeof path, "%s%s%s", w[0] == '/' || !workspace ? "" : workspace,
+                 w[0] == '/' || !workspace ? "" : "/", w) >= (int)sizeof path)
+      continue;
+    len = strlen(path);
+    end = len;
+    while (end > 1 && path[end - 1] == '/')
+      end--;
+    while (end > 0 && path[end - 1] != '/')
+      end--;
+    name = w + strlen(w) - (len - end);
+    dir = path;
+    path[end] = '\0';
+    if (!end)
+      continue;
+    real = realpath(dir, NULL);
+    if (!real)
+      continue;
+    if (asprintf(&out[k], "%s%s%s", real, strcmp(real, "/") == 0 ? "" : "/", name) < 0) {
+      out[k] = NULL;
+      free(real);
+      sbx_approve_targets_free(out);
+      return NULL;
+    }
+    free(real);
+    k++;
+  }
+  return out;
+}
+
 int sbx_approve_command(struct sbx_approve *a, FILE *err)
 {
   const struct cs_profile *p = a->profile;
@@ -153,6 +220,7 @@ int sbx_approve_command(struct sbx_approve *a, FILE *err)
   struct cs_approval_request req;
   struct cs_approval_decision d;
   size_t n = 0;
+  char **targets = NULL;
   char prog[256]; /* argv[0], escaped: the messages go to the terminal */
   int r;
 
@@ -229,6 +297,11 @@ int sbx_approve_command(struct sbx_approve *a, FILE *err)
   req.profile = p->name;
   req.rule = a->rule;
   req.layer = "command";
+  req.workspace = a->unotify.workspace;
+  if (req.operation == CS_APPROVAL_OP_DELETE) {
+    targets = sbx_approve_targets(a->argv, a->unotify.workspace);
+    req.targets = (const char *const *)targets;
+  }
   r = cs_approval_ask(a->mgr, &req, &d);
   if (r != 0) {
     /* A message longer than a->message is cut there; the audit record
@@ -256,6 +329,7 @@ fail:
   fprintf(err, "sbx: %s\n", a->message);
   r = -EPERM;
 done:
+  sbx_approve_targets_free(targets);
   free(rules);
   return r;
 }

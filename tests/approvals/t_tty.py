@@ -159,7 +159,7 @@ def part1(ws):
     p = prompt_of(out).decode()
     if not os.path.exists(important):
         fail("src/important.c was deleted on 'n': " + p)
-    if "\n  path:    src/important.c\r\n           (in the workspace " + ws + ")" not in p:
+    if "\n  path:    src/important.c\r\n           (relative to the workspace " + ws + ")" not in p:
         fail("the path line does not name the real target src/important.c: " + p)
     # The command word is longer than a prompt field: shortened with a
     # mark naming its length, its final component still there.
@@ -172,6 +172,15 @@ def part1(ws):
     # Short fields are shown whole, unmarked.
     if 'command: sh -c rm -f "$0"; echo "rm said $?" build/' not in p or p.count("not shown") != 1:
         fail("a short field was shortened or marked: " + p)
+    # The command layer asks before rm runs: the argument is shown by what
+    # it reaches (its directories resolved from the workspace, rm's cwd).
+    code, out, _ = run(ws, ["rm", "-f", sneaky], "n\n")
+    p = prompt_of(out).decode()
+    if "\n  target:  src/important.c\r\n" not in p or not os.path.exists(important):
+        fail("the command-layer prompt does not name the real target src/important.c: " + p)
+    # Control: the command word alone, shortened, hides the "../src".
+    if "../src" in p.split("\n  target:")[0]:
+        fail("control: the shortened command word unexpectedly shows ../src: " + p)
     # Allowed: the file the prompt named is the one deleted.
     code, out, _ = run(ws, ["sh", "-c", 'rm -f "$0"; echo "rm said $?"', sneaky], "y\n",
                        cwd=ws)
