@@ -253,17 +253,12 @@ int sbx_cgroup_attach(const struct sbx_cgroup *cg, pid_t pid)
   return sbx_write_file(cg->pids_dir, "cgroup.procs", val);
 }
 
-int sbx_cgroup_freezer(struct sbx_cgroup *cg, pid_t init, char *why, size_t why_len)
+/* The v2 directory a freezer cgroup would be made in (sbx's own v2
+ * cgroup), or -errno with the reason. */
+static int sbx_cgroup_freezer_base(char *base, size_t len, char *why, size_t why_len)
 {
-  char self[256], base[PATH_MAX], val[32];
-  struct timespec ts;
+  char self[256];
   const char *v2root = NULL;
-  int rc;
-
-  if (cg->mode == SBX_CGROUP_V2) {
-    snprintf(cg->freeze_dir, sizeof cg->freeze_dir, "%s", cg->pids_dir);
-    return 0;
-  }
   /* cgroup.freeze is a core file of every non-root v2 cgroup: no
    * controller has to be delegated, only a directory we may create in. */
   if (sbx_fs_is("/sys/fs/cgroup", SBX_CGROUP2_MAGIC))
@@ -274,7 +269,38 @@ int sbx_cgroup_freezer(struct sbx_cgroup *cg, pid_t init, char *why, size_t why_
     snprintf(why, why_len, "no cgroup v2 hierarchy to freeze the run in");
     return -ENOTSUP;
   }
-  snprintf(base, sizeof base, "%s%s", v2root, strcmp(self, "/") == 0 ? "" : self);
+  snprintf(base, len, "%s%s", v2root, strcmp(self, "/") == 0 ? "" : self);
+  if (access(base, W_OK) != 0) {
+    int rc = -errno;
+    snprintf(why, why_len, "cgroup v2 %.64s not writable: %s", base, strerror(errno));
+    return rc;
+  }
+  snprintf(why, why_len, "cgroup v2 under %.64s", base);
+  return 0;
+}
+
+bool sbx_cgroup_freezer_detect(char *why, size_t why_len)
+{
+  char base[PATH_MAX], dir[PATH_MAX], detail[192];
+  if (sbx_cgroup_find(dir, sizeof dir, detail, sizeof detail) == SBX_CGROUP_V2) {
+    snprintf(why, why_len, "the run's cgroup v2");
+    return true;
+  }
+  return sbx_cgroup_freezer_base(base, sizeof base, why, why_len) == 0;
+}
+
+int sbx_cgroup_freezer(struct sbx_cgroup *cg, pid_t init, char *why, size_t why_len)
+{
+  char base[PATH_MAX], val[32];
+  struct timespec ts;
+  int rc;
+
+  if (cg->mode == SBX_CGROUP_V2) {
+    snprintf(cg->freeze_dir, sizeof cg->freeze_dir, "%s", cg->pids_dir);
+    return 0;
+  }
+  if ((rc = sbx_cgroup_freezer_base(base, sizeof base, why, why_len)) != 0)
+    return rc;
   sbx_cgroup_reap_stale(base);
   clock_gettime(CLOCK_MONOTONIC, &ts);
   if (snprintf(cg->freeze_dir, sizeof cg->freeze_dir, "%s/sbx-%d-%ld", base, (int)getpid(),

@@ -294,6 +294,8 @@ int sbx_cgroup_join(int join_fd);
  * /sys/fs/cgroup/unified) that init is moved into. 0, or -errno with the
  * reason in why. */
 int sbx_cgroup_freezer(struct sbx_cgroup *cg, pid_t init, char *why, size_t why_len);
+/* Could sbx_cgroup_freezer make a freezable cgroup here? With the reason. */
+bool sbx_cgroup_freezer_detect(char *why, size_t why_len);
 void sbx_cgroup_destroy(struct sbx_cgroup *cg);
 /* Detects the cgroup mode usable here, with a reason. */
 enum sbx_cgroup_mode sbx_cgroup_detect(char *detail, size_t detail_len);
