@@ -291,30 +291,25 @@ static int sbx_un_handle(int listener, const struct seccomp_notif *n,
   req.rule = rule;
   req.workspace = cfg->workspace;
   if (op->kind == SBX_UN_UNLINK || op->kind == SBX_UN_RENAME) {
-    int failed = 0;
+    int failed = 0, exempt = 0;
     req.operation = CS_APPROVAL_OP_DELETE;
     /* What is shown must be what is done: the directories are resolved
      * once, as the caller would, and the call then acts on exactly those
      * (`build/././.../../src/important.c` is shown, and deleted, as
      * src/important.c in its real directory). A directory the caller's
-     * own call could not resolve fails it with that errno, unasked. */
-    r = sbx_un_resolve(op, rootfd, cfg, &failed);
+     * own call could not resolve fails it with that errno, unasked. The
+     * same helper probes the private /tmp for an unlink (sbx_un_resolve):
+     * such a deletion is done there, unasked. */
+    r = sbx_un_resolve(op, rootfd, cfg, op->kind == SBX_UN_UNLINK && cfg->private_tmp, &failed,
+                       &exempt, &result);
     if (r != 0 || failed) {
       resp->error = r != 0 ? r : -failed;
       goto cleanup;
     }
+    if (exempt)
+      goto reply;
     sbx_un_display(op->fd[0], op->path[0], shown, sizeof shown);
     req.path = shown;
-    if (op->kind == SBX_UN_UNLINK && cfg->private_tmp) {
-      int exempt = 0;
-      r = sbx_un_perform(op, rootfd, cfg, SBX_UN_PROBE_TMP, &result, &exempt);
-      if (r != 0) {
-        resp->error = r;
-        goto cleanup;
-      }
-      if (exempt)
-        goto reply;
-    }
     if (op->kind == SBX_UN_RENAME) {
       sbx_un_display(op->fd[1], op->path[1], shown2, sizeof shown2);
       req.path = shown2; /* what would be replaced */
@@ -324,7 +319,7 @@ static int sbx_un_handle(int listener, const struct seccomp_notif *n,
       if (op->flags & RENAME_EXCHANGE) {
         ask = false;
       } else if (!(op->flags & RENAME_NOREPLACE)) {
-        r = sbx_un_perform(op, rootfd, cfg, op->flags | RENAME_NOREPLACE, &result, NULL);
+        r = sbx_un_perform(op, rootfd, cfg, op->flags | RENAME_NOREPLACE, &result);
         if (r != 0) {
           resp->error = r;
           goto cleanup;
@@ -408,7 +403,7 @@ static int sbx_un_handle(int listener, const struct seccomp_notif *n,
   if (op->kind == SBX_UN_SENDMSG && sbx_un_msg_direct(op)) {
     result = sbx_un_msg_send(op); /* why no helper: sbx_un_msg_direct */
   } else {
-    r = sbx_un_perform(op, rootfd, cfg, -1, &result, NULL);
+    r = sbx_un_perform(op, rootfd, cfg, -1, &result);
     if (r != 0) {
       resp->error = r;
       goto cleanup;

@@ -154,9 +154,10 @@ void sbx_un_display(int dirfd, const char *path, char *out, size_t len)
   snprintf(out, len, "%s%s%s", n ? dir : "?", n && dir[n - 1] == '/' ? "" : "/", path);
 }
 
-/* Probe mode (unlink family only): does the entry exist at all, and is
- * its directory on the private /tmp? Then delete it here, through the very directory checked,
- * and say so (msg[2] = 1); otherwise do nothing (msg[2] = 0). The
+/* The /tmp probe (unlink family only; run by the resolve helper): does
+ * the entry exist at all, and is its directory on the private /tmp? Then
+ * delete it here, through the very directory checked, and say so
+ * (*exempt = 1); otherwise do nothing (*exempt = 0). The
  * directory is opened once and both the check and the unlinkat use that
  * descriptor, so a renamed path component cannot move the deletion
  * elsewhere after the check. */
@@ -243,18 +244,11 @@ static _Noreturn void sbx_un_helper(const struct sbx_un_op *op, int rootfd,
                                     const struct sbx_unotify_cfg *cfg, int flags_override,
                                     int out)
 {
-  int exempt = 0;
   long ret = -1;
   int err = sbx_un_enter(op, rootfd, cfg);
 
   if (err != 0)
     goto report;
-  if (flags_override == SBX_UN_PROBE_TMP) {
-    long r = sbx_un_tmp_unlink(op, &exempt);
-    ret = r < 0 ? -1 : r;
-    err = r < 0 ? (int)-r : 0;
-    goto report;
-  }
   switch (op->kind) {
   case SBX_UN_UNLINK:
     ret = unlinkat(op->fd[0], op->path[0], op->flags);
@@ -280,7 +274,7 @@ static _Noreturn void sbx_un_helper(const struct sbx_un_op *op, int rootfd,
   }
   err = ret < 0 ? errno : 0;
 report:;
-  long msg[3] = {err ? -1 : ret, err, exempt};
+  long msg[2] = {err ? -1 : ret, err};
   (void)!write(out, msg, sizeof msg);
   /* sendmmsg: the bytes each message took, for msg_len (a pipe write of
    * this size is atomic and fits its buffer). */
@@ -304,20 +298,31 @@ static ssize_t sbx_un_name_at(const char *path)
   return (ssize_t)end;
 }
 
+/* What the resolve helper answers; its descriptors travel with it. */
+struct sbx_un_resolved {
+  int errs[2]; /* per path: 0 (its descriptor follows), -1 (left as it is), errno */
+  int exempt;  /* probe: the entry was on the private /tmp and is deleted */
+  long result; /* probe: that unlinkat's result */
+};
+
 /* Resolve helper: opens, as the caller's call would resolve it (its
  * root, ids, Landlock; symlinks and ".." followed), the directory each
  * path's final name lies in, and sends the descriptors back with one
- * errno per path (0: its descriptor follows). */
+ * errno per path (0: its descriptor follows). With probe_tmp it also does
+ * the /tmp probe (sbx_un_tmp_unlink) in the same process: one fork. */
 static _Noreturn void sbx_un_resolve_helper(const struct sbx_un_op *op, int rootfd,
-                                            const struct sbx_unotify_cfg *cfg, int out)
+                                            const struct sbx_unotify_cfg *cfg, bool probe_tmp,
+                                            int out)
 {
   int k = op->kind == SBX_UN_RENAME ? 2 : 1, fds[2], nfds = 0;
-  int errs[2] = {0, 0}, err = sbx_un_enter(op, rootfd, cfg);
+  int err = sbx_un_enter(op, rootfd, cfg);
+  struct sbx_un_resolved res = {.errs = {0, 0}};
+  int *errs = res.errs;
   union {
     struct cmsghdr h;
     char buf[CMSG_SPACE(sizeof fds)];
   } c;
-  struct iovec iov = {.iov_base = errs, .iov_len = sizeof errs};
+  struct iovec iov = {.iov_base = &res, .iov_len = sizeof res};
   struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
 
   for (int i = 0; i < k; i++) {
@@ -340,6 +345,9 @@ static _Noreturn void sbx_un_resolve_helper(const struct sbx_un_op *op, int root
     else
       fds[nfds++] = fd;
   }
+  if (probe_tmp && err == 0 && errs[0] == 0) {
+    res.result = sbx_un_tmp_unlink(op, &res.exempt);
+  }
   if (nfds) {
     memset(&c, 0, sizeof c);
     mh.msg_control = c.buf;
@@ -355,21 +363,31 @@ static _Noreturn void sbx_un_resolve_helper(const struct sbx_un_op *op, int root
 }
 
 int sbx_un_resolve(struct sbx_un_op *op, int rootfd, const struct sbx_unotify_cfg *cfg,
-                   int *failed)
+                   bool probe_tmp, int *failed, int *exempt, long *result)
 {
   int k = op->kind == SBX_UN_RENAME ? 2 : 1, sv[2], st, got[2] = {-1, -1}, ngot = 0;
-  int errs[2] = {EIO, EIO};
+  struct sbx_un_resolved res = {.errs = {EIO, EIO}};
+  int *errs = res.errs;
+  bool bare = true;
   union {
     struct cmsghdr h;
     char buf[CMSG_SPACE(2 * sizeof(int))];
   } c;
-  struct iovec iov = {.iov_base = errs, .iov_len = sizeof errs};
+  struct iovec iov = {.iov_base = &res, .iov_len = sizeof res};
   struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.buf,
                       .msg_controllen = sizeof c.buf};
   ssize_t n;
   pid_t pid;
 
   *failed = 0;
+  *exempt = 0;
+  *result = 0;
+  /* Bare names ("victim"): their directory is the dirfd we already hold,
+   * nothing to resolve and no helper to fork unless a probe is wanted. */
+  for (int i = 0; i < k; i++)
+    bare = bare && sbx_un_name_at(op->path[i]) == 0;
+  if (bare && !probe_tmp)
+    return 0;
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
     return -errno;
   pid = fork();
@@ -381,7 +399,7 @@ int sbx_un_resolve(struct sbx_un_op *op, int rootfd, const struct sbx_unotify_cf
   }
   if (pid == 0) {
     close(sv[0]);
-    sbx_un_resolve_helper(op, rootfd, cfg, sv[1]);
+    sbx_un_resolve_helper(op, rootfd, cfg, probe_tmp, sv[1]);
   }
   if (cfg->helper_started)
     cfg->helper_started(cfg->helper_arg, pid);
@@ -396,9 +414,12 @@ int sbx_un_resolve(struct sbx_un_op *op, int rootfd, const struct sbx_unotify_cf
       for (size_t i = 0; i < (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int) && ngot < 2; i++)
         memcpy(&got[ngot++], CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
   /* No message (the helper died): EIO, nothing is asked or done. */
-  if (n != (ssize_t)sizeof errs) {
+  if (n != (ssize_t)sizeof res) {
     errs[0] = errs[1] = EIO;
+    res.exempt = 0;
   }
+  *exempt = res.exempt;
+  *result = res.result;
   for (int i = 0, j = 0; i < k; i++) {
     ssize_t at;
     if (errs[i] == -1)
@@ -422,13 +443,11 @@ int sbx_un_resolve(struct sbx_un_op *op, int rootfd, const struct sbx_unotify_cf
   return 0;
 }
 
-/* Runs the helper; *result is the call's return value or -errno; *exempt
- * (may be NULL) tells whether a probe found and deleted a /tmp entry. */
-int sbx_un_perform(const struct sbx_un_op *op, int rootfd,
-                          const struct sbx_unotify_cfg *cfg, int flags_override, long *result,
-                          int *exempt)
+/* Runs the helper; *result is the call's return value or -errno. */
+int sbx_un_perform(const struct sbx_un_op *op, int rootfd, const struct sbx_unotify_cfg *cfg,
+                   int flags_override, long *result)
 {
-  long msg[3] = {-1, EIO, 0};
+  long msg[2] = {-1, EIO};
   int p[2], st;
   pid_t pid;
 
@@ -463,8 +482,6 @@ int sbx_un_perform(const struct sbx_un_op *op, int rootfd,
   while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
     ;
   *result = msg[1] ? -msg[1] : msg[0];
-  if (exempt)
-    *exempt = (int)msg[2];
   return 0;
 }
 

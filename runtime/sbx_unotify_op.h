@@ -76,10 +76,6 @@ struct sbx_un_op {
   long *sent;
 };
 
-/* Probe mode of sbx_un_perform (unlink family): delete only when the entry
- * is on the private /tmp, and say whether it was. */
-#define SBX_UN_PROBE_TMP (-2)
-
 /* Copies the call's arguments (once) and takes our handles: 0 or -errno. */
 int sbx_un_collect(const struct seccomp_notif *n, struct sbx_un_op *op, pid_t *tgid);
 void sbx_un_op_free(struct sbx_un_op *op);
@@ -93,14 +89,17 @@ void sbx_un_addr_text(const struct sockaddr_storage *ss, char *buf, size_t len);
  * exactly that directory, and sbx_un_display shows its real path. A path
  * with nothing to split off (empty, only slashes) is left as it is.
  * *failed: the errno the caller's call would have met resolving a
- * directory (ENOENT, ENOTDIR, EACCES, ...), 0 when all resolved. 0 or
- * -errno (the helper could not run). */
+ * directory (ENOENT, ENOTDIR, EACCES, ...), 0 when all resolved. With
+ * probe_tmp (unlink family) the same helper also probes the private
+ * /tmp: *exempt 1 and *result the unlinkat's result when the entry was on
+ * it (then deleted there, unasked), or did not exist at all (-ENOENT). 0
+ * or -errno (the helper could not run). */
 int sbx_un_resolve(struct sbx_un_op *op, int rootfd, const struct sbx_unotify_cfg *cfg,
-                   int *failed);
-/* Runs the helper. flags_override: -1 none, SBX_UN_PROBE_TMP, or renameat2
- * flags. *result: the call's value or -errno; *exempt (may be NULL). */
+                   bool probe_tmp, int *failed, int *exempt, long *result);
+/* Runs the helper. flags_override: -1 none, or renameat2 flags. *result:
+ * the call's value or -errno. */
 int sbx_un_perform(const struct sbx_un_op *op, int rootfd, const struct sbx_unotify_cfg *cfg,
-                   int flags_override, long *result, int *exempt);
+                   int flags_override, long *result);
 
 /* sendmsg/sendmmsg (sbx_unotify_msg.c): copies the messages once and
  * takes our own descriptors for SCM_RIGHTS (op->sock must be set); sends
