@@ -22,7 +22,7 @@ import os, pty, select, shutil, sys, tempfile, time
 SBX = os.environ["SBX"]
 # Which parts run (all by default): T_TTY_PARTS=2 checks one part alone,
 # e.g. against an sbx that lacks the fix of another.
-PARTS = os.environ.get("T_TTY_PARTS", "01234")
+PARTS = os.environ.get("T_TTY_PARTS", "012345")
 
 
 def read_some(fd):
@@ -48,7 +48,7 @@ def read_for(fd, seconds, until=None):
     return got
 
 
-def run(ws, argv, answer, timeout="5", env=None, on_prompt=None, cwd=None):
+def run(ws, argv, answer, timeout="5", env=None, on_prompt=None, cwd=None, prefix=()):
     """Runs sbx on a new pty; answers after the prompt. on_prompt(out) is
     called once the prompt is complete and returns the output read while
     it waited (it may read more itself). Returns (status, bytes, index of
@@ -58,9 +58,9 @@ def run(ws, argv, answer, timeout="5", env=None, on_prompt=None, cwd=None):
         try:
             if cwd:
                 os.chdir(cwd)
-            os.execve(SBX, [SBX, "run", "--profile", "standard", "--workspace", ws,
-                            "--approver", "tty", "--approval-timeout", timeout, "--"] + argv,
-                      dict(os.environ, **(env or {})))
+            cmd = list(prefix) + [SBX, "run", "--profile", "standard", "--workspace", ws,
+                                  "--approver", "tty", "--approval-timeout", timeout, "--"]
+            os.execvpe(cmd[0], cmd + argv, dict(os.environ, **(env or {})))
         finally:
             os._exit(127)
     out = b""
@@ -85,7 +85,7 @@ def run(ws, argv, answer, timeout="5", env=None, on_prompt=None, cwd=None):
     # No cgroup v2 to freeze the run in: sbx rightly refuses to ask on the
     # terminal while the sandbox runs, and the parts that need a question
     # during the run cannot be tried here.
-    if answered_at < 0 and b"cannot be frozen while asking" in out:
+    if answered_at < 0 and b"cannot be frozen while asking" in out and not prefix:
         print("SKIP: the machine has no cgroup v2 hierarchy sbx can freeze a run in: "
               + out.decode(errors="replace").strip())
         sys.exit(77)
@@ -285,9 +285,48 @@ def part4(ws):
              f"output: {out!r}")
 
 
+def part5(ws):
+    # --- 5. a run that cannot be frozen is not asked on the terminal ---
+    # sbx as an unprivileged user (its own user namespace) cannot make a
+    # cgroup in a v2 hierarchy only root may write: the question is not
+    # asked, the call is refused, and the message says why. (Control: the
+    # same kind of run as root is asked, parts 1 and 3.)
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        step("part 5 needs root and setpriv: not tried")
+        return
+    tmp = tempfile.mkdtemp(prefix="approvals_tty_nobody.")
+    try:
+        os.chmod(tmp, 0o711)
+        uws, state = os.path.join(tmp, "ws"), os.path.join(tmp, "state")
+        os.makedirs(uws)
+        os.makedirs(state)
+        open(os.path.join(uws, "victim"), "w").close()
+        for d in (uws, state, os.path.join(uws, "victim")):
+            os.chown(d, 65534, 65534)
+        nobody = ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"]
+        env = {"HOME": state, "SBX_STATE_DIR": state}
+        code, out, at = run(uws, ["sh", "-c", "rm -f victim; echo rm said $?"], "y\n", env=env,
+                            cwd=uws, prefix=nobody)
+        if b"user namespace" in out or b"userns" in out:
+            step("part 5: unprivileged sbx unavailable here: " + repr(out))
+            return
+        if b"cannot be frozen while asking" not in out:
+            if at >= 0:
+                step("part 5: this machine lets an unprivileged sbx freeze its run; not tried")
+                return
+            fail(f"unprivileged run: no prompt and no reason: {out!r}")
+        if at >= 0 or b"Allow?" in out:
+            fail(f"a run that cannot be frozen was asked on the terminal: {out!r}")
+        if not os.path.exists(os.path.join(uws, "victim")) or b"rm said 1" not in out:
+            fail(f"the unasked delete was not refused: {out!r}")
+        step("part 5: " + out.decode(errors="replace").splitlines()[0])
+    finally:
+        shutil.rmtree(tmp)
+
+
 ws = tempfile.mkdtemp(prefix="approvals_tty.")
 try:
-    for n, part in enumerate((part0, part1, part2, part3, part4)):
+    for n, part in enumerate((part0, part1, part2, part3, part4, part5)):
         if str(n) in PARTS:
             part(ws)
     print("PASS")
