@@ -27,7 +27,10 @@
  *     person is asked.
  * Freezing interrupts the caller's pending notification (the seccomp
  * wait is interruptible): the kernel cancels it and restarts the call
- * after the thaw. The answer is carried over to that restart
+ * after the thaw. (With SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV the wait
+ * would not be interrupted, the caller would never freeze, and every
+ * question would time out here unasked: closed, but useless. sbx does not
+ * set that flag.) The answer is carried over to that restart
  * (sbx_unotify_carry.c), so the person is asked once. */
 #include "sbx_freeze.h"
 #include "cs_approval_internal.h"

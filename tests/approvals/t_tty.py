@@ -22,7 +22,7 @@ import os, pty, select, shutil, sys, tempfile, time
 SBX = os.environ["SBX"]
 # Which parts run (all by default): T_TTY_PARTS=2 checks one part alone,
 # e.g. against an sbx that lacks the fix of another.
-PARTS = os.environ.get("T_TTY_PARTS", "012345")
+PARTS = os.environ.get("T_TTY_PARTS", "0123456")
 
 
 def read_some(fd):
@@ -324,9 +324,51 @@ def part5(ws):
         shutil.rmtree(tmp)
 
 
+INJECT = ("import fcntl, termios\n"
+          "try:\n"
+          "    fcntl.ioctl(0, termios.TIOCSTI, b'y')\n"
+          "    fcntl.ioctl(0, termios.TIOCSTI, b'\\n')\n"
+          "    print('TIOCSTI worked')\n"
+          "except OSError as e:\n"
+          "    print('TIOCSTI refused:', e.errno)\n")
+
+
+def part6(ws):
+    # --- 6. the sandbox cannot type the answer (TIOCSTI) ---
+    py = shutil.which("python3", path="/usr/bin:/bin")
+    if not py:
+        step("part 6 needs a system python3: not tried")
+        return
+    target = os.path.join(ws, "victim")
+    open(target, "w").close()
+    code, out, _ = run(ws, ["sh", "-c", f"{py} -c \"$0\"; rm -f victim; echo rm said $?", INJECT],
+                       "n\n", cwd=ws)
+    # Lines the program printed (its source is also in the prompt's command).
+    said = [l.strip() for l in out.split(b"\n")]
+    if b"TIOCSTI refused: 1" not in said or b"TIOCSTI worked" in said:
+        fail(f"the sandbox could push input into the terminal: {out!r}")
+    if not os.path.exists(target) or b"rm said 1" not in out:
+        fail(f"the delete went through: {out!r}")
+    # Control: the same program on the same kind of terminal, outside the
+    # sandbox, does inject (so the check above can see an injection).
+    pid, fd = pty.fork()
+    if pid == 0:
+        try:
+            os.execv(py, [py, "-c", INJECT])
+        finally:
+            os._exit(127)
+    got = read_for(fd, 20, until=b"TIOCSTI")
+    got += read_for(fd, 1)
+    os.waitpid(pid, 0)
+    os.close(fd)
+    if b"TIOCSTI worked" not in [l.strip() for l in got.split(b"\n")]:
+        step(f"part 6 control: TIOCSTI does not work here even outside a sandbox ({got!r}); "
+             "the refusal above is then the kernel's as well")
+
+
 ws = tempfile.mkdtemp(prefix="approvals_tty.")
 try:
-    for n, part in enumerate((part0, part1, part2, part3, part4, part5)):
+    for n, part in enumerate((part0, part1, part2, part3, part4, part5, part6)):
         if str(n) in PARTS:
             part(ws)
     print("PASS")
