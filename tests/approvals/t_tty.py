@@ -248,7 +248,8 @@ def part3(ws):
         # O_RDWR never blocks, and held for the whole run: a FIFO's data
         # is dropped when no end is open, before a frozen reader got it.
         f = os.open(fifo, os.O_RDWR)
-        code, out, at = run(ws, ["sh", "-c", script], "n\n", env=env,
+        # A long approval timeout: the test itself waits before answering.
+        code, out, at = run(ws, ["sh", "-c", script], "n\n", timeout="60", env=env,
                             on_prompt=spoof_window(control, f), cwd=ws)
         os.close(f)
         if at < 0:
