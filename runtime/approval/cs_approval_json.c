@@ -55,6 +55,14 @@ char *cs_approval_request_json(const struct cs_approval_request *req, int with_t
       json_object_set_new(o, "rule", req->rule ? json_string(req->rule) : json_null()) != 0 ||
       json_object_set_new(o, "layer", req->layer ? json_string(req->layer) : json_null()) != 0)
     goto cleanup;
+  if (req->targets) {
+    json_t *t = json_array();
+    if (!t || json_object_set_new(o, "targets", t) != 0)
+      goto cleanup;
+    for (size_t i = 0; req->targets[i]; i++)
+      if (json_array_append_new(t, cs_approval_json_str(req->targets[i])) != 0)
+        goto cleanup;
+  }
   text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
   if (!text)
     goto cleanup;

@@ -251,10 +251,16 @@ int cs_approval_store_list(const char *path, FILE *out)
   fprintf(out, "%-6s %-11s %-21s %s\n", "ID", "OPERATION", "CREATED", "COMMAND PREFIX");
   json_array_foreach(json_object_get(root, "grants"), i, g)
   {
+    /* The prefix is the words of a command the sandboxed agent chose, and
+     * this goes to the terminal: escaped as the prompt escapes. */
+    char op[64], created[64], prefix[4 * CS_APPROVAL_PREFIX_MAX];
+    cs_approval_escape(json_string_value(json_object_get(g, "operation")) ?: "?", op, sizeof op);
+    cs_approval_escape(json_string_value(json_object_get(g, "created")) ?: "?", created,
+                       sizeof created);
+    cs_approval_escape(json_string_value(json_object_get(g, "prefix")) ?: "?", prefix,
+                       sizeof prefix);
     fprintf(out, "%-6lld %-11s %-21s %s\n", (long long)json_integer_value(json_object_get(g, "id")),
-            json_string_value(json_object_get(g, "operation")) ?: "?",
-            json_string_value(json_object_get(g, "created")) ?: "?",
-            json_string_value(json_object_get(g, "prefix")) ?: "?");
+            op, created, prefix);
   }
   json_decref(root);
   return 0;

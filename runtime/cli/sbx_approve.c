@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -71,11 +73,26 @@ int sbx_approve_begin(struct sbx_approve *a, const struct sbx_approve_opts *o,
   a->profile = p;
   a->audit = audit;
   a->argv = argv;
-  if (strcmp(spec, "none") != 0 && (r = cs_approver_parse(spec, &co.approver)) != 0) {
+  if (strcmp(spec, "tty") == 0) {
+    /* The terminal is shared with the sandboxed command: the prompt is
+     * drawn only while the run is frozen (sbx_freeze.c says why). */
+    struct cs_tty_guard guard;
+    sbx_freeze_init(&a->freeze);
+    a->freeze_used = true;
+    a->unotify.freeze = &a->freeze;
+    guard = sbx_freeze_guard(&a->freeze);
+    if ((r = cs_approver_tty_guarded(&guard, &co.approver)) != 0) {
+      fprintf(stderr, "sbx: error: approvals: the terminal approver: %s\n", strerror(-r));
+      sbx_freeze_fini(&a->freeze);
+      a->freeze_used = false;
+      return r;
+    }
+  } else if (strcmp(spec, "none") != 0 && (r = cs_approver_parse(spec, &co.approver)) != 0) {
     fprintf(err, "sbx: error: --approver %s: expected tty, exec:PROGRAM, socket:PATH or none\n",
             spec);
     return r;
   }
+  a->store_explicit = store != NULL;
   if (store)
     snprintf(a->store, sizeof a->store, "%s", store);
   else if (cs_approval_store_default(a->store, sizeof a->store) != 0)
@@ -87,7 +104,7 @@ int sbx_approve_begin(struct sbx_approve *a, const struct sbx_approve_opts *o,
   r = cs_approval_create(&co, &a->mgr);
   if (r != 0) {
     fprintf(err, "sbx: error: approvals: %s\n", strerror(-r));
-    return r;
+    goto fail_freeze;
   }
   a->unotify.mgr = a->mgr;
   a->unotify.profile = p->name;
@@ -101,15 +118,23 @@ int sbx_approve_begin(struct sbx_approve *a, const struct sbx_approve_opts *o,
     fprintf(err, "sbx: error: approvals: compiling the system-call filter: %s\n", strerror(-r));
     cs_approval_destroy(a->mgr);
     a->mgr = NULL;
-    return r;
+    goto fail_freeze;
   }
   return 0;
+fail_freeze:
+  if (a->freeze_used)
+    sbx_freeze_fini(&a->freeze);
+  a->freeze_used = false;
+  return r;
 }
 
 void sbx_approve_end(struct sbx_approve *a)
 {
   cs_approval_destroy(a->mgr);
   a->mgr = NULL;
+  if (a->freeze_used)
+    sbx_freeze_fini(&a->freeze);
+  a->freeze_used = false;
 }
 
 /* Is operation `op` something profile p lets run without anyone asked? */
@@ -125,6 +150,71 @@ static bool sbx_approve_permitted(const struct cs_profile *p, enum cs_approval_o
   }
 }
 
+static void sbx_approve_targets_free(char **t)
+{
+  for (size_t i = 0; t && t[i]; i++)
+    free(t[i]);
+  free(t);
+}
+
+/* What a delete command's arguments name, for the prompt: each argument
+ * that is not an option, resolved as the command will find it (its cwd is
+ * the workspace, bound at the same path): every directory component
+ * through realpath, the final name as given (rm removes a symlink, not
+ * its target). An argument whose directory does not exist names nothing
+ * and is left out. NULL-terminated; NULL on -ENOMEM (the prompt then
+ * shows the arguments only). Why: `rm build/` + 600 x `./` +
+ * `../src/important.c` must not read as a file under build/. */
+static char **sbx_approve_targets(char *const *argv, const char *workspace)
+{
+  size_t n = 0, k = 0;
+  bool operands_only = false;
+  char **out;
+
+  while (argv[n])
+    n++;
+  out = calloc(n + 1, sizeof *out);
+  if (!out)
+    return NULL;
+  for (size_t i = 1; i < n; i++) {
+    const char *w = argv[i], *name;
+    char path[PATH_MAX], *dir, *real;
+    size_t len, end;
+    if (!operands_only && strcmp(w, "--") == 0) {
+      operands_only = true;
+      continue;
+    }
+    if ((!operands_only && w[0] == '-') || !w[0])
+      continue;
+    if (snprintf(path, sizeof path, "%s%s%s", w[0] == '/' || !workspace ? "" : workspace,
+                 w[0] == '/' || !workspace ? "" : "/", w) >= (int)sizeof path)
+      continue;
+    len = strlen(path);
+    end = len;
+    while (end > 1 && path[end - 1] == '/')
+      end--;
+    while (end > 0 && path[end - 1] != '/')
+      end--;
+    name = w + strlen(w) - (len - end);
+    dir = path;
+    path[end] = '\0';
+    if (!end)
+      continue;
+    real = realpath(dir, NULL);
+    if (!real)
+      continue;
+    if (asprintf(&out[k], "%s%s%s", real, strcmp(real, "/") == 0 ? "" : "/", name) < 0) {
+      out[k] = NULL;
+      free(real);
+      sbx_approve_targets_free(out);
+      return NULL;
+    }
+    free(real);
+    k++;
+  }
+  return out;
+}
+
 int sbx_approve_command(struct sbx_approve *a, FILE *err)
 {
   const struct cs_profile *p = a->profile;
@@ -133,8 +223,11 @@ int sbx_approve_command(struct sbx_approve *a, FILE *err)
   struct cs_approval_request req;
   struct cs_approval_decision d;
   size_t n = 0;
+  char **targets = NULL;
+  char prog[256]; /* argv[0], escaped: the messages go to the terminal */
   int r;
 
+  cs_approval_escape(a->argv[0], prog, sizeof prog);
   rules = calloc(cs_cmdrules_builtin_count + p->n_command_rules + 1, sizeof *rules);
   if (!rules) {
     r = -ENOMEM;
@@ -184,7 +277,7 @@ int sbx_approve_command(struct sbx_approve *a, FILE *err)
   if (res.action == CS_CMDRULE_DENY) {
     snprintf(a->message, sizeof a->message,
              "approval: %s denied by %s: profile %s neither permits nor approves '%s'",
-             a->argv[0], a->rule, p->name, cs_approval_op_name(res.rule->operation));
+             prog, a->rule, p->name, cs_approval_op_name(res.rule->operation));
     fprintf(err, "sbx: %s\n", a->message);
     r = -EPERM;
     goto done;
@@ -195,10 +288,19 @@ int sbx_approve_command(struct sbx_approve *a, FILE *err)
   req.profile = p->name;
   req.rule = a->rule;
   req.layer = "command";
+  req.workspace = a->unotify.workspace;
+  if (req.operation == CS_APPROVAL_OP_DELETE) {
+    targets = sbx_approve_targets(a->argv, a->unotify.workspace);
+    req.targets = (const char *const *)targets;
+  }
   r = cs_approval_ask(a->mgr, &req, &d);
   if (r != 0) {
-    snprintf(a->message, sizeof a->message, "approval: %s denied (%s, %s): %s [%s]", a->argv[0],
-             cs_approval_op_name(req.operation), a->rule, d.reason, d.approver);
+    /* A message longer than a->message is cut there; the audit record
+     * keeps the decision whole. */
+    if (snprintf(a->message, sizeof a->message, "approval: %s denied (%s, %s): %s [%s]", prog,
+                 cs_approval_op_name(req.operation), a->rule, d.reason,
+                 d.approver) >= (int)sizeof a->message)
+      memcpy(a->message + sizeof a->message - 4, "...", 4);
     fprintf(err, "sbx: %s\n", a->message);
     r = -EPERM;
     goto done;
@@ -214,10 +316,11 @@ int sbx_approve_command(struct sbx_approve *a, FILE *err)
 fail:
   /* Every failure of the workflow itself is a deny. */
   snprintf(a->message, sizeof a->message, "approval: %s not run: command rules unusable (%s)",
-           a->argv[0], strerror(-r));
+           prog, strerror(-r));
   fprintf(err, "sbx: %s\n", a->message);
   r = -EPERM;
 done:
+  sbx_approve_targets_free(targets);
   free(rules);
   return r;
 }

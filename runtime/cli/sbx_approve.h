@@ -13,6 +13,7 @@
 
 #include "cs_approval.h"
 #include "cs_profile_table.h"
+#include "sbx_freeze.h"
 #include "sbx_unotify.h"
 
 struct sbx_audit;
@@ -35,6 +36,10 @@ struct sbx_approve {
   char message[512];         /* why the command was denied */
   char rule[160];            /* the rule that denied it */
   char store[4096];
+  bool store_explicit;       /* --approval-store or SBX_APPROVAL_STORE named it */
+  /* --approver tty: the run is frozen while a person is asked. */
+  struct sbx_freeze freeze;
+  bool freeze_used;
 };
 
 /* Sets up the manager for one run (nothing is asked yet). */

@@ -49,32 +49,26 @@ static bool sbx_run_private(const char *path)
          sbx_run_under(path, "/proc") || sbx_run_under(path, "/sys");
 }
 
-/* 0 unless the audit log lies where the profile lets the command write
- * (the writable workspace, or any other path rule with write access): the
- * command could then truncate or forge the records of every run, its own
- * included, so such a log is refused before anything runs (-EPERM). The
- * cases follow the mount view sbx_confine builds (runtime/confine/sbx_plan.c):
- * rules under the workspace are bound in, "/" shows the host's root, other
- * rules under the private directories are the sandbox's own. */
-static int sbx_run_log_exposed(const struct cs_profile *p, const char *workspace,
-                               const struct sbx_audit *audit)
+/* 0 unless host path `log` (resolved: no symlink left in it) lies where
+ * the profile lets the command write (the writable workspace, or any other
+ * path rule with write access): what sbx keeps there (`what`: the audit
+ * log, the approval store, sbx's state directory) could then be forged by
+ * the command for every later run, so the run is refused before anything
+ * runs (-EPERM, with a message). The cases follow the mount view
+ * sbx_confine builds (runtime/confine/sbx_plan.c): rules under the workspace are
+ * bound in, "/" shows the host's root, other rules under the private
+ * directories are the sandbox's own. whole_host false: a rule for "/"
+ * itself (permissive: the whole host writable by design, where nothing of
+ * sbx's can be kept from the command) does not count. */
+static int sbx_run_exposed(const struct cs_profile *p, const char *workspace, const char *what,
+                           const char *given, const char *log, bool whole_host)
 {
-  char fdpath[64], log[PATH_MAX], rule[PATH_MAX], *real;
+  char rule[PATH_MAX], *real;
   const char *home = getenv("HOME");
-  ssize_t n;
   int r = 0;
 
-  if (audit->fd < 0 || !p->allow_file_write)
+  if (!p->allow_file_write)
     return 0;
-  snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", audit->fd);
-  n = readlink(fdpath, log, sizeof(log) - 1);
-  if (n <= 0) {
-    /* Cannot tell where the log is: refuse rather than guess. */
-    fprintf(stderr, "sbx: error: audit log %s: cannot resolve where it is: %s\n", audit->path,
-            strerror(errno));
-    return -EPERM;
-  }
-  log[n] = '\0';
   for (uint32_t i = 0; i < p->n_allowed_paths && r == 0; i++) {
     const struct cs_path_rule *pr = &p->allowed_paths[i];
     bool exposed;
@@ -95,18 +89,81 @@ static int sbx_run_log_exposed(const struct cs_profile *p, const char *workspace
     if (sbx_run_under(real, workspace))
       exposed = sbx_run_under(log, real);
     else if (strcmp(real, "/") == 0)
-      exposed = sbx_run_under(log, workspace) || !sbx_run_private(log);
+      exposed = sbx_run_under(log, workspace) || (whole_host && !sbx_run_private(log));
     else
       exposed = !sbx_run_private(real) && sbx_run_under(log, real);
     if (exposed) {
-      fprintf(stderr, "sbx: error: audit log %s lies in %s, which profile '%s' lets the command "
-                      "write (%s); put the log outside it\n", log,
+      fprintf(stderr, "sbx: error: %s %s%s%s%s lies in %s, which profile '%s' lets the command "
+                      "write (%s); put it outside, or use a narrower --workspace\n", what, given,
+              strcmp(given, log) != 0 ? " (at " : "", strcmp(given, log) != 0 ? log : "",
+              strcmp(given, log) != 0 ? ")" : "",
               strcmp(real, "/") == 0 && sbx_run_under(log, workspace) ? workspace : real,
               p->name, pr->origin ? pr->origin : pr->path);
       r = -EPERM;
     }
     free(real);
   }
+  return r;
+}
+
+/* The audit log, by its open descriptor (where the records really go). */
+static int sbx_run_log_exposed(const struct cs_profile *p, const char *workspace,
+                               const struct sbx_audit *audit)
+{
+  char fdpath[64], log[PATH_MAX];
+  ssize_t n;
+
+  if (audit->fd < 0 || !p->allow_file_write)
+    return 0;
+  snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", audit->fd);
+  n = readlink(fdpath, log, sizeof(log) - 1);
+  if (n <= 0) {
+    /* Cannot tell where the log is: refuse rather than guess. */
+    fprintf(stderr, "sbx: error: audit log %s: cannot resolve where it is: %s\n", audit->path,
+            strerror(errno));
+    return -EPERM;
+  }
+  log[n] = '\0';
+  return sbx_run_exposed(p, workspace, "audit log", log, log, true);
+}
+
+/* A file or directory sbx keeps (it may not exist yet): resolved, or, when
+ * missing, its nearest existing ancestor, which is where the command
+ * would create it. */
+static int sbx_run_kept_exposed(const struct cs_profile *p, const char *workspace,
+                                const char *what, const char *path, bool whole_host)
+{
+  char probe[PATH_MAX], *real = NULL, *slash;
+  int r;
+
+  if (!p->allow_file_write)
+    return 0;
+  if (snprintf(probe, sizeof(probe), "%s", path) >= (int)sizeof(probe)) {
+    fprintf(stderr, "sbx: error: %s %s: path too long\n", what, path);
+    return -EPERM;
+  }
+  while (!(real = realpath(probe, NULL)) && errno == ENOENT && (slash = strrchr(probe, '/'))) {
+    struct stat st;
+    /* A symlink to nothing: the file would be created wherever it points,
+     * which may be made to exist later (inside the workspace). */
+    if (lstat(probe, &st) == 0) {
+      fprintf(stderr, "sbx: error: %s %s: %s is a symlink to nothing, so where it would be "
+                      "written cannot be told\n", what, path, probe);
+      return -EPERM;
+    }
+    if (slash == probe)
+      slash[1] = '\0'; /* "/x" missing: its ancestor is "/" */
+    else
+      *slash = '\0';
+  }
+  if (!real) {
+    /* Cannot tell where it is: refuse rather than guess. */
+    fprintf(stderr, "sbx: error: %s %s: cannot resolve where it is: %s\n", what, path,
+            strerror(errno));
+    return -EPERM;
+  }
+  r = sbx_run_exposed(p, workspace, what, path, real, whole_host);
+  free(real);
   return r;
 }
 
@@ -257,6 +314,26 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
       goto record;
     }
     appr_open = true;
+    appr.unotify.workspace = workspace; /* bound at the same path in the view */
+    /* Whatever grants rights or decides admissions must be out of the
+     * command's reach for writing, whatever the workspace (issue 12, 5):
+     * a grant appended to the store would let a later run's rm through
+     * unasked. A store named on purpose is checked like --audit; the
+     * default one and the state directory are not held against a profile
+     * that makes the whole host writable (permissive: by design). */
+    if (appr.store[0] && sbx_run_kept_exposed(p, workspace, "approval store", appr.store,
+                                              appr.store_explicit) != 0) {
+      rec.error = "approval store writable by the command";
+      goto record;
+    }
+    {
+      char state[PATH_MAX];
+      if (sbx_admit_state_dir(state, sizeof(state)) == 0 &&
+          sbx_run_kept_exposed(p, workspace, "state directory", state, false) != 0) {
+        rec.error = "state directory writable by the command";
+        goto record;
+      }
+    }
     if (sbx_approve_command(&appr, stderr) != 0) {
       rec.error = appr.message;
       den[n_den].layer = "approval";
@@ -293,6 +370,7 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
   req.argv = o->cmd_argv;
   req.timeout_ms = rec.timeout_ms;
   req.unotify = sbx_approve_unotify(&appr);
+  req.freeze = appr.freeze_used ? &appr.freeze : NULL;
   req.on_init = sbx_admit_on_init;
   req.on_init_ctx = &adm;
   /* The supervisor, the warm start, the approvals' system-call layer and

@@ -2,6 +2,7 @@
 #ifndef CS_RUNTIME_SBX_CGROUP_H
 #define CS_RUNTIME_SBX_CGROUP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -18,6 +19,12 @@ struct sbx_cgroup {
    * "0" to it to join (sbx_cgroup_join) instead of the supervisor moving
    * init by pid. -1 otherwise (only meaningful when mode != NONE). */
   int join_fd;
+  /* A cgroup v2 directory holding the whole sandbox, for freezing it
+   * (cgroup.freeze) while a person is asked on the terminal: pids_dir in
+   * mode V2, else one sbx_cgroup_freezer made in the unified hierarchy
+   * (removed by sbx_cgroup_destroy); empty when there is none. */
+  char freeze_dir[256];
+  bool freeze_own;
 };
 /* Creates a cgroup for one run when the machine allows it; mode NONE
  * otherwise (not an error: rlimits still apply). */
@@ -28,6 +35,14 @@ int sbx_cgroup_attach(const struct sbx_cgroup *cg, pid_t pid);
 /* In sbx-init, before it forks: joins the cgroup through cg->join_fd
  * (v1). Returns 0 or a negative errno. */
 int sbx_cgroup_join(int join_fd);
+/* Sets cg->freeze_dir for the run whose pid 1 is `init` (not released
+ * yet: nothing has forked): the run's own cgroup in mode V2, otherwise a
+ * new cgroup in the v2 hierarchy (a hybrid machine mounts it at
+ * /sys/fs/cgroup/unified) that init is moved into. 0, or -errno with the
+ * reason in why. */
+int sbx_cgroup_freezer(struct sbx_cgroup *cg, pid_t init, char *why, size_t why_len);
+/* Could sbx_cgroup_freezer make a freezable cgroup here? With the reason. */
+bool sbx_cgroup_freezer_detect(char *why, size_t why_len);
 void sbx_cgroup_destroy(struct sbx_cgroup *cg);
 /* Detects the cgroup mode usable here, with a reason. */
 enum sbx_cgroup_mode sbx_cgroup_detect(char *detail, size_t detail_len);

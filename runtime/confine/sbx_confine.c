@@ -23,6 +23,7 @@
 
 #include "sbx_cgroup.h"
 #include "sbx_fail.h"
+#include "sbx_freeze.h"
 #include "sbx_plan.h"
 #include "sbx_sandbox.h"
 
@@ -213,6 +214,24 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
                  cg.pids_dir, strerror(-rc));
     goto kill_init;
   }
+  /* The terminal approver freezes the whole run while it asks
+   * (sbx_freeze.c): init is put in a freezable cgroup before it is
+   * released, so everything it forks is inside. A run that cannot be
+   * frozen still runs; its terminal questions are refused instead. */
+  if (req->freeze) {
+    char nofreeze[200];
+    /* Without a terminal nobody can be asked on one: no cgroup to make
+     * (moving init costs an RCU grace period on a hybrid machine). */
+    int tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (tty < 0)
+      snprintf(nofreeze, sizeof nofreeze, "no controlling terminal: %s", strerror(errno));
+    else
+      close(tty);
+    if (tty >= 0 && sbx_cgroup_freezer(&cg, init, nofreeze, sizeof nofreeze) == 0)
+      sbx_freeze_arm(req->freeze, cg.freeze_dir, NULL);
+    else
+      sbx_freeze_arm(req->freeze, NULL, nofreeze);
+  }
   /* The admission slot now lasts as long as the sandbox (sbx_admit.h). */
   if (req->on_init && (rc = req->on_init(req->on_init_ctx, init)) != 0) {
     int error = rc < 0 ? -rc : EIO;
@@ -251,6 +270,8 @@ fail:
 cleanup:
   if (approvals_state)
     approvals->close(approvals_state);
+  if (req->freeze)
+    sbx_freeze_disarm(req->freeze);
   if (sv[0] >= 0)
     close(sv[0]);
   if (sv[1] >= 0)

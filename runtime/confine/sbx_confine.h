@@ -48,6 +48,7 @@
 #include "cs_profile_table.h"
 
 struct sbx_unotify_cfg;
+struct sbx_freeze;
 struct sbx_confine_hooks;
 
 /* Exit codes of `sbx run` besides the command's own status (0..123 as the
@@ -124,6 +125,10 @@ struct sbx_run_request {
    * docs/approvals.md): non-NULL loads a notify filter for unotify->ops
    * in the command and serves it in the supervisor. NULL: none. */
   const struct sbx_unotify_cfg *unotify;
+  /* The terminal approver's guard (sbx_freeze.h): armed with a cgroup
+   * holding the whole run, so the run can be frozen while a person is
+   * asked; NULL when no approver uses the terminal. */
+  struct sbx_freeze *freeze;
   /* Required by sbx_confine_run: what confinement reaches only through
    * its caller, the supervisor first (sbx_hooks.h; sbx's own set:
    * sbx_run_hooks, runtime/warm/sbx_run_hooks.h). NULL: refused. */

@@ -164,6 +164,12 @@ void sbx_features_describe(const struct sbx_features *f, FILE *out)
           : f->cgroup == SBX_CGROUP_V1 ? "v1 pids"
                                        : "none (rlimits only)",
           f->cgroup_detail);
+  {
+    char why[200];
+    bool ok = sbx_cgroup_freezer_detect(why, sizeof why);
+    fprintf(out, "terminal approvals (--approver tty, run frozen while asking): %s: %s\n",
+            ok ? "yes" : "no, not asked (use exec: or socket:)", why);
+  }
 }
 
 int sbx_profile_landlock_abi(const struct cs_profile *p)

@@ -14,7 +14,8 @@
  * start with no audit log and nothing for the approval workflow to
  * decide. For everything else (another command, --cold, an audit log, an
  * approval option, a profile with approvals or a command an approval rule
- * matches, a caller that is not root with CAP_SYS_ADMIN, no server, any
+ * matches, a profile that writes files (the full sbx checks what that
+ * exposes), a caller that is not root with CAP_SYS_ADMIN, no server, any
  * error the full sbx would report and record) it execs the full sbx with
  * the same arguments and environment before it has done anything. When
  * the server declines the run after admission, the slot is given back
@@ -182,7 +183,11 @@ int main(int argc, char *argv[])
     sbx_front_core(argv, NULL);
   if (sbx_profile_select(t.profiles, t.n_profiles, o.profile, getenv(SBX_PROFILE_ENV), &p, &src,
                          quiet) != 0 ||
-      p->approval_ops || sbx_front_rule_matches(p, o.cmd_argv))
+      p->approval_ops || sbx_front_rule_matches(p, o.cmd_argv) ||
+      /* A profile that writes may expose the approval store or the state
+       * directory, which the full sbx refuses (sbx_run.c,
+       * sbx_run_kept_exposed): it decides. */
+      p->allow_file_write)
     sbx_front_core(argv, NULL);
   code = sbx_front_run(&t, &o, p, quiet, &declined);
   fclose(quiet);

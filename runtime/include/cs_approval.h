@@ -51,6 +51,17 @@ struct cs_approval_request {
   const char *profile;              /* "standard" */
   const char *rule;                 /* "builtin rm (delete)", "unlinkat(2)" */
   const char *layer;                /* "command" or "syscall" */
+  /* The workspace as the command sees it, or NULL: the terminal approver
+   * shows a path inside it relative to it. path is always the resolved,
+   * absolute path the call acts on (the system-call layer resolves every
+   * directory component as the caller would; only the final name is
+   * taken as given, as unlink and rename take it). */
+  const char *workspace;
+  /* Command layer: what the command's arguments name, resolved (every
+   * directory component, as the command will find them; the final name as
+   * given), NULL-terminated; NULL when none. A long or tricky argument
+   * (`build/././.../../src/important.c`) is shown by what it reaches. */
+  const char *const *targets;
 };
 
 struct cs_approval_decision {
@@ -76,7 +87,26 @@ struct cs_approver {
 /* Built-in approvers; *out is filled, destroy it with its destroy. */
 int cs_approver_exec(const char *program, struct cs_approver *out);
 int cs_approver_socket(const char *path, struct cs_approver *out);
+/* s as the terminal approver shows it: printable ASCII as it is (a
+ * backslash doubled), well-formed UTF-8 as \u{XXXX}, any other byte as
+ * \xHH, so that nothing in it can act on a terminal. Cut with "..." when
+ * out is too small. For messages that quote a path or a command. */
+void cs_approval_escape(const char *in, char *out, size_t out_len);
+/* The terminal approver for a caller with nothing sharing the terminal
+ * while it asks (no sandboxed process runs): no guard. */
 int cs_approver_tty(struct cs_approver *out);
+/* The terminal approver when something untrusted may share the terminal
+ * (sbx: the sandboxed command's output). hold() is called before the
+ * prompt is drawn and must return 0 only when nothing untrusted can
+ * write to, read from or inject into the terminal until release() (sbx
+ * freezes the run); otherwise a negative errno and a reason in why: the
+ * question is not asked and the request is denied. */
+struct cs_tty_guard {
+  int (*hold)(void *arg, char *why, size_t why_len);
+  void (*release)(void *arg); /* may be NULL */
+  void *arg;
+};
+int cs_approver_tty_guarded(const struct cs_tty_guard *guard, struct cs_approver *out);
 /* "exec:PROGRAM", "socket:PATH" or "tty"; -EINVAL otherwise. */
 int cs_approver_parse(const char *spec, struct cs_approver *out);
 

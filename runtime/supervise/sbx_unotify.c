@@ -225,11 +225,12 @@ static bool sbx_un_git_bookkeeping(const struct sbx_un_op *op, const char *shown
   b1 = strrchr(op->path[1], '/');
   b1 = b1 ? b1 + 1 : op->path[1];
   l1 = strlen(b1);
-  /* Same directory (same descriptor and prefix), name X.lock over X. */
-  return op->fd[0] >= 0 && op->dirfd[0] == op->dirfd[1] &&
-         (size_t)(b0 - op->path[0]) == (size_t)(b1 - op->path[1]) &&
-         strncmp(op->path[0], op->path[1], (size_t)(b0 - op->path[0])) == 0 && l0 == l1 + 5 &&
-         strncmp(b0, b1, l1) == 0 && strcmp(b0 + l1, ".lock") == 0;
+  /* Same directory (the same one resolved for both names: sbx_un_resolve
+   * left bare names), name X.lock over X. */
+  struct stat s0, s1;
+  return b0 == op->path[0] && b1 == op->path[1] && fstat(op->fd[0], &s0) == 0 &&
+         fstat(op->fd[1], &s1) == 0 && s0.st_dev == s1.st_dev && s0.st_ino == s1.st_ino &&
+         l0 == l1 + 5 && strncmp(b0, b1, l1) == 0 && strcmp(b0 + l1, ".lock") == 0;
 }
 
 /* Returns 1 when the call was already answered (ADDFD + SEND). A
@@ -287,20 +288,27 @@ static int sbx_un_handle(int listener, const struct seccomp_notif *n,
     free(nm);
   }
   req.rule = rule;
+  req.workspace = cfg->workspace;
   if (op->kind == SBX_UN_UNLINK || op->kind == SBX_UN_RENAME) {
+    int failed = 0, exempt = 0;
     req.operation = CS_APPROVAL_OP_DELETE;
+    /* What is shown must be what is done: the directories are resolved
+     * once, as the caller would, and the call then acts on exactly those
+     * (`build/././.../../src/important.c` is shown, and deleted, as
+     * src/important.c in its real directory). A directory the caller's
+     * own call could not resolve fails it with that errno, unasked. The
+     * same helper probes the private /tmp for an unlink (sbx_un_resolve):
+     * such a deletion is done there, unasked. */
+    r = sbx_un_resolve(op, rootfd, cfg, op->kind == SBX_UN_UNLINK && cfg->private_tmp, &failed,
+                       &exempt, &result);
+    if (r != 0 || failed) {
+      resp->error = r != 0 ? r : -failed;
+      goto cleanup;
+    }
+    if (exempt)
+      goto reply;
     sbx_un_display(op->fd[0], op->path[0], shown, sizeof shown);
     req.path = shown;
-    if (op->kind == SBX_UN_UNLINK && cfg->private_tmp) {
-      int exempt = 0;
-      r = sbx_un_perform(op, rootfd, cfg, SBX_UN_PROBE_TMP, &result, &exempt);
-      if (r != 0) {
-        resp->error = r;
-        goto cleanup;
-      }
-      if (exempt)
-        goto reply;
-    }
     if (op->kind == SBX_UN_RENAME) {
       sbx_un_display(op->fd[1], op->path[1], shown2, sizeof shown2);
       req.path = shown2; /* what would be replaced */
@@ -310,7 +318,7 @@ static int sbx_un_handle(int listener, const struct seccomp_notif *n,
       if (op->flags & RENAME_EXCHANGE) {
         ask = false;
       } else if (!(op->flags & RENAME_NOREPLACE)) {
-        r = sbx_un_perform(op, rootfd, cfg, op->flags | RENAME_NOREPLACE, &result, NULL);
+        r = sbx_un_perform(op, rootfd, cfg, op->flags | RENAME_NOREPLACE, &result);
         if (r != 0) {
           resp->error = r;
           goto cleanup;
@@ -341,7 +349,11 @@ static int sbx_un_handle(int listener, const struct seccomp_notif *n,
       if (seen)
         continue;
       req.address = addr;
-      if (cs_approval_ask(cfg->mgr, &req, &d) != 0) {
+      if ((r = sbx_un_ask(listener, n, cfg, &req, &d)) != 0) {
+        if (r == -ESRCH) {
+          resp->error = -ESRCH;
+          goto cleanup;
+        }
         fprintf(stderr, "sbx: approval: denied send to %s (%s, profile %s): %s [%s]\n", addr,
                 rule, cfg->profile ? cfg->profile : "?", d.reason, d.approver);
         resp->error = -EPERM;
@@ -377,14 +389,22 @@ static int sbx_un_handle(int listener, const struct seccomp_notif *n,
                                         : CS_APPROVE_EXTERNAL_NETWORK)))
     ask = false;
   if (ask) {
-    r = cs_approval_ask(cfg->mgr, &req, &d);
+    r = sbx_un_ask(listener, n, cfg, &req, &d);
+    if (r == -ESRCH) {
+      resp->error = -ESRCH;
+      goto cleanup;
+    }
     if (r != 0) {
+      /* The path is the sandbox's choice and this goes to the terminal:
+       * escaped like the prompt's fields. */
+      char esc[8192];
+      cs_approval_escape(req.path ? req.path : addr, esc, sizeof esc);
       snprintf(what, sizeof what, "%s %s",
                req.operation == CS_APPROVAL_OP_DELETE ? "delete"
                : op->kind == SBX_UN_BIND              ? "listen on (bind)"
                : op->kind == SBX_UN_LISTEN            ? "listen on"
                                                       : "connect to",
-               req.path ? req.path : addr);
+               esc);
       fprintf(stderr, "sbx: approval: denied %s (%s, profile %s): %s [%s]\n", what, rule,
               cfg->profile ? cfg->profile : "?", d.reason, d.approver);
       resp->error = -EPERM;
@@ -399,7 +419,7 @@ static int sbx_un_handle(int listener, const struct seccomp_notif *n,
   if (op->kind == SBX_UN_SENDMSG && sbx_un_msg_direct(op)) {
     result = sbx_un_msg_send(op); /* why no helper: sbx_un_msg_direct */
   } else {
-    r = sbx_un_perform(op, rootfd, cfg, -1, &result, NULL);
+    r = sbx_un_perform(op, rootfd, cfg, -1, &result);
     if (r != 0) {
       resp->error = r;
       goto cleanup;

@@ -41,6 +41,8 @@
 #include "cs_approval.h"
 #include "cs_profile_table.h"
 
+struct sbx_freeze;
+
 /* A git configuration file the system-call layer guards (git-config):
  * .git/config, config.worktree of the workspace's repository, of a linked
  * worktree's common dir, of submodules. Identified by (dev, ino) so that
@@ -92,6 +94,13 @@ struct sbx_unotify_cfg {
    * calls (its threads and helpers); once spent, every notified call is
    * refused with EPERM. sbx: the profile's maxCpuTime. 0: unbounded. */
   uint64_t cpu_budget_ns;
+  /* The workspace as the command sees it (shown paths inside it are
+   * relative to it), or NULL. */
+  const char *workspace;
+  /* The terminal approver's guard (sbx_freeze.h), armed by
+   * sbx_confine_run with the run's cgroup; NULL when the approver does
+   * not use the terminal. */
+  struct sbx_freeze *freeze;
 };
 
 /* Adds the git configuration file at host path `path` (absolute, no

@@ -120,8 +120,9 @@ int sbx_un_dirfd(pid_t tid, int fdnum)
   return fd < 0 ? (errno == ENOENT ? -EBADF : -errno) : fd;
 }
 
-/* What the approver is shown: the path as the process would resolve it,
- * prefixed by its directory when relative. */
+/* What the approver is shown: the real path of the directory the call
+ * acts on (after sbx_un_resolve, the one the caller's path resolved to)
+ * and the final name, or an absolute path left as it was. */
 void sbx_un_display(int dirfd, const char *path, char *out, size_t len)
 {
   char link[64], dir[4096];
@@ -135,12 +136,13 @@ void sbx_un_display(int dirfd, const char *path, char *out, size_t len)
   if (n < 0)
     n = 0;
   dir[n] = '\0';
-  snprintf(out, len, "%s/%s", n ? dir : "?", path);
+  snprintf(out, len, "%s%s%s", n ? dir : "?", n && dir[n - 1] == '/' ? "" : "/", path);
 }
 
-/* Probe mode (unlink family only): does the entry exist at all, and is
- * its directory on the private /tmp? Then delete it here, through the very directory checked,
- * and say so (msg[2] = 1); otherwise do nothing (msg[2] = 0). The
+/* The /tmp probe (unlink family only; run by the resolve helper): does
+ * the entry exist at all, and is its directory on the private /tmp? Then
+ * delete it here, through the very directory checked, and say so
+ * (*exempt = 1); otherwise do nothing (*exempt = 0). The
  * directory is opened once and both the check and the unlinkat use that
  * descriptor, so a renamed path component cannot move the deletion
  * elsewhere after the check. */
@@ -195,30 +197,25 @@ static long sbx_un_tmp_unlink(const struct sbx_un_op *op, int *exempt)
   return ret;
 }
 
-/* The helper: the process's root, ids, no capabilities, the confine hook,
- * then the call. Returns the call's result or -errno, via the pipe. */
-static _Noreturn void sbx_un_helper(const struct sbx_un_op *op, int rootfd,
-                                    const struct sbx_unotify_cfg *cfg, int flags_override,
-                                    int out)
+/* In a helper: the process's root, ids, no capabilities, the confine
+ * hook. 0 or an errno. */
+static int sbx_un_enter(const struct sbx_un_op *op, int rootfd, const struct sbx_unotify_cfg *cfg)
 {
-  int exempt = 0;
   struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
   struct __user_cap_data_struct d[2];
-  long ret = -1;
-  int err = 0;
+
+  int err;
 
   memset(d, 0, sizeof d);
   /* Into the run's cgroup before anything else (sbx_unotify_charge.c). */
   if ((err = -sbx_un_charge_child(op->charge)) != 0)
-    goto report;
+    return err;
   /* sbx without root created the sandbox's user namespace and holds every
    * capability in it, so entering it (and the mount namespace it owns)
    * gives the helper the right to chroot into the caller's root there. */
   if (op->userns >= 0 &&
-      (setns(op->userns, CLONE_NEWUSER) != 0 || setns(op->mntns, CLONE_NEWNS) != 0)) {
-    err = errno ? errno : EPERM;
-    goto report;
-  }
+      (setns(op->userns, CLONE_NEWUSER) != 0 || setns(op->mntns, CLONE_NEWNS) != 0))
+    return errno ? errno : EPERM;
   /* In such a namespace setgroups is denied (sbx wrote "deny"): the helper
    * keeps the supplementary groups the caller has too, from sbx. The ids
    * change with raw system calls: this process may come from clone3
@@ -228,23 +225,27 @@ static _Noreturn void sbx_un_helper(const struct sbx_un_op *op, int rootfd,
       (syscall(SYS_setgroups, 0, NULL) != 0 && !(op->userns >= 0 && errno == EPERM)) ||
       syscall(SYS_setresgid, op->gid, op->gid, op->gid) != 0 ||
       syscall(SYS_setresuid, op->uid, op->uid, op->uid) != 0 ||
-      syscall(SYS_capset, &h, d) != 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
-    err = errno ? errno : EPERM;
-    goto report;
-  }
+      syscall(SYS_capset, &h, d) != 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+    return errno ? errno : EPERM;
   /* A unix socket's relative path names a file in the caller's cwd. */
-  if (op->kind >= SBX_UN_CONNECT && op->fd[0] >= 0 && fchdir(op->fd[0]) != 0) {
-    err = errno;
+  if (op->kind >= SBX_UN_CONNECT && op->fd[0] >= 0 && fchdir(op->fd[0]) != 0)
+    return errno;
+  if (cfg->confine)
+    return -cfg->confine(cfg->confine_arg);
+  return 0;
+}
+
+/* The helper: the process's root, ids, no capabilities, the confine hook,
+ * then the call. Returns the call's result or -errno, via the pipe. */
+static _Noreturn void sbx_un_helper(const struct sbx_un_op *op, int rootfd,
+                                    const struct sbx_unotify_cfg *cfg, int flags_override,
+                                    int out)
+{
+  long ret = -1;
+  int err = sbx_un_enter(op, rootfd, cfg);
+
+  if (err != 0)
     goto report;
-  }
-  if (cfg->confine && (err = -cfg->confine(cfg->confine_arg)) != 0)
-    goto report;
-  if (flags_override == SBX_UN_PROBE_TMP) {
-    long r = sbx_un_tmp_unlink(op, &exempt);
-    ret = r < 0 ? -1 : r;
-    err = r < 0 ? (int)-r : 0;
-    goto report;
-  }
   switch (op->kind) {
   case SBX_UN_UNLINK:
     ret = unlinkat(op->fd[0], op->path[0], op->flags);
@@ -276,7 +277,7 @@ static _Noreturn void sbx_un_helper(const struct sbx_un_op *op, int rootfd,
   }
   err = ret < 0 ? errno : 0;
 report:;
-  long msg[3] = {err ? -1 : ret, err, exempt};
+  long msg[2] = {err ? -1 : ret, err};
   (void)!write(out, msg, sizeof msg);
   /* sendmmsg: the bytes each message took, for msg_len (a pipe write of
    * this size is atomic and fits its buffer). */
@@ -285,13 +286,183 @@ report:;
   _exit(0);
 }
 
-/* Runs the helper; *result is the call's return value or -errno; *exempt
- * (may be NULL) tells whether a probe found and deleted a /tmp entry. */
-int sbx_un_perform(const struct sbx_un_op *op, int rootfd,
-                          const struct sbx_unotify_cfg *cfg, int flags_override, long *result,
-                          int *exempt)
+/* A helper's user and system CPU, ns. */
+static uint64_t sbx_un_rusage_ns(const struct rusage *ru)
 {
-  long msg[3] = {-1, EIO, 0};
+  return (uint64_t)(ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * 1000000000u +
+         (uint64_t)(ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) * 1000u;
+}
+
+/* Where path's final name starts (trailing slashes belong to the name:
+ * unlink("file/") must still fail with ENOTDIR). -1 when there is no
+ * name to split off (empty, or only slashes). */
+static ssize_t sbx_un_name_at(const char *path)
+{
+  size_t len = strlen(path), end = len;
+  while (end > 0 && path[end - 1] == '/')
+    end--;
+  if (end == 0)
+    return -1;
+  while (end > 0 && path[end - 1] != '/')
+    end--;
+  return (ssize_t)end;
+}
+
+/* What the resolve helper answers; its descriptors travel with it. */
+struct sbx_un_resolved {
+  int errs[2]; /* per path: 0 (its descriptor follows), -1 (left as it is), errno */
+  int exempt;  /* probe: the entry was on the private /tmp and is deleted */
+  long result; /* probe: that unlinkat's result */
+};
+
+/* Resolve helper: opens, as the caller's call would resolve it (its
+ * root, ids, Landlock; symlinks and ".." followed), the directory each
+ * path's final name lies in, and sends the descriptors back with one
+ * errno per path (0: its descriptor follows). With probe_tmp it also does
+ * the /tmp probe (sbx_un_tmp_unlink) in the same process: one fork. */
+static _Noreturn void sbx_un_resolve_helper(const struct sbx_un_op *op, int rootfd,
+                                            const struct sbx_unotify_cfg *cfg, bool probe_tmp,
+                                            int out)
+{
+  int k = op->kind == SBX_UN_RENAME ? 2 : 1, fds[2], nfds = 0;
+  int err = sbx_un_enter(op, rootfd, cfg);
+  struct sbx_un_resolved res = {.errs = {0, 0}};
+  int *errs = res.errs;
+  union {
+    struct cmsghdr h;
+    char buf[CMSG_SPACE(sizeof fds)];
+  } c;
+  struct iovec iov = {.iov_base = &res, .iov_len = sizeof res};
+  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+
+  for (int i = 0; i < k; i++) {
+    ssize_t at = sbx_un_name_at(op->path[i]);
+    char dir[4096];
+    int fd;
+    if (err != 0) {
+      errs[i] = err;
+      continue;
+    }
+    if (at < 0) {
+      errs[i] = -1; /* nothing to split: left as it is */
+      continue;
+    }
+    memcpy(dir, op->path[i], (size_t)at);
+    dir[at] = '\0';
+    fd = openat(op->fd[i], at ? dir : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+      errs[i] = errno;
+    else
+      fds[nfds++] = fd;
+  }
+  if (probe_tmp && err == 0 && errs[0] == 0) {
+    res.result = sbx_un_tmp_unlink(op, &res.exempt);
+  }
+  if (nfds) {
+    memset(&c, 0, sizeof c);
+    mh.msg_control = c.buf;
+    mh.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
+    struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+    cm->cmsg_level = SOL_SOCKET;
+    cm->cmsg_type = SCM_RIGHTS;
+    cm->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+    memcpy(CMSG_DATA(cm), fds, nfds * sizeof(int));
+  }
+  (void)!sendmsg(out, &mh, MSG_NOSIGNAL);
+  _exit(0);
+}
+
+int sbx_un_resolve(struct sbx_un_op *op, int rootfd, const struct sbx_unotify_cfg *cfg,
+                   bool probe_tmp, int *failed, int *exempt, long *result)
+{
+  int k = op->kind == SBX_UN_RENAME ? 2 : 1, sv[2], st, got[2] = {-1, -1}, ngot = 0;
+  struct sbx_un_resolved res = {.errs = {EIO, EIO}};
+  int *errs = res.errs;
+  bool bare = true;
+  union {
+    struct cmsghdr h;
+    char buf[CMSG_SPACE(2 * sizeof(int))];
+  } c;
+  struct iovec iov = {.iov_base = &res, .iov_len = sizeof res};
+  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.buf,
+                      .msg_controllen = sizeof c.buf};
+  ssize_t n;
+  pid_t pid;
+  struct rusage ru;
+
+  *failed = 0;
+  *exempt = 0;
+  *result = 0;
+  /* Bare names ("victim"): their directory is the dirfd we already hold,
+   * nothing to resolve and no helper to fork unless a probe is wanted. */
+  for (int i = 0; i < k; i++)
+    bare = bare && sbx_un_name_at(op->path[i]) == 0;
+  if (bare && !probe_tmp)
+    return 0;
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+    return -errno;
+  /* Created in the run's cgroup and its CPU counted, as every helper
+   * (sbx_unotify_charge.c). */
+  pid = sbx_un_charge_fork(op->charge);
+  if (pid < 0) {
+    int e = -errno;
+    close(sv[0]);
+    close(sv[1]);
+    return e;
+  }
+  if (pid == 0) {
+    close(sv[0]);
+    sbx_un_resolve_helper(op, rootfd, cfg, probe_tmp, sv[1]);
+  }
+  if (cfg->helper_started)
+    cfg->helper_started(cfg->helper_arg, pid);
+  close(sv[1]);
+  while ((n = recvmsg(sv[0], &mh, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+    ;
+  close(sv[0]);
+  memset(&ru, 0, sizeof ru);
+  while (wait4(pid, &st, 0, &ru) < 0 && errno == EINTR)
+    ;
+  sbx_un_charge_add(op->charge, sbx_un_rusage_ns(&ru));
+  for (struct cmsghdr *cm = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL; cm; cm = CMSG_NXTHDR(&mh, cm))
+    if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
+      for (size_t i = 0; i < (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int) && ngot < 2; i++)
+        memcpy(&got[ngot++], CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+  /* No message (the helper died): EIO, nothing is asked or done. */
+  if (n != (ssize_t)sizeof res) {
+    errs[0] = errs[1] = EIO;
+    res.exempt = 0;
+  }
+  *exempt = res.exempt;
+  *result = res.result;
+  for (int i = 0, j = 0; i < k; i++) {
+    ssize_t at;
+    if (errs[i] == -1)
+      continue;
+    if (errs[i] != 0 || j >= ngot) {
+      if (!*failed)
+        *failed = errs[i] > 0 ? errs[i] : EIO;
+      continue;
+    }
+    /* From here on the call is (that directory, the final name): the
+     * directory the person is shown is the one acted on. */
+    at = sbx_un_name_at(op->path[i]);
+    close(op->fd[i]);
+    op->fd[i] = got[j];
+    got[j++] = -1;
+    memmove(op->path[i], op->path[i] + at, strlen(op->path[i] + at) + 1);
+  }
+  for (int j = 0; j < ngot; j++)
+    if (got[j] >= 0)
+      close(got[j]);
+  return 0;
+}
+
+/* Runs the helper; *result is the call's return value or -errno. */
+int sbx_un_perform(const struct sbx_un_op *op, int rootfd, const struct sbx_unotify_cfg *cfg,
+                   int flags_override, long *result)
+{
+  long msg[2] = {-1, EIO};
   int p[2], st;
   pid_t pid;
   struct rusage ru;
@@ -328,11 +499,8 @@ int sbx_un_perform(const struct sbx_un_op *op, int rootfd,
   while (wait4(pid, &st, 0, &ru) < 0 && errno == EINTR)
     ;
   /* The helper's CPU is the run's (sbx_unotify_charge.c). */
-  sbx_un_charge_add(op->charge, (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000u +
-                                    (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000u);
+  sbx_un_charge_add(op->charge, sbx_un_rusage_ns(&ru));
   *result = msg[1] ? -msg[1] : msg[0];
-  if (exempt)
-    *exempt = (int)msg[2];
   return 0;
 }
 

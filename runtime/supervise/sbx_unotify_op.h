@@ -87,19 +87,30 @@ struct sbx_un_op {
   struct sbx_un_charge *charge;
 };
 
-/* Probe mode of sbx_un_perform (unlink family): delete only when the entry
- * is on the private /tmp, and say whether it was. */
-#define SBX_UN_PROBE_TMP (-2)
-
 /* Copies the call's arguments (once) and takes our handles: 0 or -errno. */
 int sbx_un_collect(const struct seccomp_notif *n, struct sbx_un_op *op, pid_t *tgid);
 void sbx_un_op_free(struct sbx_un_op *op);
 /* The path as the approver is shown it. */
 void sbx_un_display(int dirfd, const char *path, char *out, size_t len);
-/* Runs the helper. flags_override: -1 none, SBX_UN_PROBE_TMP, or renameat2
- * flags. *result: the call's value or -errno; *exempt (may be NULL). */
+void sbx_un_addr_text(const struct sockaddr_storage *ss, char *buf, size_t len);
+/* Replaces each path (unlink family: path[0], rename: both) by its final
+ * name and op->fd[i] by the directory it lies in, opened once by a helper
+ * that resolves the rest as the caller's call would (its root, ids and
+ * Landlock; symlinks and ".." followed). From then on the call acts on
+ * exactly that directory, and sbx_un_display shows its real path. A path
+ * with nothing to split off (empty, only slashes) is left as it is.
+ * *failed: the errno the caller's call would have met resolving a
+ * directory (ENOENT, ENOTDIR, EACCES, ...), 0 when all resolved. With
+ * probe_tmp (unlink family) the same helper also probes the private
+ * /tmp: *exempt 1 and *result the unlinkat's result when the entry was on
+ * it (then deleted there, unasked), or did not exist at all (-ENOENT). 0
+ * or -errno (the helper could not run). */
+int sbx_un_resolve(struct sbx_un_op *op, int rootfd, const struct sbx_unotify_cfg *cfg,
+                   bool probe_tmp, int *failed, int *exempt, long *result);
+/* Runs the helper. flags_override: -1 none, or renameat2 flags. *result:
+ * the call's value or -errno. */
 int sbx_un_perform(const struct sbx_un_op *op, int rootfd, const struct sbx_unotify_cfg *cfg,
-                   int flags_override, long *result, int *exempt);
+                   int flags_override, long *result);
 
 /* sendmsg/sendmmsg (sbx_unotify_msg.c): copies the messages once and
  * takes our own descriptors for SCM_RIGHTS (op->sock must be set); sends
@@ -149,6 +160,13 @@ void sbx_un_charge_add(struct sbx_un_charge *c, uint64_t ns);
 uint64_t sbx_un_thread_ns(void);
 /* True (and says so once) when the budget is spent. */
 bool sbx_un_charge_spent(struct sbx_un_charge *c, const struct sbx_unotify_cfg *cfg);
+/* cs_approval_ask for notification n, except that an answer given while
+ * n's call was interrupted (the freezer stops the run while the terminal
+ * asks) is used, once, by the restarted call (sbx_unotify_carry.c).
+ * 0 allowed, -EPERM denied, -ESRCH the notification is gone (the
+ * answer is kept for the restarted call; nothing to say or do); *d filled. */
+int sbx_un_ask(int listener, const struct seccomp_notif *n, const struct sbx_unotify_cfg *cfg,
+               struct cs_approval_request *req, struct cs_approval_decision *d);
 
 /* Copies a NUL-terminated string / len bytes of process pid (once). */
 int sbx_un_read_str(pid_t pid, uint64_t addr, char *out, size_t len);

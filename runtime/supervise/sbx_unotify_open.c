@@ -327,8 +327,15 @@ int sbx_un_open_handle(int listener, const struct seccomp_notif *n,
     req.layer = "syscall";
     req.rule = rule;
     req.path = g->shown;
-    if (cs_approval_ask(cfg->mgr, &req, &d) != 0) {
-      fprintf(stderr, "sbx: approval: denied git-config %s (%s, profile %s): %s [%s]\n", g->shown,
+    req.workspace = cfg->workspace;
+    if ((r = sbx_un_ask(listener, n, cfg, &req, &d)) == -ESRCH) {
+      resp->error = -ESRCH;
+      goto done;
+    }
+    if (r != 0) {
+      char esc[8192];
+      cs_approval_escape(g->shown, esc, sizeof esc); /* to the terminal: escaped */
+      fprintf(stderr, "sbx: approval: denied git-config %s (%s, profile %s): %s [%s]\n", esc,
               rule, cfg->profile ? cfg->profile : "?", d.reason, d.approver);
       goto done;
     }

@@ -66,7 +66,9 @@ grep -q "unlink a: ok" <<<"$out" && [ ! -e "$ws/a" ] && [ ! -e "$ws/sub/b" ] || 
 reset
 out=$(run --approver "exec:$APPROVERS/deny.sh" -- sh -c 'echo x > /tmp/t && rm /tmp/t && echo tmp-ok; ln -s '"$ws"' /tmp/w && rm /tmp/w/a' 2>&1)
 grep -q tmp-ok <<<"$out" || fail "deleting in the private /tmp was refused: $out"
-grep -q "denied delete /tmp/w/a" <<<"$out" && [ -e "$ws/a" ] || fail "a workspace file behind a /tmp symlink was deleted: $out"
+# The request names the file the call really acts on (the symlink
+# resolved), not the name the command used.
+grep -q "denied delete $ws/a " <<<"$out" && [ -e "$ws/a" ] || fail "a workspace file behind a /tmp symlink was deleted: $out"
 
 # 4. git config: command rule; without approval .git/config stays read-only
 #    even for a program writing it directly.

@@ -303,6 +303,35 @@ START_TEST(rules_match)
 }
 END_TEST
 
+/* What the terminal shows of a field: nothing outside printable ASCII,
+ * every escape unambiguous, a cut marked. (The whole prompt on a real
+ * terminal: approvals_tty.) */
+START_TEST(escape_for_terminal)
+{
+  char out[256];
+  cs_approval_escape("plain/name.c", out, sizeof out);
+  ck_assert_str_eq(out, "plain/name.c");
+  cs_approval_escape("a\x1b[2J\r\n\x7f", out, sizeof out);
+  ck_assert_str_eq(out, "a\\x1b[2J\\x0d\\x0a\\x7f");
+  /* C1 as a byte and as UTF-8, bidi override and isolate, zero width,
+   * a letter, a 4-byte character. */
+  cs_approval_escape("\x9b|\xc2\x9b|\xe2\x80\xae|\xe2\x81\xa6|\xe2\x80\x8b|\xc3\xa9|\xf0\x9f\x98\x80", out,
+                     sizeof out);
+  ck_assert_str_eq(out, "\\x9b|\\u{009b}|\\u{202e}|\\u{2066}|\\u{200b}|\\u{00e9}|\\u{1f600}");
+  /* Not well-formed UTF-8: overlong, surrogate, truncated, stray. */
+  cs_approval_escape("\xc0\xaf|\xed\xa0\x80|\xe2\x80|\x80\xff", out, sizeof out);
+  ck_assert_str_eq(out, "\\xc0\\xaf|\\xed\\xa0\\x80|\\xe2\\x80|\\x80\\xff");
+  /* A backslash is doubled: "\x41" typed in a name is not an escape. */
+  cs_approval_escape("n\\x41me", out, sizeof out);
+  ck_assert_str_eq(out, "n\\\\x41me");
+  for (const char *p = out; *p; p++)
+    ck_assert(*p >= 0x20 && *p <= 0x7e);
+  /* Too small: cut, and the cut says so. */
+  cs_approval_escape("abcdefghijklmnop", out, 10);
+  ck_assert_str_eq(out, "abcdef...");
+}
+END_TEST
+
 START_TEST(prefix_and_names)
 {
   char b[64];
@@ -343,6 +372,7 @@ int main(int argc, char **argv)
   tcase_add_test(tc, rules_examples);
   tcase_add_test(tc, rules_match);
   tcase_add_test(tc, prefix_and_names);
+  tcase_add_test(tc, escape_for_terminal);
   suite_add_tcase(s, tc);
   sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
