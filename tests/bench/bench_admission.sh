@@ -13,5 +13,5 @@ repeats=${3:-9}
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCS_SANITIZE=OFF >/dev/null
 cmake --build "$build" -j2 --target bench_admission >/dev/null
 echo "# $(date -u +%Y-%m-%dT%H:%MZ) $(uname -srm), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
-echo "# $build/tests/admission/bench_admission $pairs $repeats"
-"$build/tests/admission/bench_admission" "$pairs" "$repeats"
+echo "# $build/tests/bench/bench_admission $pairs $repeats"
+"$build/tests/bench/bench_admission" "$pairs" "$repeats"
