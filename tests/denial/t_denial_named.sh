@@ -19,6 +19,11 @@ require_sandbox
 [[ $(id -u) == 0 ]] || skip "needs root: the kernel's audit records (CAP_AUDIT_READ, /dev/kmsg) and its audit switch are root's"
 abi=$(python3 -c 'import ctypes; print(ctypes.CDLL(None).syscall(444, None, 0, 1))')
 ((abi >= 7)) || skip "Landlock ABI $abi: refusals are logged from ABI 7 (Linux 6.15)"
+# The audit switch is the machine's: ctest's RESOURCE_LOCK keeps this
+# test's two variants apart, this lock keeps it apart from the same test of
+# another checkout or build on the machine (each switches it off at its end).
+exec 9>/run/lock/commander-sandbox-kernel-audit.lock || skip "cannot open the audit switch's lock file"
+flock -w 600 9 || fail "the audit switch's lock was held for 600 s by another test"
 old=$("$KAUDIT" get 2>&1) || skip "cannot read the kernel's audit switch: $old"
 src=$("$SBX" check --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["naming"]["source"])')
 # Through printk (/dev/kmsg) records are rate limited machine-wide: a lost
