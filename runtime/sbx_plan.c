@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "sbx_internal.h"
+#include "sbx_plan_parts.h"
 
 extern char **environ;
 
@@ -108,7 +109,7 @@ int sbx_expand_path(const char *in, const char *workspace, const char *home, cha
   return 0;
 }
 
-static bool sbx_path_under(const char *path, const char *dir)
+bool sbx_path_under(const char *path, const char *dir)
 {
   size_t n = strlen(dir);
   if (strcmp(dir, "/") == 0)
@@ -203,7 +204,7 @@ static void sbx_probe_fill(struct sbx_probe *pr)
 }
 
 /* Records a fact the plan is about to use (warm templates only). */
-static void sbx_probe(struct sbx_plan *p, const char *path, enum sbx_probe_kind kind)
+void sbx_probe(struct sbx_plan *p, const char *path, enum sbx_probe_kind kind)
 {
   struct sbx_probe *pr;
   if (!p->record)
@@ -298,8 +299,8 @@ bool sbx_plan_fresh_unwatched(const struct sbx_plan *p, char *why, size_t why_le
   return sbx_plan_fresh_ex(p, true, why, why_len);
 }
 
-static int sbx_plan_mount(struct sbx_plan *p, const char *path, enum sbx_mount_kind kind,
-                          const char *target, bool is_dir, const char *why)
+int sbx_plan_mount(struct sbx_plan *p, const char *path, enum sbx_mount_kind kind,
+                   const char *target, bool is_dir, const char *why)
 {
   struct sbx_mount_entry *e;
   if (p->n_mounts == p->cap_mounts) {
@@ -326,7 +327,7 @@ static int sbx_plan_mount(struct sbx_plan *p, const char *path, enum sbx_mount_k
   return 0;
 }
 
-static int sbx_plan_rule(struct sbx_plan *p, const char *path, uint64_t access, bool optional)
+int sbx_plan_rule(struct sbx_plan *p, const char *path, uint64_t access, bool optional)
 {
   struct sbx_ll_rule *r;
   if (p->n_rules == p->cap_rules) {
@@ -485,7 +486,7 @@ static bool sbx_holds_bin_dir(struct sbx_plan *p, const char *path)
   return false;
 }
 
-static bool sbx_is_visible(const struct sbx_plan *p, const char *path)
+bool sbx_is_visible(const struct sbx_plan *p, const char *path)
 {
   if (p->full_root)
     return !sbx_path_under(path, "/proc") && !sbx_path_under(path, "/dev") &&
@@ -495,138 +496,6 @@ static bool sbx_is_visible(const struct sbx_plan *p, const char *path)
         sbx_path_under(path, p->mounts[i].path))
       return true;
   return false;
-}
-
-/* Git: .git/config and .git/hooks decide what git runs next time, outside
- * the sandbox (core.hooksPath, core.fsmonitor, filters, hooks), so a
- * command that can write them escapes on the user's next `git` call. They
- * are bound read-only over the writable workspace; objects, refs, the index
- * and logs stay writable so `git commit` works. A linked worktree's .git is
- * a file naming <main>/.git/worktrees/NAME; the main repository's git dir is
- * then bound read-write too (commits write objects and refs there) with the
- * same read-only carve-outs. */
-static int sbx_plan_git_dir(struct sbx_plan *p, const char *gitdir, bool bind_dir, int depth)
-{
-  static const char *const protect[] = {"config", "hooks", "config.worktree", "info", NULL};
-  char path[PATH_MAX];
-  int rc = 0;
-  if (bind_dir && !sbx_is_visible(p, gitdir)) {
-    if ((rc = sbx_plan_mount(p, gitdir, SBX_MNT_BIND_RW, NULL, true, "git common dir")) < 0)
-      return rc;
-  }
-  /* git's lock-file protocol renames over files: it needs delete rights
-   * in its own directory even when the profile forbids deleting files. */
-  if ((rc = sbx_plan_rule(p, gitdir, SBX_LL_FS_READ | SBX_LL_FS_WRITE | SBX_LL_FS_DELETE,
-                          false)) < 0)
-    return rc;
-  for (const char *const *n = protect; *n; n++) {
-    struct stat st;
-    if (snprintf(path, sizeof path, "%s/%s", gitdir, *n) >= (int)sizeof path)
-      return -ENAMETOOLONG;
-    if (strcmp(*n, "hooks") == 0 && lstat(path, &st) < 0 && errno == ENOENT) {
-      /* A missing hooks dir could be created and filled inside: create it
-       * (as `git init` would) so it can be bound read-only. */
-      if (mkdir(path, 0755) < 0 && errno != EEXIST)
-        return -errno;
-    }
-    sbx_probe(p, path, SBX_PROBE_STAT);
-    if (lstat(path, &st) < 0)
-      continue;
-    if (S_ISLNK(st.st_mode)) {
-      /* A symlinked config or hooks dir could point at a file the command
-       * can write; a mount cannot be put on a symlink: refuse the run. */
-      return -ELOOP;
-    }
-    if ((rc = sbx_plan_mount(p, path, SBX_MNT_BIND_RO, NULL, S_ISDIR(st.st_mode),
-                             "git config/hooks")) < 0)
-      return rc;
-  }
-  /* Submodules keep their own config and hooks in modules/NAME (git runs
-   * them when it recurses): the same protection, two levels deep. */
-  if (depth < 2 && snprintf(path, sizeof path, "%s/modules", gitdir) < (int)sizeof path) {
-    DIR *dir;
-    sbx_probe(p, path, SBX_PROBE_LIST);
-    dir = opendir(path);
-    struct dirent *de;
-    char sub[PATH_MAX];
-    while (dir && (de = readdir(dir))) {
-      struct stat st;
-      if (de->d_name[0] == '.' ||
-          snprintf(sub, sizeof sub, "%s/%s", path, de->d_name) >= (int)sizeof sub ||
-          lstat(sub, &st) < 0 || !S_ISDIR(st.st_mode))
-        continue;
-      if ((rc = sbx_plan_git_dir(p, sub, false, depth + 1)) < 0)
-        break;
-    }
-    if (dir)
-      closedir(dir);
-    if (rc < 0)
-      return rc;
-  }
-  return 0;
-}
-
-static int sbx_plan_git(struct sbx_plan *p)
-{
-  char dotgit[PATH_MAX], buf[PATH_MAX + 16], gitdir[PATH_MAX], common[PATH_MAX];
-  char tmp[PATH_MAX * 2 + 32];
-  struct stat st;
-  FILE *fp = NULL;
-  int rc = 0;
-
-  if (snprintf(dotgit, sizeof dotgit, "%s/.git", p->workspace) >= (int)sizeof dotgit)
-    return -ENAMETOOLONG;
-  /* A .git directory: what matters is probed below; a .git file (linked
-   * worktree): its content, hence its times. */
-  sbx_probe(p, dotgit, SBX_PROBE_STAT);
-  if (lstat(dotgit, &st) == 0 && S_ISREG(st.st_mode))
-    sbx_probe(p, dotgit, SBX_PROBE_LIST);
-  if (lstat(dotgit, &st) < 0)
-    return 0;
-  if (S_ISDIR(st.st_mode))
-    return sbx_plan_git_dir(p, dotgit, false, 0);
-  if (!S_ISREG(st.st_mode))
-    return -ELOOP; /* a symlinked .git: its target may be writable inside */
-
-  /* Linked worktree: "gitdir: <path>". */
-  fp = fopen(dotgit, "re");
-  if (!fp || !fgets(buf, sizeof buf, fp) || strncmp(buf, "gitdir: ", 8) != 0) {
-    rc = 0; /* not a git link we understand: leave it to the mount rules */
-    goto cleanup;
-  }
-  buf[strcspn(buf, "\n")] = '\0';
-  if (buf[8] == '/')
-    snprintf(tmp, sizeof tmp, "%s", buf + 8);
-  else
-    snprintf(tmp, sizeof tmp, "%s/%s", p->workspace, buf + 8);
-  if (!realpath(tmp, gitdir)) {
-    rc = 0;
-    goto cleanup;
-  }
-  fclose(fp);
-  fp = NULL;
-  /* The common dir (objects, refs) is named by worktrees/NAME/commondir. */
-  snprintf(tmp, sizeof tmp, "%s/commondir", gitdir);
-  sbx_probe(p, tmp, SBX_PROBE_LIST);
-  fp = fopen(tmp, "re");
-  if (fp && fgets(buf, sizeof buf, fp)) {
-    buf[strcspn(buf, "\n")] = '\0';
-    if (buf[0] == '/')
-      snprintf(tmp, sizeof tmp, "%s", buf);
-    else
-      snprintf(tmp, sizeof tmp, "%s/%s", gitdir, buf);
-    if (!realpath(tmp, common))
-      snprintf(common, sizeof common, "%s", gitdir);
-  } else
-    snprintf(common, sizeof common, "%s", gitdir);
-  if ((rc = sbx_plan_git_dir(p, common, true, 0)) < 0)
-    goto cleanup;
-  if (strcmp(common, gitdir) != 0)
-    rc = sbx_plan_git_dir(p, gitdir, true, 0);
-cleanup:
-  if (fp)
-    fclose(fp);
-  return rc;
 }
 
 struct sbx_inode {
@@ -1080,12 +949,11 @@ static int sbx_plan_build_ex(const struct sbx_run_request *req, int abi, const c
                            true, "workspace")) < 0 ||
       (rc = sbx_plan_rule(p, ws, ws_rights, false)) < 0)
     goto fail_errno;
+  /* Git's configuration and code (sbx_plan_git.c, issue 12). */
   if (p->workspace_writable && !(req->flags & SBX_RUN_ALLOW_GIT_CONFIG) &&
-      (rc = sbx_plan_git(p)) < 0) {
-    snprintf(err, err_len, "mount: protecting %s/.git: %s", ws,
-             rc == -ELOOP ? "a symlink among .git, .git/config, .git/hooks: refused (its target "
-                            "could be written inside)"
-                          : strerror(-rc));
+      (rc = sbx_plan_git(p, home, (req->flags & SBX_RUN_TEST_GIT_LEGACY) != 0, path,
+                         sizeof path)) < 0) {
+    snprintf(err, err_len, "mount: protecting %s/.git: %s", ws, path);
     goto fail;
   }
 

@@ -1,0 +1,810 @@
+/* sbx_plan_git: in a writable workspace, every file through which git takes
+ * configuration or code is made unchangeable by the sandbox (issue 12,
+ * docs/confinement.md "Git"), while what git writes in normal work
+ * (objects, refs, the index, logs, HEAD, lock files, rebase and worktree
+ * state) stays writable.
+ *
+ * The attacks this closes: the user runs `git status` on the host after a
+ * run, and git executes a command the sandbox chose, through
+ *   - a configuration file (core.fsmonitor, core.hooksPath, filters,
+ *     aliases, pagers): config, config.worktree, their include targets;
+ *   - a hook (hooks/);
+ *   - a redirection of where git finds its configuration: a `commondir`
+ *     file, a `.git` *file* ("gitdir: <dir>"), worktrees/NAME/gitdir and
+ *     commondir, a submodule's `.git` file;
+ *   - a replacement: renaming `.git` (or modules/NAME, worktrees/NAME)
+ *     away and creating a new one with a crafted config.
+ *
+ * The means is the mount table only (no system-call inspection):
+ *   - a file is bound read-only onto itself: it can be neither written
+ *     (EROFS) nor renamed over, replaced or removed (EBUSY: a mount point);
+ *   - a directory that must stay writable but must not be renamed or
+ *     removed (.git, modules/NAME, worktrees/NAME) is bound read-write
+ *     onto itself: its contents stay writable, the entry is a mount point;
+ *   - a configuration file or directory that does not exist yet (config,
+ *     config.worktree, hooks/, info/) is created first, empty, as git
+ *     itself would, so that it can be bound: git reads an empty file as no
+ *     configuration and an empty hooks/ as no hook.
+ * What cannot be created empty (`commondir`: git refuses an empty one) is
+ * the documented limit (docs/threat-model.md). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sbx_plan_parts.h"
+
+/* Nesting of submodules, worktrees and includes followed; deeper is
+ * refused (git's own include limit is 10). */
+#define SBX_GIT_MAX_DEPTH 10
+/* A configuration file larger than this is refused rather than half read. */
+#define SBX_GIT_CONFIG_MAX (1024 * 1024)
+
+/* Mount reasons (docs, `sbx explain`). "git config/hooks" is also how the
+ * git-config approval layer finds the files it guards (sbx_unotify_sbx.c). */
+static const char sbx_git_why_config[] = "git config/hooks";
+static const char sbx_git_why_dir[] = "git directory (cannot be renamed or removed)";
+static const char sbx_git_why_link[] = "git link (commondir, gitdir, .git file)";
+static const char sbx_git_why_include[] = "git config include";
+static const char sbx_git_why_common[] = "git common dir";
+
+struct sbx_git {
+  struct sbx_plan *p;
+  const char *home;
+  bool legacy;
+  char *err;
+  size_t err_len;
+};
+
+static int sbx_git_fail(struct sbx_git *g, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int sbx_git_fail(struct sbx_git *g, int rc, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(g->err, g->err_len, fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+static int sbx_git_join(char *out, size_t len, const char *dir, const char *name)
+{
+  int n = snprintf(out, len, "%s/%s", dir, name);
+  return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/* Could the command change `path`? The deepest planned mount covering it
+ * decides (the host root's own mode when none does). Conservative: a
+ * path Landlock would refuse to write still counts as writable. */
+static bool sbx_git_writable(const struct sbx_plan *p, const char *path)
+{
+  size_t best = 0;
+  bool rw = p->full_root && p->full_root_rw, found = false;
+  for (size_t i = 0; i < p->n_mounts; i++) {
+    const struct sbx_mount_entry *m = &p->mounts[i];
+    size_t n = strlen(m->path);
+    if (m->kind == SBX_MNT_SYMLINK || !sbx_path_under(path, m->path) || (found && n < best))
+      continue;
+    best = n;
+    found = true;
+    rw = m->kind == SBX_MNT_BIND_RW;
+  }
+  return (found || p->full_root) && rw;
+}
+
+static bool sbx_git_bound(const struct sbx_plan *p, const char *path)
+{
+  for (size_t i = 0; i < p->n_mounts; i++)
+    if (p->mounts[i].kind != SBX_MNT_SYMLINK && strcmp(p->mounts[i].path, path) == 0)
+      return true;
+  return false;
+}
+
+/* Creates an empty `name` (file or directory) in `dir`, owned like `dir`:
+ * what `git init` would have made. Never follows a symlink; an entry that
+ * appeared meanwhile is fine (it is checked by the caller's lstat). */
+static int sbx_git_create_empty(const char *path, bool is_dir, const struct stat *dir_st)
+{
+  int fd;
+  if (is_dir) {
+    if (mkdir(path, 0755) < 0)
+      return errno == EEXIST ? 0 : -errno;
+    fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  } else {
+    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0 && errno == EEXIST)
+      return 0;
+  }
+  if (fd < 0)
+    return -errno;
+  /* sbx as root would leave root-owned files in the user's repository;
+   * best effort: the file is empty either way. */
+  if (geteuid() == 0 && fchown(fd, dir_st->st_uid, dir_st->st_gid) < 0)
+    fprintf(stderr, "sbx: warning: %s: chown: %s\n", path, strerror(errno));
+  close(fd);
+  return 0;
+}
+
+enum sbx_git_missing {
+  SBX_GIT_IF_PRESENT, /* nothing to protect when absent */
+  SBX_GIT_CREATE_FILE,
+  SBX_GIT_CREATE_DIR,
+};
+
+/* Binds dir/name onto itself: read-only (files, hooks/, info/) or, for a
+ * directory git must write in, read-write (then only the entry itself is
+ * fixed). A symlink is refused: its target may be writable inside and a
+ * mount cannot be put on a symlink. *out_st: what was found (mode 0: none). */
+static int sbx_git_fix(struct sbx_git *g, const char *dir, const char *name,
+                       enum sbx_git_missing missing, bool rw, const char *why, struct stat *out_st)
+{
+  char path[PATH_MAX];
+  struct stat st, dst;
+  int rc;
+  if (out_st)
+    memset(out_st, 0, sizeof *out_st);
+  if ((rc = sbx_git_join(path, sizeof path, dir, name)) < 0)
+    return sbx_git_fail(g, rc, "%s/%s: name too long", dir, name);
+  sbx_probe(g->p, path, SBX_PROBE_STAT);
+  if (lstat(path, &st) < 0) {
+    if (errno != ENOENT)
+      return sbx_git_fail(g, -errno, "%s: %s", path, strerror(errno));
+    if (missing == SBX_GIT_IF_PRESENT)
+      return 0;
+    if (stat(dir, &dst) < 0 ||
+        (rc = sbx_git_create_empty(path, missing == SBX_GIT_CREATE_DIR, &dst)) < 0)
+      return sbx_git_fail(g, rc < 0 ? rc : -errno, "%s: creating it empty (to protect it): %s",
+                          path, strerror(rc < 0 ? -rc : errno));
+    if (lstat(path, &st) < 0)
+      return sbx_git_fail(g, -errno, "%s: %s", path, strerror(errno));
+  }
+  if (S_ISLNK(st.st_mode))
+    return sbx_git_fail(g, -ELOOP,
+                        "%s is a symlink: refused (its target could be written inside, and a "
+                        "mount cannot be put on a symlink)",
+                        path);
+  if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+    return sbx_git_fail(g, -EINVAL, "%s is neither a file nor a directory: refused", path);
+  if (out_st)
+    *out_st = st;
+  if (sbx_git_bound(g->p, path))
+    return 0;
+  if ((rc = sbx_plan_mount(g->p, path, rw ? SBX_MNT_BIND_RW : SBX_MNT_BIND_RO, NULL,
+                           S_ISDIR(st.st_mode), why)) < 0)
+    return sbx_git_fail(g, rc, "%s: %s", path, strerror(-rc));
+  return 0;
+}
+
+/* ---- git's configuration syntax, as far as sbx needs it ----
+ * Only the keys that name other files are looked at: include.path and
+ * includeIf.<condition>.path (more configuration), core.worktree (where a
+ * submodule's working tree, hence its .git file, is). Anything the scanner
+ * cannot read is refused: git would refuse that file too. */
+
+struct sbx_git_kv {
+  char section[64]; /* lower case */
+  char key[64];     /* lower case */
+  char value[PATH_MAX];
+  bool has_value;
+};
+
+typedef int (*sbx_git_kv_fn)(struct sbx_git *g, const char *file, const struct sbx_git_kv *kv,
+                             void *arg, int depth);
+
+static char *sbx_git_read_file(const char *path, int *rc)
+{
+  FILE *fp = fopen(path, "re");
+  char *buf = NULL;
+  size_t n = 0;
+  *rc = 0;
+  if (!fp) {
+    *rc = -errno;
+    return NULL;
+  }
+  buf = malloc(SBX_GIT_CONFIG_MAX + 1);
+  if (!buf) {
+    *rc = -ENOMEM;
+    goto done;
+  }
+  n = fread(buf, 1, SBX_GIT_CONFIG_MAX + 1, fp);
+  if (ferror(fp) || n > SBX_GIT_CONFIG_MAX) {
+    *rc = ferror(fp) ? -EIO : -EFBIG;
+    free(buf);
+    buf = NULL;
+    goto done;
+  }
+  buf[n] = '\0';
+  if (memchr(buf, '\0', n)) { /* git stops at a NUL too: refuse what it would not read */
+    *rc = -EINVAL;
+    free(buf);
+    buf = NULL;
+  }
+done:
+  fclose(fp);
+  return buf;
+}
+
+static bool sbx_git_keychar(char c)
+{
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-';
+}
+
+static char sbx_git_lower(char c)
+{
+  return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+/* A value up to its end of line: quotes, escapes and continuation lines as
+ * git reads them; unquoted trailing blanks dropped. */
+static int sbx_git_value(const char **sp, struct sbx_git_kv *kv)
+{
+  const char *s = *sp;
+  size_t n = 0, keep = 0;
+  bool quoted = false;
+  while (*s == ' ' || *s == '\t')
+    s++;
+  for (;; s++) {
+    char c = *s;
+    if (c == '\0' || (c == '\n' && !quoted))
+      break;
+    if (c == '\n')
+      return -EINVAL; /* a newline inside quotes: git refuses it */
+    if (!quoted && (c == '#' || c == ';')) {
+      s += strcspn(s, "\n");
+      break;
+    }
+    if (c == '"') {
+      quoted = !quoted;
+      keep = n;
+      continue;
+    }
+    if (c == '\\') {
+      char e = *++s;
+      if (e == '\n')
+        continue; /* continuation line */
+      if (e == '\r' && s[1] == '\n') {
+        s++;
+        continue;
+      }
+      c = e == 'n' ? '\n' : e == 't' ? '\t' : e == 'b' ? '\b' : e == '"' || e == '\\' ? e : 0;
+      if (!c)
+        return -EINVAL;
+      if (n + 1 >= sizeof kv->value)
+        return -ENAMETOOLONG;
+      kv->value[n++] = c;
+      keep = n;
+      continue;
+    }
+    if (n + 1 >= sizeof kv->value)
+      return -ENAMETOOLONG;
+    kv->value[n++] = c;
+    if (quoted || (c != ' ' && c != '\t' && c != '\r'))
+      keep = n;
+  }
+  if (quoted)
+    return -EINVAL;
+  kv->value[keep] = '\0';
+  kv->has_value = true;
+  *sp = s;
+  return 0;
+}
+
+static int sbx_git_scan(struct sbx_git *g, const char *file, sbx_git_kv_fn fn, void *arg,
+                        int depth)
+{
+  int rc = 0;
+  char *buf = sbx_git_read_file(file, &rc);
+  const char *s;
+  struct sbx_git_kv kv;
+  memset(&kv, 0, sizeof kv);
+  if (!buf)
+    return sbx_git_fail(g, rc, "%s: reading it: %s", file, strerror(-rc));
+  s = buf;
+  if ((unsigned char)s[0] == 0xef && (unsigned char)s[1] == 0xbb && (unsigned char)s[2] == 0xbf)
+    s += 3; /* a UTF-8 byte order mark, which git skips */
+  while (*s && rc == 0) {
+    size_t n = 0;
+    if (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') {
+      s++;
+      continue;
+    }
+    if (*s == '#' || *s == ';') {
+      s += strcspn(s, "\n");
+      continue;
+    }
+    if (*s == '[') {
+      /* [section], [section "subsection"], [section.sub] (old form) */
+      s++;
+      while (sbx_git_keychar(*s) || *s == '.') {
+        if (n + 1 >= sizeof kv.section)
+          goto bad;
+        kv.section[n++] = sbx_git_lower(*s++);
+      }
+      kv.section[n] = '\0';
+      if (strchr(kv.section, '.'))
+        kv.section[strcspn(kv.section, ".")] = '\0'; /* its subsection does not matter here */
+      if (*s == ' ' || *s == '\t') {
+        while (*s == ' ' || *s == '\t')
+          s++;
+        if (*s++ != '"')
+          goto bad;
+        for (; *s && *s != '"' && *s != '\n'; s++)
+          if (*s == '\\' && s[1] && s[1] != '\n')
+            s++;
+        if (*s++ != '"')
+          goto bad;
+      }
+      if (*s++ != ']' || n == 0)
+        goto bad;
+      continue;
+    }
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')) || !kv.section[0])
+      goto bad;
+    while (sbx_git_keychar(*s)) {
+      if (n + 1 >= sizeof kv.key)
+        goto bad;
+      kv.key[n++] = sbx_git_lower(*s++);
+    }
+    kv.key[n] = '\0';
+    kv.has_value = false;
+    kv.value[0] = '\0';
+    while (*s == ' ' || *s == '\t')
+      s++;
+    if (*s == '=') {
+      s++;
+      if (sbx_git_value(&s, &kv) < 0)
+        goto bad;
+    } else if (*s == '#' || *s == ';')
+      s += strcspn(s, "\n");
+    else if (*s == '\r')
+      s++;
+    if (*s && *s != '\n' && *s != '\r')
+      goto bad;
+    rc = fn(g, file, &kv, arg, depth);
+  }
+  free(buf);
+  return rc;
+bad:
+  free(buf);
+  return sbx_git_fail(g, -EINVAL,
+                      "%s: a line sbx cannot read as git configuration: refused (git would "
+                      "refuse it too)",
+                      file);
+}
+
+static int sbx_git_protect_config(struct sbx_git *g, const char *file, int depth);
+
+/* The file an include names, made absolute as git does: `~/` is HOME, a
+ * relative path is relative to the including file's directory. */
+static int sbx_git_include_path(struct sbx_git *g, const char *from, const char *value, char *out,
+                                size_t len)
+{
+  int n;
+  if (value[0] == '~' && value[1] == '/') {
+    if (!g->home || g->home[0] != '/')
+      return -ENOENT;
+    n = snprintf(out, len, "%s%s", g->home, value + 1);
+  } else if (value[0] == '/')
+    n = snprintf(out, len, "%s", value);
+  else {
+    const char *slash = strrchr(from, '/');
+    n = snprintf(out, len, "%.*s/%s", (int)(slash ? slash - from : 0), from, value);
+  }
+  return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/* An include target: if the sandbox could change it, it is bound
+ * read-only; if it does not exist where the sandbox could create it, the
+ * run is refused (sbx does not create files in the working tree). */
+static int sbx_git_include(struct sbx_git *g, const char *from, const char *value, int depth)
+{
+  char path[PATH_MAX], dir[PATH_MAX], real[PATH_MAX];
+  char *slash;
+  int rc;
+  if (!value[0])
+    return 0; /* an empty path: git includes nothing */
+  if (value[0] == '~' && value[1] != '/')
+    return sbx_git_fail(g, -EINVAL, "%s includes '%s' (~user): refused (not resolved by sbx)",
+                        from, value);
+  if ((rc = sbx_git_include_path(g, from, value, path, sizeof path)) == -ENOENT)
+    return 0; /* ~/ without a HOME: git does not read it either */
+  if (rc < 0)
+    return sbx_git_fail(g, rc, "%s includes '%s': %s", from, value, strerror(-rc));
+  sbx_probe(g->p, path, SBX_PROBE_RESOLVE);
+  if (realpath(path, real)) {
+    /* A symlink on the way that the sandbox could re-point would make the
+     * read-only copy of its present target meaningless. */
+    if (strcmp(real, path) != 0 && sbx_is_visible(g->p, path) && sbx_git_writable(g->p, path)) {
+      snprintf(dir, sizeof dir, "%s", path);
+      for (slash = strrchr(dir, '/'); slash && slash != dir; slash = strrchr(dir, '/')) {
+        struct stat st;
+        if (lstat(dir, &st) == 0 && S_ISLNK(st.st_mode))
+          return sbx_git_fail(g, -ELOOP,
+                              "%s includes '%s' through the symlink %s, which the sandbox "
+                              "could re-point: refused",
+                              from, value, dir);
+        *slash = '\0';
+      }
+    }
+    if (!sbx_is_visible(g->p, real))
+      return 0; /* the sandbox does not see it */
+    return sbx_git_protect_config(g, real, depth + 1);
+  }
+  /* Missing: may the sandbox create it? Its nearest existing ancestor says. */
+  snprintf(dir, sizeof dir, "%s", path);
+  while ((slash = strrchr(dir, '/')) && slash != dir) {
+    *slash = '\0';
+    if (realpath(dir, real))
+      break;
+  }
+  if (!slash || slash == dir)
+    snprintf(real, sizeof real, "/");
+  if (sbx_is_visible(g->p, real) && sbx_git_writable(g->p, real))
+    return sbx_git_fail(g, -ENOENT,
+                        "%s includes '%s', which does not exist and could be created inside: "
+                        "refused (create it, or remove the include)",
+                        from, value);
+  return 0;
+}
+
+static int sbx_git_on_include(struct sbx_git *g, const char *file, const struct sbx_git_kv *kv,
+                              void *arg, int depth)
+{
+  (void)arg;
+  if ((strcmp(kv->section, "include") == 0 || strcmp(kv->section, "includeif") == 0) &&
+      strcmp(kv->key, "path") == 0 && kv->has_value)
+    return sbx_git_include(g, file, kv->value, depth);
+  return 0;
+}
+
+/* A configuration file the view shows: read-only, and so is everything it
+ * includes (includeIf conditions are not evaluated: every target is). */
+static int sbx_git_protect_config(struct sbx_git *g, const char *file, int depth)
+{
+  struct stat st;
+  const char *slash = strrchr(file, '/');
+  char dir[PATH_MAX];
+  int rc;
+  if (depth > SBX_GIT_MAX_DEPTH)
+    return sbx_git_fail(g, -ELOOP, "%s: includes nested more than %d deep: refused", file,
+                        SBX_GIT_MAX_DEPTH);
+  if (!slash || slash == file)
+    return sbx_git_fail(g, -EINVAL, "%s: not a file in a directory", file);
+  snprintf(dir, sizeof dir, "%.*s", (int)(slash - file), file);
+  if (!sbx_git_bound(g->p, file) &&
+      (rc = sbx_git_fix(g, dir, slash + 1, SBX_GIT_IF_PRESENT, false, sbx_git_why_include, &st)) <
+          0)
+    return rc;
+  sbx_probe(g->p, file, SBX_PROBE_LIST); /* its content is used */
+  if (stat(file, &st) < 0 || !S_ISREG(st.st_mode))
+    return 0;
+  return sbx_git_scan(g, file, sbx_git_on_include, NULL, depth);
+}
+
+static int sbx_git_protect_gitdir(struct sbx_git *g, const char *gitdir, bool bind_dir, int depth);
+static int sbx_git_protect_gitfile(struct sbx_git *g, const char *dotgit, int depth);
+
+/* The first line of a file (commondir, gitdir, a .git file), without its
+ * newline; its content is a fact of the plan. */
+static int sbx_git_first_line(struct sbx_plan *p, const char *path, char *out, size_t len)
+{
+  FILE *fp;
+  sbx_probe(p, path, SBX_PROBE_LIST);
+  fp = fopen(path, "re");
+  if (!fp)
+    return -errno;
+  if (!fgets(out, (int)len, fp)) {
+    fclose(fp);
+    return -ENODATA;
+  }
+  fclose(fp);
+  out[strcspn(out, "\r\n")] = '\0';
+  return 0;
+}
+
+/* `value` (absolute, or relative to `base`) resolved. */
+static int sbx_git_resolve(const char *base, const char *value, char *out)
+{
+  char tmp[PATH_MAX * 2];
+  if (value[0] == '/')
+    snprintf(tmp, sizeof tmp, "%s", value);
+  else
+    snprintf(tmp, sizeof tmp, "%s/%s", base, value);
+  return realpath(tmp, out) ? 0 : -errno;
+}
+
+typedef int (*sbx_git_dir_fn)(struct sbx_git *g, const char *sub, int depth);
+
+/* Each subdirectory of `dir` fixed (bound read-write onto itself: it can be
+ * neither renamed away nor replaced) and handed to fn. */
+static int sbx_git_each_subdir(struct sbx_git *g, const char *dir, int depth, sbx_git_dir_fn fn)
+{
+  char sub[PATH_MAX];
+  struct stat st;
+  DIR *d;
+  struct dirent *de;
+  int rc = 0;
+  sbx_probe(g->p, dir, SBX_PROBE_LIST);
+  if (!(d = opendir(dir)))
+    return sbx_git_fail(g, -errno, "%s: %s", dir, strerror(errno));
+  while ((de = readdir(d))) {
+    if (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
+      continue;
+    if ((rc = sbx_git_fix(g, dir, de->d_name, SBX_GIT_IF_PRESENT, true, sbx_git_why_dir, &st)) <
+        0)
+      break;
+    if (!S_ISDIR(st.st_mode))
+      continue;
+    if ((rc = sbx_git_join(sub, sizeof sub, dir, de->d_name)) < 0) {
+      rc = sbx_git_fail(g, rc, "%s/%s: name too long", dir, de->d_name);
+      break;
+    }
+    if ((rc = fn(g, sub, depth)) < 0)
+      break;
+  }
+  closedir(d);
+  return rc;
+}
+
+/* A linked worktree's own git directory (worktrees/NAME): its links
+ * (commondir, gitdir) and its config.worktree read-only, the directory
+ * itself fixed; and the linked worktree's .git file, when the view shows
+ * it. Its HEAD, index and logs stay writable. */
+static int sbx_git_protect_linked(struct sbx_git *g, const char *sub, int depth)
+{
+  char line[PATH_MAX], file[PATH_MAX], real[PATH_MAX], parent[PATH_MAX];
+  const char *slash = strrchr(sub, '/');
+  struct stat st;
+  int rc;
+  if (!slash)
+    return sbx_git_fail(g, -EINVAL, "%s: not absolute", sub);
+  snprintf(parent, sizeof parent, "%.*s", (int)(slash - sub), sub);
+  if (sbx_is_visible(g->p, sub) && sbx_git_writable(g->p, sub) &&
+      (rc = sbx_git_fix(g, parent, slash + 1, SBX_GIT_IF_PRESENT, true, sbx_git_why_dir, NULL)) <
+          0)
+    return rc;
+  if ((rc = sbx_git_fix(g, sub, "commondir", SBX_GIT_IF_PRESENT, false, sbx_git_why_link,
+                        NULL)) < 0 ||
+      (rc = sbx_git_fix(g, sub, "gitdir", SBX_GIT_IF_PRESENT, false, sbx_git_why_link, NULL)) < 0 ||
+      (rc = sbx_git_fix(g, sub, "config.worktree", SBX_GIT_CREATE_FILE, false, sbx_git_why_config,
+                        NULL)) < 0)
+    return rc;
+  if ((rc = sbx_git_join(file, sizeof file, sub, "config.worktree")) < 0 ||
+      (rc = sbx_git_protect_config(g, file, depth + 1)) < 0)
+    return rc == -ENAMETOOLONG ? sbx_git_fail(g, rc, "%s: name too long", sub) : rc;
+  /* gitdir names the linked worktree's .git file: in the view, it is a
+   * way into this repository the sandbox could redirect. */
+  if (sbx_git_join(file, sizeof file, sub, "gitdir") == 0 &&
+      sbx_git_first_line(g->p, file, line, sizeof line) == 0 && line[0] &&
+      sbx_git_resolve(sub, line, real) == 0 && sbx_is_visible(g->p, real) &&
+      sbx_git_writable(g->p, real) && lstat(real, &st) == 0 && S_ISREG(st.st_mode) &&
+      !sbx_git_bound(g->p, real) &&
+      (rc = sbx_plan_mount(g->p, real, SBX_MNT_BIND_RO, NULL, false, sbx_git_why_link)) < 0)
+    return sbx_git_fail(g, rc, "%s: %s", real, strerror(-rc));
+  return 0;
+}
+
+/* worktrees/: the directory fixed, and each linked worktree's git
+ * directory in it. */
+static int sbx_git_protect_worktrees(struct sbx_git *g, const char *gitdir, int depth)
+{
+  char dir[PATH_MAX];
+  struct stat st;
+  int rc;
+  if ((rc = sbx_git_fix(g, gitdir, "worktrees", SBX_GIT_IF_PRESENT, true, sbx_git_why_dir, &st)) <
+          0 ||
+      !S_ISDIR(st.st_mode))
+    return rc;
+  if ((rc = sbx_git_join(dir, sizeof dir, gitdir, "worktrees")) < 0)
+    return sbx_git_fail(g, rc, "%s/worktrees: name too long", gitdir);
+  return sbx_git_each_subdir(g, dir, depth, sbx_git_protect_linked);
+}
+
+/* A submodule's git directory names its working tree (core.worktree);
+ * there, its .git file leads back here and must not be redirected. */
+static int sbx_git_on_worktree_key(struct sbx_git *g, const char *file, const struct sbx_git_kv *kv,
+                                   void *arg, int depth)
+{
+  const char *gitdir = arg;
+  char real[PATH_MAX], dotgit[PATH_MAX];
+  (void)file;
+  if (strcmp(kv->section, "core") != 0 || strcmp(kv->key, "worktree") != 0 || !kv->has_value ||
+      sbx_git_resolve(gitdir, kv->value, real) < 0 ||
+      sbx_git_join(dotgit, sizeof dotgit, real, ".git") < 0)
+    return 0;
+  if (!sbx_is_visible(g->p, dotgit) || !sbx_git_writable(g->p, dotgit))
+    return 0;
+  return sbx_git_protect_gitfile(g, dotgit, depth + 1);
+}
+
+static int sbx_git_protect_modules(struct sbx_git *g, const char *dir, int depth);
+
+/* One entry of modules/: anything git could take for a git directory (or
+ * that holds its configuration) is protected as one; anything else is a
+ * level of a name (submodule names may hold slashes: modules/a/b). */
+static int sbx_git_protect_module(struct sbx_git *g, const char *sub, int depth)
+{
+  static const char *const marks[] = {"HEAD", "config", "hooks", "objects", "refs", NULL};
+  char probe[PATH_MAX];
+  struct stat st;
+  for (const char *const *m = marks; *m; m++)
+    if (sbx_git_join(probe, sizeof probe, sub, *m) == 0 &&
+        (sbx_probe(g->p, probe, SBX_PROBE_STAT), lstat(probe, &st) == 0))
+      return sbx_git_protect_gitdir(g, sub, false, depth + 1);
+  return sbx_git_protect_modules(g, sub, depth + 1);
+}
+
+/* modules/: every submodule's git directory, recursively. */
+static int sbx_git_protect_modules(struct sbx_git *g, const char *dir, int depth)
+{
+  if (depth > SBX_GIT_MAX_DEPTH)
+    return sbx_git_fail(g, -ELOOP, "%s: submodules nested more than %d deep: refused", dir,
+                        SBX_GIT_MAX_DEPTH);
+  return sbx_git_each_subdir(g, dir, depth, sbx_git_protect_module);
+}
+
+/* The git directory's own files. `bind_dir`: it is outside the workspace
+ * (a linked worktree's common dir) and is added to the view. */
+static int sbx_git_protect_gitdir(struct sbx_git *g, const char *gitdir, bool bind_dir, int depth)
+{
+  static const char *const legacy[] = {"config", "hooks", "config.worktree", "info", NULL};
+  char path[PATH_MAX];
+  struct stat st;
+  int rc;
+  if (depth > SBX_GIT_MAX_DEPTH)
+    return sbx_git_fail(g, -ELOOP, "%s: git directories nested more than %d deep: refused",
+                        gitdir, SBX_GIT_MAX_DEPTH);
+  if (bind_dir && !sbx_is_visible(g->p, gitdir) &&
+      (rc = sbx_plan_mount(g->p, gitdir, SBX_MNT_BIND_RW, NULL, true, sbx_git_why_common)) < 0)
+    return sbx_git_fail(g, rc, "%s: %s", gitdir, strerror(-rc));
+  /* git's lock-file protocol renames over files: it needs delete rights
+   * in its own directory even when the profile forbids deleting files. */
+  if ((rc = sbx_plan_rule(g->p, gitdir, SBX_LL_FS_READ | SBX_LL_FS_WRITE | SBX_LL_FS_DELETE,
+                          false)) < 0)
+    return sbx_git_fail(g, rc, "%s: %s", gitdir, strerror(-rc));
+
+  if (g->legacy) {
+    /* Before issue 12: four names, only hooks/ created, nothing else. */
+    for (const char *const *n = legacy; *n; n++)
+      if ((rc = sbx_git_fix(g, gitdir, *n,
+                            strcmp(*n, "hooks") == 0 ? SBX_GIT_CREATE_DIR : SBX_GIT_IF_PRESENT,
+                            false, sbx_git_why_config, NULL)) < 0)
+        return rc;
+    if (depth < 2 && sbx_git_join(path, sizeof path, gitdir, "modules") == 0 &&
+        lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+      DIR *d = opendir(path);
+      struct dirent *de;
+      char sub[PATH_MAX];
+      while (d && (de = readdir(d)) && rc == 0)
+        if (de->d_name[0] != '.' && sbx_git_join(sub, sizeof sub, path, de->d_name) == 0 &&
+            lstat(sub, &st) == 0 && S_ISDIR(st.st_mode))
+          rc = sbx_git_protect_gitdir(g, sub, false, depth + 1);
+      if (d)
+        closedir(d);
+    }
+    return rc;
+  }
+
+  /* The directory itself must not be renamed away and replaced by one
+   * with a crafted config. */
+  if (sbx_is_visible(g->p, gitdir) && sbx_git_writable(g->p, gitdir) &&
+      !sbx_git_bound(g->p, gitdir)) {
+    if ((rc = sbx_plan_mount(g->p, gitdir, SBX_MNT_BIND_RW, NULL, true, sbx_git_why_dir)) < 0)
+      return sbx_git_fail(g, rc, "%s: %s", gitdir, strerror(-rc));
+  }
+  /* Configuration and code: always there, read-only. config.worktree is
+   * read only when the (read-only) config enables extensions.worktreeConfig,
+   * but a file planted now would wait for the day the user enables it
+   * (`git sparse-checkout` does): it is created empty too. */
+  if ((rc = sbx_git_fix(g, gitdir, "config", SBX_GIT_CREATE_FILE, false, sbx_git_why_config,
+                        NULL)) < 0 ||
+      (rc = sbx_git_fix(g, gitdir, "config.worktree", SBX_GIT_CREATE_FILE, false,
+                        sbx_git_why_config, NULL)) < 0 ||
+      (rc = sbx_git_fix(g, gitdir, "hooks", SBX_GIT_CREATE_DIR, false, sbx_git_why_config,
+                        NULL)) < 0 ||
+      /* info/attributes can select filter, diff and merge drivers (code),
+       * info/exclude and info/sparse-checkout what git reads or writes. */
+      (rc = sbx_git_fix(g, gitdir, "info", SBX_GIT_CREATE_DIR, false, sbx_git_why_config, NULL)) <
+          0 ||
+      /* Where a linked worktree's git directory takes its configuration:
+       * fixed when present (an empty one cannot be created: git refuses
+       * it). */
+      (rc = sbx_git_fix(g, gitdir, "commondir", SBX_GIT_IF_PRESENT, false, sbx_git_why_link,
+                        NULL)) < 0)
+    return rc;
+  if ((rc = sbx_git_join(path, sizeof path, gitdir, "config")) < 0 ||
+      (rc = sbx_git_protect_config(g, path, 0)) < 0 ||
+      (rc = sbx_git_join(path, sizeof path, gitdir, "config.worktree")) < 0 ||
+      (rc = sbx_git_protect_config(g, path, 0)) < 0)
+    return rc == -ENAMETOOLONG ? sbx_git_fail(g, rc, "%s: name too long", gitdir) : rc;
+  if ((rc = sbx_git_protect_worktrees(g, gitdir, depth)) < 0)
+    return rc;
+  if ((rc = sbx_git_fix(g, gitdir, "modules", SBX_GIT_IF_PRESENT, true, sbx_git_why_dir, &st)) < 0)
+    return rc;
+  if (S_ISDIR(st.st_mode) && sbx_git_join(path, sizeof path, gitdir, "modules") == 0 &&
+      (rc = sbx_git_protect_modules(g, path, depth)) < 0)
+    return rc;
+  /* A submodule's git directory: its working tree's .git file. */
+  if (depth > 0 && sbx_git_join(path, sizeof path, gitdir, "config") == 0)
+    return sbx_git_scan(g, path, sbx_git_on_worktree_key, (void *)gitdir, depth);
+  return 0;
+}
+
+/* A .git file ("gitdir: <dir>"): read-only, and the git directory it names
+ * (and that one's common dir) protected. */
+static int sbx_git_protect_gitfile(struct sbx_git *g, const char *dotgit, int depth)
+{
+  char line[PATH_MAX + 16], base[PATH_MAX], gitdir[PATH_MAX], common[PATH_MAX], file[PATH_MAX];
+  const char *slash = strrchr(dotgit, '/');
+  int rc;
+  if (depth > SBX_GIT_MAX_DEPTH)
+    return sbx_git_fail(g, -ELOOP, "%s: nested more than %d deep: refused", dotgit,
+                        SBX_GIT_MAX_DEPTH);
+  if (!slash)
+    return sbx_git_fail(g, -EINVAL, "%s: not absolute", dotgit);
+  snprintf(base, sizeof base, "%.*s", (int)(slash - dotgit), dotgit);
+  if (!g->legacy && !sbx_git_bound(g->p, dotgit) &&
+      (rc = sbx_git_fix(g, base, ".git", SBX_GIT_IF_PRESENT, false, sbx_git_why_link, NULL)) < 0)
+    return rc;
+  if (sbx_git_first_line(g->p, dotgit, line, sizeof line) < 0 ||
+      strncmp(line, "gitdir: ", 8) != 0)
+    return 0; /* not a link git follows: git refuses it too */
+  if (sbx_git_resolve(base, line + 8, gitdir) < 0) {
+    if (g->legacy)
+      return 0;
+    return sbx_git_fail(g, -ENOENT,
+                        "%s names the git directory '%s', which does not exist and could be "
+                        "created inside: refused",
+                        dotgit, line + 8);
+  }
+  /* Its common dir (objects, refs, config) is named by its commondir. */
+  snprintf(common, sizeof common, "%s", gitdir);
+  if (sbx_git_join(file, sizeof file, gitdir, "commondir") == 0 &&
+      sbx_git_first_line(g->p, file, line, sizeof line) == 0 && line[0] &&
+      sbx_git_resolve(gitdir, line, common) < 0)
+    snprintf(common, sizeof common, "%s", gitdir);
+  if ((rc = sbx_git_protect_gitdir(g, common, true, depth)) < 0)
+    return rc;
+  /* A linked worktree's own directory: usually common/worktrees/NAME,
+   * covered above; wherever it is, it is in the view and fixed. */
+  if (strcmp(common, gitdir) != 0 && !g->legacy) {
+    if (!sbx_is_visible(g->p, gitdir) &&
+        (rc = sbx_plan_mount(g->p, gitdir, SBX_MNT_BIND_RW, NULL, true, sbx_git_why_common)) < 0)
+      return sbx_git_fail(g, rc, "%s: %s", gitdir, strerror(-rc));
+    if ((rc = sbx_plan_rule(g->p, gitdir, SBX_LL_FS_READ | SBX_LL_FS_WRITE | SBX_LL_FS_DELETE,
+                            false)) < 0)
+      return sbx_git_fail(g, rc, "%s: %s", gitdir, strerror(-rc));
+    rc = sbx_git_protect_linked(g, gitdir, depth);
+  } else if (strcmp(common, gitdir) != 0)
+    rc = sbx_git_protect_gitdir(g, gitdir, true, depth);
+  return rc;
+}
+
+int sbx_plan_git(struct sbx_plan *p, const char *home, bool legacy, char *err, size_t err_len)
+{
+  struct sbx_git g = {.p = p, .home = home, .legacy = legacy, .err = err, .err_len = err_len};
+  char dotgit[PATH_MAX];
+  struct stat st;
+  int rc;
+  if (sbx_git_join(dotgit, sizeof dotgit, p->workspace, ".git") < 0)
+    return sbx_git_fail(&g, -ENAMETOOLONG, "%s/.git: name too long", p->workspace);
+  sbx_probe(p, dotgit, SBX_PROBE_STAT);
+  if (lstat(dotgit, &st) < 0)
+    return 0; /* not a repository's top (docs/threat-model.md: nested repositories) */
+  if (S_ISLNK(st.st_mode))
+    return sbx_git_fail(&g, -ELOOP,
+                        "%s is a symlink: refused (its target could be written inside)", dotgit);
+  if (S_ISDIR(st.st_mode))
+    rc = sbx_git_protect_gitdir(&g, dotgit, false, 0);
+  else if (S_ISREG(st.st_mode))
+    rc = sbx_git_protect_gitfile(&g, dotgit, 0);
+  else
+    rc = sbx_git_fail(&g, -EINVAL, "%s is neither a file nor a directory: refused", dotgit);
+  return rc;
+}

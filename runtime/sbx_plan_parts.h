@@ -1,0 +1,31 @@
+/* sbx_plan_parts: what the files of the plan share (sbx_plan.c and
+ * sbx_plan_git.c). Not used outside them: the plan's API is
+ * sbx_internal.h. */
+#ifndef CS_RUNTIME_SBX_PLAN_PARTS_H
+#define CS_RUNTIME_SBX_PLAN_PARTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sbx_internal.h"
+
+/* Is `path` `dir` or below it? */
+bool sbx_path_under(const char *path, const char *dir);
+/* Records a fact the plan is about to use (warm templates only). */
+void sbx_probe(struct sbx_plan *p, const char *path, enum sbx_probe_kind kind);
+/* Appends a mount entry / a Landlock rule to the plan; 0 or -ENOMEM. */
+int sbx_plan_mount(struct sbx_plan *p, const char *path, enum sbx_mount_kind kind,
+                   const char *target, bool is_dir, const char *why);
+int sbx_plan_rule(struct sbx_plan *p, const char *path, uint64_t access, bool optional);
+/* Does the view (as planned so far) show `path`? */
+bool sbx_is_visible(const struct sbx_plan *p, const char *path);
+
+/* Git (sbx_plan_git.c): every file through which git takes configuration
+ * or code kept unchangeable in a writable workspace. `home`: the host's
+ * HOME (for `~/` in include paths; may be NULL). `legacy`: the protection
+ * as before issue 12 (SBX_RUN_TEST_GIT_LEGACY, tests only). 0, or a
+ * negative errno with a message in err. */
+int sbx_plan_git(struct sbx_plan *p, const char *home, bool legacy, char *err, size_t err_len);
+
+#endif
