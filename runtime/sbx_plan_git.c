@@ -25,8 +25,8 @@
  *     config.worktree, hooks/, info/) is created first, empty, as git
  *     itself would, so that it can be bound: git reads an empty file as no
  *     configuration and an empty hooks/ as no hook.
- * What cannot be created empty (`commondir`: git refuses an empty one) is
- * the documented limit (docs/threat-model.md). */
+ * `commondir` cannot be empty (git refuses that): it is created naming the
+ * git directory itself ("."), which is what git assumes without it. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -106,12 +106,14 @@ static bool sbx_git_bound(const struct sbx_plan *p, const char *path)
   return false;
 }
 
-/* Creates an empty `name` (file or directory) in `dir`, owned like `dir`:
- * what `git init` would have made. Never follows a symlink; an entry that
- * appeared meanwhile is fine (it is checked by the caller's lstat). */
-static int sbx_git_create_empty(const char *path, bool is_dir, const struct stat *dir_st)
+/* Creates `path` (a directory, or a file holding `content`) owned like
+ * its directory: what git would have made. Never follows a symlink; an
+ * entry that appeared meanwhile is fine (the caller's lstat checks it). */
+static int sbx_git_create(const char *path, bool is_dir, const char *content,
+                          const struct stat *dir_st)
 {
-  int fd;
+  size_t len = content ? strlen(content) : 0;
+  int fd, rc = 0;
   if (is_dir) {
     if (mkdir(path, 0755) < 0)
       return errno == EEXIST ? 0 : -errno;
@@ -123,18 +125,26 @@ static int sbx_git_create_empty(const char *path, bool is_dir, const struct stat
   }
   if (fd < 0)
     return -errno;
+  if (len && write(fd, content, len) != (ssize_t)len)
+    rc = -EIO;
   /* sbx as root would leave root-owned files in the user's repository;
-   * best effort: the file is empty either way. */
+   * best effort: their content is git's default either way. */
   if (geteuid() == 0 && fchown(fd, dir_st->st_uid, dir_st->st_gid) < 0)
     fprintf(stderr, "sbx: warning: %s: chown: %s\n", path, strerror(errno));
   close(fd);
-  return 0;
+  if (rc < 0)
+    unlink(path);
+  return rc;
 }
 
 enum sbx_git_missing {
   SBX_GIT_IF_PRESENT, /* nothing to protect when absent */
-  SBX_GIT_CREATE_FILE,
-  SBX_GIT_CREATE_DIR,
+  SBX_GIT_CREATE_FILE, /* empty: no configuration */
+  SBX_GIT_CREATE_DIR,  /* empty: no hook */
+  /* "." : the git directory is its own common dir, which is what git
+   * assumes without the file (checked with git 2.39: status, commit,
+   * stash, rebase, worktree add/list/remove, gc, fsck, submodules). */
+  SBX_GIT_CREATE_SELF_COMMONDIR,
 };
 
 /* Binds dir/name onto itself: read-only (files, hooks/, info/) or, for a
@@ -158,7 +168,9 @@ static int sbx_git_fix(struct sbx_git *g, const char *dir, const char *name,
     if (missing == SBX_GIT_IF_PRESENT)
       return 0;
     if (stat(dir, &dst) < 0 ||
-        (rc = sbx_git_create_empty(path, missing == SBX_GIT_CREATE_DIR, &dst)) < 0)
+        (rc = sbx_git_create(path, missing == SBX_GIT_CREATE_DIR,
+                             missing == SBX_GIT_CREATE_SELF_COMMONDIR ? ".\n" : NULL, &dst)) <
+            0)
       return sbx_git_fail(g, rc < 0 ? rc : -errno, "%s: creating it empty (to protect it): %s",
                           path, strerror(rc < 0 ? -rc : errno));
     if (lstat(path, &st) < 0)
@@ -712,11 +724,20 @@ static int sbx_git_protect_gitdir(struct sbx_git *g, const char *gitdir, bool bi
        * info/exclude and info/sparse-checkout what git reads or writes. */
       (rc = sbx_git_fix(g, gitdir, "info", SBX_GIT_CREATE_DIR, false, sbx_git_why_config, NULL)) <
           0 ||
-      /* Where a linked worktree's git directory takes its configuration:
-       * fixed when present (an empty one cannot be created: git refuses
-       * it). */
-      (rc = sbx_git_fix(g, gitdir, "commondir", SBX_GIT_IF_PRESENT, false, sbx_git_why_link,
-                        NULL)) < 0)
+      /* Remote definitions in the old file form (URL, refspecs): where a
+       * later `git push` sends the code. git never writes them. */
+      (rc = sbx_git_fix(g, gitdir, "remotes", SBX_GIT_CREATE_DIR, false, sbx_git_why_config,
+                        NULL)) < 0 ||
+      (rc = sbx_git_fix(g, gitdir, "branches", SBX_GIT_CREATE_DIR, false, sbx_git_why_config,
+                        NULL)) < 0 ||
+      /* commondir names the directory git takes its configuration,
+       * hooks, objects and refs from. Absent in a main or submodule git
+       * directory, and then the name could be created inside pointing at
+       * a crafted directory (the issue's attack); it cannot be created
+       * empty (git refuses an empty one), so it is created naming the
+       * directory itself, which changes nothing for git, and fixed. */
+      (rc = sbx_git_fix(g, gitdir, "commondir", SBX_GIT_CREATE_SELF_COMMONDIR, false,
+                        sbx_git_why_link, NULL)) < 0)
     return rc;
   if ((rc = sbx_git_join(path, sizeof path, gitdir, "config")) < 0 ||
       (rc = sbx_git_protect_config(g, path, 0)) < 0 ||
