@@ -770,7 +770,9 @@ static int sbx_git_protect_gitfile(struct sbx_git *g, const char *dotgit, int de
   if (!slash)
     return sbx_git_fail(g, -EINVAL, "%s: not absolute", dotgit);
   snprintf(base, sizeof base, "%.*s", (int)(slash - dotgit), dotgit);
-  if (!g->legacy && !sbx_git_bound(g->p, dotgit) &&
+  if (!g->legacy && sbx_git_bound(g->p, dotgit))
+    return 0; /* done already (a submodule is reached from its git directory and back) */
+  if (!g->legacy &&
       (rc = sbx_git_fix(g, base, ".git", SBX_GIT_IF_PRESENT, false, sbx_git_why_link, NULL)) < 0)
     return rc;
   if (sbx_git_first_line(g->p, dotgit, line, sizeof line) < 0 ||
