@@ -1259,6 +1259,51 @@ START_TEST(t_git_include_missing)
 }
 END_TEST
 
+/* Every include the configuration names is found, whatever git syntax
+ * spells it (quotes, escapes, a key on the header's line, comments,
+ * includeIf, an include in an included file, `~/`), and bound read-only;
+ * the plan in words (sbx explain) shows each. */
+START_TEST(t_git_include_syntax)
+{
+  static const char *const targets[] = {"i1.cfg", "i2 x.cfg", "i3.cfg", "i4.cfg", "i5.cfg",
+                                        "i6.cfg", NULL};
+  static const struct git_case c = {
+      "include syntax",
+      "for f in i1.cfg \"i2 x.cfg\" i3.cfg i4.cfg i5.cfg i6.cfg; do : > \"$f\"; done && "
+      "printf '[Include]\\n\\tPath = ../i1.cfg ; comment\\n[include] path = \"../i2 x.cfg\"\\n"
+      "[includeIf \"gitdir:/nowhere/\"]\\n\\tpath = ../i\\\\\\n3.cfg\\n"
+      "[includeIf \"onbranch:x\"]\\npath=\"../i4\".cfg # trailing\\n' >> .git/config && "
+      "printf '[include]\\n\\tpath = i5.cfg\\n' > i4.cfg && "
+      "printf '[include]\\n\\tpath = ~/i6.cfg\\n' > i5.cfg",
+      {NULL, NULL, NULL}, NULL, 0};
+  struct sbx_run_request req = {0};
+  char *argv[] = {"true", NULL}, *text = NULL, want[PATH_MAX + 64];
+  const char *old = getenv("HOME");
+  char *saved = old ? strdup(old) : NULL;
+  size_t len = 0;
+  FILE *out;
+  snprintf(git_marker, sizeof git_marker, "%s/sbx-git-marker", outside);
+  git_case_setup(&c);
+  setenv("HOME", ws, 1); /* ~/i6.cfg is in the workspace */
+  req.workspace = ws;
+  req.argv = argv;
+  req.profile = cfx_profile("standard");
+  out = open_memstream(&text, &len);
+  ck_assert_int_eq(sbx_confine_describe(&req, out), 0);
+  fclose(out);
+  for (const char *const *t = targets; *t; t++) {
+    snprintf(want, sizeof want, "%s/%s  [git config include]", ws, *t);
+    ck_assert_msg(strstr(text, want) != NULL, "include %s not protected:\n%s", *t, text);
+  }
+  free(text);
+  if (saved)
+    setenv("HOME", saved, 1);
+  else
+    unsetenv("HOME");
+  free(saved);
+}
+END_TEST
+
 /* What git writes in normal work stays writable: add, commit, stash,
  * rebase, branch, worktree add and remove, in the protected repository
  * and in a linked worktree made before the run. */
@@ -1414,6 +1459,7 @@ static bool add_suite(TCase *tc, const char *name)
                         (int)(sizeof git_cases / sizeof git_cases[0]));
     tcase_add_test(tc, t_git_alternates_data);
     tcase_add_test(tc, t_git_include_missing);
+    tcase_add_test(tc, t_git_include_syntax);
     tcase_add_test(tc, t_git_work_allowed);
   } else if (strcmp(name, "exec") == 0) {
     tcase_add_test(tc, t_exec_loader);
