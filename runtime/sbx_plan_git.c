@@ -523,11 +523,19 @@ static int sbx_git_first_line(struct sbx_plan *p, const char *path, char *out, s
 /* `value` (absolute, or relative to `base`) resolved. */
 static int sbx_git_resolve(const char *base, const char *value, char *out)
 {
-  char tmp[PATH_MAX * 2];
-  if (value[0] == '/')
-    snprintf(tmp, sizeof tmp, "%s", value);
-  else
-    snprintf(tmp, sizeof tmp, "%s/%s", base, value);
+  char tmp[PATH_MAX];
+  size_t nb = strlen(base), nv = strlen(value);
+  if (value[0] == '/') {
+    if (nv >= sizeof tmp)
+      return -ENAMETOOLONG;
+    memcpy(tmp, value, nv + 1);
+  } else {
+    if (nb + 1 + nv >= sizeof tmp)
+      return -ENAMETOOLONG;
+    memcpy(tmp, base, nb);
+    tmp[nb] = '/';
+    memcpy(tmp + nb + 1, value, nv + 1);
+  }
   return realpath(tmp, out) ? 0 : -errno;
 }
 

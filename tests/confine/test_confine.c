@@ -980,6 +980,23 @@ static int git_setup(const char *dir)
   return system(cmd);
 }
 
+/* The plan of `profile` for the workspace in words (sbx explain); free it. */
+static char *describe_plan(const char *profile)
+{
+  struct sbx_run_request req = {0};
+  char *argv[] = {"true", NULL}, *text = NULL;
+  size_t len = 0;
+  FILE *out;
+  req.workspace = ws;
+  req.argv = argv;
+  req.profile = cfx_profile(profile);
+  out = open_memstream(&text, &len);
+  ck_assert_ptr_nonnull(out);
+  ck_assert_int_eq(sbx_confine_describe(&req, out), 0);
+  fclose(out);
+  return text;
+}
+
 START_TEST(t_standard_tools)
 {
   struct sbx_run_result res;
@@ -1276,21 +1293,13 @@ START_TEST(t_git_include_syntax)
       "printf '[include]\\n\\tpath = i5.cfg\\n' > i4.cfg && "
       "printf '[include]\\n\\tpath = ~/i6.cfg\\n' > i5.cfg",
       {NULL, NULL, NULL}, NULL, 0};
-  struct sbx_run_request req = {0};
-  char *argv[] = {"true", NULL}, *text = NULL, want[PATH_MAX + 64];
+  char *text, want[PATH_MAX + 64];
   const char *old = getenv("HOME");
   char *saved = old ? strdup(old) : NULL;
-  size_t len = 0;
-  FILE *out;
   snprintf(git_marker, sizeof git_marker, "%s/sbx-git-marker", outside);
   git_case_setup(&c);
   setenv("HOME", ws, 1); /* ~/i6.cfg is in the workspace */
-  req.workspace = ws;
-  req.argv = argv;
-  req.profile = cfx_profile("standard");
-  out = open_memstream(&text, &len);
-  ck_assert_int_eq(sbx_confine_describe(&req, out), 0);
-  fclose(out);
+  text = describe_plan("standard");
   for (const char *const *t = targets; *t; t++) {
     snprintf(want, sizeof want, "%s/%s  [git config include]", ws, *t);
     ck_assert_msg(strstr(text, want) != NULL, "include %s not protected:\n%s", *t, text);
@@ -1393,16 +1402,7 @@ END_TEST
 /* The plan in words is the plan that is enforced. */
 START_TEST(t_describe)
 {
-  struct sbx_run_request req = {0};
-  char *argv[] = {"true", NULL}, *text = NULL;
-  size_t len = 0;
-  FILE *out;
-  req.workspace = ws;
-  req.argv = argv;
-  req.profile = cfx_profile("strict");
-  out = open_memstream(&text, &len);
-  ck_assert_int_eq(sbx_confine_describe(&req, out), 0);
-  fclose(out);
+  char *text = describe_plan("strict");
   ck_assert_ptr_nonnull(strstr(text, "[shell (CS_SHELL_NONE)]"));
   ck_assert_ptr_nonnull(strstr(text, "net (empty)"));
   ck_assert_ptr_nonnull(strstr(text, "tcp: bind and connect refused"));
@@ -1410,10 +1410,7 @@ START_TEST(t_describe)
   ck_assert_ptr_null(strstr(text, "GITHUB_TOKEN"));
   free(text);
   ck_assert_int_eq(git_setup(ws), 0);
-  req.profile = cfx_profile("standard");
-  out = open_memstream(&text, &len);
-  ck_assert_int_eq(sbx_confine_describe(&req, out), 0);
-  fclose(out);
+  text = describe_plan("standard");
   ck_assert_ptr_nonnull(strstr(text, "/.git/hooks  [git config/hooks]"));
   ck_assert_ptr_nonnull(strstr(text, "(host network)"));
   free(text);
