@@ -117,9 +117,13 @@ static int sbx_un_namespaces(pid_t tid, struct sbx_un_op *op)
    * over the read-only .git/config bind and moved the self-bound .git
    * (issue 12): it must act from inside. */
   snprintf(path, sizeof path, "/proc/%d/ns/mnt", (int)tid);
-  op->mntns = open(path, O_RDONLY | O_CLOEXEC);
-  if (op->mntns < 0)
+  if (stat("/proc/self/ns/mnt", &self) != 0 || stat(path, &them) != 0)
     return -errno;
+  if (self.st_ino != them.st_ino || self.st_dev != them.st_dev) {
+    op->mntns = open(path, O_RDONLY | O_CLOEXEC);
+    if (op->mntns < 0)
+      return -errno;
+  } /* else: already there (unotify_run without a sandbox) */
   snprintf(path, sizeof path, "/proc/%d/ns/user", (int)tid);
   if (stat("/proc/self/ns/user", &self) != 0 || stat(path, &them) != 0)
     return -errno;
@@ -235,7 +239,7 @@ static _Noreturn void sbx_un_helper(const struct sbx_un_op *op, int rootfd,
    * capability in it, so entering it (and the mount namespace it owns)
    * gives the helper the right to chroot into the caller's root there. */
   if ((op->userns >= 0 && setns(op->userns, CLONE_NEWUSER) != 0) ||
-      setns(op->mntns, CLONE_NEWNS) != 0) {
+      (op->mntns >= 0 && setns(op->mntns, CLONE_NEWNS) != 0)) {
     err = errno ? errno : EPERM;
     goto report;
   }

@@ -59,10 +59,10 @@ struct sbx_un_op {
   size_t datalen;
   uid_t uid;
   gid_t gid;
-  /* The caller's mount namespace (always: the helper acts from inside it,
-   * where the sandbox's mount points cannot be renamed or removed) and
-   * its user namespace when that is not ours (sbx without root: entering
-   * it gives the rights to chroot there; -1 otherwise). */
+  /* The caller's mount namespace when it is not ours (the helper acts
+   * from inside it, where the sandbox's mount points cannot be renamed or
+   * removed) and its user namespace when that is not ours (sbx without
+   * root: entering it gives the rights to chroot there); -1 otherwise. */
   int userns;
   int mntns;
   /* sendmsg (nmsgs 1) / sendmmsg: the messages, the caller's mmsghdr
