@@ -137,6 +137,45 @@ static int sbx_git_create(const char *path, bool is_dir, const char *content,
   return rc;
 }
 
+static int sbx_git_one_name(struct sbx_git *g, const char *path, const struct stat *st)
+{
+  if (S_ISREG(st->st_mode) && st->st_nlink > 1)
+    return sbx_git_fail(g, -EMLINK,
+                        "%s has %lu hard links: refused (a name outside its read-only mount "
+                        "could change it; remove the other links)",
+                        path, (unsigned long)st->st_nlink);
+  return 0;
+}
+
+static int sbx_git_single_names_in(struct sbx_git *g, const char *path, const struct stat *st,
+                                   int depth)
+{
+  char sub[PATH_MAX];
+  struct stat est;
+  struct dirent *de;
+  DIR *d;
+  int rc = sbx_git_one_name(g, path, st);
+  if (rc < 0 || !S_ISDIR(st->st_mode))
+    return rc;
+  if (depth > SBX_GIT_MAX_DEPTH)
+    return sbx_git_fail(g, -ELOOP, "%s: nested more than %d deep: refused", path,
+                        SBX_GIT_MAX_DEPTH);
+  sbx_probe(g->p, path, SBX_PROBE_LIST);
+  if (!(d = opendir(path)))
+    return sbx_git_fail(g, -errno, "%s: %s", path, strerror(errno));
+  while (rc == 0 && (de = readdir(d)))
+    if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0 &&
+        sbx_git_join(sub, sizeof sub, path, de->d_name) == 0 && lstat(sub, &est) == 0)
+      rc = sbx_git_single_names_in(g, sub, &est, depth + 1);
+  closedir(d);
+  return rc;
+}
+
+static int sbx_git_single_names(struct sbx_git *g, const char *path, const struct stat *st)
+{
+  return sbx_git_single_names_in(g, path, st, 0);
+}
+
 enum sbx_git_missing {
   SBX_GIT_IF_PRESENT, /* nothing to protect when absent */
   SBX_GIT_CREATE_FILE, /* empty: no configuration */
@@ -183,6 +222,13 @@ static int sbx_git_fix(struct sbx_git *g, const char *dir, const char *name,
                         path);
   if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
     return sbx_git_fail(g, -EINVAL, "%s is neither a file nor a directory: refused", path);
+  /* A read-only mount covers one name. Another name of the same file (a
+   * hard link an earlier run made where it could write, e.g. beside a
+   * commondir that `git worktree add` had just created there) would stay
+   * writable: refused, for the file and for what a read-only directory
+   * holds. */
+  if (!rw && (rc = sbx_git_single_names(g, path, &st)) < 0)
+    return rc;
   if (out_st)
     *out_st = st;
   if (sbx_git_bound(g->p, path))
@@ -411,6 +457,23 @@ static int sbx_git_include_path(struct sbx_git *g, const char *from, const char 
   return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
+/* Could the sandbox create the missing `path`? Its nearest existing
+ * ancestor says. */
+static bool sbx_git_creatable(const struct sbx_plan *p, const char *path)
+{
+  char dir[PATH_MAX], real[PATH_MAX];
+  char *slash;
+  snprintf(dir, sizeof dir, "%s", path);
+  while ((slash = strrchr(dir, '/')) && slash != dir) {
+    *slash = '\0';
+    if (realpath(dir, real))
+      break;
+  }
+  if (!slash || slash == dir)
+    snprintf(real, sizeof real, "/");
+  return sbx_is_visible(p, real) && sbx_git_writable(p, real);
+}
+
 /* An include target: if the sandbox could change it, it is bound
  * read-only; if it does not exist where the sandbox could create it, the
  * run is refused (sbx does not create files in the working tree). */
@@ -448,16 +511,7 @@ static int sbx_git_include(struct sbx_git *g, const char *from, const char *valu
       return 0; /* the sandbox does not see it */
     return sbx_git_protect_config(g, real, depth + 1);
   }
-  /* Missing: may the sandbox create it? Its nearest existing ancestor says. */
-  snprintf(dir, sizeof dir, "%s", path);
-  while ((slash = strrchr(dir, '/')) && slash != dir) {
-    *slash = '\0';
-    if (realpath(dir, real))
-      break;
-  }
-  if (!slash || slash == dir)
-    snprintf(real, sizeof real, "/");
-  if (sbx_is_visible(g->p, real) && sbx_git_writable(g->p, real))
+  if (sbx_git_creatable(g->p, path))
     return sbx_git_fail(g, -ENOENT,
                         "%s includes '%s', which does not exist and could be created inside: "
                         "refused (create it, or remove the include)",
@@ -787,8 +841,13 @@ static int sbx_git_protect_gitfile(struct sbx_git *g, const char *dotgit, int de
       strncmp(line, "gitdir: ", 8) != 0)
     return 0; /* not a link git follows: git refuses it too */
   if (sbx_git_resolve(base, line + 8, gitdir) < 0) {
-    if (g->legacy)
-      return 0;
+    char named[PATH_MAX];
+    bool fits = line[8] == '/' ? strlen(line + 8) < sizeof named
+                               : sbx_git_join(named, sizeof named, base, line + 8) == 0;
+    if (fits && line[8] == '/')
+      memcpy(named, line + 8, strlen(line + 8) + 1);
+    if (g->legacy || (fits && !sbx_git_creatable(g->p, named)))
+      return 0; /* the host's git finds no repository there either */
     return sbx_git_fail(g, -ENOENT,
                         "%s names the git directory '%s', which does not exist and could be "
                         "created inside: refused",

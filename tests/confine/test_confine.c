@@ -1276,6 +1276,45 @@ START_TEST(t_git_include_missing)
 }
 END_TEST
 
+/* What a mount cannot protect refuses the run (exit 125, layer mount,
+ * naming it): a second name of a protected file, an include reached
+ * through a symlink the sandbox could re-point, a .git file naming a git
+ * directory the sandbox could create. Negative control: with the
+ * protection as before (SBX_RUN_TEST_GIT_LEGACY) the run goes ahead and
+ * the plant through that name makes the host's git run it. */
+static const struct git_case git_refusals[] = {
+    {"has 2 hard links",
+     "git worktree add -q wt -b wtb && ln .git/worktrees/wt/commondir .git/second-name",
+     {"write", ".git/second-name", "../../../evil\n"}, "cd wt && git status",
+     SBX_RUN_TEST_GIT_LEGACY},
+    {"through the symlink",
+     "mkdir real && : > real/shared.cfg && ln -s real via && git config include.path ../via/shared.cfg",
+     {"write", "real/shared.cfg", "[core]\n" GIT_FSMONITOR}, "git status", SBX_RUN_TEST_GIT_LEGACY},
+    {"which does not exist and could be created inside",
+     "rm -rf .git && echo \"gitdir: made-later\" > .git", {NULL}, NULL, SBX_RUN_TEST_GIT_LEGACY},
+};
+
+START_TEST(t_git_refused)
+{
+  struct sbx_run_result res;
+  const struct git_case *c = &git_refusals[_i];
+  snprintf(git_marker, sizeof git_marker, "%s/sbx-git-marker", outside);
+  git_case_setup(c);
+  RUN("standard", &res, "true");
+  ck_assert_int_eq(res.exit_code, SBX_EXIT_FAILURE);
+  ck_assert_int_eq(res.layer, SBX_LAYER_MOUNT);
+  ck_assert_msg(strstr(res.message, c->name) != NULL, "refusal does not say '%s': %s", c->name,
+                res.message);
+  if (!c->argv[0])
+    return;
+  git_case_setup(c);
+  git_case_attack(c, c->control, &res);
+  assert_escaped(&res, c->name);
+  git_host(c->check);
+  ck_assert_msg(git_marker_ran(), "%s: negative control: the host's git did not run it", c->name);
+}
+END_TEST
+
 /* Every include the configuration names is found, whatever git syntax
  * spells it (quotes, escapes, a key on the header's line, comments,
  * includeIf, an include in an included file, `~/`), and bound read-only;
@@ -1457,6 +1496,8 @@ static bool add_suite(TCase *tc, const char *name)
     tcase_add_test(tc, t_git_alternates_data);
     tcase_add_test(tc, t_git_include_missing);
     tcase_add_test(tc, t_git_include_syntax);
+    tcase_add_loop_test(tc, t_git_refused, 0,
+                        (int)(sizeof git_refusals / sizeof git_refusals[0]));
     tcase_add_test(tc, t_git_work_allowed);
   } else if (strcmp(name, "exec") == 0) {
     tcase_add_test(tc, t_exec_loader);
