@@ -227,7 +227,7 @@ static int sbx_git_fix(struct sbx_git *g, const char *dir, const char *name,
    * commondir that `git worktree add` had just created there) would stay
    * writable: refused, for the file and for what a read-only directory
    * holds. */
-  if (!rw && (rc = sbx_git_single_names(g, path, &st)) < 0)
+  if (!rw && !g->legacy && (rc = sbx_git_single_names(g, path, &st)) < 0)
     return rc;
   if (out_st)
     *out_st = st;
@@ -519,6 +519,59 @@ static int sbx_git_include(struct sbx_git *g, const char *from, const char *valu
   return 0;
 }
 
+/* core.hooksPath: the hooks are wherever it says, often a directory of the
+ * working tree (`.husky`, `.githooks`). There they would be project files
+ * the sandbox may write, and git runs them: read-only, like hooks/. A
+ * relative path is relative to where git runs hooks, the working tree's
+ * top: the workspace's (linked worktrees and submodules with a relative
+ * hooksPath: docs/threat-model.md). A missing one is made empty if its
+ * parent exists, else the run is refused. */
+static int sbx_git_hooks_path(struct sbx_git *g, const char *file, const char *value)
+{
+  char path[PATH_MAX], real[PATH_MAX], parent[PATH_MAX];
+  const char *slash;
+  struct stat st;
+  int n;
+  if (!value[0])
+    return 0;
+  if (value[0] == '~' && value[1] == '/') {
+    if (!g->home || g->home[0] != '/')
+      return 0;
+    n = snprintf(path, sizeof path, "%s%s", g->home, value + 1);
+  } else if (value[0] == '/')
+    n = snprintf(path, sizeof path, "%s", value);
+  else if (value[0] == '~')
+    return sbx_git_fail(g, -EINVAL, "%s: core.hooksPath '%s' (~user): refused", file, value);
+  else
+    n = snprintf(path, sizeof path, "%s/%s", g->p->workspace, value);
+  if (n < 0 || (size_t)n >= sizeof path)
+    return sbx_git_fail(g, -ENAMETOOLONG, "%s: core.hooksPath '%s': too long", file, value);
+  sbx_probe(g->p, path, SBX_PROBE_RESOLVE);
+  if (!realpath(path, real)) {
+    if (!sbx_git_creatable(g->p, path))
+      return 0;
+    slash = strrchr(path, '/');
+    snprintf(parent, sizeof parent, "%.*s", (int)(slash - path), path);
+    if (stat(parent, &st) < 0 || !S_ISDIR(st.st_mode))
+      return sbx_git_fail(g, -ENOENT,
+                          "%s: core.hooksPath '%s' does not exist and could be created inside: "
+                          "refused (create it)",
+                          file, value);
+    return sbx_git_fix(g, parent, slash + 1, SBX_GIT_CREATE_DIR, false, sbx_git_why_config,
+                       NULL);
+  }
+  if (strcmp(real, path) != 0 && sbx_git_writable(g->p, path))
+    return sbx_git_fail(g, -ELOOP,
+                        "%s: core.hooksPath '%s' goes through a symlink the sandbox could "
+                        "re-point: refused",
+                        file, value);
+  if (!sbx_is_visible(g->p, real) || !sbx_git_writable(g->p, real) || sbx_git_bound(g->p, real))
+    return 0;
+  slash = strrchr(real, '/');
+  snprintf(parent, sizeof parent, "%.*s", (int)(slash - real), real);
+  return sbx_git_fix(g, parent, slash + 1, SBX_GIT_IF_PRESENT, false, sbx_git_why_config, NULL);
+}
+
 static int sbx_git_on_include(struct sbx_git *g, const char *file, const struct sbx_git_kv *kv,
                               void *arg, int depth)
 {
@@ -526,6 +579,8 @@ static int sbx_git_on_include(struct sbx_git *g, const char *file, const struct 
   if ((strcmp(kv->section, "include") == 0 || strcmp(kv->section, "includeif") == 0) &&
       strcmp(kv->key, "path") == 0 && kv->has_value)
     return sbx_git_include(g, file, kv->value, depth);
+  if (strcmp(kv->section, "core") == 0 && strcmp(kv->key, "hookspath") == 0 && kv->has_value)
+    return sbx_git_hooks_path(g, file, kv->value);
   return 0;
 }
 
