@@ -121,6 +121,16 @@ for a, b in ((".git/config.lock", ".git/config"), (".git", "gone"), (".git/hooks
 grep -q RENAMED <<<"$out" && fail "a rename moved protected git files: $out"
 unchanged || fail "the lock file was renamed over .git/config: $out"
 [ -d "$ws/.git" ] && [ ! -e "$ws/gone" ] || fail ".git was moved: $out"
+# ... and the issue's own attack through sbx run: a commondir naming a
+# crafted repository; the host's next git status runs nothing (its negative
+# control, the same plant landing and running, is confine_git's first case).
+reset
+git -C "$ws" init -q --bare evil
+printf '[core]\n\tbare = false\n\tfsmonitor = "touch %s #"\n' "$tmp/pwned" > "$ws/evil/config"
+out=$(run --approver "exec:$APPROVERS/allow.sh" -- sh -c 'echo ../evil > .git/commondir; rm -f .git/commondir; mv .git/commondir x; echo done' 2>&1)
+grep -q done <<<"$out" || fail "the commondir attempt did not run: $out"
+git -C "$ws" status >/dev/null 2>&1
+[ ! -e "$tmp/pwned" ] || fail "the host's git status ran the planted fsmonitor: $out"
 
 # 7. sbx without root (its own user namespace): the supervisor takes the
 #    listener with pidfd_getfd and opens the approved file as that user.
