@@ -121,6 +121,12 @@ for a, b in ((".git/config.lock", ".git/config"), (".git", "gone"), (".git/hooks
 grep -q RENAMED <<<"$out" && fail "a rename moved protected git files: $out"
 unchanged || fail "the lock file was renamed over .git/config: $out"
 [ -d "$ws/.git" ] && [ ! -e "$ws/gone" ] || fail ".git was moved: $out"
+# The same for any mount point: the mask over a denied path in the
+# workspace (~/.git-credentials with the workspace at HOME) is not removed.
+echo secret > "$ws/.git-credentials"
+out=$(HOME="$ws" run --approver "exec:$APPROVERS/allow.sh" -- rm -f .git-credentials 2>&1)
+[ "$(cat "$ws/.git-credentials" 2>/dev/null)" = secret ] || fail "an approved rm removed the file behind a mask: $out"
+rm -f "$ws/.git-credentials"
 # ... and the issue's own attack through sbx run: a commondir naming a
 # crafted repository; the host's next git status runs nothing (its negative
 # control, the same plant landing and running, is confine_git's first case).
