@@ -1101,7 +1101,10 @@ static int git_host(const char *script)
   /* The script goes through the environment: no quoting to get wrong. */
   setenv("CONFINE_GIT_SCRIPT", script, 1);
   snprintf(cmd, sizeof cmd,
-           "cd '%s' && M='%s' OUT='%s' sh -c \"$CONFINE_GIT_SCRIPT\" >/dev/null 2>&1", ws,
+           "cd '%s' && M='%s' OUT='%s' GIT_AUTHOR_NAME=sbx GIT_AUTHOR_EMAIL=sbx@example.invalid "
+           "GIT_COMMITTER_NAME=sbx GIT_COMMITTER_EMAIL=sbx@example.invalid "
+           "sh -c \"$CONFINE_GIT_SCRIPT\" >/dev/null 2>&1",
+           ws,
            git_marker, outside);
   return system(cmd);
 }
