@@ -5,6 +5,7 @@ add_library(cs_confine STATIC
   ${CMAKE_CURRENT_LIST_DIR}/sbx_confine.c
   ${CMAKE_CURRENT_LIST_DIR}/sbx_plan.c
   ${CMAKE_CURRENT_LIST_DIR}/sbx_plan_git.c
+  ${CMAKE_CURRENT_LIST_DIR}/sbx_git_config.c
   ${CMAKE_CURRENT_LIST_DIR}/sbx_mount.c
   ${CMAKE_CURRENT_LIST_DIR}/sbx_memfd.c
   ${CMAKE_CURRENT_LIST_DIR}/sbx_landlock.c

@@ -63,6 +63,7 @@ function(cs_front_define)
     ${rt}/sbx_front.c ${rt}/sbx_run_common.c ${rt}/sbx_cli.c ${rt}/sbx_profile.c
     ${rt}/sbx_admit.c ${rt}/sbx_signal.c ${rt}/sbx_warm.c ${rt}/sbx_supervise.c
     ${rt}/sbx_kmsg.c ${rt}/sbx_denial.c ${rt}/sbx_cgroup.c ${rt}/sbx_plan.c ${rt}/sbx_plan_git.c
+    ${rt}/sbx_git_config.c
     ${rt}/cs_shared_sched.c ${rt}/cs_sched.c ${rt}/cs_table_check.c
     ${rt}/cs_approval_rules.c ${rt}/sbx_syscall_name.c ${out}/sbx_syscall_names.c
     ${profiles_src} ${model_src})

@@ -38,13 +38,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sbx_git_config.h"
 #include "sbx_plan_parts.h"
 
 /* Nesting of submodules, worktrees and includes followed; deeper is
  * refused (git's own include limit is 10). */
 #define SBX_GIT_MAX_DEPTH 10
-/* A configuration file larger than this is refused rather than half read. */
-#define SBX_GIT_CONFIG_MAX (1024 * 1024)
 
 /* Mount reasons (docs, `sbx explain`). "git config/hooks" is also how the
  * git-config approval layer finds the files it guards (sbx_unotify_sbx.c). */
@@ -239,203 +238,6 @@ static int sbx_git_fix(struct sbx_git *g, const char *dir, const char *name,
   return 0;
 }
 
-/* ---- git's configuration syntax, as far as sbx needs it ----
- * Only the keys that name other files are looked at: include.path and
- * includeIf.<condition>.path (more configuration), core.worktree (where a
- * submodule's working tree, hence its .git file, is). Anything the scanner
- * cannot read is refused: git would refuse that file too. */
-
-struct sbx_git_kv {
-  char section[64]; /* lower case */
-  char key[64];     /* lower case */
-  char value[PATH_MAX];
-  bool has_value;
-};
-
-typedef int (*sbx_git_kv_fn)(struct sbx_git *g, const char *file, const struct sbx_git_kv *kv,
-                             void *arg, int depth);
-
-static char *sbx_git_read_file(const char *path, int *rc)
-{
-  FILE *fp = fopen(path, "re");
-  char *buf = NULL;
-  size_t n = 0;
-  *rc = 0;
-  if (!fp) {
-    *rc = -errno;
-    return NULL;
-  }
-  buf = malloc(SBX_GIT_CONFIG_MAX + 1);
-  if (!buf) {
-    *rc = -ENOMEM;
-    goto done;
-  }
-  n = fread(buf, 1, SBX_GIT_CONFIG_MAX + 1, fp);
-  if (ferror(fp) || n > SBX_GIT_CONFIG_MAX) {
-    *rc = ferror(fp) ? -EIO : -EFBIG;
-    free(buf);
-    buf = NULL;
-    goto done;
-  }
-  buf[n] = '\0';
-  if (memchr(buf, '\0', n)) { /* git stops at a NUL too: refuse what it would not read */
-    *rc = -EINVAL;
-    free(buf);
-    buf = NULL;
-  }
-done:
-  fclose(fp);
-  return buf;
-}
-
-static bool sbx_git_keychar(char c)
-{
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-';
-}
-
-static char sbx_git_lower(char c)
-{
-  return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
-}
-
-/* A value up to its end of line: quotes, escapes and continuation lines as
- * git reads them; unquoted trailing blanks dropped. */
-static int sbx_git_value(const char **sp, struct sbx_git_kv *kv)
-{
-  const char *s = *sp;
-  size_t n = 0, keep = 0;
-  bool quoted = false;
-  while (*s == ' ' || *s == '\t')
-    s++;
-  for (;; s++) {
-    char c = *s;
-    if (c == '\0' || (c == '\n' && !quoted))
-      break;
-    if (c == '\n')
-      return -EINVAL; /* a newline inside quotes: git refuses it */
-    if (!quoted && (c == '#' || c == ';')) {
-      s += strcspn(s, "\n");
-      break;
-    }
-    if (c == '"') {
-      quoted = !quoted;
-      keep = n;
-      continue;
-    }
-    if (c == '\\') {
-      char e = *++s;
-      if (e == '\n')
-        continue; /* continuation line */
-      if (e == '\r' && s[1] == '\n') {
-        s++;
-        continue;
-      }
-      c = e == 'n' ? '\n' : e == 't' ? '\t' : e == 'b' ? '\b' : e == '"' || e == '\\' ? e : 0;
-      if (!c)
-        return -EINVAL;
-      if (n + 1 >= sizeof kv->value)
-        return -ENAMETOOLONG;
-      kv->value[n++] = c;
-      keep = n;
-      continue;
-    }
-    if (n + 1 >= sizeof kv->value)
-      return -ENAMETOOLONG;
-    kv->value[n++] = c;
-    if (quoted || (c != ' ' && c != '\t' && c != '\r'))
-      keep = n;
-  }
-  if (quoted)
-    return -EINVAL;
-  kv->value[keep] = '\0';
-  kv->has_value = true;
-  *sp = s;
-  return 0;
-}
-
-static int sbx_git_scan(struct sbx_git *g, const char *file, sbx_git_kv_fn fn, void *arg,
-                        int depth)
-{
-  int rc = 0;
-  char *buf = sbx_git_read_file(file, &rc);
-  const char *s;
-  struct sbx_git_kv kv;
-  memset(&kv, 0, sizeof kv);
-  if (!buf)
-    return sbx_git_fail(g, rc, "%s: reading it: %s", file, strerror(-rc));
-  s = buf;
-  if ((unsigned char)s[0] == 0xef && (unsigned char)s[1] == 0xbb && (unsigned char)s[2] == 0xbf)
-    s += 3; /* a UTF-8 byte order mark, which git skips */
-  while (*s && rc == 0) {
-    size_t n = 0;
-    if (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') {
-      s++;
-      continue;
-    }
-    if (*s == '#' || *s == ';') {
-      s += strcspn(s, "\n");
-      continue;
-    }
-    if (*s == '[') {
-      /* [section], [section "subsection"], [section.sub] (old form) */
-      s++;
-      while (sbx_git_keychar(*s) || *s == '.') {
-        if (n + 1 >= sizeof kv.section)
-          goto bad;
-        kv.section[n++] = sbx_git_lower(*s++);
-      }
-      kv.section[n] = '\0';
-      if (strchr(kv.section, '.'))
-        kv.section[strcspn(kv.section, ".")] = '\0'; /* its subsection does not matter here */
-      if (*s == ' ' || *s == '\t') {
-        while (*s == ' ' || *s == '\t')
-          s++;
-        if (*s++ != '"')
-          goto bad;
-        for (; *s && *s != '"' && *s != '\n'; s++)
-          if (*s == '\\' && s[1] && s[1] != '\n')
-            s++;
-        if (*s++ != '"')
-          goto bad;
-      }
-      if (*s++ != ']' || n == 0)
-        goto bad;
-      continue;
-    }
-    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')) || !kv.section[0])
-      goto bad;
-    while (sbx_git_keychar(*s)) {
-      if (n + 1 >= sizeof kv.key)
-        goto bad;
-      kv.key[n++] = sbx_git_lower(*s++);
-    }
-    kv.key[n] = '\0';
-    kv.has_value = false;
-    kv.value[0] = '\0';
-    while (*s == ' ' || *s == '\t')
-      s++;
-    if (*s == '=') {
-      s++;
-      if (sbx_git_value(&s, &kv) < 0)
-        goto bad;
-    } else if (*s == '#' || *s == ';')
-      s += strcspn(s, "\n");
-    else if (*s == '\r')
-      s++;
-    if (*s && *s != '\n' && *s != '\r')
-      goto bad;
-    rc = fn(g, file, &kv, arg, depth);
-  }
-  free(buf);
-  return rc;
-bad:
-  free(buf);
-  return sbx_git_fail(g, -EINVAL,
-                      "%s: a line sbx cannot read as git configuration: refused (git would "
-                      "refuse it too)",
-                      file);
-}
-
 static int sbx_git_protect_config(struct sbx_git *g, const char *file, int depth);
 
 /* The file an include names, made absolute as git does: `~/` is HOME, a
@@ -572,10 +374,48 @@ static int sbx_git_hooks_path(struct sbx_git *g, const char *file, const char *v
   return sbx_git_fix(g, parent, slash + 1, SBX_GIT_IF_PRESENT, false, sbx_git_why_config, NULL);
 }
 
-static int sbx_git_on_include(struct sbx_git *g, const char *file, const struct sbx_git_kv *kv,
-                              void *arg, int depth)
+/* What a scan callback needs: the plan's context, the file read, the
+ * nesting so far, and for core.worktree the git directory it is in. */
+struct sbx_git_scan_ctx {
+  struct sbx_git *g;
+  const char *file;
+  const char *gitdir;
+  int depth;
+  sbx_git_kv_fn fn;
+  bool fn_failed; /* the error is the callback's (its message is written) */
+};
+
+static int sbx_git_scan_one(void *arg, const struct sbx_git_kv *kv)
 {
-  (void)arg;
+  struct sbx_git_scan_ctx *c = arg;
+  int rc = c->fn(c, kv);
+  c->fn_failed = rc != 0;
+  return rc;
+}
+
+/* git configuration in `file`, for `fn`: a file sbx cannot read as such
+ * refuses the run. */
+static int sbx_git_scan(struct sbx_git *g, const char *file, sbx_git_kv_fn fn, const char *gitdir,
+                        int depth)
+{
+  struct sbx_git_scan_ctx c = {.g = g, .file = file, .gitdir = gitdir, .depth = depth, .fn = fn};
+  int rc = sbx_git_config_scan(file, sbx_git_scan_one, &c);
+  if (rc == 0 || c.fn_failed)
+    return rc;
+  if (rc == -EINVAL)
+    return sbx_git_fail(g, rc,
+                        "%s: a line sbx cannot read as git configuration: refused (git would "
+                        "refuse it too)",
+                        file);
+  return sbx_git_fail(g, rc, "%s: reading it: %s", file, strerror(-rc));
+}
+
+static int sbx_git_on_include(void *arg, const struct sbx_git_kv *kv)
+{
+  const struct sbx_git_scan_ctx *c = arg;
+  struct sbx_git *g = c->g;
+  const char *file = c->file;
+  int depth = c->depth;
   if ((strcmp(kv->section, "include") == 0 || strcmp(kv->section, "includeif") == 0) &&
       strcmp(kv->key, "path") == 0 && kv->has_value)
     return sbx_git_include(g, file, kv->value, depth);
@@ -737,12 +577,13 @@ static int sbx_git_protect_worktrees(struct sbx_git *g, const char *gitdir, int 
 
 /* A submodule's git directory names its working tree (core.worktree);
  * there, its .git file leads back here and must not be redirected. */
-static int sbx_git_on_worktree_key(struct sbx_git *g, const char *file, const struct sbx_git_kv *kv,
-                                   void *arg, int depth)
+static int sbx_git_on_worktree_key(void *arg, const struct sbx_git_kv *kv)
 {
-  const char *gitdir = arg;
+  const struct sbx_git_scan_ctx *c = arg;
+  struct sbx_git *g = c->g;
+  const char *gitdir = c->gitdir;
+  int depth = c->depth;
   char real[PATH_MAX], dotgit[PATH_MAX];
-  (void)file;
   if (strcmp(kv->section, "core") != 0 || strcmp(kv->key, "worktree") != 0 || !kv->has_value ||
       sbx_git_resolve(gitdir, kv->value, real) < 0 ||
       sbx_git_join(dotgit, sizeof dotgit, real, ".git") < 0)
@@ -870,7 +711,7 @@ static int sbx_git_protect_gitdir(struct sbx_git *g, const char *gitdir, bool bi
     return rc;
   /* A submodule's git directory: its working tree's .git file. */
   if (depth > 0 && sbx_git_join(path, sizeof path, gitdir, "config") == 0)
-    return sbx_git_scan(g, path, sbx_git_on_worktree_key, (void *)gitdir, depth);
+    return sbx_git_scan(g, path, sbx_git_on_worktree_key, gitdir, depth);
   return 0;
 }
 
