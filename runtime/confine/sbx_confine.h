@@ -108,6 +108,11 @@ enum sbx_run_flags {
    * hole. sbx's command line never sets it and the warm-start server
    * refuses it (an unknown flag there), so a run with it is always cold. */
   SBX_RUN_TEST_EXEC_MOUNTS = 1u << 2,
+  /* Tests only (the negative control of the git protection, issue 12):
+   * only .git/config, hooks, info and config.worktree are protected, as
+   * before the fix. Never set by sbx's command line; refused by the
+   * warm-start server (an unknown flag there). */
+  SBX_RUN_TEST_GIT_LEGACY = 1u << 3,
 };
 
 struct sbx_run_request {

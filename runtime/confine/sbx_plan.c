@@ -405,13 +405,14 @@ static int sbx_plan_ws_view(struct sbx_plan *p, struct sbx_planning *c)
                            true, "workspace")) < 0 ||
       (rc = sbx_plan_rule(p, c->ws, c->ws_rights, false)) < 0)
     return sbx_plan_view_fail(c->f, rc);
-  if (p->workspace_writable && !(c->req->flags & SBX_RUN_ALLOW_GIT_CONFIG) &&
-      (rc = sbx_plan_git(p)) < 0) {
-    sbx_fail_set(c->f, SBX_LAYER_MOUNT, -rc, "protecting %s/.git: %s", c->ws,
-             rc == -ELOOP ? "a symlink among .git, .git/config, .git/hooks: refused (its target "
-                            "could be written inside)"
-                          : strerror(-rc));
-    return rc;
+  /* Git's configuration and code (sbx_plan_git.c, issue 12). */
+  if (p->workspace_writable && !(c->req->flags & SBX_RUN_ALLOW_GIT_CONFIG)) {
+    char why[PATH_MAX + 256];
+    if ((rc = sbx_plan_git(p, c->home, (c->req->flags & SBX_RUN_TEST_GIT_LEGACY) != 0, why,
+                           sizeof why)) < 0) {
+      sbx_fail_set(c->f, SBX_LAYER_MOUNT, -rc, "protecting %s/.git: %s", c->ws, why);
+      return rc;
+    }
   }
   return 0;
 }

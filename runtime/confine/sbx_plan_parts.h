@@ -26,7 +26,12 @@ bool sbx_is_visible(const struct sbx_plan *p, const char *path);
 
 /* The parts of a plan planned in their own files; 0 or a negative errno
  * (-ELOOP: a symlinked .git, .git/config or .git/hooks). */
-int sbx_plan_git(struct sbx_plan *p);
+/* Git (sbx_plan_git.c): every file through which git takes configuration
+ * or code kept unchangeable in a writable workspace. `home`: the host's
+ * HOME (for `~/` in include paths; may be NULL). `legacy`: the protection
+ * as before issue 12 (SBX_RUN_TEST_GIT_LEGACY, tests only). 0, or a
+ * negative errno with a message in err. */
+int sbx_plan_git(struct sbx_plan *p, const char *home, bool legacy, char *err, size_t err_len);
 int sbx_plan_shells(struct sbx_plan *p);
 /* Marks every mount no Landlock EXECUTE rule reaches noexec (and the
  * private /tmp, /dev/shm, the host root as base); `keep_exec`: the tests'

@@ -88,22 +88,34 @@ static int sbx_un_ids(pid_t tid, uid_t *uid, gid_t *gid, pid_t *tgid)
   return found == 7 ? 0 : -ESRCH;
 }
 
-/* Opens the caller's user and mount namespaces when its user namespace is
+/* Opens the caller's mount namespace, and its user namespace when that is
  * not ours (see struct sbx_un_op). */
 static int sbx_un_namespaces(pid_t tid, struct sbx_un_op *op)
 {
   char path[64];
   struct stat self, them;
 
+  /* Always the mount namespace: the kernel refuses to rename or remove a
+   * mount point only in the namespace where it is one (EBUSY). A helper
+   * that merely chroots into the caller's root still walks the sandbox's
+   * mounts but is outside that namespace, so a rename it performed went
+   * over the read-only .git/config bind and moved the self-bound .git
+   * (issue 12): it must act from inside. */
+  snprintf(path, sizeof path, "/proc/%d/ns/mnt", (int)tid);
+  if (stat("/proc/self/ns/mnt", &self) != 0 || stat(path, &them) != 0)
+    return -errno;
+  if (self.st_ino != them.st_ino || self.st_dev != them.st_dev) {
+    op->mntns = open(path, O_RDONLY | O_CLOEXEC);
+    if (op->mntns < 0)
+      return -errno;
+  } /* else: already there (unotify_run without a sandbox) */
   snprintf(path, sizeof path, "/proc/%d/ns/user", (int)tid);
   if (stat("/proc/self/ns/user", &self) != 0 || stat(path, &them) != 0)
     return -errno;
   if (self.st_ino == them.st_ino && self.st_dev == them.st_dev)
     return 0;
   op->userns = open(path, O_RDONLY | O_CLOEXEC);
-  snprintf(path, sizeof path, "/proc/%d/ns/mnt", (int)tid);
-  op->mntns = open(path, O_RDONLY | O_CLOEXEC);
-  return op->userns < 0 || op->mntns < 0 ? -errno : 0;
+  return op->userns < 0 ? -errno : 0;
 }
 
 int sbx_un_dirfd(pid_t tid, int fdnum)
@@ -213,8 +225,8 @@ static int sbx_un_enter(const struct sbx_un_op *op, int rootfd, const struct sbx
   /* sbx without root created the sandbox's user namespace and holds every
    * capability in it, so entering it (and the mount namespace it owns)
    * gives the helper the right to chroot into the caller's root there. */
-  if (op->userns >= 0 &&
-      (setns(op->userns, CLONE_NEWUSER) != 0 || setns(op->mntns, CLONE_NEWNS) != 0))
+  if ((op->userns >= 0 && setns(op->userns, CLONE_NEWUSER) != 0) ||
+      (op->mntns >= 0 && setns(op->mntns, CLONE_NEWNS) != 0))
     return errno ? errno : EPERM;
   /* In such a namespace setgroups is denied (sbx wrote "deny"): the helper
    * keeps the supplementary groups the caller has too, from sbx. The ids

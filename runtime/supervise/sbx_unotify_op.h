@@ -67,9 +67,10 @@ struct sbx_un_op {
   size_t datalen;
   uid_t uid;
   gid_t gid;
-  /* The caller's user and mount namespaces when its user namespace is not
-   * ours (sbx without root): the helper enters them to get the rights to
-   * chroot there; -1 otherwise. */
+  /* The caller's mount namespace when it is not ours (the helper acts
+   * from inside it, where the sandbox's mount points cannot be renamed or
+   * removed) and its user namespace when that is not ours (sbx without
+   * root: entering it gives the rights to chroot there); -1 otherwise. */
   int userns;
   int mntns;
   /* sendmsg (nmsgs 1) / sendmmsg: the messages, the caller's mmsghdr

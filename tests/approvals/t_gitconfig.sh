@@ -99,6 +99,45 @@ out=$(run --approver "exec:$APPROVERS/deny.sh" -- git commit -qam two 2>&1) || f
 [ "$(git -C "$ws" log --format=%s -1)" = two ] || fail "the commit did not land: $out"
 unchanged || fail "git commit changed .git/config"
 [ -z "$out" ] || fail "git commit was asked about something: $out"
+# 6b. Renames the supervisor's helper performs itself (git's X.lock over X
+#    in .git without asking; any rename that replaces nothing) are made
+#    inside the sandbox's mount namespace, where the read-only binds and
+#    the self-bound .git are mount points: EBUSY, even when the approver
+#    allows everything. Before issue 12 the helper only chrooted into the
+#    sandbox's root, outside its namespace, and the lock renamed over
+#    .git/config (a core.fsmonitor the host's next `git status` ran) and
+#    .git itself moved away.
+reset
+out=$(run --approver "exec:$APPROVERS/allow.sh" -- python3 -c '
+import os
+open(".git/config.lock", "w").write("[core]\n\tfsmonitor = touch /tmp/sbx-pwned\n")
+for a, b in ((".git/config.lock", ".git/config"), (".git", "gone"), (".git/hooks", "h")):
+    try:
+        os.rename(a, b)
+        print("RENAMED", a)
+    except OSError as e:
+        print("held", a, e.strerror)
+' 2>&1)
+grep -q RENAMED <<<"$out" && fail "a rename moved protected git files: $out"
+unchanged || fail "the lock file was renamed over .git/config: $out"
+[ -d "$ws/.git" ] && [ ! -e "$ws/gone" ] || fail ".git was moved: $out"
+# The same for any mount point: the mask over a denied path in the
+# workspace (~/.git-credentials with the workspace at HOME) is not removed.
+echo secret > "$ws/.git-credentials"
+out=$(HOME="$ws" run --approver "exec:$APPROVERS/allow.sh" -- rm -f .git-credentials 2>&1)
+[ "$(cat "$ws/.git-credentials" 2>/dev/null)" = secret ] || fail "an approved rm removed the file behind a mask: $out"
+rm -f "$ws/.git-credentials"
+# ... and the issue's own attack through sbx run: a commondir naming a
+# crafted repository; the host's next git status runs nothing (its negative
+# control, the same plant landing and running, is confine_git's first case).
+reset
+git -C "$ws" init -q --bare evil
+printf '[core]\n\tbare = false\n\tfsmonitor = "touch %s #"\n' "$tmp/pwned" > "$ws/evil/config"
+out=$(run --approver "exec:$APPROVERS/allow.sh" -- sh -c 'echo ../evil > .git/commondir; rm -f .git/commondir; mv .git/commondir x; echo done' 2>&1)
+grep -q done <<<"$out" || fail "the commondir attempt did not run: $out"
+git -C "$ws" status >/dev/null 2>&1
+[ ! -e "$tmp/pwned" ] || fail "the host's git status ran the planted fsmonitor: $out"
+
 # 7. sbx without root (its own user namespace): the supervisor takes the
 #    listener with pidfd_getfd and opens the approved file as that user.
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then

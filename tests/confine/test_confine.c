@@ -1034,6 +1034,23 @@ static int git_setup(const char *dir)
   return system(cmd);
 }
 
+/* The plan of `profile` for the workspace in words (sbx explain); free it. */
+static char *describe_plan(const char *profile)
+{
+  struct sbx_run_request req = {0};
+  char *argv[] = {"true", NULL}, *text = NULL;
+  size_t len = 0;
+  FILE *out;
+  req.workspace = ws;
+  req.argv = argv;
+  req.profile = cfx_profile(profile);
+  out = open_memstream(&text, &len);
+  ck_assert_ptr_nonnull(out);
+  ck_assert_int_eq(sbx_confine_describe(&req, out), 0);
+  fclose(out);
+  return text;
+}
+
 START_TEST(t_standard_tools)
 {
   struct sbx_run_result res;
@@ -1121,6 +1138,308 @@ START_TEST(t_strict_tools)
 }
 END_TEST
 
+/* ---- git: the user's next git on the host (issue 12, section 2) ----
+ * Each case prepares a real repository in the workspace (as the user, on
+ * the host), lets esc_git plant something under standard, then runs the
+ * user's own git on the host and looks for the marker the planted command
+ * would touch. The crafted repository `evil` (a config with core.fsmonitor
+ * = touch MARKER) lies in the workspace: the sandbox could have made it. */
+
+static char git_marker[PATH_MAX];
+
+/* Runs `script` with sh on the host in the workspace, M the marker, OUT the
+ * directory outside the workspace. */
+static int git_host(const char *script)
+{
+  char cmd[PATH_MAX * 4];
+  /* The script goes through the environment: no quoting to get wrong. */
+  setenv("CONFINE_GIT_SCRIPT", script, 1);
+  snprintf(cmd, sizeof cmd,
+           "cd '%s' && M='%s' OUT='%s' GIT_AUTHOR_NAME=sbx GIT_AUTHOR_EMAIL=sbx@example.invalid "
+           "GIT_COMMITTER_NAME=sbx GIT_COMMITTER_EMAIL=sbx@example.invalid "
+           "sh -c \"$CONFINE_GIT_SCRIPT\" >/dev/null 2>&1",
+           ws,
+           git_marker, outside);
+  return system(cmd);
+}
+
+/* Did a command the sandbox planted run on the host? (and reset) */
+static bool git_marker_ran(void)
+{
+  struct stat st;
+  bool ran = stat(git_marker, &st) == 0;
+  unlink(git_marker);
+  return ran;
+}
+
+#define GIT_EVIL_CONFIG "[core]\n\trepositoryformatversion = 0\n\tbare = false\n"
+#define GIT_FSMONITOR "\tfsmonitor = \"touch %s #\"\n"
+
+struct git_case {
+  const char *name;
+  const char *prepare; /* host shell, after git_setup */
+  const char *argv[5]; /* esc_git's arguments; "%s" in the content: the marker */
+  const char *check;   /* host shell whose git would run the planted command */
+  uint32_t control;    /* the flags that switch the protection off for this case */
+};
+
+/* The workspace emptied and made a fresh repository with `evil` beside. */
+static void git_case_setup(const struct git_case *c)
+{
+  char cmd[PATH_MAX * 2];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -m 0755 '%s' && rm -rf '%s'/* && chmod 0755 '%s'",
+           ws, ws, outside, outside);
+  ck_assert_int_eq(system(cmd), 0);
+  ck_assert_int_eq(git_setup(ws), 0);
+  ck_assert_int_eq(git_host("git init -q --bare evil && printf '" GIT_EVIL_CONFIG GIT_FSMONITOR
+                            "' \"$M\" > evil/config"),
+                   0);
+  if (c->prepare)
+    ck_assert_msg(git_host(c->prepare) == 0, "%s: preparing the repository failed", c->name);
+  unlink(git_marker);
+}
+
+/* esc_git under standard with `flags`. */
+static void git_case_attack(const struct git_case *c, uint32_t flags, struct sbx_run_result *res)
+{
+  char content[PATH_MAX + 1024];
+  const char *at = strstr(c->argv[2], "%s");
+  /* The content's %s is the marker (not a printf format: -Wformat). */
+  if (at)
+    snprintf(content, sizeof content, "%.*s%s%s", (int)(at - c->argv[2]), c->argv[2], git_marker,
+             at + 2);
+  else
+    snprintf(content, sizeof content, "%s", c->argv[2]);
+  if (flags)
+    run_cold(battery_profile("standard"), flags, res, ESC("esc_git"), c->argv[0], c->argv[1],
+             content, c->argv[3], (char *)NULL);
+  else
+    RUN("standard", res, ESC("esc_git"), c->argv[0], c->argv[1], content, c->argv[3]);
+}
+
+static const struct git_case git_cases[] = {
+    {"commondir planted in .git", NULL, {"write", ".git/commondir", "../evil\n"}, "git status",
+     SBX_RUN_TEST_GIT_LEGACY},
+    {".git renamed away, a .git file in its place", NULL, {"move", ".git", "gitdir: evil\n"},
+     "git status", SBX_RUN_TEST_GIT_LEGACY},
+    {"config.worktree planted (worktreeConfig on)", "git config extensions.worktreeConfig true",
+     {"write", ".git/config.worktree", GIT_EVIL_CONFIG GIT_FSMONITOR}, "git status",
+     SBX_RUN_TEST_GIT_LEGACY},
+    {"linked worktree's commondir", "git worktree add -q wt -b wtb",
+     {"write", ".git/worktrees/wt/commondir", "../../../evil\n"}, "cd wt && git status",
+     SBX_RUN_TEST_GIT_LEGACY},
+    {"linked worktree's .git file", "git worktree add -q wt -b wtb",
+     {"write", "wt/.git", "gitdir: ../evil\n"}, "cd wt && git status", SBX_RUN_TEST_GIT_LEGACY},
+    {"linked worktree's config.worktree",
+     "git config extensions.worktreeConfig true && git worktree add -q wt -b wtb",
+     {"write", ".git/worktrees/wt/config.worktree", GIT_EVIL_CONFIG GIT_FSMONITOR},
+     "cd wt && git status", SBX_RUN_TEST_GIT_LEGACY},
+    {"linked worktree's gitdir", "git worktree add -q wt -b wtb",
+     {"write", ".git/worktrees/wt/gitdir", "/tmp/sbx-elsewhere/.git\n"}, NULL,
+     SBX_RUN_TEST_GIT_LEGACY},
+    {"linked worktree's directory replaced",
+     "git worktree add -q wt -b wtb && cp -a .git/worktrees/wt wt-new && "
+     "echo ../../../evil > wt-new/commondir",
+     {"move", ".git/worktrees/wt", GIT_EVIL_CONFIG, "wt-new"}, "cd wt && git status",
+     SBX_RUN_TEST_GIT_LEGACY},
+    {"submodule's config", "git init -q \"$OUT/src\" && git -C \"$OUT/src\" commit -q --allow-empty -m s && "
+     "git -c protocol.file.allow=always submodule add -q \"$OUT/src\" sub && git commit -qm sub",
+     {"write", ".git/modules/sub/config",
+      GIT_EVIL_CONFIG "\tworktree = ../../../sub\n" GIT_FSMONITOR},
+     "cd sub && git status", SBX_RUN_ALLOW_GIT_CONFIG},
+    {"submodule's git directory replaced",
+     "git init -q \"$OUT/src\" && git -C \"$OUT/src\" commit -q --allow-empty -m s && "
+     "git -c protocol.file.allow=always submodule add -q \"$OUT/src\" sub && git commit -qm sub && "
+     "cp -a .git/modules/sub sub-new",
+     {"move", ".git/modules/sub", GIT_EVIL_CONFIG "\tworktree = ../../../sub\n" GIT_FSMONITOR,
+      "sub-new"},
+     "cd sub && git status", SBX_RUN_TEST_GIT_LEGACY},
+    {"submodule's .git file",
+     "git init -q \"$OUT/src\" && git -C \"$OUT/src\" commit -q --allow-empty -m s && "
+     "git -c protocol.file.allow=always submodule add -q \"$OUT/src\" sub && git commit -qm sub",
+     {"write", "sub/.git", "gitdir: ../evil\n"}, "cd sub && git status", SBX_RUN_TEST_GIT_LEGACY},
+    {"info/attributes selecting a configured filter",
+     "git config filter.sbxf.clean \"touch $M; cat\" && git config filter.sbxf.smudge cat",
+     {"write", ".git/info/attributes", "* filter=sbxf\n"}, "touch a.txt && git add a.txt",
+     SBX_RUN_ALLOW_GIT_CONFIG},
+    {"a file the repository's config includes",
+     "git config include.path ../shared.gitconfig && : > shared.gitconfig",
+     {"write", "shared.gitconfig", "[core]\n" GIT_FSMONITOR}, "git status",
+     SBX_RUN_TEST_GIT_LEGACY},
+    {"a hook in the working tree core.hooksPath names",
+     "mkdir .githooks && git config core.hooksPath .githooks",
+     {"write", ".githooks/pre-commit", "#!/bin/sh\ntouch %s\n"},
+     "chmod +x .githooks/pre-commit; git commit -q --allow-empty -m x", SBX_RUN_TEST_GIT_LEGACY},
+    {"hooks/pre-commit", "git config core.hooksPath .git/hooks",
+     {"write", ".git/hooks/pre-commit", "#!/bin/sh\ntouch %s\n"},
+     "chmod +x .git/hooks/pre-commit; git commit -q --allow-empty -m x", SBX_RUN_ALLOW_GIT_CONFIG},
+};
+
+START_TEST(t_git_host_config)
+{
+  struct sbx_run_result res;
+  const struct git_case *c = &git_cases[_i];
+  snprintf(git_marker, sizeof git_marker, "%s/sbx-git-marker", outside);
+  fprintf(stderr, "--- git case: %s\n", c->name);
+  git_case_setup(c);
+  git_case_attack(c, 0, &res);
+  ck_assert_msg(res.outcome == SBX_OUTCOME_EXITED && res.exit_code == 0,
+                "%s: the plant was not refused: %s (exit %d)", c->name, res.message,
+                res.exit_code);
+  if (c->check) {
+    git_host(c->check);
+    ck_assert_msg(!git_marker_ran(), "%s: the host's git ran the planted command", c->name);
+  }
+  /* Negative control: the same plant with the protection switched off
+   * lands, and the host's git runs it: the case does catch the hole. */
+  git_case_setup(c);
+  git_case_attack(c, c->control, &res);
+  assert_escaped(&res, c->name);
+  if (c->check) {
+    git_host(c->check);
+    ck_assert_msg(git_marker_ran(), "%s: negative control: the host's git did not run it",
+                  c->name);
+  }
+}
+END_TEST
+
+/* Decided writable (docs/confinement.md): objects/info/alternates names
+ * more object stores only; an alternate's config and hooks are never read,
+ * so planting one runs nothing on the host. */
+START_TEST(t_git_alternates_data)
+{
+  struct sbx_run_result res;
+  static const struct git_case c = {"alternates", "mkdir -p evil/hooks && printf '#!/bin/sh\\ntouch %s\\n' \"$M\" > evil/hooks/pre-commit && chmod +x evil/hooks/pre-commit",
+                                    {"write", ".git/objects/info/alternates", "../../evil/objects\n"},
+                                    NULL, 0};
+  snprintf(git_marker, sizeof git_marker, "%s/sbx-git-marker", outside);
+  git_case_setup(&c);
+  git_case_attack(&c, 0, &res);
+  ck_assert_int_eq(res.exit_code, 10); /* written: it is data */
+  git_host("git status && git log && git commit -q --allow-empty -m x && git fsck");
+  ck_assert(!git_marker_ran());
+}
+END_TEST
+
+/* An include the sandbox could create (missing, in the workspace) cannot
+ * be protected by a mount: the run is refused, naming it. */
+START_TEST(t_git_include_missing)
+{
+  struct sbx_run_result res;
+  static const struct git_case c = {"missing include", "git config include.path ../later.gitconfig",
+                                    {NULL, NULL, NULL}, NULL, 0};
+  snprintf(git_marker, sizeof git_marker, "%s/sbx-git-marker", outside);
+  git_case_setup(&c);
+  RUN("standard", &res, "true");
+  ck_assert_int_eq(res.exit_code, SBX_EXIT_FAILURE);
+  ck_assert_int_eq(res.layer, SBX_LAYER_MOUNT);
+  ck_assert_ptr_nonnull(strstr(res.message, "later.gitconfig', which does not exist"));
+}
+END_TEST
+
+/* What a mount cannot protect refuses the run (exit 125, layer mount,
+ * naming it): a second name of a protected file, an include reached
+ * through a symlink the sandbox could re-point, a .git file naming a git
+ * directory the sandbox could create. Negative control: with the
+ * protection as before (SBX_RUN_TEST_GIT_LEGACY) the run goes ahead and
+ * the plant through that name makes the host's git run it. */
+static const struct git_case git_refusals[] = {
+    {"has 2 hard links",
+     "git worktree add -q wt -b wtb && ln .git/worktrees/wt/commondir .git/second-name",
+     {"write", ".git/second-name", "../../../evil\n"}, "cd wt && git status",
+     SBX_RUN_TEST_GIT_LEGACY},
+    {"through the symlink",
+     "mkdir real && : > real/shared.cfg && ln -s real via && git config include.path ../via/shared.cfg",
+     {"write", "real/shared.cfg", "[core]\n" GIT_FSMONITOR}, "git status", SBX_RUN_TEST_GIT_LEGACY},
+    {"which does not exist and could be created inside",
+     "rm -rf .git && echo \"gitdir: made-later\" > .git", {NULL}, NULL, SBX_RUN_TEST_GIT_LEGACY},
+};
+
+START_TEST(t_git_refused)
+{
+  struct sbx_run_result res;
+  const struct git_case *c = &git_refusals[_i];
+  snprintf(git_marker, sizeof git_marker, "%s/sbx-git-marker", outside);
+  git_case_setup(c);
+  RUN("standard", &res, "true");
+  ck_assert_int_eq(res.exit_code, SBX_EXIT_FAILURE);
+  ck_assert_int_eq(res.layer, SBX_LAYER_MOUNT);
+  ck_assert_msg(strstr(res.message, c->name) != NULL, "refusal does not say '%s': %s", c->name,
+                res.message);
+  if (!c->argv[0])
+    return;
+  git_case_setup(c);
+  git_case_attack(c, c->control, &res);
+  assert_escaped(&res, c->name);
+  git_host(c->check);
+  ck_assert_msg(git_marker_ran(), "%s: negative control: the host's git did not run it", c->name);
+}
+END_TEST
+
+/* Every include the configuration names is found, whatever git syntax
+ * spells it (quotes, escapes, a key on the header's line, comments,
+ * includeIf, an include in an included file, `~/`), and bound read-only;
+ * the plan in words (sbx explain) shows each. */
+START_TEST(t_git_include_syntax)
+{
+  static const char *const targets[] = {"i1.cfg", "i2 x.cfg", "i3.cfg", "i4.cfg", "i5.cfg",
+                                        "i6.cfg", NULL};
+  static const struct git_case c = {
+      "include syntax",
+      "for f in i1.cfg \"i2 x.cfg\" i3.cfg i4.cfg i5.cfg i6.cfg; do : > \"$f\"; done && "
+      "printf '[Include]\\n\\tPath = ../i1.cfg ; comment\\n[include] path = \"../i2 x.cfg\"\\n"
+      "[includeIf \"gitdir:/nowhere/\"]\\n\\tpath = ../i\\\\\\n3.cfg\\n"
+      "[includeIf \"onbranch:x\"]\\npath=\"../i4\".cfg # trailing\\n' >> .git/config && "
+      "printf '[include]\\n\\tpath = i5.cfg\\n' > i4.cfg && "
+      "printf '[include]\\n\\tpath = ~/i6.cfg\\n' > i5.cfg",
+      {NULL, NULL, NULL}, NULL, 0};
+  char *text, want[PATH_MAX + 64];
+  const char *old = getenv("HOME");
+  char *saved = old ? strdup(old) : NULL;
+  snprintf(git_marker, sizeof git_marker, "%s/sbx-git-marker", outside);
+  git_case_setup(&c);
+  setenv("HOME", ws, 1); /* ~/i6.cfg is in the workspace */
+  text = describe_plan("standard");
+  for (const char *const *t = targets; *t; t++) {
+    snprintf(want, sizeof want, "%s/%s  [git config include]", ws, *t);
+    ck_assert_msg(strstr(text, want) != NULL, "include %s not protected:\n%s", *t, text);
+  }
+  free(text);
+  if (saved)
+    setenv("HOME", saved, 1);
+  else
+    unsetenv("HOME");
+  free(saved);
+}
+END_TEST
+
+/* What git writes in normal work stays writable: add, commit, stash,
+ * rebase, branch, worktree add and remove, in the protected repository
+ * and in a linked worktree made before the run. */
+START_TEST(t_git_work_allowed)
+{
+  struct sbx_run_result res;
+  static const struct git_case c = {"work", "git worktree add -q wt0 -b wt0", {NULL, NULL, NULL},
+                                    NULL, 0};
+  snprintf(git_marker, sizeof git_marker, "%s/sbx-git-marker", outside);
+  git_case_setup(&c);
+  RUN("standard", &res, "sh", "-c",
+      "set -e; echo two > b.txt; git add b.txt; git commit -q -m two; "
+      "echo three >> a.txt; git stash -q; git stash list | grep -q stash; git stash pop -q; "
+      "git commit -q -am three; git branch side HEAD~1; git checkout -q side; "
+      "echo four > d.txt; git add d.txt; git commit -q -m four; git rebase -q main; "
+      "git log --oneline | grep -q four; git worktree add -q wt1 -b wt1; "
+      "(cd wt1 && echo five > e.txt && git add e.txt && git commit -q -m five); "
+      "git worktree remove wt1; git branch -q -D wt1; "
+      "(cd wt0 && echo six > f.txt && git add f.txt && git commit -q -m six); "
+      "git gc -q; git fsck >/dev/null");
+  ck_assert_msg(res.exit_code == 0, "git work under standard failed: %s", res.message);
+  ck_assert_int_eq(git_host("git log --oneline side -- | grep -q four && git log --oneline wt0 -- | "
+                            "grep -q six && git status"),
+                   0);
+}
+END_TEST
+
 /* ---- feature probe ---- */
 
 /* ---- two runs at the same time ---- */
@@ -1183,16 +1502,7 @@ END_TEST
 /* The plan in words is the plan that is enforced. */
 START_TEST(t_describe)
 {
-  struct sbx_run_request req = {0};
-  char *argv[] = {"true", NULL}, *text = NULL;
-  size_t len = 0;
-  FILE *out;
-  req.workspace = ws;
-  req.argv = argv;
-  req.profile = cfx_profile("strict");
-  out = open_memstream(&text, &len);
-  ck_assert_int_eq(sbx_confine_describe(&req, out), 0);
-  fclose(out);
+  char *text = describe_plan("strict");
   ck_assert_ptr_nonnull(strstr(text, "[shell (CS_SHELL_NONE)]"));
   ck_assert_ptr_nonnull(strstr(text, "net (empty)"));
   ck_assert_ptr_nonnull(strstr(text, "tcp: bind and connect refused"));
@@ -1200,10 +1510,7 @@ START_TEST(t_describe)
   ck_assert_ptr_null(strstr(text, "GITHUB_TOKEN"));
   free(text);
   ck_assert_int_eq(git_setup(ws), 0);
-  req.profile = cfx_profile("standard");
-  out = open_memstream(&text, &len);
-  ck_assert_int_eq(sbx_confine_describe(&req, out), 0);
-  fclose(out);
+  text = describe_plan("standard");
   ck_assert_ptr_nonnull(strstr(text, "/.git/hooks  [git config/hooks]"));
   ck_assert_ptr_nonnull(strstr(text, "(host network)"));
   free(text);
@@ -1247,6 +1554,15 @@ static bool add_suite(TCase *tc, const char *name)
     tcase_add_test(tc, t_standard_make);
     tcase_add_test(tc, t_standard_git);
     tcase_add_test(tc, t_strict_tools);
+  } else if (strcmp(name, "git") == 0) {
+    tcase_add_loop_test(tc, t_git_host_config, 0,
+                        (int)(sizeof git_cases / sizeof git_cases[0]));
+    tcase_add_test(tc, t_git_alternates_data);
+    tcase_add_test(tc, t_git_include_missing);
+    tcase_add_test(tc, t_git_include_syntax);
+    tcase_add_loop_test(tc, t_git_refused, 0,
+                        (int)(sizeof git_refusals / sizeof git_refusals[0]));
+    tcase_add_test(tc, t_git_work_allowed);
   } else if (strcmp(name, "exec") == 0) {
     tcase_add_test(tc, t_exec_loader);
     tcase_add_test(tc, t_exec_allowed);
@@ -1353,7 +1669,7 @@ int main(int argc, char **argv)
 
   static const char *const names[] = {"fs",        "proc",  "net",   "netroute",  "privs",
                                       "resources", "shell", "tools", "isolation", "features",
-                                      "exec",      NULL};
+                                      "exec",      "git",   NULL};
   bool known = false;
   if (argc != 2)
     return fprintf(stderr, "usage: %s SUITE\n", argv[0]), 2;
