@@ -4,9 +4,11 @@
 # refusals"); with the kernel's audit off sbx says it cannot name them.
 # Landlock writes records only while the kernel's audit is on: the test
 # switches it on for its runs and restores what it found (sbx itself never
-# does). Cases: exec (before and after the command's execve; from a noexec
+# does). Cases (Landlock): exec (before and after the command's execve; from a noexec
 # workspace and /tmp, where the mount refuses first and nothing is named),
-# TCP connect, signal and abstract unix socket out of the sandbox. With
+# TCP connect, signal and abstract unix socket out of the sandbox; (seccomp,
+# 9-12) the rule that decided, of the profile that ran, in every process of
+# the run, expected fallbacks not reported, each with a negative control. With
 # SBX_TEST_WARM=1 (denial_named_warm) the runs of the table's profiles start
 # from a running `sbx serve` (tests/sbx_cli/lib.sh); the test profiles,
 # unknown to that server, start cold. Skips (77) without root, Landlock ABI 7 or a usable audit switch.
@@ -175,6 +177,101 @@ run_sbx check
 grep -q "^refusals named with their rule: seccomp yes, landlock yes (records from " <<<"$OUT" &&
   pass "check: landlock refusals can be named" || fail "check: $(grep refusals <<<"$OUT")"
 
+# The seccomp refusals (docs/confinement.md, "Naming the refused system
+# call"): the rule that decided, of the profile that ran, in every process
+# of the run. Each case runs once more with SBX_TEST_DENIAL_OLD=1 (the
+# naming before: the call's first rule, the command's pid only, fallbacks
+# reported) and shows that the check fails there.
+
+# seccomp_line REGEX: the one stderr line of a seccomp refusal matches.
+seccomp_line() { grep -E '^sbx: seccomp ' <<<"$ERR" | grep -Eq -- "$1"; }
+
+# 9. hardened ioctl(TIOCGETD): refused by the unconditional errno rule
+#    (269) or the TIOCSTI one (274), which the record cannot tell apart (it
+#    has no arguments); never the allow rule (270) tried first.
+TIOCGETD='import fcntl, sys
+try:
+    fcntl.ioctl(0, 0x5424, b"    ")
+except PermissionError:
+    sys.exit(3)'
+rules=$("$SBX" explain --profile hardened | awk '$2 == "ioctl"')
+allow=$(awk '$3 == "allow" {print $(NF-2)}' <<<"$rules")
+refusing=$(awk '$3 ~ /^errno/ {print $(NF-2)}' <<<"$rules")
+[[ -n $allow && $(wc -w <<<"$refusing") == 2 ]] || fail "hardened's ioctl rules are not as this test expects: $rules"
+run_sbx run --profile hardened --audit "$LOG" -- python3 -c "$TIOCGETD" </dev/null
+expect_rc 3 "hardened: ioctl(TIOCGETD) refused with EPERM"
+line=$(grep -E '^sbx: seccomp refused ioctl' <<<"$ERR")
+ok=1
+for r in $refusing; do [[ $line == *"$r (profile hardened)"* ]] || ok=0; done
+[[ $ok == 1 && $line != *"$allow"* && $line == *"(errno(EPERM))" ]] &&
+  pass "hardened ioctl(TIOCGETD): named with the refusing rules, not the allow rule: $line" ||
+  fail "hardened ioctl(TIOCGETD): $line"
+audit_has seccomp "^ioctl \(nr 16\) in pid [0-9]+\$" "^one of .*profiles\.pol:" "errno(EPERM)" &&
+  python3 - "$LOG" "$allow" <<'PY' && pass "hardened ioctl: in the audit log, no allow rule" || fail "hardened ioctl: audit log"
+import json, sys
+r = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+assert not any(sys.argv[2] in (d["rule"] or "") for d in r["denials"]), r["denials"]
+PY
+SBX_TEST_DENIAL_OLD=1 run_sbx run --profile hardened -- python3 -c "$TIOCGETD" </dev/null
+seccomp_line "ioctl .*: rule $allow" && pass "negative control: the first-rule naming names the allow rule" ||
+  fail "negative control: the old naming did not name the allow rule: $ERR"
+
+# 10. A custom profile (socket-fixture, denial_sbx.c: its own filter and
+#     rules) refuses socket(AF_INET): named with its own errno rule, the
+#     second of the call's two; the first is its allow rule for AF_UNIX.
+SOCKET='import socket, sys
+socket.socket(socket.AF_UNIX).close()
+try:
+    socket.socket(socket.AF_INET)
+except PermissionError:
+    sys.exit(3)'
+SBX=$DENIAL_SBX run_sbx run --profile socket-fixture --audit "$LOG" -- python3 -c "$SOCKET"
+expect_rc 3 "socket-fixture: socket(AF_INET) refused"
+expect_err "^sbx: seccomp refused socket \(nr 41\) in pid [0-9]+: rule socket-fixture\.pol:4:5 \(profile socket-fixture\) \(errno\(EPERM\)\)$" "custom profile: named with its own refusing rule"
+audit_has seccomp "^socket \(nr 41\)" "^socket-fixture\.pol:4:5 \(profile socket-fixture\)$" "errno(EPERM)" &&
+  pass "custom profile: in the audit log with its rule" || fail "custom profile: not in the audit log"
+SBX_TEST_DENIAL_OLD=1 SBX=$DENIAL_SBX run_sbx run --profile socket-fixture -- python3 -c "$SOCKET"
+seccomp_line "socket .*: rule socket-fixture\.pol:3:5" && pass "negative control: the first-rule naming names the allow rule" ||
+  fail "negative control: the old naming named: $ERR"
+
+# 11. clone3's ENOSYS is the documented fallback (glibc then uses clone):
+#     under standard a command that calls it and exits 0 leaves nothing on
+#     stderr, and a failing one gets no refusal; the audit log has none.
+CLONE3='import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+assert libc.syscall(435, None, 0) == -1 and ctypes.get_errno() == 38
+sys.exit(int(sys.argv[1]))'
+run_sbx run --profile standard --approver none --audit "$LOG" -- python3 -c "$CLONE3" 0
+expect_rc 0 "standard: clone3 answered ENOSYS"
+[[ -z $ERR ]] && pass "clone3 fallback, exit 0: sbx wrote nothing" || fail "clone3 fallback, exit 0: stderr: $ERR"
+run_sbx run --profile standard --approver none --audit "$LOG" -- python3 -c "$CLONE3" 1
+expect_rc 1 "standard: clone3 then exit 1"
+[[ -z $ERR ]] && pass "clone3 fallback, exit 1: sbx wrote nothing" || fail "clone3 fallback, exit 1: stderr: $ERR"
+audit_has seccomp . . . 2>/dev/null && fail "clone3 fallback: a seccomp denial in the audit log" ||
+  pass "clone3 fallback: no denial in the audit log"
+SBX_TEST_DENIAL_OLD=1 run_sbx run --profile standard --approver none -- python3 -c "$CLONE3" 1
+seccomp_line "clone3 .*errno\(ENOSYS\)" && pass "negative control: the old naming reports the fallback" ||
+  fail "negative control: the old naming did not report clone3: $ERR"
+
+# 12. A grandchild's refused ptrace (sh, the command, -> python3 ->
+#     python3, which calls ptrace): named, with its own pid, and in the
+#     audit log.
+cat >"$WS/grand.py" <<'PY'
+import ctypes, subprocess, sys
+if len(sys.argv) > 1:
+    sys.exit(3 if ctypes.CDLL(None).ptrace(0, 0, 0, 0) == -1 else 0)
+sys.exit(subprocess.call([sys.executable, sys.argv[0], "grandchild"]))
+PY
+GRAND='python3 grand.py; exit $?'
+run_sbx run --profile standard --approver none --audit "$LOG" -- sh -c "$GRAND"
+expect_rc 3 "standard: the grandchild's ptrace refused"
+expect_err "^sbx: seccomp refused ptrace \(nr 101\) in pid [0-9]+: rule $POL \(profile strict\) inherited by profile standard \(errno\(EPERM\)\)$" "grandchild: ptrace named with its rule"
+audit_has seccomp "^ptrace \(nr 101\) in pid [0-9]+\$" "^$POL \(profile strict\)" "errno(EPERM)" &&
+  pass "grandchild: ptrace in the audit log's denials" || fail "grandchild: ptrace not in the audit log"
+SBX_TEST_DENIAL_OLD=1 run_sbx run --profile standard --approver none --audit "$LOG" -- sh -c "$GRAND"
+audit_has seccomp "^ptrace" . . 2>/dev/null && fail "negative control: the command's pid alone found the grandchild's ptrace" ||
+  pass "negative control: by the command's pid alone the grandchild's refusal is missed"
+
 # 8. The kernel's audit off: nothing to name, and sbx says so.
 if [[ $old != 2 ]]; then
   "$KAUDIT" set 0 || fail "cannot switch the kernel's audit off again"
@@ -182,8 +279,13 @@ if [[ $old != 2 ]]; then
   expect_rc 126 "audit off: ./mytrue still refused"
   expect_err "^sbx: exec: \./mytrue: Permission denied; a refusal by Landlock could not be named: kernel audit disabled" "audit off: exec failure says the refusal could not be named"
   audit_has landlock . . "errno(EACCES)" 2>/dev/null && fail "audit off: a landlock denial was made up" || pass "audit off: no landlock denial guessed"
-  SBX=$DENIAL_SBX run_sbx run --profile exec-fixture -- env ./mytrue
-  expect_err "^sbx: note: refusals by Landlock, if any, could not be named: kernel audit disabled" "audit off: failed command gets the note"
+  # A command failing on its own met nothing sbx knows of: no note unless
+  # asked for (-v).
+  SBX=$DENIAL_SBX run_sbx run --profile exec-fixture -- sh -c 'exit 1'
+  expect_rc 1 "audit off: sh -c 'exit 1'"
+  [[ -z $ERR ]] && pass "audit off: a command failing on its own: sbx wrote nothing" || fail "audit off: exit 1: stderr: $ERR"
+  SBX=$DENIAL_SBX run_sbx run -v --profile exec-fixture -- env ./mytrue
+  expect_err "^sbx: note: refusals by Landlock, if any, could not be named: kernel audit disabled" "audit off: failed command gets the note with -v"
   run_sbx check
   grep -q "landlock no: kernel audit disabled" <<<"$OUT" &&
     pass "check: says landlock refusals cannot be named" || fail "check: $(grep refusals <<<"$OUT")"
