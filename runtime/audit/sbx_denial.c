@@ -213,6 +213,26 @@ static void sbx_what(const struct sbx_ll_record *r, enum sbx_dclass cls, char *p
   }
 }
 
+/* Landlock refuses every ioctl on a device the command opened (no
+ * IOCTL_DEV right in any profile), and isatty() asks with TCGETS: on a
+ * device that is no terminal the kernel would have said ENOTTY, isatty()
+ * returns 0 either way, nothing changes for the command. Only those
+ * devices: on a terminal (/dev/tty) the same refusal changes what the
+ * command sees and is reported. */
+static bool sbx_isatty_probe(const struct sbx_ll_record *r, const char *path)
+{
+  static const char *const not_terminals[] = {"/dev/null",   "/dev/zero",    "/dev/full",
+                                               "/dev/random", "/dev/urandom"};
+  char cmd[32];
+  if (strcmp(r->blockers, "fs.ioctl_dev") != 0 ||
+      !sbx_audit_value(r->object, "ioctlcmd", cmd, sizeof cmd) || strcmp(cmd, "0x5401") != 0)
+    return false;
+  for (size_t i = 0; i < sizeof not_terminals / sizeof *not_terminals; i++)
+    if (strcmp(path, not_terminals[i]) == 0)
+      return true;
+  return false;
+}
+
 void sbx_denial_explain(const struct cs_profile *p, const char *workspace, const char *home,
                         const struct sbx_ll_record *r, struct sbx_denial *d)
 {
@@ -224,6 +244,7 @@ void sbx_denial_explain(const struct cs_profile *p, const char *workspace, const
 
   memset(d, 0, sizeof *d);
   sbx_what(r, cls, path, sizeof path, d->what, sizeof d->what);
+  d->expected = sbx_isatty_probe(r, path);
   /* Files: EACCES (EXDEV for a refused rename across directories); the
    * scopes and the rest: EPERM, as the kernel returns them. */
   if (cls == SBX_D_SIGNAL || cls == SBX_D_UNIX || cls == SBX_D_PTRACE || cls == SBX_D_OTHER)

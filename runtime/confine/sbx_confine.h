@@ -165,6 +165,10 @@ struct sbx_denial {
   char what[224];     /* "fs.execute /tmp/x", "net.connect_tcp 127.0.0.1:443" */
   char rule[352];     /* the profile's rule behind it, with its origin */
   const char *action; /* "errno(EACCES)", "errno(EPERM)" (static) */
+  /* isatty()'s probe of a device that is no terminal (TCGETS on
+   * /dev/null): the answer is "not a terminal" either way; never reported
+   * as a refusal. */
+  bool expected;
 };
 
 /* A refusal by the seccomp filter during the run, in any process of the

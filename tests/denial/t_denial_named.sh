@@ -253,6 +253,20 @@ SBX_TEST_DENIAL_OLD=1 run_sbx run --profile standard --approver none -- python3 
 seccomp_line "clone3 .*errno\(ENOSYS\)" && pass "negative control: the old naming reports the fallback" ||
   fail "negative control: the old naming did not report clone3: $ERR"
 
+# 11b. isatty() of /dev/null (TCGETS, refused by Landlock's IOCTL_DEV on a
+#     device the command opened; "not a terminal" either way): a command
+#     that fails after it gets nothing from sbx.
+ISATTY='import os, sys
+assert not os.isatty(os.open("/dev/null", os.O_RDONLY))
+sys.exit(1)'
+run_sbx run --profile standard --approver none --audit "$LOG" -- python3 -c "$ISATTY"
+expect_rc 1 "standard: isatty(/dev/null) then exit 1"
+[[ -z $ERR ]] && pass "isatty probe: sbx wrote nothing" || fail "isatty probe: stderr: $ERR"
+audit_has landlock "ioctl_dev" . . 2>/dev/null && fail "isatty probe: a landlock denial in the audit log" ||
+  pass "isatty probe: no denial in the audit log"
+SBX_TEST_DENIAL_OLD=1 run_sbx run --profile standard --approver none -- python3 -c "$ISATTY"
+expect_err "^sbx: landlock refused fs\.ioctl_dev /dev/null" "negative control: the old naming reports the isatty probe"
+
 # 12. A grandchild's refused ptrace (sh, the command, -> python3 ->
 #     python3, which calls ptrace): named, with its own pid, and in the
 #     audit log.

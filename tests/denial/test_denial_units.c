@@ -282,6 +282,26 @@ START_TEST(t_explain_exec)
 }
 END_TEST
 
+START_TEST(t_explain_isatty_probe)
+{
+  struct sbx_denial d;
+  /* Captured on this machine: python's isatty() of /dev/null. */
+  struct sbx_ll_record r =
+      record("fs.ioctl_dev", "path=\"/dev/null\" dev=\"devtmpfs\" ino=3 ioctlcmd=0x5401");
+  sbx_denial_explain(profile("standard"), "/work/ws", "/root", &r, &d);
+  ck_assert(d.expected);
+  ck_assert_str_eq(d.what, "fs.ioctl_dev /dev/null");
+  /* A terminal: the refusal changes what the command sees. */
+  r = record("fs.ioctl_dev", "path=\"/dev/tty\" dev=\"devtmpfs\" ino=9 ioctlcmd=0x5401");
+  sbx_denial_explain(profile("standard"), "/work/ws", "/root", &r, &d);
+  ck_assert(!d.expected);
+  /* Another ioctl of /dev/null is a refusal like any other. */
+  r = record("fs.ioctl_dev", "path=\"/dev/null\" dev=\"devtmpfs\" ino=3 ioctlcmd=0x5413");
+  sbx_denial_explain(profile("standard"), "/work/ws", "/root", &r, &d);
+  ck_assert(!d.expected);
+}
+END_TEST
+
 START_TEST(t_explain_write_delete)
 {
   struct sbx_denial d;
@@ -489,6 +509,7 @@ int main(void)
   tcase_add_test(tf, t_collect_no_session);
   tcase_add_test(te, t_explain_exec);
   tcase_add_test(te, t_explain_write_delete);
+  tcase_add_test(te, t_explain_isatty_probe);
   tcase_add_test(te, t_explain_net_scope);
   tcase_add_test(te, t_explain_seccomp_conditions);
   tcase_add_test(te, t_explain_seccomp_profile);
