@@ -177,6 +177,7 @@ struct sbx_denial {
 #define SBX_SC_DENIALS_MAX 8
 struct sbx_sc_denial {
   int nr;             /* the call's number (of `arch`'s table) */
+  uint32_t arch;      /* AUDIT_ARCH_X86_64 (0xc000003e), or another ABI's */
   long pid;           /* the host pid that made it */
   long sig;           /* the signal that killed it, 0 for a refusal */
   char what[96];      /* "ptrace (nr 101) in pid 4711" */

@@ -5,6 +5,7 @@
  * kernel refused (sbx_kmsg.c, sbx_denial.c). It applies no layer and links
  * none of libseccomp, libcap or jansson, so the front end can use it. */
 #include <errno.h>
+#include <linux/audit.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
@@ -117,7 +118,11 @@ static void sbx_explain_seccomp(const struct cs_profile *p, const struct sbx_kms
   {
     const struct sbx_sc_denial *d = &res->sc_denials[0];
     res->denied_syscall = d->nr;
-    if (d->nr & 0x40000000)
+    /* Another ABI's number is not an x86_64 name. */
+    if (d->arch && d->arch != AUDIT_ARCH_X86_64)
+      snprintf(res->denied_syscall_name, sizeof res->denied_syscall_name,
+               "call %d of arch=%x", d->nr, (unsigned)d->arch);
+    else if (d->nr != -1 && (uint32_t)d->nr >= 0x40000000u)
       snprintf(res->denied_syscall_name, sizeof res->denied_syscall_name, "x32 call %d",
                d->nr & ~0x40000000);
     else

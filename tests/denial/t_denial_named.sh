@@ -7,13 +7,13 @@
 # does). Cases (Landlock): exec (before and after the command's execve; from a noexec
 # workspace and /tmp, where the mount refuses first and nothing is named),
 # TCP connect, signal and abstract unix socket out of the sandbox; (seccomp,
-# 9-12) the rule that decided, of the profile that ran, in every process of
+# 9-13) the rule that decided, of the profile that ran, in every process of
 # the run, expected fallbacks not reported, each with a negative control. With
 # SBX_TEST_WARM=1 (denial_named_warm) the runs of the table's profiles start
 # from a running `sbx serve` (tests/sbx_cli/lib.sh); the test profiles,
 # unknown to that server, start cold. Skips (77) without root, Landlock ABI 7 or a usable audit switch.
 source "$SBX_TEST_DIR/lib.sh"
-: "${DENIAL_SBX:?run through ctest}" "${KAUDIT:?run through ctest}"
+: "${DENIAL_SBX:?run through ctest}" "${KAUDIT:?run through ctest}" "${DENIAL_I386:?run through ctest}"
 if [[ ${SBX_TEST_WARM:-0} == 1 ]] && ! declare -F warm_check_used >/dev/null; then
   skip "tests/sbx_cli/lib.sh cannot start a warm server here"
 fi
@@ -285,6 +285,18 @@ audit_has seccomp "^ptrace \(nr 101\) in pid [0-9]+\$" "^$POL \(profile strict\)
 SBX_TEST_DENIAL_OLD=1 run_sbx run --profile standard --approver none --audit "$LOG" -- sh -c "$GRAND"
 audit_has seccomp "^ptrace" . . 2>/dev/null && fail "negative control: the command's pid alone found the grandchild's ptrace" ||
   pass "negative control: by the command's pid alone the grandchild's refusal is missed"
+
+# 13. A call through the i386 ABI (int 0x80, number 20: getpid there,
+#     writev on x86_64): killed by every profile's ABI check, named as
+#     another ABI's call, never as x86_64's writev.
+run_sbx run --profile permissive --audit "$LOG" -- "$DENIAL_I386"
+expect_rc 159 "permissive: an i386 call kills the command (SIGSYS)"
+expect_err "^sbx: seccomp killed at call 20 of ABI arch=40000003 in pid [0-9]+: rule the ABI check: a call of any ABI but x86_64 is killed \(every profile\) \(profile permissive, $POL\) \(kill-process\)$" "i386: named as another ABI's call, by the ABI check"
+audit_has seccomp "^call 20 of ABI arch=40000003" "^the ABI check" "kill-process" &&
+  pass "i386: in the audit log" || fail "i386: not in the audit log"
+SBX_TEST_DENIAL_OLD=1 run_sbx run --profile permissive -- "$DENIAL_I386"
+seccomp_line "writev" && pass "negative control: the old naming calls it x86_64's writev" ||
+  fail "negative control: the old naming said: $ERR"
 
 # 8. The kernel's audit off: nothing to name, and sbx says so.
 if [[ $old != 2 ]]; then

@@ -454,6 +454,13 @@ START_TEST(t_explain_seccomp_profile)
   explain("strict", 11, 0x40000003u, 0x80000000u, false);
   ck_assert_ptr_nonnull(strstr(den.rule, "ABI check"));
   ck_assert_ptr_null(den.note);
+  /* x32's numbers: killed by the same check, whatever the default. */
+  explain("permissive", 0x40000000 | 246, 0xc000003e, 0x80000000u, false);
+  ck_assert_ptr_nonnull(strstr(den.rule, "ABI check"));
+  ck_assert_str_eq(den.what, "x32 call 246 in pid 4711");
+  /* Refused, not killed: not our ABI check's doing. */
+  explain("strict", 0x40000000 | 39, 0xc000003e, 0x50000u, false);
+  ck_assert_ptr_nonnull(strstr(den.rule, "another seccomp filter"));
 }
 END_TEST
 
