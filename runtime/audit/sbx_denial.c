@@ -392,7 +392,6 @@ void sbx_seccomp_explain(const struct cs_profile *p, const struct sbx_sc_record 
   const struct cs_syscall_note *first = NULL;
   size_t n = 0, more = 0;
   bool reach_default = true, by_default = false, all_enosys = true, foreign;
-  char name[48];
   const uint32_t enosys = SECCOMP_RET_ERRNO | ENOSYS;
 
   memset(d, 0, sizeof *d);
@@ -408,8 +407,8 @@ void sbx_seccomp_explain(const struct cs_profile *p, const struct sbx_sc_record 
       if (p->syscall_notes[i].nr == r->syscall)
         first = &p->syscall_notes[i];
     d->arch = 0;
-    sbx_syscall_name(r->syscall, name, sizeof name);
-    snprintf(d->what, sizeof d->what, "%s (nr %d) in pid %ld", name, r->syscall, r->pid);
+    sbx_syscall_name(r->syscall, d->name, sizeof d->name);
+    snprintf(d->what, sizeof d->what, "%s (nr %d) in pid %ld", d->name, r->syscall, r->pid);
     d->note = first;
     if (first) {
       snprintf(d->rule, sizeof d->rule, "%s", first->origin ? first->origin : "?");
@@ -427,12 +426,14 @@ void sbx_seccomp_explain(const struct cs_profile *p, const struct sbx_sc_record 
    * filter's. */
   foreign = (r->arch && r->arch != AUDIT_ARCH_X86_64) ||
             (r->syscall != -1 && (uint32_t)r->syscall >= 0x40000000u);
-  if (r->arch && r->arch != AUDIT_ARCH_X86_64)
+  if (r->arch && r->arch != AUDIT_ARCH_X86_64) {
+    snprintf(d->name, sizeof d->name, "call %d of arch=%x", r->syscall, (unsigned)r->arch);
     snprintf(d->what, sizeof d->what, "call %d of ABI arch=%x in pid %ld", r->syscall,
              (unsigned)r->arch, r->pid);
-  else if (foreign)
-    snprintf(d->what, sizeof d->what, "x32 call %d in pid %ld", r->syscall & ~0x40000000,
-             r->pid);
+  } else if (foreign) {
+    snprintf(d->name, sizeof d->name, "x32 call %d", r->syscall & ~0x40000000);
+    snprintf(d->what, sizeof d->what, "%s in pid %ld", d->name, r->pid);
+  }
   if (foreign) {
     if ((r->code & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_KILL_PROCESS)
       snprintf(d->rule, sizeof d->rule,
@@ -444,8 +445,8 @@ void sbx_seccomp_explain(const struct cs_profile *p, const struct sbx_sc_record 
     sbx_profile_tag(d->rule, sizeof d->rule, p);
     return;
   }
-  sbx_syscall_name(r->syscall, name, sizeof name);
-  snprintf(d->what, sizeof d->what, "%s (nr %d) in pid %ld", name, r->syscall, r->pid);
+  sbx_syscall_name(r->syscall, d->name, sizeof d->name);
+  snprintf(d->what, sizeof d->what, "%s (nr %d) in pid %ld", d->name, r->syscall, r->pid);
 
   /* The call's rules in the order the filter tries them: its conditional
    * rules, then its unconditional one, which ends the search (nothing

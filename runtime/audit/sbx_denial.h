@@ -19,11 +19,13 @@
  *
  * The records are read from the audit netlink multicast group (every
  * record, not rate limited; needs CAP_AUDIT_READ in the initial network
- * namespace) or else from /dev/kmsg (printk, rate limited). A record
- * belongs to the run only when its domain was created by the command's
- * own process: the 1424 record carries that creator's host pid, which the
- * supervisor learnt from the kernel (SCM_CREDENTIALS), and sbx's binary as
- * its exe; nothing the command says is trusted.
+ * namespace) or else from /dev/kmsg (printk, rate limited). A Landlock
+ * record belongs to the run only when its domain was created by the
+ * command's own process: the 1424 record carries that creator's host pid,
+ * which the supervisor learnt from the kernel (SCM_CREDENTIALS), and sbx's
+ * binary as its exe. A seccomp record belongs to it when it carries the
+ * run's audit session (sbx_session.h), which every process of the run has
+ * and no other. Nothing the command says is trusted.
  *
  * Errors: functions returning int return 0 or a negative errno (-EPERM,
  * -ECONNREFUSED: not allowed to ask; -EIO: malformed answer; any errno of

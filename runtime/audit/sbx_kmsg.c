@@ -12,8 +12,10 @@
  *      shared with the whole machine) and readable by root or with
  *      kernel.dmesg_restrict=0.
  * The supervisor opens the source before the run and reads what arrived
- * after it, keeping only records tied to the command's host pid (learnt
- * from the kernel with SCM_CREDENTIALS). This is best effort and documented
+ * after it, keeping only the run's records: seccomp's of the run's audit
+ * session (sbx_session.h; without one, of the command's host pid, learnt
+ * from the kernel with SCM_CREDENTIALS), Landlock's of the domain the
+ * command's process created. This is best effort and documented
  * as such: a lost record leaves a refusal unnamed (and the result says
  * records were lost), never a wrong name. The sandbox never depends on it. */
 #include <errno.h>

@@ -180,6 +180,7 @@ struct sbx_sc_denial {
   uint32_t arch;      /* AUDIT_ARCH_X86_64 (0xc000003e), or another ABI's */
   long pid;           /* the host pid that made it */
   long sig;           /* the signal that killed it, 0 for a refusal */
+  char name[48];      /* "ptrace", "x32 call 246", "call 20 of arch=40000003" */
   char what[96];      /* "ptrace (nr 101) in pid 4711" */
   char rule[352];     /* the rule(s) of the profile that ran that may have decided */
   char action[48];    /* "errno(EPERM)": what the filter returned (the record's code) */

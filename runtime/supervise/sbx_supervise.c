@@ -5,7 +5,6 @@
  * kernel refused (sbx_kmsg.c, sbx_denial.c). It applies no layer and links
  * none of libseccomp, libcap or jansson, so the front end can use it. */
 #include <errno.h>
-#include <linux/audit.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
@@ -25,7 +24,6 @@
 #include "sbx_plan.h"
 #include "sbx_sandbox.h"
 #include "sbx_supervise.h"
-#include "sbx_syscall_name.h"
 
 /* Approval helpers whose refusals are named (more: the first ones). */
 #define SBX_HELPERS_NAMED 64
@@ -118,15 +116,7 @@ static void sbx_explain_seccomp(const struct cs_profile *p, const struct sbx_kms
   {
     const struct sbx_sc_denial *d = &res->sc_denials[0];
     res->denied_syscall = d->nr;
-    /* Another ABI's number is not an x86_64 name. */
-    if (d->arch && d->arch != AUDIT_ARCH_X86_64)
-      snprintf(res->denied_syscall_name, sizeof res->denied_syscall_name,
-               "call %d of arch=%x", d->nr, (unsigned)d->arch);
-    else if (d->nr != -1 && (uint32_t)d->nr >= 0x40000000u)
-      snprintf(res->denied_syscall_name, sizeof res->denied_syscall_name, "x32 call %d",
-               d->nr & ~0x40000000);
-    else
-      sbx_syscall_name(d->nr, res->denied_syscall_name, sizeof res->denied_syscall_name);
+    snprintf(res->denied_syscall_name, sizeof res->denied_syscall_name, "%s", d->name);
     res->denied_note = d->note;
     sbx_msg_append(msg, ml, "; seccomp: %s %s (%d) by %s at %s", d->sig ? "killed at" : "refused",
                    res->denied_syscall_name, d->nr, d->action, d->rule);
