@@ -320,12 +320,17 @@ void sbx_denial_explain(const struct cs_profile *p, const char *workspace, const
   sbx_profile_tag(rule, rl, p);
 }
 
-/* The action of a note without its condition: "errno(EPERM)". */
-static void sbx_note_action(const struct cs_syscall_note *n, char *out, size_t len)
+/* An action's text without its condition: "errno(EPERM)". */
+static void sbx_action_word(const char *action, char *out, size_t len)
 {
-  const char *a = n->action ? n->action : "?";
+  const char *a = action ? action : "?";
   const char *cond = strstr(a, " if ");
   snprintf(out, len, "%.*s", cond ? (int)(cond - a) : (int)strlen(a), a);
+}
+
+static void sbx_note_action(const struct cs_syscall_note *n, char *out, size_t len)
+{
+  sbx_action_word(n->action, out, len);
 }
 
 static bool sbx_note_conditional(const struct cs_syscall_note *n)
@@ -333,13 +338,14 @@ static bool sbx_note_conditional(const struct cs_syscall_note *n)
   return n->action && strstr(n->action, " if ");
 }
 
-/* Without the filter's return values (a profile written by hand): a note
- * refuses unless it allows, logs or hands the call to the supervisor. */
-static bool sbx_note_text_refuses(const struct cs_syscall_note *n)
+/* Without the filter's return values (a profile written by hand): an
+ * action refuses unless it allows, logs or hands the call to the
+ * supervisor. */
+static bool sbx_text_refuses(const char *action)
 {
   static const char *const not_refusals[] = {"allow", "log", "notify"};
   char a[48];
-  sbx_note_action(n, a, sizeof a);
+  sbx_action_word(action, a, sizeof a);
   for (size_t i = 0; i < sizeof not_refusals / sizeof *not_refusals; i++)
     if (strcmp(a, not_refusals[i]) == 0)
       return false;
@@ -458,7 +464,7 @@ void sbx_seccomp_explain(const struct cs_profile *p, const struct sbx_sc_record 
     bool same;
     if (note->nr != r->syscall)
       continue;
-    same = p->rets_known ? sbx_ret_matches(note->ret, r->code) : sbx_note_text_refuses(note);
+    same = p->rets_known ? sbx_ret_matches(note->ret, r->code) : sbx_text_refuses(note->action);
     if (same) {
       if (n < SBX_SC_CANDIDATES)
         cand[n++] = note;
@@ -473,7 +479,8 @@ void sbx_seccomp_explain(const struct cs_profile *p, const struct sbx_sc_record 
     }
   }
   if (reach_default)
-    by_default = p->rets_known ? sbx_ret_matches(p->default_ret, r->code) : true;
+    by_default = p->rets_known ? sbx_ret_matches(p->default_ret, r->code)
+                            : sbx_text_refuses(p->default_action);
 
   if (n == 1 && !by_default) {
     d->note = cand[0];

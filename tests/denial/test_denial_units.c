@@ -464,6 +464,26 @@ START_TEST(t_explain_seccomp_profile)
 }
 END_TEST
 
+START_TEST(t_explain_seccomp_by_text)
+{
+  /* A profile without return values (written by hand): its refusing rules
+   * by their text, still never an allow rule; a default that allows is no
+   * candidate. */
+  struct cs_profile p = *cs_profile_find("hardened");
+  struct sbx_sc_record r = {.syscall = 16, .arch = 0xc000003e, .code = 0x50000, .pid = 1};
+  p.rets_known = false;
+  sbx_seccomp_explain(&p, &r, false, &den);
+  ck_assert_ptr_nonnull(strstr(den.rule, "one of profiles.pol:274:5"));
+  ck_assert_ptr_null(strstr(den.rule, ":270:"));
+  ck_assert(!den.expected);
+  p.syscall_notes = NULL;
+  p.n_syscall_notes = 0;
+  p.default_action = "allow";
+  sbx_seccomp_explain(&p, &r, false, &den);
+  ck_assert_ptr_nonnull(strstr(den.rule, "another seccomp filter"));
+}
+END_TEST
+
 START_TEST(t_explain_seccomp_fallback)
 {
   /* clone3 and io_uring: errno(ENOSYS) rules, the documented fallback. */
@@ -521,6 +541,7 @@ int main(void)
   tcase_add_test(te, t_explain_seccomp_conditions);
   tcase_add_test(te, t_explain_seccomp_profile);
   tcase_add_test(te, t_explain_seccomp_fallback);
+  tcase_add_test(te, t_explain_seccomp_by_text);
   suite_add_tcase(s, tc);
   suite_add_tcase(s, tf);
   suite_add_tcase(s, te);
