@@ -182,8 +182,9 @@ static void ecp_condition(FILE *out, const struct pol_rule *r) {
 static int ecp_notes(FILE *out, const char *id, const struct pol_profile *p) {
   if (p->nrules == 0) return 0;
   fprintf(out, "static const struct cs_syscall_note cs_profile_%s_syscalls[%zu] = {\n", id, p->nrules);
-  fputs("    /* nr, name, action (and its condition, arguments as argN; .lo32: low 32 bits only), origin;\n"
-        "     * then, in a comment, the statement as written in the policy */\n",
+  fputs("    /* nr, name, action (and its condition, arguments as argN; .lo32: low 32 bits only), origin,\n"
+        "     * the filter's return value when the rule decides; then, in a comment, the statement\n"
+        "     * as written in the policy */\n",
         out);
   for (size_t i = 0; i < p->nrules; i++) {
     const struct pol_rule *r = &p->rules[i];
@@ -206,7 +207,7 @@ static int ecp_notes(FILE *out, const char *id, const struct pol_profile *p) {
     text_c_string(out, action);
     fputs(", ", out);
     text_c_string(out, r->origin);
-    fputs("}, /* ", out);
+    fprintf(out, ", 0x%08xu}, /* ", sc_action_ret(r->action));
     text_c_comment(out, r->source);
     fputs(" */\n", out);
     free(action);
@@ -410,6 +411,7 @@ int emit_c_pol_source(FILE *out, const struct emit_pol_sources *src, const struc
       fputs("        .syscall_notes = NULL,\n        .n_syscall_notes = 0u,\n", out);
     fputs("        .default_action = ", out);
     text_c_string(out, p->default_text);
+    fprintf(out, ",\n        .default_ret = 0x%08xu,\n        .rets_known = true", sc_action_ret(p->default_action));
     if (p->n_cmd_rules)
       fprintf(out, ",\n        .command_rules = cs_profile_%s_command_rules,\n        .n_command_rules = %zuu", id,
               p->n_cmd_rules);

@@ -4,6 +4,8 @@
  * that so is derived here from the profile's table, the same rules
  * the plan (runtime/confine/sbx_plan.c) turned into the Landlock ruleset. */
 #include <errno.h>
+#include <linux/audit.h>
+#include <linux/seccomp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 #include "sbx_denial.h"
 #include "sbx_landlock.h"
 #include "sbx_plan.h"
+#include "sbx_syscall_name.h"
 
 /* grep tag: SBX_NAMING */
 static const char *const sbx_naming_texts[] = {
@@ -210,6 +213,26 @@ static void sbx_what(const struct sbx_ll_record *r, enum sbx_dclass cls, char *p
   }
 }
 
+/* Landlock refuses every ioctl on a device the command opened (no
+ * IOCTL_DEV right in any profile), and isatty() asks with TCGETS: on a
+ * device that is no terminal the kernel would have said ENOTTY, isatty()
+ * returns 0 either way, nothing changes for the command. Only those
+ * devices: on a terminal (/dev/tty) the same refusal changes what the
+ * command sees and is reported. */
+static bool sbx_isatty_probe(const struct sbx_ll_record *r, const char *path)
+{
+  static const char *const not_terminals[] = {"/dev/null",   "/dev/zero",    "/dev/full",
+                                               "/dev/random", "/dev/urandom"};
+  char cmd[32];
+  if (strcmp(r->blockers, "fs.ioctl_dev") != 0 ||
+      !sbx_audit_value(r->object, "ioctlcmd", cmd, sizeof cmd) || strcmp(cmd, "0x5401") != 0)
+    return false;
+  for (size_t i = 0; i < sizeof not_terminals / sizeof *not_terminals; i++)
+    if (strcmp(path, not_terminals[i]) == 0)
+      return true;
+  return false;
+}
+
 void sbx_denial_explain(const struct cs_profile *p, const char *workspace, const char *home,
                         const struct sbx_ll_record *r, struct sbx_denial *d)
 {
@@ -221,6 +244,7 @@ void sbx_denial_explain(const struct cs_profile *p, const char *workspace, const
 
   memset(d, 0, sizeof *d);
   sbx_what(r, cls, path, sizeof path, d->what, sizeof d->what);
+  d->expected = sbx_isatty_probe(r, path);
   /* Files: EACCES (EXDEV for a refused rename across directories); the
    * scopes and the rest: EPERM, as the kernel returns them. */
   if (cls == SBX_D_SIGNAL || cls == SBX_D_UNIX || cls == SBX_D_PTRACE || cls == SBX_D_OTHER)
@@ -294,4 +318,214 @@ void sbx_denial_explain(const struct cs_profile *p, const char *workspace, const
     break;
   }
   sbx_profile_tag(rule, rl, p);
+}
+
+/* An action's text without its condition: "errno(EPERM)". */
+static void sbx_action_word(const char *action, char *out, size_t len)
+{
+  const char *a = action ? action : "?";
+  const char *cond = strstr(a, " if ");
+  snprintf(out, len, "%.*s", cond ? (int)(cond - a) : (int)strlen(a), a);
+}
+
+static void sbx_note_action(const struct cs_syscall_note *n, char *out, size_t len)
+{
+  sbx_action_word(n->action, out, len);
+}
+
+static bool sbx_note_conditional(const struct cs_syscall_note *n)
+{
+  return n->action && strstr(n->action, " if ");
+}
+
+/* Without the filter's return values (a profile written by hand): an
+ * action refuses unless it allows, logs or hands the call to the
+ * supervisor. */
+static bool sbx_text_refuses(const char *action)
+{
+  static const char *const not_refusals[] = {"allow", "log", "notify"};
+  char a[48];
+  sbx_action_word(action, a, sizeof a);
+  for (size_t i = 0; i < sizeof not_refusals / sizeof *not_refusals; i++)
+    if (strcmp(a, not_refusals[i]) == 0)
+      return false;
+  return true;
+}
+
+/* The record's code in the .pol spelling, for when no rule of the profile
+ * returns it. */
+static void sbx_code_text(uint32_t code, char *out, size_t len)
+{
+  unsigned data = code & SECCOMP_RET_DATA;
+  switch (code & SECCOMP_RET_ACTION_FULL) {
+  case SECCOMP_RET_KILL_PROCESS: snprintf(out, len, "kill-process"); break;
+  case SECCOMP_RET_KILL_THREAD: snprintf(out, len, "kill-thread"); break;
+  case SECCOMP_RET_TRAP: snprintf(out, len, data ? "trap(%u)" : "trap", data); break;
+  /* Linux (6.18) logs the action without its data: "errno", not which. */
+  case SECCOMP_RET_ERRNO: snprintf(out, len, data ? "errno(%u)" : "errno", data); break;
+  case SECCOMP_RET_TRACE: snprintf(out, len, "trace(%u)", data); break;
+  default: snprintf(out, len, "0x%08x", code); break;
+  }
+}
+
+/* "profiles.pol:110:5 (profile strict)", and who ran it when another
+ * profile's statement wrote the rule (inherited). */
+static void sbx_origin_of(char *buf, size_t len, const struct cs_profile *p, const char *origin)
+{
+  char tag[96];
+  snprintf(tag, sizeof tag, "(profile %s)", p->name ? p->name : "?");
+  sbx_msg_append(buf, len, "%s", origin ? origin : "?");
+  if (origin && p->name && !strstr(origin, tag))
+    sbx_msg_append(buf, len, " inherited by profile %s", p->name);
+}
+
+/* Could a rule returning `ret` have made a record with `code`? The kernel
+ * logs the action (code=0x50000 for any errno) and, on kernels that do,
+ * its data: compared as far as the record tells. */
+static bool sbx_ret_matches(uint32_t ret, uint32_t code)
+{
+  if (code & SECCOMP_RET_DATA)
+    return ret == code;
+  return (ret & SECCOMP_RET_ACTION_FULL) == (code & SECCOMP_RET_ACTION_FULL);
+}
+
+#define SBX_SC_CANDIDATES 8
+
+void sbx_seccomp_explain(const struct cs_profile *p, const struct sbx_sc_record *r,
+                         bool first_rule, struct sbx_sc_denial *d)
+{
+  const struct cs_syscall_note *cand[SBX_SC_CANDIDATES];
+  const struct cs_syscall_note *first = NULL;
+  size_t n = 0, more = 0;
+  bool reach_default = true, by_default = false, all_enosys = true, foreign;
+  const uint32_t enosys = SECCOMP_RET_ERRNO | ENOSYS;
+
+  memset(d, 0, sizeof *d);
+  d->nr = r->syscall;
+  d->arch = r->arch;
+  d->pid = r->pid;
+  d->sig = r->sig;
+  sbx_code_text(r->code, d->action, sizeof d->action);
+  if (first_rule) {
+    /* The naming before this fix, for the tests' negative control: the
+     * x86_64 table whatever the ABI, the number's first note. */
+    for (uint32_t i = 0; i < p->n_syscall_notes && !first; i++)
+      if (p->syscall_notes[i].nr == r->syscall)
+        first = &p->syscall_notes[i];
+    d->arch = 0;
+    sbx_syscall_name(r->syscall, d->name, sizeof d->name);
+    snprintf(d->what, sizeof d->what, "%s (nr %d) in pid %ld", d->name, r->syscall, r->pid);
+    d->note = first;
+    if (first) {
+      snprintf(d->rule, sizeof d->rule, "%s", first->origin ? first->origin : "?");
+      sbx_note_action(first, d->action, sizeof d->action);
+    } else {
+      snprintf(d->rule, sizeof d->rule, "default action");
+      snprintf(d->action, sizeof d->action, "%s", p->default_action ? p->default_action : "?");
+    }
+    return;
+  }
+  /* Another ABI's number (i386 through int 0x80, x32's numbers with
+   * __X32_SYSCALL_BIT) is not a number of this filter's table: the filter
+   * kills every such call before it looks at the rules
+   * (docs/bpf-layout.md). A record of one that was not killed is another
+   * filter's. */
+  foreign = (r->arch && r->arch != AUDIT_ARCH_X86_64) ||
+            (r->syscall != -1 && (uint32_t)r->syscall >= 0x40000000u);
+  if (r->arch && r->arch != AUDIT_ARCH_X86_64) {
+    snprintf(d->name, sizeof d->name, "call %d of arch=%x", r->syscall, (unsigned)r->arch);
+    snprintf(d->what, sizeof d->what, "call %d of ABI arch=%x in pid %ld", r->syscall,
+             (unsigned)r->arch, r->pid);
+  } else if (foreign) {
+    snprintf(d->name, sizeof d->name, "x32 call %d", r->syscall & ~0x40000000);
+    snprintf(d->what, sizeof d->what, "%s in pid %ld", d->name, r->pid);
+  }
+  if (foreign) {
+    if ((r->code & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_KILL_PROCESS)
+      snprintf(d->rule, sizeof d->rule,
+               "the ABI check: a call of any ABI but x86_64 is killed (every profile)");
+    else
+      snprintf(d->rule, sizeof d->rule,
+               "no rule of the profile returns %s for another ABI's call: another seccomp "
+               "filter (one the command loaded itself?) decided", d->action);
+    sbx_profile_tag(d->rule, sizeof d->rule, p);
+    return;
+  }
+  sbx_syscall_name(r->syscall, d->name, sizeof d->name);
+  snprintf(d->what, sizeof d->what, "%s (nr %d) in pid %ld", d->name, r->syscall, r->pid);
+
+  /* The call's rules in the order the filter tries them: its conditional
+   * rules, then its unconditional one, which ends the search (nothing
+   * after it, nor the default, can decide). Of those, the ones that
+   * return what the kernel logged may have decided; the record has no
+   * arguments to tell the conditions apart. */
+  for (uint32_t i = 0; i < p->n_syscall_notes; i++) {
+    const struct cs_syscall_note *note = &p->syscall_notes[i];
+    bool same;
+    if (note->nr != r->syscall)
+      continue;
+    same = p->rets_known ? sbx_ret_matches(note->ret, r->code) : sbx_text_refuses(note->action);
+    if (same) {
+      if (n < SBX_SC_CANDIDATES)
+        cand[n++] = note;
+      else
+        more++;
+      if (!p->rets_known || note->ret != enosys)
+        all_enosys = false;
+    }
+    if (!sbx_note_conditional(note)) {
+      reach_default = false;
+      break;
+    }
+  }
+  if (reach_default)
+    by_default = p->rets_known ? sbx_ret_matches(p->default_ret, r->code)
+                            : sbx_text_refuses(p->default_action);
+
+  if (n == 1 && !by_default) {
+    d->note = cand[0];
+    sbx_origin_of(d->rule, sizeof d->rule, p, cand[0]->origin);
+    if (p->rets_known)
+      sbx_note_action(cand[0], d->action, sizeof d->action);
+  } else if (n == 0 && by_default) {
+    snprintf(d->rule, sizeof d->rule, "default action");
+    sbx_profile_tag(d->rule, sizeof d->rule, p);
+    if (p->default_action && p->rets_known)
+      snprintf(d->action, sizeof d->action, "%s", p->default_action);
+  } else if (n > 0) {
+    /* Several rules return the same and the record cannot tell which
+     * condition held: all of them, and never one that returns anything
+     * else. */
+    snprintf(d->rule, sizeof d->rule, "one of ");
+    for (size_t i = 0; i < n; i++) {
+      if (i)
+        sbx_msg_append(d->rule, sizeof d->rule, ", ");
+      sbx_origin_of(d->rule, sizeof d->rule, p, cand[i]->origin);
+    }
+    if (more)
+      sbx_msg_append(d->rule, sizeof d->rule, " and %zu more", more);
+    if (by_default)
+      sbx_msg_append(d->rule, sizeof d->rule, " or the default action (profile %s)",
+                     p->name ? p->name : "?");
+    sbx_msg_append(d->rule, sizeof d->rule, " (the record does not carry the arguments)");
+    /* Their action when they all have the same one. */
+    if (p->rets_known && !by_default) {
+      bool same_ret = true;
+      for (size_t i = 1; i < n; i++)
+        same_ret = same_ret && cand[i]->ret == cand[0]->ret;
+      if (same_ret)
+        sbx_note_action(cand[0], d->action, sizeof d->action);
+    }
+  } else {
+    /* Nothing in the profile that ran returns this: a filter stacked on
+     * sbx's decided (the command may load its own). Naming a rule of ours
+     * here would be a guess. */
+    snprintf(d->rule, sizeof d->rule,
+             "no rule of the profile returns %s for this call: another seccomp filter "
+             "(one the command loaded itself?) decided", d->action);
+    sbx_profile_tag(d->rule, sizeof d->rule, p);
+  }
+  /* A documented fallback (errno(ENOSYS) rules: clone3, io_uring) is
+   * expected, whichever of them decided; the default action never is. */
+  d->expected = p->rets_known && n > 0 && !by_default && all_enosys && r->sig == 0;
 }

@@ -19,11 +19,13 @@
  *
  * The records are read from the audit netlink multicast group (every
  * record, not rate limited; needs CAP_AUDIT_READ in the initial network
- * namespace) or else from /dev/kmsg (printk, rate limited). A record
- * belongs to the run only when its domain was created by the command's
- * own process: the 1424 record carries that creator's host pid, which the
- * supervisor learnt from the kernel (SCM_CREDENTIALS), and sbx's binary as
- * its exe; nothing the command says is trusted.
+ * namespace) or else from /dev/kmsg (printk, rate limited). A Landlock
+ * record belongs to the run only when its domain was created by the
+ * command's own process: the 1424 record carries that creator's host pid,
+ * which the supervisor learnt from the kernel (SCM_CREDENTIALS), and sbx's
+ * binary as its exe. A seccomp record belongs to it when it carries the
+ * run's audit session (sbx_session.h), which every process of the run has
+ * and no other. Nothing the command says is trusted.
  *
  * Errors: functions returning int return 0 or a negative errno (-EPERM,
  * -ECONNREFUSED: not allowed to ask; -EIO: malformed answer; any errno of
@@ -69,9 +71,23 @@ struct sbx_ll_record {
   char object[384];   /* the fields after blockers: path="/tmp/x" dev="vda" ino=12 */
 };
 
+/* One distinct seccomp record of the run (a call number, ABI and the
+ * filter's return value; the first process that made it). The record
+ * carries no argument of the call. */
+struct sbx_sc_record {
+  int syscall;
+  uint32_t arch; /* AUDIT_ARCH_X86_64 (0xc000003e), AUDIT_ARCH_I386, ... */
+  uint32_t code; /* what the filter returned: SECCOMP_RET_ERRNO | EPERM, ... */
+  long sig;      /* non-zero: the call killed the process */
+  long pid;
+};
+
 #define SBX_SCAN_LL_MAX 16
+#define SBX_SCAN_SC_MAX 16
 struct sbx_kmsg_scan {
-  struct sbx_kmsg_hit seccomp;
+  struct sbx_kmsg_hit seccomp; /* refusals only: the count and the last (a kill first) */
+  struct sbx_sc_record sc[SBX_SCAN_SC_MAX]; /* distinct refusals, in order */
+  int n_sc;
   struct sbx_ll_record ll[SBX_SCAN_LL_MAX]; /* the first ones, in order */
   int n_ll;
   int ll_count;       /* every record of the run's domain */
@@ -108,10 +124,26 @@ bool sbx_kmsg_is_netlink(int fd);
 #define SBX_KMSG_MARK_MS 500
 /* `others` (n_others of them, may be NULL): more processes of the run whose
  * Landlock domains are the run's too (the approval workflow's helpers,
- * which act for the command in a domain of their own). */
+ * which act for the command in a domain of their own). `session`: the
+ * run's audit session (sbx_session.h), 0 for none: a seccomp
+ * record whose ses= is the run's belongs to the run whichever of its
+ * processes made it; without one only `pid`'s and the others' count. */
 void sbx_kmsg_collect_until(int fd, pid_t pid, const pid_t *others, size_t n_others,
-                            const char *exe, const char *marker, int ms,
+                            unsigned session, const char *exe, const char *marker, int ms,
                             struct sbx_kmsg_scan *out);
+
+/* Names the rule of profile p (the profile that ran) behind seccomp record
+ * r: of the call's rules, those the filter may have reached whose return
+ * value is the record's (never an allow rule, never another profile's),
+ * "one of" when several; the default action when it is reachable and
+ * returns that. `first_rule` (test knob SBX_DENIAL_OLD_ENV, the
+ * naming before this fix): the call's first note whatever it says. */
+void sbx_seccomp_explain(const struct cs_profile *p, const struct sbx_sc_record *r,
+                         bool first_rule, struct sbx_sc_denial *d);
+/* Test knob: name refusals as sbx did before the deciding rule was named
+ * (the first note of the call; the command's pid only; fallbacks reported),
+ * so tests can show they would catch that naming. */
+#define SBX_DENIAL_OLD_ENV "SBX_TEST_DENIAL_OLD"
 
 /* Splits `text` (a record's text after "audit(...): ") into the value of
  * `key` ("path", "blockers"), unquoting "..." and decoding the hex form

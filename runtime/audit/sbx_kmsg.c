@@ -12,14 +12,17 @@
  *      shared with the whole machine) and readable by root or with
  *      kernel.dmesg_restrict=0.
  * The supervisor opens the source before the run and reads what arrived
- * after it, keeping only records tied to the command's host pid (learnt
- * from the kernel with SCM_CREDENTIALS). This is best effort and documented
+ * after it, keeping only the run's records: seccomp's of the run's audit
+ * session (sbx_session.h; without one, of the command's host pid, learnt
+ * from the kernel with SCM_CREDENTIALS), Landlock's of the domain the
+ * command's process created. This is best effort and documented
  * as such: a lost record leaves a refusal unnamed (and the result says
  * records were lost), never a wrong name. The sandbox never depends on it. */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/netlink.h>
+#include <linux/seccomp.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,8 +102,9 @@ int sbx_kmsg_open(void)
   return fd;
 }
 
-/* A decimal field "key=N" that starts a word (so "pid=" is not "opid="). */
-static long sbx_field(const char *rec, const char *key, bool *found)
+/* A numeric field "key=N" that starts a word (so "pid=" is not "opid="),
+ * in `base` (0: "0x" prefix for hex, as code= is written). */
+static long sbx_field_base(const char *rec, const char *key, int base, bool *found)
 {
   const char *s = rec;
   size_t kl = strlen(key);
@@ -108,7 +112,7 @@ static long sbx_field(const char *rec, const char *key, bool *found)
   while ((s = strstr(s, key))) {
     if (s == rec || s[-1] == ' ') {
       char *end;
-      long v = strtol(s + kl, &end, 10);
+      long v = (long)strtoll(s + kl, &end, base);
       if (end != s + kl) {
         *found = true;
         return v;
@@ -117,6 +121,11 @@ static long sbx_field(const char *rec, const char *key, bool *found)
     s += kl;
   }
   return 0;
+}
+
+static long sbx_field(const char *rec, const char *key, bool *found)
+{
+  return sbx_field_base(rec, key, 10, found);
 }
 
 static int sbx_hexval(char c)
@@ -251,16 +260,63 @@ static int sbx_next_record(int fd, bool netlink, char *buf, size_t len, int *typ
   return 1;
 }
 
-static void sbx_seccomp_record(const char *text, pid_t pid, struct sbx_kmsg_hit *hit)
+/* Is pid the command's or one of the run's other processes'? */
+static bool sbx_kmsg_ours(long pid, pid_t cmd, const pid_t *others, size_t n_others)
 {
-  bool fp, fs, fg;
+  if (pid == (long)cmd)
+    return true;
+  for (size_t i = 0; i < n_others; i++)
+    if (pid == (long)others[i])
+      return true;
+  return false;
+}
+
+/* Only a return value that refuses the call is a refusal: the approvals'
+ * notify filter's records (USER_NOTIF: the supervisor answers, and names
+ * its own refusals), `log` rules and allowed calls are not. */
+static bool sbx_seccomp_refuses(uint32_t code)
+{
+  switch (code & SECCOMP_RET_ACTION_FULL) {
+  case SECCOMP_RET_KILL_PROCESS:
+  case SECCOMP_RET_KILL_THREAD:
+  case SECCOMP_RET_TRAP:
+  case SECCOMP_RET_ERRNO:
+  case SECCOMP_RET_TRACE: /* no tracer here: the kernel answers ENOSYS */
+    return true;
+  default:
+    return false;
+  }
+}
+
+static void sbx_seccomp_record(const char *text, pid_t pid, const pid_t *others,
+                               size_t n_others, unsigned session, struct sbx_kmsg_scan *out)
+{
+  struct sbx_kmsg_hit *hit = &out->seccomp;
+  bool fp, fs, fg, fc, fa, fses;
   long rpid = sbx_field(text, "pid=", &fp);
   long nr = sbx_field(text, "syscall=", &fs);
   long sig = sbx_field(text, "sig=", &fg);
-  if (!fp || !fs || rpid != (long)pid)
+  long code = sbx_field_base(text, "code=", 0, &fc);
+  long arch = sbx_field_base(text, "arch=", 16, &fa);
+  long ses = sbx_field(text, "ses=", &fses);
+  struct sbx_sc_record r;
+  if (!fp || !fs)
     return;
-  /* Only x86_64 records carry a number of this filter's table; others
-   * (arch=40000003, i386) are named by number only. */
+  /* The run's processes are those of its audit session (inherited by
+   * every process the command starts, changed by none of them), or, when
+   * the run has none, the command's pid sbx learnt from the kernel. A pid
+   * alone names one process only: its children have other pids, and a
+   * pid seen after the process is gone may be another's, which is why
+   * with a session the command's pid does not count on its own. The
+   * approval helpers are sbx's processes, outside the session: by pid. */
+  if (session ? !(fses && (unsigned long)ses == session) &&
+                    !sbx_kmsg_ours(rpid, 0, others, n_others)
+              : !sbx_kmsg_ours(rpid, pid, others, n_others))
+    return;
+  /* A record without code= (older kernels) is taken for a refusal, as
+   * before; one that does not refuse is not counted. */
+  if (fc && !sbx_seccomp_refuses((uint32_t)code))
+    return;
   hit->count++;
   /* A killing record (sig != 0) is the one that ended the process: keep
    * it over earlier refusals. */
@@ -268,6 +324,24 @@ static void sbx_seccomp_record(const char *text, pid_t pid, struct sbx_kmsg_hit 
     hit->syscall = (int)nr;
     hit->sig = fg ? sig : 0;
   }
+  r = (struct sbx_sc_record){.syscall = (int)nr,
+                             .arch = fa ? (uint32_t)arch : 0,
+                             .code = fc ? (uint32_t)code : SECCOMP_RET_KILL_PROCESS,
+                             .sig = fg ? sig : 0,
+                             .pid = rpid};
+  /* The same call refused again (a retry loop, a fallback taken by every
+   * thread) is kept once, with the first process that made it. */
+  for (int i = 0; i < out->n_sc; i++)
+    if (out->sc[i].syscall == r.syscall && out->sc[i].arch == r.arch &&
+        out->sc[i].code == r.code) {
+      if (r.sig && !out->sc[i].sig)
+        out->sc[i] = r;
+      return;
+    }
+  if (out->n_sc < SBX_SCAN_SC_MAX)
+    out->sc[out->n_sc++] = r;
+  else if (r.sig)
+    out->sc[SBX_SCAN_SC_MAX - 1] = r; /* the kill matters more than a late refusal */
 }
 
 static bool sbx_ll_parse(const char *text, struct sbx_ll_record *r)
@@ -305,22 +379,11 @@ static void sbx_ll_keep(struct sbx_kmsg_scan *out, const struct sbx_ll_record *r
 
 void sbx_kmsg_collect(int fd, pid_t pid, const char *exe, struct sbx_kmsg_scan *out)
 {
-  sbx_kmsg_collect_until(fd, pid, NULL, 0, exe, NULL, 0, out);
-}
-
-/* Is pid the command's or one of the run's other processes'? */
-static bool sbx_kmsg_ours(long pid, pid_t cmd, const pid_t *others, size_t n_others)
-{
-  if (pid == (long)cmd)
-    return true;
-  for (size_t i = 0; i < n_others; i++)
-    if (pid == (long)others[i])
-      return true;
-  return false;
+  sbx_kmsg_collect_until(fd, pid, NULL, 0, 0, exe, NULL, 0, out);
 }
 
 void sbx_kmsg_collect_until(int fd, pid_t pid, const pid_t *others, size_t n_others,
-                            const char *exe, const char *marker, int ms,
+                            unsigned session, const char *exe, const char *marker, int ms,
                             struct sbx_kmsg_scan *out)
 {
   struct timespec t0;
@@ -366,7 +429,7 @@ void sbx_kmsg_collect_until(int fd, pid_t pid, const pid_t *others, size_t n_oth
       continue;
     }
     if (type == SBX_AUDIT_SECCOMP) {
-      sbx_seccomp_record(text, pid, &out->seccomp);
+      sbx_seccomp_record(text, pid, others, n_others, session, out);
     } else if (type == SBX_AUDIT_LANDLOCK_ACCESS) {
       struct sbx_ll_record r;
       bool known = false;

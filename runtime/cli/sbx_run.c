@@ -168,10 +168,9 @@ static int sbx_run_kept_exposed(const struct cs_profile *p, const char *workspac
 }
 
 /* The audit view of the confinement result. */
-static void sbx_run_record_result(struct sbx_audit_record *rec, const struct cs_profile *p,
+static void sbx_run_record_result(struct sbx_audit_record *rec,
                                   const struct sbx_run_result *res,
-                                  struct sbx_audit_denial *den, size_t *n_den,
-                                  char *what, size_t what_size)
+                                  struct sbx_audit_denial *den, size_t *n_den)
 {
   rec->duration_ms = res->elapsed_ms;
   rec->timeout_ms = res->timeout_ms ? res->timeout_ms : rec->timeout_ms;
@@ -206,18 +205,16 @@ static void sbx_run_record_result(struct sbx_audit_record *rec, const struct cs_
     den[*n_den].action = "not run";
     (*n_den)++;
   }
-  if (res->denied_syscall >= 0) {
-    sbx_run_denied_what(res, what, what_size);
+  /* seccomp's refusals in every process of the run, each with the rule of
+   * the profile that ran behind it; expected fallbacks (clone3's ENOSYS)
+   * are not refusals of the command's and are left out. */
+  for (int i = 0; i < res->n_sc_denials; i++) {
+    if (res->sc_denials[i].expected)
+      continue;
     den[*n_den].layer = sbx_layer_name(SBX_LAYER_SECCOMP);
-    /* A call without a note of its own was decided by the default action. */
-    if (res->denied_note) {
-      den[*n_den].rule = res->denied_note->origin;
-      den[*n_den].action = res->denied_note->action;
-    } else {
-      den[*n_den].rule = "default action";
-      den[*n_den].action = p->default_action;
-    }
-    den[*n_den].what = what;
+    den[*n_den].rule = res->sc_denials[i].rule;
+    den[*n_den].action = res->sc_denials[i].action;
+    den[*n_den].what = res->sc_denials[i].what;
     (*n_den)++;
   }
   /* Landlock's refusals, named from the kernel's audit records. */
@@ -240,12 +237,11 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
   struct sbx_audit_record rec;
   struct sbx_run_request req;
   struct sbx_run_result res;
-  struct sbx_audit_denial den[3 + SBX_LL_DENIALS_MAX];
+  struct sbx_audit_denial den[3 + SBX_SC_DENIALS_MAX + SBX_LL_DENIALS_MAX];
   struct sbx_approve appr;
   bool appr_open = false;
   size_t n_den = 0;
   char workspace[PATH_MAX];
-  char what[128];
   char interrupted[96];
   char profile_error[128];
   char serve_sock[PATH_MAX], serve_dir[PATH_MAX];
@@ -396,8 +392,8 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
   }
   r = sbx_run_confined(&req, &res, sbx_confine_run);
   rec.start_path = res.start_path[0] ? res.start_path : NULL;
-  code = sbx_run_report(o, p, r, &res, interrupted, sizeof(interrupted));
-  sbx_run_record_result(&rec, p, &res, den, &n_den, what, sizeof(what));
+  code = sbx_run_report(o, r, &res, interrupted, sizeof(interrupted));
+  sbx_run_record_result(&rec, &res, den, &n_den);
   if (sbx_signal_received()) {
     /* The supervisor's view ("init ended without a report") is our own
      * doing here, not a layer's refusal: the record says what happened. */

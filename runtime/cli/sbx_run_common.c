@@ -101,18 +101,10 @@ int sbx_run_confined(struct sbx_run_request *req, struct sbx_run_result *res,
   return r;
 }
 
-void sbx_run_denied_what(const struct sbx_run_result *res, char *buf, size_t size)
-{
-  snprintf(buf, size, "%s (nr %d)%s",
-           res->denied_syscall_name[0] ? res->denied_syscall_name : "?", res->denied_syscall,
-           res->denied_count > 1 ? ", and further refusals" : "");
-}
-
-int sbx_run_report(const struct sbx_opts *o, const struct cs_profile *p, int r,
+int sbx_run_report(const struct sbx_opts *o, int r,
                    const struct sbx_run_result *res, char *interrupted, size_t interrupted_size)
 {
   int code = r != 0 ? SBX_EXIT_FAILURE : res->exit_code;
-  char what[128];
 
   interrupted[0] = '\0';
   if (o->verbose)
@@ -135,28 +127,34 @@ int sbx_run_report(const struct sbx_opts *o, const struct cs_profile *p, int r,
     fprintf(stderr, "sbx: %s: time limit of %llu ms reached; the command was killed\n",
             o->cmd_argv[0], (unsigned long long)res->timeout_ms);
   }
-  if (res->denied_syscall >= 0) {
-    /* A call without a note of its own was decided by the default action. */
-    const char *action = res->denied_note ? res->denied_note->action : p->default_action;
-    sbx_run_denied_what(res, what, sizeof what);
-    fprintf(stderr, "sbx: seccomp refused %s: rule %s (%s)\n", what,
-            res->denied_note ? res->denied_note->origin : "default action", action ? action : "?");
-  }
+  /* Every refusal of the run's processes with the rule that decided it;
+   * an expected fallback (clone3's, io_uring's ENOSYS) is not a refusal
+   * and is never reported. */
+  for (int i = 0; i < res->n_sc_denials; i++)
+    if (!res->sc_denials[i].expected)
+      fprintf(stderr, "sbx: seccomp %s %s: rule %s (%s)\n",
+              res->sc_denials[i].sig ? "killed at" : "refused", res->sc_denials[i].what,
+              res->sc_denials[i].rule, res->sc_denials[i].action);
   for (int i = 0; i < res->n_ll_denials; i++)
     fprintf(stderr, "sbx: landlock refused %s: %s (%s)\n", res->ll_denials[i].what,
             res->ll_denials[i].rule, res->ll_denials[i].action);
   if (res->ll_denied_count > res->n_ll_denials)
     fprintf(stderr, "sbx: landlock refused %d more time(s) in this run\n",
             res->ll_denied_count - res->n_ll_denials);
-  /* A failed command may have met a Landlock refusal sbx cannot see:
-   * say why instead of staying silent (never on success, nor when a
-   * seccomp refusal already explains the failure: no noise). */
-  if (!res->n_ll_denials && res->denied_syscall < 0 && res->ll_naming != SBX_NAMING_OK &&
+  /* A failed command may have met a Landlock refusal sbx cannot see. A
+   * command that exits non-zero on its own (grep finding nothing) has met
+   * nothing: the note goes to stderr only with -v, or when the command was
+   * killed (something actually ended it), never on success and never when
+   * a refusal already explains the failure. */
+  if ((o->verbose || res->outcome == SBX_OUTCOME_SIGNALED) && !res->n_ll_denials &&
+      res->denied_syscall < 0 && res->ll_naming != SBX_NAMING_OK &&
       res->ll_naming != SBX_NAMING_NOT_ASKED && r == 0 && res->exit_code != 0 &&
       (res->outcome == SBX_OUTCOME_EXITED || res->outcome == SBX_OUTCOME_SIGNALED))
     fprintf(stderr, "sbx: note: refusals by Landlock, if any, could not be named: %s "
                     "(see sbx check)\n", sbx_naming_text(res->ll_naming));
-  else if (res->audit_lost && res->exit_code != 0)
+  else if (res->audit_lost && res->exit_code != 0 &&
+           (o->verbose || res->outcome == SBX_OUTCOME_SIGNALED || res->denied_syscall >= 0 ||
+            res->n_ll_denials))
     fprintf(stderr, "sbx: note: the kernel dropped audit records during the run; a refusal "
                     "may be unnamed\n");
   return code;

@@ -26,14 +26,12 @@ int sbx_run_workspace(const char *given, char *out, size_t size, FILE *err);
  * confine's result. */
 int sbx_run_confined(struct sbx_run_request *req, struct sbx_run_result *res,
                      int (*confine)(const struct sbx_run_request *, struct sbx_run_result *));
-/* "name (nr N)[, and further refusals]" for the call seccomp refused. */
-void sbx_run_denied_what(const struct sbx_run_result *res, char *buf, size_t size);
 /* What sbx says on stderr when a run is over (the start-up path with -v,
  * the failure, timeout or interruption, and every refusal named with its
  * rule); returns sbx's exit status (docs/sbx.1). r is sbx_confine_run's
  * return. `interrupted` receives the text of an interruption ("" if
  * none), for the audit record. */
-int sbx_run_report(const struct sbx_opts *o, const struct cs_profile *p, int r,
+int sbx_run_report(const struct sbx_opts *o, int r,
                    const struct sbx_run_result *res, char *interrupted, size_t interrupted_size);
 
 #endif

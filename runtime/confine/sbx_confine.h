@@ -170,6 +170,31 @@ struct sbx_denial {
   char what[224];     /* "fs.execute /tmp/x", "net.connect_tcp 127.0.0.1:443" */
   char rule[352];     /* the profile's rule behind it, with its origin */
   const char *action; /* "errno(EACCES)", "errno(EPERM)" (static) */
+  /* isatty()'s probe of a device that is no terminal (TCGETS on
+   * /dev/null): the answer is "not a terminal" either way; never reported
+   * as a refusal. */
+  bool expected;
+};
+
+/* A refusal by the seccomp filter during the run, in any process of the
+ * run, named from the kernel's audit record (docs/confinement.md, "Naming
+ * the refused system call"). */
+#define SBX_SC_DENIALS_MAX 8
+struct sbx_sc_denial {
+  int nr;             /* the call's number (of `arch`'s table) */
+  uint32_t arch;      /* AUDIT_ARCH_X86_64 (0xc000003e), or another ABI's */
+  long pid;           /* the host pid that made it */
+  long sig;           /* the signal that killed it, 0 for a refusal */
+  char name[48];      /* "ptrace", "x32 call 246", "call 20 of arch=40000003" */
+  char what[96];      /* "ptrace (nr 101) in pid 4711" */
+  char rule[352];     /* the rule(s) of the profile that ran that may have decided */
+  char action[48];    /* "errno(EPERM)": what the filter returned (the record's code) */
+  /* An expected fallback (every rule that may have decided is an
+   * errno(ENOSYS) rule of the profile: clone3, io_uring): recorded, never
+   * reported as a refusal. */
+  bool expected;
+  /* The one rule that decided, when the record tells it; NULL otherwise. */
+  const struct cs_syscall_note *note;
 };
 
 /* Whether Landlock's refusals of a run could be named (grep tag: SBX_NAMING). */
@@ -200,6 +225,12 @@ struct sbx_run_result {
   char denied_syscall_name[48];
   const struct cs_syscall_note *denied_note;
   int denied_count;       /* audit records found for the sandbox's processes */
+  /* Every distinct seccomp refusal of the run's processes (the first
+   * SBX_SC_DENIALS_MAX), expected fallbacks included (marked); the
+   * denied_* fields above describe the first one that is not expected (a
+   * kill first). */
+  struct sbx_sc_denial sc_denials[SBX_SC_DENIALS_MAX];
+  int n_sc_denials;
   char cgroup_info[128];  /* "cgroup v1 pids.max=64" / "none (rlimits only)" */
   /* Which start-up path ran: "warm" (from a `sbx serve` template) or
    * "cold"; start_note says why a warm start was not used ("" if it was). */

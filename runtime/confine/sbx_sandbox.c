@@ -31,6 +31,7 @@
 #include "sbx_mount.h"
 #include "sbx_privs.h"
 #include "sbx_sandbox.h"
+#include "sbx_session.h"
 
 #ifndef SYS_close_range
 #define SYS_close_range 436
@@ -145,6 +146,11 @@ static int sbx_exec(char *const *argv, char *const *envp)
  * descriptors. */
 int sbx_command_limit(const struct sbx_cmd *c, int ruleset, int shared, struct sbx_fail *f)
 {
+  /* The run's own audit session, so that refusals in every process of the
+   * run (and in no other) are named: before Landlock, which would refuse
+   * the write, and while the capabilities are still there. Not having
+   * one is no failure: sbx then names the command's own refusals only. */
+  (void)sbx_run_session_begin();
   if (sbx_rlimits_apply(c->plan->profile, f) < 0 || sbx_nnp_apply(f) < 0)
     return -1;
   /* Warm: the spare's own layer, built by the same code in its own
@@ -206,8 +212,9 @@ _Noreturn void sbx_command_exec(const struct sbx_cmd *c, int ctl, struct sbx_fai
     if (c->approvals->handoff(ctl, c->unotify, f) < 0)
       goto fail;
   }
-  /* The supervisor learns our host pid from this message's credentials. */
-  sbx_send(ctl, SBX_MSG_READY, NULL, 0);
+  /* The supervisor learns our host pid from this message's credentials,
+   * and the run's audit session from its status. */
+  sbx_send(ctl, SBX_MSG_READY, NULL, (int)sbx_run_session());
   if (sbx_memory_limit_apply(c->plan->profile, f) < 0)
     goto fail;
   if (sbx_seccomp_load(c->plan->profile, !(c->flags & SBX_RUN_NO_KMSG), f) < 0)

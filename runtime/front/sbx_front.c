@@ -146,7 +146,7 @@ static int sbx_front_run(const struct sbx_tables *t, const struct sbx_opts *o,
     *declined = note;
     return -1;
   }
-  code = sbx_run_report(o, p, r == SBX_WARM_DECLINED ? 0 : r, &res, interrupted,
+  code = sbx_run_report(o, r == SBX_WARM_DECLINED ? 0 : r, &res, interrupted,
                         sizeof interrupted);
   if (sbx_admit_release(&adm, stderr) != 0)
     code = SBX_EXIT_FAILURE;

@@ -53,6 +53,12 @@ struct cs_syscall_note {
   const char *name;
   const char *action; /* "allow", "errno(EPERM)", "kill-process", ... */
   const char *origin;
+  /* The value the filter returns when this rule decides
+   * (SECCOMP_RET_ERRNO | EPERM, ...): the kernel's audit record of a
+   * refused call carries it (code=), so sbx can tell which of a call's
+   * rules may have decided without the call's arguments, which the record
+   * does not carry. Valid only when the profile's rets_known is set. */
+  uint32_t ret;
 };
 
 struct cs_limits {
@@ -91,6 +97,11 @@ struct cs_profile {
   const struct cs_syscall_note *syscall_notes;
   uint32_t n_syscall_notes;
   const char *default_action; /* text of the profile's default action */
+  /* The filter's return value for the default action, and whether it and
+   * every note's ret are set (the generated tables set them; a profile
+   * written by hand without them is named by call number only). */
+  uint32_t default_ret;
+  bool rets_known;
 
   /* Command-level approval rules of the profile and its parents (parents'
    * first); NULL with count 0 when it has none. */
@@ -115,7 +126,13 @@ struct cs_profile {
  *   conditional rule, by " if <condition>" over argN (".lo32": compared
  *   on the low 32 bits). A call with no note gets default_action.
  * - errno values in notes and default_action are names ("errno(EPERM)");
- *   ENOSYS marks calls refused so that libc falls back (clone3, io_uring).
+ *   ENOSYS marks calls refused so that libc falls back (clone3, io_uring):
+ *   a note whose ret is SECCOMP_RET_ERRNO | ENOSYS is an expected
+ *   fallback, which sbx does not report as a refusal (the default action
+ *   never is one).
+ * - ret / default_ret / rets_known (added with the naming of the deciding
+ *   rule, docs/confinement.md "Naming refusals"): the filter's return
+ *   value of each note and of the default action.
  * - allowed_paths / denied_paths hold paths as written: absolute, or
  *   starting with "${WORKSPACE}" or "~", to expand before use; a denied
  *   path wins over any allowed one. allowed_paths is NULL with count 0

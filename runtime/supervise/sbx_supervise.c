@@ -24,7 +24,6 @@
 #include "sbx_plan.h"
 #include "sbx_sandbox.h"
 #include "sbx_supervise.h"
-#include "sbx_syscall_name.h"
 
 /* Approval helpers whose refusals are named (more: the first ones). */
 #define SBX_HELPERS_NAMED 64
@@ -77,24 +76,65 @@ static int sbx_recv(int fd, struct sbx_msg *m, pid_t *sender)
   return 1;
 }
 
-static const struct cs_syscall_note *sbx_note_for(const struct cs_profile *p, int nr)
+/* Names every distinct seccomp refusal of the run's processes with the
+ * rule of the profile that ran behind it (sbx_seccomp_explain); the first
+ * one that is not an expected fallback (a kill first) becomes the run's
+ * denied_* and its message. Expected fallbacks are kept, marked, and
+ * never reported. */
+static void sbx_explain_seccomp(const struct cs_profile *p, const struct sbx_kmsg_scan *scan,
+                                bool old_naming, int kmsg, struct sbx_run_result *res)
 {
-  for (uint32_t i = 0; i < p->n_syscall_notes; i++)
-    if (p->syscall_notes[i].nr == nr)
-      return &p->syscall_notes[i];
-  return NULL;
+  char *msg = res->message;
+  const size_t ml = sizeof res->message;
+  int primary = -1, reported = 0;
+
+  for (int i = 0; scan && i < scan->n_sc && res->n_sc_denials < SBX_SC_DENIALS_MAX; i++) {
+    struct sbx_sc_denial *d = &res->sc_denials[res->n_sc_denials++];
+    sbx_seccomp_explain(p, &scan->sc[i], old_naming, d);
+    if (d->expected)
+      continue;
+    reported++;
+    if (primary < 0 || (d->sig && !res->sc_denials[primary].sig))
+      primary = res->n_sc_denials - 1;
+  }
+  /* The one reported first goes first (stderr, the audit log's order). */
+  if (primary > 0) {
+    struct sbx_sc_denial t = res->sc_denials[0];
+    res->sc_denials[0] = res->sc_denials[primary];
+    res->sc_denials[primary] = t;
+    primary = 0;
+  }
+  res->denied_count = reported;
+  if (primary < 0) {
+    if (res->outcome == SBX_OUTCOME_SIGNALED && res->status == SIGSYS) {
+      sbx_msg_append(msg, ml, "; seccomp: killed by SIGSYS, the call could not be named (%s)",
+                     kmsg < 0 ? "kernel log not readable"
+                              : "no audit record of the run's processes");
+    }
+    return;
+  }
+  {
+    const struct sbx_sc_denial *d = &res->sc_denials[0];
+    res->denied_syscall = d->nr;
+    snprintf(res->denied_syscall_name, sizeof res->denied_syscall_name, "%s", d->name);
+    res->denied_note = d->note;
+    sbx_msg_append(msg, ml, "; seccomp: %s %s (%d) by %s at %s", d->sig ? "killed at" : "refused",
+                   res->denied_syscall_name, d->nr, d->action, d->rule);
+  }
 }
 
 /* Names what seccomp and Landlock refused during the run, from the
  * kernel's audit records of the command's pid (sbx_kmsg.c) and the
  * profile's rules (sbx_denial.c); says why when they cannot be named. */
 static void sbx_explain_denial(const struct sbx_run_request *req, const struct sbx_plan *plan,
-                               int kmsg, pid_t cmd_pid, const pid_t *helpers, size_t n_helpers,
-                               struct sbx_run_result *res)
+                               int kmsg, pid_t cmd_pid, unsigned session, const pid_t *helpers,
+                               size_t n_helpers, struct sbx_run_result *res)
 {
   const struct cs_profile *p = req->profile;
   struct sbx_kmsg_scan *scan = calloc(1, sizeof *scan);
-  struct sbx_kmsg_hit hit = {.syscall = -1};
+  /* Test knob: the naming before the deciding rule was named. */
+  const char *old_env = getenv(SBX_DENIAL_OLD_ENV);
+  bool old_naming = old_env && strcmp(old_env, "1") == 0;
   const char *home = getenv("HOME");
   char *msg = res->message, exe[PATH_MAX], wsbuf[PATH_MAX], marker[96] = "";
   const size_t ml = sizeof res->message;
@@ -102,7 +142,7 @@ static void sbx_explain_denial(const struct sbx_run_request *req, const struct s
   const char *ws = plan ? plan->workspace : realpath(req->workspace, wsbuf);
   int abi = plan ? plan->landlock_abi : sbx_ll_abi();
   ssize_t n;
-  int audit_on = -1, asked = -EAGAIN;
+  int audit_on = -1, asked = -EAGAIN, ll_expected = 0;
   /* A clean run is not made to wait for records or to ask the kernel's
    * audit state (an AUDIT_GET costs ~80 us: its reply comes from a kernel
    * thread started for it); a failed one may have met a refusal whose
@@ -123,10 +163,9 @@ static void sbx_explain_denial(const struct sbx_run_request *req, const struct s
       sbx_kmsg_mark(marker, sizeof marker) != 0)
     marker[0] = '\0';
   if (scan) {
-    sbx_kmsg_collect_until(kmsg, cmd_pid, helpers, n_helpers, n > 0 ? exe : NULL,
-                           marker[0] ? marker : NULL,
-                           SBX_KMSG_MARK_MS, scan);
-    hit = scan->seccomp;
+    sbx_kmsg_collect_until(kmsg, cmd_pid, helpers, n_helpers, old_naming ? 0 : session,
+                           n > 0 ? exe : NULL, marker[0] ? marker : NULL, SBX_KMSG_MARK_MS,
+                           scan);
     res->audit_lost = scan->lost;
   }
   if (req->flags & SBX_RUN_NO_KMSG)
@@ -149,13 +188,19 @@ static void sbx_explain_denial(const struct sbx_run_request *req, const struct s
     struct sbx_denial *d = &res->ll_denials[res->n_ll_denials];
     bool dup = false;
     sbx_denial_explain(p, ws, home, &scan->ll[i], d);
+    /* isatty()'s probe of /dev/null is no refusal of the command's: not
+     * named, not counted (the test knob reports it, as before). */
+    if (d->expected && !old_naming) {
+      ll_expected++;
+      continue;
+    }
     /* A refusal repeated (a PATH search, a retry loop) is named once. */
     for (int j = 0; j < res->n_ll_denials && !dup; j++)
       dup = strcmp(res->ll_denials[j].what, d->what) == 0;
     if (!dup)
       res->n_ll_denials++;
   }
-  res->ll_denied_count = scan ? scan->ll_count : 0;
+  res->ll_denied_count = scan ? scan->ll_count - ll_expected : 0;
   if (res->n_ll_denials) {
     sbx_msg_append(msg, ml, "; landlock: refused %s: %s%s", res->ll_denials[0].what,
                    res->ll_denials[0].rule,
@@ -167,30 +212,8 @@ static void sbx_explain_denial(const struct sbx_run_request *req, const struct s
     sbx_msg_append(msg, ml, "; a refusal by Landlock could not be named: %s",
                    sbx_naming_text(res->ll_naming));
   }
+  sbx_explain_seccomp(p, scan, old_naming, kmsg, res);
   free(scan);
-
-  res->denied_count = hit.count;
-  if (hit.syscall < 0) {
-    if (res->outcome == SBX_OUTCOME_SIGNALED && res->status == SIGSYS) {
-      sbx_msg_append(msg, ml, "; seccomp: killed by SIGSYS, the call could not be named (%s)",
-                     kmsg < 0 ? "kernel log not readable"
-                              : "no audit record for the command's pid");
-    }
-    return;
-  }
-  res->denied_syscall = hit.syscall;
-  if (hit.syscall & 0x40000000)
-    snprintf(res->denied_syscall_name, sizeof res->denied_syscall_name, "x32 call %d",
-             hit.syscall & ~0x40000000);
-  else
-    sbx_syscall_name(hit.syscall, res->denied_syscall_name, sizeof res->denied_syscall_name);
-  res->denied_note = sbx_note_for(p, hit.syscall);
-  sbx_msg_append(msg, ml, "; seccomp: %s %s (%d) by %s%s%s", hit.sig ? "killed at" : "refused",
-                 res->denied_syscall_name, hit.syscall,
-                 res->denied_note ? res->denied_note->action
-                                  : (p->default_action ? p->default_action : "the default action"),
-                 res->denied_note && res->denied_note->origin ? " at " : "",
-                 res->denied_note && res->denied_note->origin ? res->denied_note->origin : "");
 }
 
 /* Kills pid 1 of the run: by pid (our child) or through its pidfd (warm:
@@ -238,6 +261,7 @@ int sbx_supervise(struct sbx_sup *s, const struct sbx_run_request *req,
   bool have_exit = false, have_fail = false, have_exec_fail = false, timed_out = false;
   bool fail_first = false;
   pid_t cmd_pid = 0;
+  unsigned session = 0;
   uint64_t deadline = 0;
   int rc, wst = 0, st = 0;
 
@@ -288,6 +312,9 @@ int sbx_supervise(struct sbx_sup *s, const struct sbx_run_request *req,
       break;
     case SBX_MSG_READY:
       cmd_pid = sender;
+      /* The run's audit session (sbx_session.h), from sbx's own code in
+       * the command's process before its execve: 0 when it has none. */
+      session = (unsigned)m.status;
       break;
     case SBX_MSG_EXEC_FAIL:
       exec_msg = m;
@@ -373,7 +400,7 @@ int sbx_supervise(struct sbx_sup *s, const struct sbx_run_request *req,
   {
     pid_t helpers[SBX_HELPERS_NAMED];
     size_t n_helpers = s->helper_pids ? s->helper_pids(s, helpers, SBX_HELPERS_NAMED) : 0;
-    sbx_explain_denial(req, s->plan, kmsg, cmd_pid, helpers, n_helpers, res);
+    sbx_explain_denial(req, s->plan, kmsg, cmd_pid, session, helpers, n_helpers, res);
   }
   return rc;
 

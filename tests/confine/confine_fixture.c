@@ -100,7 +100,7 @@ static int cfx_filter(bool net, bool weak, struct cfx_entry *e)
 #define CFX_NOTE(nr_, action_)                                                          \
   do {                                                                                  \
     if (n_notes < cap)                                                                  \
-      e->notes[n_notes++] = (struct cs_syscall_note){(nr_), NULL, (action_), "confine_fixture.c"}; \
+      e->notes[n_notes++] = (struct cs_syscall_note){(nr_), NULL, (action_), "confine_fixture.c", 0}; \
   } while (0)
   if (seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS) < 0 ||
       seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(ptrace), 0) < 0)

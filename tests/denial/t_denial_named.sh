@@ -4,14 +4,16 @@
 # refusals"); with the kernel's audit off sbx says it cannot name them.
 # Landlock writes records only while the kernel's audit is on: the test
 # switches it on for its runs and restores what it found (sbx itself never
-# does). Cases: exec (before and after the command's execve; from a noexec
+# does). Cases (Landlock): exec (before and after the command's execve; from a noexec
 # workspace and /tmp, where the mount refuses first and nothing is named),
-# TCP connect, signal and abstract unix socket out of the sandbox. With
+# TCP connect, signal and abstract unix socket out of the sandbox; (seccomp,
+# 9-13) the rule that decided, of the profile that ran, in every process of
+# the run, expected fallbacks not reported, each with a negative control. With
 # SBX_TEST_WARM=1 (denial_named_warm) the runs of the table's profiles start
 # from a running `sbx serve` (tests/sbx_cli/lib.sh); the test profiles,
 # unknown to that server, start cold. Skips (77) without root, Landlock ABI 7 or a usable audit switch.
 source "$SBX_TEST_DIR/lib.sh"
-: "${DENIAL_SBX:?run through ctest}" "${KAUDIT:?run through ctest}"
+: "${DENIAL_SBX:?run through ctest}" "${KAUDIT:?run through ctest}" "${DENIAL_I386:?run through ctest}"
 if [[ ${SBX_TEST_WARM:-0} == 1 ]] && ! declare -F warm_check_used >/dev/null; then
   skip "tests/sbx_cli/lib.sh cannot start a warm server here"
 fi
@@ -62,6 +64,19 @@ for d in r["denials"]:
         sys.exit(0)
 print("denials:", json.dumps(r["denials"]), file=sys.stderr)
 sys.exit(1)
+PY
+}
+
+# audit_none LAYER WHAT-REGEX: the last record has no such denial.
+audit_none() {
+  python3 - "$LOG" "$@" <<'PY'
+import json, re, sys
+log, layer, what = sys.argv[1:]
+r = json.loads(open(log).read().splitlines()[-1])
+bad = [d for d in r["denials"] if d["layer"] == layer and re.search(what, d["what"] or "")]
+if bad:
+    print("denials:", json.dumps(bad), file=sys.stderr)
+    sys.exit(1)
 PY
 }
 
@@ -180,6 +195,131 @@ run_sbx check
 grep -q "^refusals named with their rule: seccomp yes, landlock yes (records from " <<<"$OUT" &&
   pass "check: landlock refusals can be named" || fail "check: $(grep refusals <<<"$OUT")"
 
+# The seccomp refusals (docs/confinement.md, "Naming the refused system
+# call"): the rule that decided, of the profile that ran, in every process
+# of the run. Each case runs once more with SBX_TEST_DENIAL_OLD=1 (the
+# naming before: the call's first rule, the command's pid only, fallbacks
+# reported) and shows that the check fails there.
+
+# seccomp_line REGEX: the one stderr line of a seccomp refusal matches.
+seccomp_line() { grep -E '^sbx: seccomp ' <<<"$ERR" | grep -Eq -- "$1"; }
+
+# 9. hardened ioctl(TIOCGETD): refused by the unconditional errno rule
+#    (269) or the TIOCSTI one (274), which the record cannot tell apart (it
+#    has no arguments); never the allow rule (270) tried first.
+TIOCGETD='import fcntl, sys
+try:
+    fcntl.ioctl(0, 0x5424, b"    ")
+except PermissionError:
+    sys.exit(3)'
+rules=$("$SBX" explain --profile hardened | awk '$2 == "ioctl"')
+allow=$(awk '$3 == "allow" {print $(NF-2)}' <<<"$rules")
+refusing=$(awk '$3 ~ /^errno/ {print $(NF-2)}' <<<"$rules")
+[[ -n $allow && $(wc -w <<<"$refusing") == 2 ]] || fail "hardened's ioctl rules are not as this test expects: $rules"
+run_sbx run --profile hardened --audit "$LOG" -- python3 -c "$TIOCGETD" </dev/null
+expect_rc 3 "hardened: ioctl(TIOCGETD) refused with EPERM"
+line=$(grep -E '^sbx: seccomp refused ioctl' <<<"$ERR")
+ok=1
+for r in $refusing; do [[ $line == *"$r (profile hardened)"* ]] || ok=0; done
+[[ $ok == 1 && $line != *"$allow"* && $line == *"(errno(EPERM))" ]] &&
+  pass "hardened ioctl(TIOCGETD): named with the refusing rules, not the allow rule: $line" ||
+  fail "hardened ioctl(TIOCGETD): $line"
+audit_has seccomp "^ioctl \(nr 16\) in pid [0-9]+\$" "^one of .*profiles\.pol:" "errno(EPERM)" &&
+  python3 - "$LOG" "$allow" <<'PY' && pass "hardened ioctl: in the audit log, no allow rule" || fail "hardened ioctl: audit log"
+import json, sys
+r = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+assert not any(sys.argv[2] in (d["rule"] or "") for d in r["denials"]), r["denials"]
+PY
+SBX_TEST_DENIAL_OLD=1 run_sbx run --profile hardened -- python3 -c "$TIOCGETD" </dev/null
+seccomp_line "ioctl .*: rule $allow" && pass "negative control: the first-rule naming names the allow rule" ||
+  fail "negative control: the old naming did not name the allow rule: $ERR"
+
+# 10. A custom profile (socket-fixture, denial_sbx.c: its own filter and
+#     rules) refuses socket(AF_INET): named with its own errno rule, the
+#     second of the call's two; the first is its allow rule for AF_UNIX.
+SOCKET='import socket, sys
+socket.socket(socket.AF_UNIX).close()
+try:
+    socket.socket(socket.AF_INET)
+except PermissionError:
+    sys.exit(3)'
+SBX=$DENIAL_SBX run_sbx run --profile socket-fixture --audit "$LOG" -- python3 -c "$SOCKET"
+expect_rc 3 "socket-fixture: socket(AF_INET) refused"
+expect_err "^sbx: seccomp refused socket \(nr 41\) in pid [0-9]+: rule socket-fixture\.pol:4:5 \(profile socket-fixture\) \(errno\(EPERM\)\)$" "custom profile: named with its own refusing rule"
+audit_has seccomp "^socket \(nr 41\)" "^socket-fixture\.pol:4:5 \(profile socket-fixture\)$" "errno(EPERM)" &&
+  pass "custom profile: in the audit log with its rule" || fail "custom profile: not in the audit log"
+SBX_TEST_DENIAL_OLD=1 SBX=$DENIAL_SBX run_sbx run --profile socket-fixture -- python3 -c "$SOCKET"
+seccomp_line "socket .*: rule socket-fixture\.pol:3:5" && pass "negative control: the first-rule naming names the allow rule" ||
+  fail "negative control: the old naming named: $ERR"
+
+# 11. clone3's ENOSYS is the documented fallback (glibc then uses clone):
+#     under standard a command that calls it and exits 0 leaves nothing on
+#     stderr, and a failing one gets no refusal; the audit log has none.
+CLONE3='import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+assert libc.syscall(435, None, 0) == -1 and ctypes.get_errno() == 38
+sys.exit(int(sys.argv[1]))'
+run_sbx run --profile standard --approver none --audit "$LOG" -- python3 -c "$CLONE3" 0
+expect_rc 0 "standard: clone3 answered ENOSYS"
+[[ -z $ERR ]] && pass "clone3 fallback, exit 0: sbx wrote nothing" || fail "clone3 fallback, exit 0: stderr: $ERR"
+run_sbx run --profile standard --approver none --audit "$LOG" -- python3 -c "$CLONE3" 1
+expect_rc 1 "standard: clone3 then exit 1"
+[[ -z $ERR ]] && pass "clone3 fallback, exit 1: sbx wrote nothing" || fail "clone3 fallback, exit 1: stderr: $ERR"
+audit_none seccomp . && pass "clone3 fallback: no denial in the audit log" ||
+  fail "clone3 fallback: a seccomp denial in the audit log"
+SBX_TEST_DENIAL_OLD=1 run_sbx run --profile standard --approver none --audit "$LOG" -- python3 -c "$CLONE3" 1
+seccomp_line "clone3 .*errno\(ENOSYS\)" && pass "negative control: the old naming reports the fallback" ||
+  fail "negative control: the old naming did not report clone3: $ERR"
+audit_none seccomp "^clone3" 2>/dev/null && fail "negative control: the old naming left clone3 out of the audit log" ||
+  pass "negative control: the old naming puts clone3 in the audit log"
+
+# 11b. isatty() of /dev/null (TCGETS, refused by Landlock's IOCTL_DEV on a
+#     device the command opened; "not a terminal" either way): a command
+#     that fails after it gets nothing from sbx.
+ISATTY='import os, sys
+assert not os.isatty(os.open("/dev/null", os.O_RDONLY))
+sys.exit(1)'
+run_sbx run --profile standard --approver none --audit "$LOG" -- python3 -c "$ISATTY"
+expect_rc 1 "standard: isatty(/dev/null) then exit 1"
+[[ -z $ERR ]] && pass "isatty probe: sbx wrote nothing" || fail "isatty probe: stderr: $ERR"
+audit_none landlock "ioctl_dev" && pass "isatty probe: no denial in the audit log" ||
+  fail "isatty probe: a landlock denial in the audit log"
+SBX_TEST_DENIAL_OLD=1 run_sbx run --profile standard --approver none --audit "$LOG" -- python3 -c "$ISATTY"
+expect_err "^sbx: landlock refused fs\.ioctl_dev /dev/null" "negative control: the old naming reports the isatty probe"
+audit_none landlock "ioctl_dev" 2>/dev/null && fail "negative control: the old naming left the probe out of the audit log" ||
+  pass "negative control: the old naming puts the probe in the audit log"
+
+# 12. A grandchild's refused ptrace (sh, the command, -> python3 ->
+#     python3, which calls ptrace): named, with its own pid, and in the
+#     audit log.
+cat >"$WS/grand.py" <<'PY'
+import ctypes, subprocess, sys
+if len(sys.argv) > 1:
+    sys.exit(3 if ctypes.CDLL(None).ptrace(0, 0, 0, 0) == -1 else 0)
+sys.exit(subprocess.call([sys.executable, sys.argv[0], "grandchild"]))
+PY
+GRAND='python3 grand.py; exit $?'
+run_sbx run --profile standard --approver none --audit "$LOG" -- sh -c "$GRAND"
+expect_rc 3 "standard: the grandchild's ptrace refused"
+expect_err "^sbx: seccomp refused ptrace \(nr 101\) in pid [0-9]+: rule $POL \(profile strict\) inherited by profile standard \(errno\(EPERM\)\)$" "grandchild: ptrace named with its rule"
+audit_has seccomp "^ptrace \(nr 101\) in pid [0-9]+\$" "^$POL \(profile strict\)" "errno(EPERM)" &&
+  pass "grandchild: ptrace in the audit log's denials" || fail "grandchild: ptrace not in the audit log"
+SBX_TEST_DENIAL_OLD=1 run_sbx run --profile standard --approver none --audit "$LOG" -- sh -c "$GRAND"
+audit_none seccomp "^ptrace" 2>/dev/null && pass "negative control: by the command's pid alone the grandchild's refusal is missed" ||
+  fail "negative control: the command's pid alone found the grandchild's ptrace"
+
+# 13. A call through the i386 ABI (int 0x80, number 20: getpid there,
+#     writev on x86_64): killed by every profile's ABI check, named as
+#     another ABI's call, never as x86_64's writev.
+run_sbx run --profile permissive --audit "$LOG" -- "$DENIAL_I386"
+expect_rc 159 "permissive: an i386 call kills the command (SIGSYS)"
+expect_err "^sbx: seccomp killed at call 20 of ABI arch=40000003 in pid [0-9]+: rule the ABI check: a call of any ABI but x86_64 is killed \(every profile\) \(profile permissive, $POL\) \(kill-process\)$" "i386: named as another ABI's call, by the ABI check"
+audit_has seccomp "^call 20 of ABI arch=40000003" "^the ABI check" "kill-process" &&
+  pass "i386: in the audit log" || fail "i386: not in the audit log"
+SBX_TEST_DENIAL_OLD=1 run_sbx run --profile permissive -- "$DENIAL_I386"
+seccomp_line "writev" && pass "negative control: the old naming calls it x86_64's writev" ||
+  fail "negative control: the old naming said: $ERR"
+
 # 8. The kernel's audit off: nothing to name, and sbx says so.
 if [[ $old != 2 ]]; then
   "$KAUDIT" set 0 || fail "cannot switch the kernel's audit off again"
@@ -187,8 +327,13 @@ if [[ $old != 2 ]]; then
   expect_rc 126 "audit off: ./mytrue still refused"
   expect_err "^sbx: exec: \./mytrue: Permission denied; a refusal by Landlock could not be named: kernel audit disabled" "audit off: exec failure says the refusal could not be named"
   audit_has landlock . . "errno(EACCES)" 2>/dev/null && fail "audit off: a landlock denial was made up" || pass "audit off: no landlock denial guessed"
-  SBX=$DENIAL_SBX run_sbx run --profile exec-fixture -- env ./mytrue
-  expect_err "^sbx: note: refusals by Landlock, if any, could not be named: kernel audit disabled" "audit off: failed command gets the note"
+  # A command failing on its own met nothing sbx knows of: no note unless
+  # asked for (-v).
+  SBX=$DENIAL_SBX run_sbx run --profile exec-fixture -- sh -c 'exit 1'
+  expect_rc 1 "audit off: sh -c 'exit 1'"
+  [[ -z $ERR ]] && pass "audit off: a command failing on its own: sbx wrote nothing" || fail "audit off: exit 1: stderr: $ERR"
+  SBX=$DENIAL_SBX run_sbx run -v --profile exec-fixture -- env ./mytrue
+  expect_err "^sbx: note: refusals by Landlock, if any, could not be named: kernel audit disabled" "audit off: failed command gets the note with -v"
   run_sbx check
   grep -q "landlock no: kernel audit disabled" <<<"$OUT" &&
     pass "check: says landlock refusals cannot be named" || fail "check: $(grep refusals <<<"$OUT")"

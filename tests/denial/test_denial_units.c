@@ -196,7 +196,7 @@ START_TEST(t_collect_helper)
   feed(SBX_AUDIT_LANDLOCK_DOMAIN, 0, dom_helper);
   feed(SBX_AUDIT_LANDLOCK_ACCESS, 0, rec_other);
   feed(SBX_AUDIT_LANDLOCK_DOMAIN, 0, dom_other);
-  sbx_kmsg_collect_until(pair[0], 15347, helpers, 2, EXE, NULL, 0, &scan);
+  sbx_kmsg_collect_until(pair[0], 15347, helpers, 2, 0, EXE, NULL, 0, &scan);
   ck_assert_int_eq(scan.n_ll, 1);
   ck_assert_uint_eq(scan.ll[0].domain, 0x185a52400ull);
   ck_assert_str_eq(scan.ll[0].blockers, "scope.abstract_unix_socket");
@@ -282,6 +282,26 @@ START_TEST(t_explain_exec)
 }
 END_TEST
 
+START_TEST(t_explain_isatty_probe)
+{
+  struct sbx_denial d;
+  /* Captured on this machine: python's isatty() of /dev/null. */
+  struct sbx_ll_record r =
+      record("fs.ioctl_dev", "path=\"/dev/null\" dev=\"devtmpfs\" ino=3 ioctlcmd=0x5401");
+  sbx_denial_explain(profile("standard"), "/work/ws", "/root", &r, &d);
+  ck_assert(d.expected);
+  ck_assert_str_eq(d.what, "fs.ioctl_dev /dev/null");
+  /* A terminal: the refusal changes what the command sees. */
+  r = record("fs.ioctl_dev", "path=\"/dev/tty\" dev=\"devtmpfs\" ino=9 ioctlcmd=0x5401");
+  sbx_denial_explain(profile("standard"), "/work/ws", "/root", &r, &d);
+  ck_assert(!d.expected);
+  /* Another ioctl of /dev/null is a refusal like any other. */
+  r = record("fs.ioctl_dev", "path=\"/dev/null\" dev=\"devtmpfs\" ino=3 ioctlcmd=0x5413");
+  sbx_denial_explain(profile("standard"), "/work/ws", "/root", &r, &d);
+  ck_assert(!d.expected);
+}
+END_TEST
+
 START_TEST(t_explain_write_delete)
 {
   struct sbx_denial d;
@@ -331,6 +351,161 @@ START_TEST(t_explain_net_scope)
 }
 END_TEST
 
+/* Records this kernel (6.18) wrote for a run with its own audit session
+ * (ses=6): the errno's value is not logged (code=0x50000). */
+static const char rec_sc_child[] =
+    "audit(1796181373.619:68803): auid=0 uid=0 gid=0 ses=6 pid=17490 comm=\"python3\" "
+    "exe=\"/usr/bin/python3.11\" sig=0 arch=c000003e syscall=101 compat=0 ip=0x7f249f61234a "
+    "code=0x50000";
+static const char rec_sc_clone3[] =
+    "audit(1796181373.619:68802): auid=0 uid=0 gid=0 ses=6 pid=17488 comm=\"python3\" "
+    "exe=\"/usr/bin/python3.11\" sig=0 arch=c000003e syscall=435 compat=0 ip=0x7f249f614829 "
+    "code=0x50000";
+/* Another run's (ses=9), made by a process that has the command's pid. */
+static const char rec_sc_other[] =
+    "audit(1796181373.700:68810): auid=0 uid=0 gid=0 ses=9 pid=17488 comm=\"python3\" "
+    "exe=\"/usr/bin/python3.11\" sig=0 arch=c000003e syscall=62 compat=0 ip=0x7f24 "
+    "code=0x50000";
+/* The approvals' notify filter: the supervisor answers, not a refusal. */
+static const char rec_sc_notify[] =
+    "audit(1796181373.701:68811): auid=0 uid=0 gid=0 ses=6 pid=17490 comm=\"rm\" "
+    "exe=\"/usr/bin/rm\" sig=0 arch=c000003e syscall=263 compat=0 ip=0x7f24 code=0x7fc00000";
+
+START_TEST(t_collect_session)
+{
+  feed(SBX_AUDIT_SECCOMP, 0, rec_sc_clone3);
+  feed(SBX_AUDIT_SECCOMP, 0, rec_sc_child);
+  feed(SBX_AUDIT_SECCOMP, 0, rec_sc_child); /* repeated: kept once */
+  feed(SBX_AUDIT_SECCOMP, 0, rec_sc_other);
+  feed(SBX_AUDIT_SECCOMP, 0, rec_sc_notify);
+  sbx_kmsg_collect_until(pair[0], 17488, NULL, 0, 6, NULL, NULL, 0, &scan);
+  /* Every process of session 6, the child too; not ses 9's, though it has
+   * the command's pid; not the notify record. */
+  ck_assert_int_eq(scan.seccomp.count, 3);
+  ck_assert_int_eq(scan.n_sc, 2);
+  ck_assert_int_eq(scan.sc[0].syscall, 435);
+  ck_assert_int_eq(scan.sc[1].syscall, 101);
+  ck_assert_int_eq(scan.sc[1].pid, 17490);
+  ck_assert_uint_eq(scan.sc[1].code, 0x50000u);
+  ck_assert_uint_eq(scan.sc[1].arch, 0xc000003eu);
+}
+END_TEST
+
+START_TEST(t_collect_no_session)
+{
+  /* Without a session only the command's pid counts (the child is missed:
+   * that is the naming sbx falls back to, and says so in the docs). */
+  feed(SBX_AUDIT_SECCOMP, 0, rec_sc_clone3);
+  feed(SBX_AUDIT_SECCOMP, 0, rec_sc_child);
+  sbx_kmsg_collect_until(pair[0], 17488, NULL, 0, 0, NULL, NULL, 0, &scan);
+  ck_assert_int_eq(scan.n_sc, 1);
+  ck_assert_int_eq(scan.sc[0].syscall, 435);
+}
+END_TEST
+
+static struct sbx_sc_denial den;
+
+static void explain(const char *profile, int nr, uint32_t arch, uint32_t code, bool first)
+{
+  const struct cs_profile *p = cs_profile_find(profile);
+  struct sbx_sc_record r = {.syscall = nr, .arch = arch, .code = code, .pid = 4711};
+  ck_assert_ptr_nonnull(p);
+  sbx_seccomp_explain(p, &r, first, &den);
+}
+
+START_TEST(t_explain_seccomp_conditions)
+{
+  /* hardened ioctl: allow-if (270), errno-if (274), errno (269). */
+  explain("hardened", 16, 0xc000003e, 0x50000, false);
+  ck_assert_ptr_nonnull(strstr(den.rule, "one of profiles.pol:274:5 (profile hardened), "
+                                         "profiles.pol:269:5 (profile hardened)"));
+  ck_assert_ptr_null(strstr(den.rule, ":270:"));
+  ck_assert_str_eq(den.action, "errno(EPERM)");
+  ck_assert_ptr_null(den.note);
+  ck_assert(!den.expected);
+  ck_assert_str_eq(den.what, "ioctl (nr 16) in pid 4711");
+  /* The naming before (test knob): the first rule, an allow rule. */
+  explain("hardened", 16, 0xc000003e, 0x50000, true);
+  ck_assert_ptr_nonnull(strstr(den.rule, "profiles.pol:270:5"));
+  /* strict ioctl: errno-if TIOCSTI, then allow: only the first refuses. */
+  explain("strict", 16, 0xc000003e, 0x50000, false);
+  ck_assert_str_eq(den.rule, "profiles.pol:87:5 (profile strict)");
+  ck_assert_ptr_nonnull(den.note);
+  ck_assert_int_eq(den.note->nr, 16);
+}
+END_TEST
+
+START_TEST(t_explain_seccomp_profile)
+{
+  /* An inherited rule says who wrote it and which profile ran. */
+  explain("standard", 101, 0xc000003e, 0x50000, false);
+  ck_assert_str_eq(den.rule, "profiles.pol:110:5 (profile strict) inherited by profile standard");
+  /* A call no rule lists: the default action of the profile that ran. */
+  explain("standard", 169, 0xc000003e, 0x50000, false); /* reboot is listed ... */
+  ck_assert_ptr_null(strstr(den.rule, "default"));
+  explain("strict", 999, 0xc000003e, 0x50000, false);
+  ck_assert_ptr_nonnull(strstr(den.rule, "default action (profile strict"));
+  ck_assert_str_eq(den.action, "errno(EPERM)");
+  /* A kill no rule of permissive returns (its default allows): not ours. */
+  explain("permissive", 999, 0xc000003e, 0x80000000u, false);
+  ck_assert_ptr_nonnull(strstr(den.rule, "another seccomp filter"));
+  ck_assert(!den.expected);
+  /* Another ABI: never looked up in the x86_64 table. */
+  explain("strict", 11, 0x40000003u, 0x80000000u, false);
+  ck_assert_ptr_nonnull(strstr(den.rule, "ABI check"));
+  ck_assert_ptr_null(den.note);
+  /* x32's numbers: killed by the same check, whatever the default. */
+  explain("permissive", 0x40000000 | 246, 0xc000003e, 0x80000000u, false);
+  ck_assert_ptr_nonnull(strstr(den.rule, "ABI check"));
+  ck_assert_str_eq(den.what, "x32 call 246 in pid 4711");
+  /* Refused, not killed: not our ABI check's doing. */
+  explain("strict", 0x40000000 | 39, 0xc000003e, 0x50000u, false);
+  ck_assert_ptr_nonnull(strstr(den.rule, "another seccomp filter"));
+}
+END_TEST
+
+START_TEST(t_explain_seccomp_by_text)
+{
+  /* A profile without return values (written by hand): its refusing rules
+   * by their text, still never an allow rule; a default that allows is no
+   * candidate. */
+  struct cs_profile p = *cs_profile_find("hardened");
+  struct sbx_sc_record r = {.syscall = 16, .arch = 0xc000003e, .code = 0x50000, .pid = 1};
+  p.rets_known = false;
+  sbx_seccomp_explain(&p, &r, false, &den);
+  ck_assert_ptr_nonnull(strstr(den.rule, "one of profiles.pol:274:5"));
+  ck_assert_ptr_null(strstr(den.rule, ":270:"));
+  ck_assert(!den.expected);
+  p.syscall_notes = NULL;
+  p.n_syscall_notes = 0;
+  p.default_action = "allow";
+  sbx_seccomp_explain(&p, &r, false, &den);
+  ck_assert_ptr_nonnull(strstr(den.rule, "another seccomp filter"));
+}
+END_TEST
+
+START_TEST(t_explain_seccomp_fallback)
+{
+  /* clone3 and io_uring: errno(ENOSYS) rules, the documented fallback. */
+  explain("standard", 435, 0xc000003e, 0x50000, false);
+  ck_assert(den.expected);
+  ck_assert_str_eq(den.action, "errno(ENOSYS)");
+  explain("strict", 425, 0xc000003e, 0x50000, false);
+  ck_assert(den.expected);
+  /* A kernel that logs the errno: EPERM for clone3 is no rule of ours,
+   * and never expected. */
+  explain("standard", 435, 0xc000003e, 0x50001, false);
+  ck_assert(!den.expected);
+  ck_assert_ptr_nonnull(strstr(den.rule, "another seccomp filter"));
+  /* The same with the data: ioctl EPERM still both errno rules. */
+  explain("hardened", 16, 0xc000003e, 0x50001, false);
+  ck_assert_ptr_nonnull(strstr(den.rule, "one of"));
+  /* The default action is never an expected fallback; a kill never is. */
+  explain("strict", 435, 0xc000003e, 0x80000000u, false);
+  ck_assert(!den.expected);
+}
+END_TEST
+
 START_TEST(t_naming_text)
 {
   ck_assert_ptr_nonnull(strstr(sbx_naming_text(SBX_NAMING_AUDIT_DISABLED),
@@ -357,9 +532,16 @@ int main(void)
   tcase_add_test(tf, t_collect_busy);
   tcase_add_test(tf, t_collect_helper);
   tcase_add_test(tf, t_collect_kmsg);
+  tcase_add_test(tf, t_collect_session);
+  tcase_add_test(tf, t_collect_no_session);
   tcase_add_test(te, t_explain_exec);
   tcase_add_test(te, t_explain_write_delete);
+  tcase_add_test(te, t_explain_isatty_probe);
   tcase_add_test(te, t_explain_net_scope);
+  tcase_add_test(te, t_explain_seccomp_conditions);
+  tcase_add_test(te, t_explain_seccomp_profile);
+  tcase_add_test(te, t_explain_seccomp_fallback);
+  tcase_add_test(te, t_explain_seccomp_by_text);
   suite_add_tcase(s, tc);
   suite_add_tcase(s, tf);
   suite_add_tcase(s, te);

@@ -11,8 +11,8 @@ static const struct cs_path_rule strict_denied[] = {
   {"~/.ssh", CS_PATH_READ | CS_PATH_WRITE | CS_PATH_EXEC, "fixture.pol:7:5"},
 };
 static const struct cs_syscall_note strict_notes[] = {
-  {0, "read", "allow", "fixture.pol:10:5"},
-  {101, "ptrace", "kill-process", "fixture.pol:11:5"},
+  {0, "read", "allow", "fixture.pol:10:5", 0x7fff0000u},
+  {101, "ptrace", "kill-process", "fixture.pol:11:5", 0x80000000u},
 };
 static const struct cs_command_rule std_rules[] = {
   {"force-push", "git", "push --force", 1, 1, "fixture.pol:22:5 (profile standard)"},
@@ -43,6 +43,8 @@ const struct cs_profile sbx_fixture_profiles[SBX_FIXTURE_N] = {
     .syscall_notes = strict_notes,
     .n_syscall_notes = 2,
     .default_action = "errno(EPERM)",
+    .default_ret = 0x00050001u,
+    .rets_known = true,
   },
   {
     .name = "standard",
@@ -60,5 +62,7 @@ const struct cs_profile sbx_fixture_profiles[SBX_FIXTURE_N] = {
     .command_rules = std_rules,
     .n_command_rules = 2,
     .default_action = "kill-process",
+    .default_ret = 0x80000000u,
+    .rets_known = true,
   },
 };

@@ -85,7 +85,7 @@ else
     kill*) [[ $RC == 159 || $RC == 137 ]] && pass "$name killed the command ($RC)" || fail "$name: exit $RC: $ERR" ;;
     *) expect_rc 0 "$name refused with $action, the command went on" ;;
   esac
-  expect_err "seccomp refused $name \\(nr $nr\\): rule $rule" "stderr names $name and its rule"
+  expect_err "seccomp refused $name \\(nr $nr\\) in pid [0-9]+: rule $rule" "stderr names $name, the process and its rule"
   python3 - "$LOG" "$name" "$rule" "$action" <<'PY' && pass "denial of $name with rule $rule ($action)" || fail "denial of $name not recorded"
 import json, sys
 r = json.loads(open(sys.argv[1]).read().splitlines()[-1])

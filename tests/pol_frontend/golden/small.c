@@ -102,16 +102,17 @@ static const struct sock_filter cs_profile_base_filter[19] = {
  */
 
 static const struct cs_syscall_note cs_profile_base_syscalls[8] = {
-    /* nr, name, action (and its condition, arguments as argN; .lo32: low 32 bits only), origin;
-     * then, in a comment, the statement as written in the policy */
-    {  0, "read", "allow", "small.pol:23:5 (profile base)"}, /* allow @io, exit_group, clone; */
-    {  1, "write", "allow", "small.pol:23:5 (profile base)"}, /* allow @io, exit_group, clone; */
-    {  3, "close", "allow", "small.pol:23:5 (profile base)"}, /* allow @io, exit_group, clone; */
-    { 16, "ioctl", "errno(EPERM) if arg1.lo32 == 0x5412", "small.pol:25:5 (profile base)"}, /* errno(EPERM) ioctl if cmd == TIOCSTI; */
-    { 16, "ioctl", "allow if arg1.lo32 == 0x5401", "small.pol:26:5 (profile base)"}, /* allow ioctl if cmd == TCGETS; */
-    { 56, "clone", "errno(EPERM) if (arg0 & 0x10000000) == 0x10000000 || (arg0 & 0x40000000) == 0x40000000", "small.pol:24:5 (profile base)"}, /* errno(EPERM) clone if (flags & NS) != 0; */
-    { 56, "clone", "allow", "small.pol:23:5 (profile base)"}, /* allow @io, exit_group, clone; */
-    {231, "exit_group", "allow", "small.pol:23:5 (profile base)"}, /* allow @io, exit_group, clone; */
+    /* nr, name, action (and its condition, arguments as argN; .lo32: low 32 bits only), origin,
+     * the filter's return value when the rule decides; then, in a comment, the statement
+     * as written in the policy */
+    {  0, "read", "allow", "small.pol:23:5 (profile base)", 0x7fff0000u}, /* allow @io, exit_group, clone; */
+    {  1, "write", "allow", "small.pol:23:5 (profile base)", 0x7fff0000u}, /* allow @io, exit_group, clone; */
+    {  3, "close", "allow", "small.pol:23:5 (profile base)", 0x7fff0000u}, /* allow @io, exit_group, clone; */
+    { 16, "ioctl", "errno(EPERM) if arg1.lo32 == 0x5412", "small.pol:25:5 (profile base)", 0x00050001u}, /* errno(EPERM) ioctl if cmd == TIOCSTI; */
+    { 16, "ioctl", "allow if arg1.lo32 == 0x5401", "small.pol:26:5 (profile base)", 0x7fff0000u}, /* allow ioctl if cmd == TCGETS; */
+    { 56, "clone", "errno(EPERM) if (arg0 & 0x10000000) == 0x10000000 || (arg0 & 0x40000000) == 0x40000000", "small.pol:24:5 (profile base)", 0x00050001u}, /* errno(EPERM) clone if (flags & NS) != 0; */
+    { 56, "clone", "allow", "small.pol:23:5 (profile base)", 0x7fff0000u}, /* allow @io, exit_group, clone; */
+    {231, "exit_group", "allow", "small.pol:23:5 (profile base)", 0x7fff0000u}, /* allow @io, exit_group, clone; */
 };
 
 static const struct cs_path_rule cs_profile_base_allowed_paths[3] = {
@@ -211,18 +212,19 @@ static const struct sock_filter cs_profile_child_one_filter[22] = {
  */
 
 static const struct cs_syscall_note cs_profile_child_one_syscalls[10] = {
-    /* nr, name, action (and its condition, arguments as argN; .lo32: low 32 bits only), origin;
-     * then, in a comment, the statement as written in the policy */
-    {  0, "read", "allow", "small.pol:23:5 (profile base)"}, /* allow @io, exit_group, clone; */
-    {  1, "write", "allow", "small.pol:23:5 (profile base)"}, /* allow @io, exit_group, clone; */
-    {  3, "close", "allow", "small.pol:23:5 (profile base)"}, /* allow @io, exit_group, clone; */
-    { 16, "ioctl", "errno(EPERM) if arg1.lo32 == 0x5412", "small.pol:25:5 (profile base)"}, /* errno(EPERM) ioctl if cmd == TIOCSTI; */
-    { 16, "ioctl", "allow if arg1.lo32 == 0x5401", "small.pol:26:5 (profile base)"}, /* allow ioctl if cmd == TCGETS; */
-    { 56, "clone", "errno(EPERM) if (arg0 & 0x10000000) == 0x10000000 || (arg0 & 0x40000000) == 0x40000000", "small.pol:24:5 (profile base)"}, /* errno(EPERM) clone if (flags & NS) != 0; */
-    { 56, "clone", "allow", "small.pol:23:5 (profile base)"}, /* allow @io, exit_group, clone; */
-    { 87, "unlink", "allow", "small.pol:39:5 (profile child-one)"}, /* allow unlink; */
-    {101, "ptrace", "kill-process", "small.pol:40:5 (profile child-one)"}, /* kill-process ptrace; */
-    {231, "exit_group", "allow", "small.pol:23:5 (profile base)"}, /* allow @io, exit_group, clone; */
+    /* nr, name, action (and its condition, arguments as argN; .lo32: low 32 bits only), origin,
+     * the filter's return value when the rule decides; then, in a comment, the statement
+     * as written in the policy */
+    {  0, "read", "allow", "small.pol:23:5 (profile base)", 0x7fff0000u}, /* allow @io, exit_group, clone; */
+    {  1, "write", "allow", "small.pol:23:5 (profile base)", 0x7fff0000u}, /* allow @io, exit_group, clone; */
+    {  3, "close", "allow", "small.pol:23:5 (profile base)", 0x7fff0000u}, /* allow @io, exit_group, clone; */
+    { 16, "ioctl", "errno(EPERM) if arg1.lo32 == 0x5412", "small.pol:25:5 (profile base)", 0x00050001u}, /* errno(EPERM) ioctl if cmd == TIOCSTI; */
+    { 16, "ioctl", "allow if arg1.lo32 == 0x5401", "small.pol:26:5 (profile base)", 0x7fff0000u}, /* allow ioctl if cmd == TCGETS; */
+    { 56, "clone", "errno(EPERM) if (arg0 & 0x10000000) == 0x10000000 || (arg0 & 0x40000000) == 0x40000000", "small.pol:24:5 (profile base)", 0x00050001u}, /* errno(EPERM) clone if (flags & NS) != 0; */
+    { 56, "clone", "allow", "small.pol:23:5 (profile base)", 0x7fff0000u}, /* allow @io, exit_group, clone; */
+    { 87, "unlink", "allow", "small.pol:39:5 (profile child-one)", 0x7fff0000u}, /* allow unlink; */
+    {101, "ptrace", "kill-process", "small.pol:40:5 (profile child-one)", 0x80000000u}, /* kill-process ptrace; */
+    {231, "exit_group", "allow", "small.pol:23:5 (profile base)", 0x7fff0000u}, /* allow @io, exit_group, clone; */
 };
 
 static const struct cs_path_rule cs_profile_child_one_allowed_paths[3] = {
@@ -265,6 +267,8 @@ const struct cs_profile cs_profiles[CS_PROFILES_COUNT] = {
         .syscall_notes = cs_profile_base_syscalls,
         .n_syscall_notes = 8u,
         .default_action = "errno(EPERM)",
+        .default_ret = 0x00050001u,
+        .rets_known = true,
     },
     {
         .name = "child-one",
@@ -295,6 +299,8 @@ const struct cs_profile cs_profiles[CS_PROFILES_COUNT] = {
         .syscall_notes = cs_profile_child_one_syscalls,
         .n_syscall_notes = 10u,
         .default_action = "errno(EPERM)",
+        .default_ret = 0x00050001u,
+        .rets_known = true,
     },
 };
 /* End profile table. */
