@@ -1394,6 +1394,8 @@ START_TEST(t_describe)
   ck_assert_ptr_nonnull(strstr(text, "net (empty)"));
   ck_assert_ptr_nonnull(strstr(text, "tcp: bind and connect refused"));
   ck_assert_ptr_nonnull(strstr(text, "files of the bin directories (no shells)"));
+  ck_assert_ptr_nonnull(strstr(text, geteuid() == 0 ? "identity: uid 65534 gid 65534, nobody"
+                                                    : "identity: uid "));
   ck_assert_ptr_null(strstr(text, "GITHUB_TOKEN"));
   free(text);
   ck_assert_int_eq(git_setup(ws), 0);
