@@ -6,8 +6,8 @@
  * every call that takes a mode (chmod, fchmod, fchmodat, fchmodat2, open,
  * openat, creat, openat2, O_TMPFILE), set-gid directories (mkdir, chmod),
  * mknod of a set-uid regular file and of character and block devices,
- * security.capability on the copy; a hard link to SETID-BINARY in
- * LINK-DIR. An attempt counts as an escape when its file ends up with a
+ * security.capability on the copy, chown of the copy to root; a hard
+ * link to SETID-BINARY in LINK-DIR. An attempt counts as an escape when its file ends up with a
  * set-id bit, a device type or file capabilities, whatever the call said.
  * Exit 0: all refused; 10: one got through (ESCAPED). */
 #include <fcntl.h>
@@ -122,6 +122,16 @@ int main(int argc, char **argv)
     int rc = setxattr("copy", "security.capability", &cap, XATTR_CAPS_SZ_2, 0);
     ESC_ATTEMPT(rc == 0 || lgetxattr("copy", "security.capability", NULL, 0) > 0,
                 "setxattr security.capability");
+  }
+
+  /* Giving a file of its own to root (no CAP_CHOWN: only the file's
+   * owner and its own groups are possible). Only meaningful where the
+   * copy is not root's to begin with (a user's workspace). */
+  {
+    struct stat before;
+    if (lstat("copy", &before) == 0 && before.st_uid != 0)
+      ESC_ATTEMPT(chown("copy", 0, 0) == 0 || (lstat("copy", &before) == 0 && before.st_uid == 0),
+                  "chown to root");
   }
 
   /* A second name for a set-uid program of the system: it would keep
