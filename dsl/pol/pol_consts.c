@@ -50,6 +50,9 @@ _Static_assert(AF_NETLINK == 16, "AF_NETLINK moved");
 _Static_assert(IPPROTO_IPV6 == 41 && IPV6_RTHDR == 57 && IPV6_2292RTHDR == 5,
                "IPv6 routing-header options moved: check netinet/in.h");
 _Static_assert(IPPROTO_IP == 0 && IP_OPTIONS == 4 && IP_RETOPTS == 7, "IP options moved");
+_Static_assert(S_ISUID == 04000 && S_ISGID == 02000 && S_IFMT == 0170000 && S_IFIFO == 010000 &&
+                   S_IFSOCK == 0140000,
+               "file mode bits moved: check fcntl.h");
 _Static_assert(F_SETLEASE == 1024 && F_NOTIFY == 1026, "F_SETLEASE/F_NOTIFY moved: check fcntl.h");
 
 static int pol_const_cmp(const void *key, const void *elem) {

@@ -19,11 +19,21 @@ static const struct pol_sysargs_row {
 } pol_sysargs[] = {
     /* kernel/bpf/syscall.c: (int cmd, union bpf_attr *uattr, unsigned int size) */
     {"bpf", "cmd,attr,size", 0x05},
+    /* fs/open.c: (const char *filename, umode_t mode) */
+    {"chmod", "pathname,mode", 0x02},
     /* kernel/fork.c (x86_64 order): (unsigned long flags, unsigned long newsp,
      * int *parent_tidptr, int *child_tidptr, unsigned long tls) */
     {"clone", "flags,stack,parent_tid,child_tid,tls", 0x00},
     /* kernel/fork.c: (struct clone_args *uargs, size_t size) */
     {"clone3", "args,size", 0x00},
+    /* fs/open.c: (const char *pathname, umode_t mode) */
+    {"creat", "pathname,mode", 0x02},
+    /* fs/open.c: (unsigned int fd, umode_t mode) */
+    {"fchmod", "fd,mode", 0x03},
+    /* fs/open.c: (int dfd, const char *filename, umode_t mode) */
+    {"fchmodat", "dirfd,pathname,mode", 0x05},
+    /* fs/open.c: (int dfd, const char *filename, umode_t mode, unsigned int flags) */
+    {"fchmodat2", "dirfd,pathname,mode,flags", 0x0d},
     /* fs/fcntl.c: (unsigned int fd, unsigned int cmd, unsigned long arg) */
     {"fcntl", "fd,cmd,arg", 0x03},
     /* fs/ioctl.c: (unsigned int fd, unsigned int cmd, unsigned long arg) */
@@ -34,6 +44,14 @@ static const struct pol_sysargs_row {
     {"madvise", "addr,length,advice", 0x04},
     /* mm/memfd.c: (const char *uname, unsigned int flags) */
     {"memfd_create", "name,flags", 0x02},
+    /* fs/namei.c: (const char *pathname, umode_t mode) */
+    {"mkdir", "pathname,mode", 0x02},
+    /* fs/namei.c: (int dfd, const char *pathname, umode_t mode) */
+    {"mkdirat", "dirfd,pathname,mode", 0x05},
+    /* fs/namei.c: (const char *filename, umode_t mode, unsigned dev) */
+    {"mknod", "pathname,mode,dev", 0x06},
+    /* fs/namei.c: (int dfd, const char *filename, umode_t mode, unsigned int dev) */
+    {"mknodat", "dirfd,pathname,mode,dev", 0x0d},
     /* arch/x86/kernel/sys_x86_64.c: six unsigned long */
     {"mmap", "addr,length,prot,flags,fd,offset", 0x00},
     /* mm/mprotect.c: (unsigned long start, size_t len, unsigned long prot) */

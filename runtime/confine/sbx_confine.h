@@ -113,6 +113,11 @@ enum sbx_run_flags {
    * before the fix. Never set by sbx's command line; refused by the
    * warm-start server (an unknown flag there). */
   SBX_RUN_TEST_GIT_LEGACY = 1u << 3,
+  /* Tests only (the negative control of the command's identity, issue
+   * 12): when sbx is root the command keeps the host's uid 0, as before
+   * the fix (sbx_plan_identity.c). Never set by sbx's command line; the
+   * warm-start server refuses it like the flags above. */
+  SBX_RUN_TEST_HOST_ROOT = 1u << 4,
 };
 
 struct sbx_run_request {

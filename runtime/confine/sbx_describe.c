@@ -115,6 +115,11 @@ int sbx_confine_describe(const struct sbx_run_request *req, FILE *out)
           (unsigned long long)p->limits.max_file_size);
   fprintf(out, "cgroup: %s\n", f.cgroup_detail);
   fprintf(out, "privileges: no_new_privs, every capability dropped, securebits locked\n");
+  /* Who the command is (docs/confinement.md, "Identity"). */
+  fprintf(out, "identity: uid %u gid %u, %s\n", (unsigned)plan.run_uid, (unsigned)plan.run_gid,
+          !plan.run_as      ? "the caller's"
+          : plan.idmap_ws ? "nobody (root owns the workspace: bound idmapped, its files root's)"
+                          : "the workspace's owner, no supplementary groups");
   fprintf(out, "seccomp: %u instructions, loaded last\n", p->filter_len);
   fprintf(out, "environment:");
   for (size_t i = 0; i < plan.n_env; i++) {

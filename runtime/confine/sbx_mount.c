@@ -112,11 +112,16 @@ static int sbx_mountpoint(const char *dst, bool is_dir)
   return 0;
 }
 
-static int sbx_bind(const char *src, const char *dst, bool is_dir, uint64_t attrs)
+static int sbx_bind(const char *src, const char *dst, bool is_dir, uint64_t attrs,
+                    const struct sbx_plan *idmap)
 {
   int rc = sbx_mountpoint(dst, is_dir);
   if (rc < 0)
     return rc;
+  /* root's workspace, for a command that is not root (sbx_idmap.c). */
+  if (idmap)
+    return sbx_bind_idmapped(src, dst, attrs | SBX_MOUNT_ATTR_NOSUID | SBX_MOUNT_ATTR_NODEV,
+                             idmap->run_uid, idmap->run_gid, SBX_OLD "/proc");
   if (mount(src, dst, NULL, MS_BIND | MS_REC, NULL) < 0)
     return -errno;
   /* nosuid and nodev always: no_new_privs already neutralises set-uid
@@ -280,10 +285,43 @@ static int sbx_mount_tmp(const char *root, const struct sbx_plan *plan, struct s
             opts) < 0 ||
       mkdir(home, 0700) < 0)
     goto fail;
+  /* HOME belongs to the identity the command runs as (sbx is root:
+   * sbx_plan_identity.c), or it could not use it. */
+  if (plan->run_as && chown(home, plan->run_uid, plan->run_gid) < 0)
+    goto fail;
   return 0;
 fail:
   sbx_fail_set(f, SBX_LAYER_MOUNT, errno, "private /tmp: %s", strerror(errno));
   return -errno;
+}
+
+/* Is `path` `dir` or below it? */
+static bool sbx_mount_under(const char *path, const char *dir)
+{
+  size_t n = strlen(dir);
+  return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* With root's workspace (sbx_idmap.c): its bind, every bind inside it (the
+ * git protection binds .git, its configs and hooks onto themselves,
+ * sbx_plan_git.c) and, for a linked worktree, the repository's common git
+ * directory bound writable beside it, where commits go, with the binds
+ * inside that: the command works on all of them as their owner (git
+ * refuses a repository whose .git another uid owns: "dubious ownership").
+ * Read-only binds stay read-only; any other bind keeps the host's owners. */
+static bool sbx_mount_idmapped(const struct sbx_plan *plan, const struct sbx_mount_entry *e)
+{
+  if (!plan->idmap_ws || (e->kind != SBX_MNT_BIND_RW && e->kind != SBX_MNT_BIND_RO))
+    return false;
+  if (sbx_mount_under(e->path, plan->workspace))
+    return true;
+  for (size_t i = 0; i < plan->n_mounts; i++) {
+    const struct sbx_mount_entry *c = &plan->mounts[i];
+    if (c->kind == SBX_MNT_BIND_RW && strcmp(c->why, "git common dir") == 0 &&
+        sbx_mount_under(e->path, c->path))
+      return true;
+  }
+  return false;
 }
 
 static int sbx_mount_entries(const struct sbx_plan *plan, struct sbx_fail *f)
@@ -306,7 +344,8 @@ static int sbx_mount_entries(const struct sbx_plan *plan, struct sbx_fail *f)
        * execute from it, /etc, allowed paths without execute. */
       rc = sbx_bind(src, dst, e->is_dir,
                     (e->kind == SBX_MNT_BIND_RO ? SBX_MOUNT_ATTR_RDONLY : 0) |
-                        (e->noexec ? SBX_MOUNT_ATTR_NOEXEC : 0));
+                        (e->noexec ? SBX_MOUNT_ATTR_NOEXEC : 0),
+                    sbx_mount_idmapped(plan, e) ? plan : NULL);
       break;
     case SBX_MNT_SYMLINK: {
       char parent[PATH_MAX];

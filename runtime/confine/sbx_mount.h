@@ -4,6 +4,8 @@
 #define CS_RUNTIME_SBX_MOUNT_H
 
 #include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
 
 #include "sbx_fail.h"
 #include "sbx_plan.h"
@@ -24,6 +26,12 @@ int sbx_mount_fresh(const struct sbx_plan *plan, struct sbx_fail *f);
  * (sbx_memfd.c). 0 also when the kernel or a user namespace does not
  * offer it (the filter is the profile's layer); -errno with *f filled. */
 int sbx_memfd_noexec(const struct sbx_plan *plan, struct sbx_fail *f);
+/* Binds src at dst (an existing mount point) as an idmapped mount whose
+ * on-disk uid 0 and gid 0 are uid/gid, with the mount attributes `attrs`
+ * (MOUNT_ATTR_*), recursively (sbx_idmap.c); `procfs`: where the host's
+ * /proc is. 0 or -errno. */
+int sbx_bind_idmapped(const char *src, const char *dst, uint64_t attrs, uid_t uid, gid_t gid,
+                      const char *procfs);
 /* Can a template and sbx_mount_fresh reproduce this plan's view? (Not
  * over the host's root; no symlink entry under /tmp.) */
 bool sbx_mount_warm_ok(const struct sbx_plan *plan);

@@ -542,7 +542,9 @@ static int sbx_plan_build_ex(const struct sbx_run_request *req, int abi, const c
     home = pw ? pw->pw_dir : NULL;
   }
   c.home = home;
-  if ((rc = sbx_plan_workspace(p, &c)) < 0 || (rc = sbx_plan_allowed(p, &c)) < 0 ||
+  if ((rc = sbx_plan_workspace(p, &c)) < 0 ||
+      (rc = sbx_plan_identity(p, (req->flags & SBX_RUN_TEST_HOST_ROOT) != 0, f)) < 0 ||
+      (rc = sbx_plan_allowed(p, &c)) < 0 ||
       (!p->full_root && (rc = sbx_plan_system(p, f)) < 0) || (rc = sbx_plan_ws_view(p, &c)) < 0 ||
       (rc = sbx_plan_fixed_rules(p, f)) < 0 || (rc = sbx_plan_denied(p, &c)) < 0 ||
       (rc = sbx_plan_finish(p, &c)) < 0) {

@@ -18,6 +18,9 @@ struct sbx_fail;
 /* The sandbox's PATH; the caller's PATH is not used because its entries
  * (pyenv shims, ~/bin) are not visible inside and could be attacker-chosen. */
 #define SBX_SANDBOX_PATH "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
+/* nobody and nogroup on Debian: the identity of a command whose workspace
+ * root owns (sbx_plan_identity.c). */
+#define SBX_NOBODY 65534
 /* HOME inside the sandbox: private, on the sandbox's own /tmp tmpfs. */
 #define SBX_SANDBOX_HOME "/tmp/home"
 
@@ -85,8 +88,21 @@ struct sbx_plan {
   bool full_root_rw; /* ... and it is writable */
   int landlock_abi;
   uint64_t timeout_ms;
-  uid_t uid;
+  uid_t uid; /* sbx's own effective ids */
   gid_t gid;
+  /* sbx is root: the command becomes run_uid/run_gid (no supplementary
+   * groups) before it drops its capabilities (sbx_plan_identity.c says
+   * who that is). Otherwise run_uid/run_gid are uid/gid. */
+  bool run_as;
+  uid_t run_uid;
+  gid_t run_gid;
+  /* The workspace's owner they were chosen from (a warm template is
+   * reused only while it is the same: runtime/warm/sbx_serve.c). */
+  uid_t ws_uid;
+  gid_t ws_gid;
+  /* run_as, and root owns the workspace: its bind is idmapped, root's
+   * files there are the command's (sbx_idmap.c). */
+  bool idmap_ws;
 
   struct sbx_mount_entry *mounts;
   size_t n_mounts, cap_mounts;

@@ -10,6 +10,8 @@
 
 #include "sbx_plan.h"
 
+struct sbx_fail;
+
 /* The directories programs are looked up in (the sandbox's PATH). */
 extern const char *const sbx_bin_dirs[];
 
@@ -32,6 +34,9 @@ bool sbx_is_visible(const struct sbx_plan *p, const char *path);
  * as before issue 12 (SBX_RUN_TEST_GIT_LEGACY, tests only). 0, or a
  * negative errno with a message in err. */
 int sbx_plan_git(struct sbx_plan *p, const char *home, bool legacy, char *err, size_t err_len);
+/* The identity the command runs as (run_as, run_uid, run_gid); needs
+ * p->uid and p->workspace. `keep_root`: SBX_RUN_TEST_HOST_ROOT. */
+int sbx_plan_identity(struct sbx_plan *p, bool keep_root, struct sbx_fail *f);
 int sbx_plan_shells(struct sbx_plan *p);
 /* Marks every mount no Landlock EXECUTE rule reaches noexec (and the
  * private /tmp, /dev/shm, the host root as base); `keep_exec`: the tests'

@@ -10,6 +10,7 @@
 #include <linux/securebits.h>
 #include <stdio.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/capability.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -42,9 +43,9 @@ static int sbx_rlimit(int res, const char *name, uint64_t soft, uint64_t hard, s
   return 0;
 }
 
-int sbx_rlimits_apply(const struct cs_profile *p, struct sbx_fail *f)
+int sbx_rlimits_apply(const struct sbx_plan *plan, struct sbx_fail *f)
 {
-  const struct cs_limits *l = &p->limits;
+  const struct cs_limits *l = &plan->profile->limits;
   int rc = 0;
   /* No core files: a core dump of a process that read secrets would write
    * them into the workspace. */
@@ -55,7 +56,13 @@ int sbx_rlimits_apply(const struct cs_profile *p, struct sbx_fail *f)
   if (l->max_cpu_seconds && (rc = sbx_rlimit(RLIMIT_CPU, "RLIMIT_CPU", l->max_cpu_seconds,
                                              l->max_cpu_seconds + 1, f)) < 0)
     return rc;
-  if (l->max_processes && (rc = sbx_rlimit(RLIMIT_NPROC, "RLIMIT_NPROC", l->max_processes,
+  /* RLIMIT_NPROC counts every process of the real uid on the host: for a
+   * command that becomes the workspace's owner (sbx is root), the
+   * owner's own processes outside would count, and above the limit even
+   * the identity change makes execve fail (EAGAIN). There the pids
+   * cgroup, which sbx requires as root (sbx_profile_enforceable), is the
+   * limit, counting the run's processes only. */
+  if (l->max_processes && !plan->run_as && (rc = sbx_rlimit(RLIMIT_NPROC, "RLIMIT_NPROC", l->max_processes,
                                            l->max_processes, f)) < 0)
     return rc;
   if (l->max_open_files && (rc = sbx_rlimit(RLIMIT_NOFILE, "RLIMIT_NOFILE", l->max_open_files,
@@ -135,6 +142,51 @@ fail_errno:
   return -errno;
 }
 
+int sbx_identity_apply(const struct sbx_plan *p, struct sbx_fail *f)
+{
+  const char *what;
+  if (!p->run_as)
+    return 0;
+  /* Raw system calls: glibc's wrappers would signal every thread of the
+   * process to change theirs too (there is only this one), and this runs
+   * after the bounding set is gone, where SECBIT_NO_SETUID_FIXUP keeps
+   * the permitted set through the change (sbx_caps_drop_bound): the
+   * capability sets are emptied right after, by the caller. Groups
+   * first (changing them needs the uid that may). No supplementary
+   * groups: root's would give the command every file of theirs, the
+   * owner's are not needed to work on the owner's files. */
+  what = "setgroups";
+  if (syscall(SYS_setgroups, 0, NULL) < 0)
+    goto fail_errno;
+  what = "setresgid";
+  if (syscall(SYS_setresgid, p->run_gid, p->run_gid, p->run_gid) < 0)
+    goto fail_errno;
+  what = "setresuid";
+  if (syscall(SYS_setresuid, p->run_uid, p->run_uid, p->run_uid) < 0)
+    goto fail_errno;
+  /* A change of credentials clears the parent-death signal. */
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  /* Check: every id is the new one (a kernel that kept one would leave
+   * the command able to switch back to root). */
+  {
+    uid_t r, e, s;
+    gid_t rg, eg, sg;
+    what = "verify";
+    if (getresuid(&r, &e, &s) < 0 || getresgid(&rg, &eg, &sg) < 0)
+      goto fail_errno;
+    if (r != p->run_uid || e != p->run_uid || s != p->run_uid || rg != p->run_gid ||
+        eg != p->run_gid || sg != p->run_gid || getgroups(0, NULL) != 0) {
+      errno = EPERM;
+      goto fail_errno;
+    }
+  }
+  return 0;
+fail_errno:
+  sbx_fail_set(f, SBX_LAYER_CAPS, errno, "running as uid %u gid %u (%s): %s",
+               (unsigned)p->run_uid, (unsigned)p->run_gid, what, strerror(errno));
+  return -errno;
+}
+
 int sbx_caps_drop_sets(struct sbx_fail *f)
 {
   cap_t empty = NULL, now = NULL;
@@ -164,11 +216,6 @@ cleanup:
   if (now)
     cap_free(now);
   return rc;
-}
-
-int sbx_caps_drop(struct sbx_fail *f)
-{
-  return sbx_caps_drop_bound(f) < 0 ? -1 : sbx_caps_drop_sets(f);
 }
 
 int sbx_seccomp_load(const struct cs_profile *p, bool log, struct sbx_fail *f)

@@ -148,10 +148,11 @@ int sbx_command_limit(const struct sbx_cmd *c, int ruleset, int shared, struct s
 {
   /* The run's own audit session, so that refusals in every process of the
    * run (and in no other) are named: before Landlock, which would refuse
-   * the write, and while the capabilities are still there. Not having
-   * one is no failure: sbx then names the command's own refusals only. */
+   * the write, and while the capabilities and the host's ids are still
+   * there (the identity changes later, sbx_privs.c). Not having one is no
+   * failure: sbx then names the command's own refusals only. */
   (void)sbx_run_session_begin();
-  if (sbx_rlimits_apply(c->plan->profile, f) < 0 || sbx_nnp_apply(f) < 0)
+  if (sbx_rlimits_apply(c->plan, f) < 0 || sbx_nnp_apply(f) < 0)
     return -1;
   /* Warm: the spare's own layer, built by the same code in its own
    * finished view (its own /tmp, /proc, /dev/shm) before the request came,
@@ -197,7 +198,11 @@ _Noreturn void sbx_command_exec(const struct sbx_cmd *c, int ctl, struct sbx_fai
   int err;
   if (f->layer != SBX_LAYER_NONE)
     goto fail;
-  if ((c->bound_dropped ? sbx_caps_drop_sets(f) : sbx_caps_drop(f)) < 0)
+  /* The bounding set (and securebits), the host identity the command
+   * runs as when sbx is root (sbx_plan_identity.c: never the host's uid
+   * 0), then the capability sets. */
+  if ((!c->bound_dropped && sbx_caps_drop_bound(f) < 0) || sbx_identity_apply(c->plan, f) < 0 ||
+      sbx_caps_drop_sets(f) < 0)
     goto fail;
   /* Approvals: the notify filter goes before the profile's
    * (runtime/supervise/sbx_unotify_sbx.h). Without the hook there is no

@@ -151,6 +151,8 @@ static void sbx_serve_request(struct sbx_srv *s, struct sbx_conn *c)
     snprintf(why, sizeof why, "workspace is not the resolved directory the client named");
     goto refuse;
   }
+  k.ws_uid = wst.st_uid;
+  k.ws_gid = wst.st_gid;
   k.uid = hdr.uid;
   k.gid = hdr.gid;
   k.flags = hdr.flags & SBX_RUN_ALLOW_GIT_CONFIG;

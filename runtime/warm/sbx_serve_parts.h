@@ -147,6 +147,11 @@ struct sbx_key {
   const char *ws, *home;
   dev_t ws_dev;
   ino_t ws_ino;
+  /* The workspace's owner now: the command's identity when the server is
+   * root (sbx_plan_identity.c); a template planned for another owner is
+   * not this run's. */
+  uid_t ws_uid;
+  gid_t ws_gid;
   uint32_t uid, gid, flags;
 };
 

@@ -83,7 +83,7 @@ void sbx_close_except(int *keep, size_t n)
  * (the caller's could not be taken on here if they were above the
  * server's, and without CAP_SYS_RESOURCE nothing here can raise a hard
  * limit), so it needs no privilege. Any failure sends the run cold. */
-static int sbx_spare_rlimits(const struct sbx_warm_req *h, const struct cs_profile *p, pid_t cmd,
+static int sbx_spare_rlimits(const struct sbx_warm_req *h, const struct sbx_plan *p, pid_t cmd,
                              const struct rlimit *mine, struct sbx_fail *f)
 {
   struct rlimit rl;
@@ -295,7 +295,7 @@ static _Noreturn void sbx_spare_main(const struct sbx_srv *s, const struct sbx_t
   ia.go_note = sock;
   /* A failure here is reported to the run, before anything executed. */
   if (f.layer == SBX_LAYER_NONE &&
-      sbx_spare_rlimits(&hdr, t->plan.profile, ia.child, mine, &f) == 0)
+      sbx_spare_rlimits(&hdr, &t->plan, ia.child, mine, &f) == 0)
     sbx_spare_process(&hdr, open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC), &f);
   /* A failed spare never passes the request on: its command, which would
    * get its own go together with ours, gets no argv and is killed, so it

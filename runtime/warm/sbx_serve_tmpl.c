@@ -43,7 +43,8 @@ bool sbx_key_eq(const struct sbx_tmpl *t, const struct sbx_key *k)
 {
   return t->used && t->profile == k->profile && strcmp(t->ws, k->ws) == 0 &&
          t->ws_dev == k->ws_dev && t->ws_ino == k->ws_ino && strcmp(t->home, k->home) == 0 &&
-         t->uid == k->uid && t->gid == k->gid && t->flags == k->flags;
+         t->uid == k->uid && t->gid == k->gid && t->flags == k->flags &&
+         t->plan.ws_uid == k->ws_uid && t->plan.ws_gid == k->ws_gid;
 }
 
 /* The builder: in its own mount namespace, the template view and (no-shell

@@ -2,7 +2,8 @@
 # approvals_gitconfig: git configuration at the system-call level, through
 # `sbx run --profile standard` (which approves git-config) on the real
 # kernel: a program that opens .git/config for writing itself (open,
-# openat with a directory fd, openat2, creat, truncate) is asked about;
+# openat with a directory fd, creat, truncate) is asked about (openat2 is
+# refused by the profile);
 # allow -> the write lands in the real .git/config; deny, garbage, hang ->
 # EPERM and the file unchanged; other write-opens are not asked about; a
 # thread swapping the path between a harmless file and .git/config never
@@ -32,9 +33,17 @@ if [ $rc != 0 ]; then
   fail "standard profile does not run at all: $out"
 fi
 
+# openat2: the profile answers it with ENOSYS before the approval layer
+# is asked (its mode is behind a pointer: models/profiles.pol, issue 12
+# part 3), so it can never write .git/config, approved or not.
+reset
+out=$(run --approver "exec:$APPROVERS/allow.sh" -- ./t_gitcfg openat2 2>&1)
+grep -q "openat2 \.git/config: Function not implemented" <<<"$out" && unchanged ||
+  fail "openat2 is not refused by the profile: $out"
+
 # 1. Deny: every form of write-open is refused with EPERM (not EROFS: the
 #    approval layer answered), named in a message and an audit record.
-for m in open openat openat2 creat truncate; do
+for m in open openat creat truncate; do
   reset
   out=$(run --approver "exec:$APPROVERS/deny.sh" -- ./t_gitcfg $m 2>&1)
   grep -q "\.git/config: Operation not permitted\|\.git config: Operation not permitted" <<<"$out" || fail "$m under deny: $out"
@@ -58,7 +67,7 @@ grep -q "open .git/config: Operation not permitted" <<<"$out" && unchanged || fa
 
 # 3. Allow: the write lands in the real .git/config (through the
 #    descriptor the supervisor opened), asked once, and git still reads it.
-for m in open openat openat2; do
+for m in open openat; do
   reset
   : > "$tmp/asked"
   out=$(APPROVAL_LOG="$tmp/asked" run --approver "exec:$APPROVERS/allow.sh" -- ./t_gitcfg $m 2>&1)

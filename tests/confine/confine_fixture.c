@@ -10,6 +10,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "confine_fixture.h"
@@ -70,8 +71,39 @@ static int cfx_refuse_cmds(scmp_filter_ctx ctx, int nr, uint64_t a, uint64_t b)
                           cfx_cmp(1, SCMP_CMP_MASKED_EQ, 0xffffffffu, b)) < 0 ? -1 : 0;
 }
 
-/* weak: without the refusals of routing headers, IP options, leases and
- * dnotify ("standard-weak", the negative control of the tests that check
+/* As models/profiles.pol: no set-uid or set-gid mode bit in any call
+ * that takes a mode (the argument's index per call), mknod of FIFOs only,
+ * openat2 (its mode is behind a pointer) ENOSYS. */
+static int cfx_refuse_setid(scmp_filter_ctx ctx)
+{
+  /* By name: the headers may predate fchmodat2 (Linux 6.6). */
+  static const struct {
+    const char *name;
+    unsigned arg;
+  } mode_arg[] = {{"chmod", 1}, {"fchmod", 1}, {"fchmodat", 2}, {"fchmodat2", 2},
+                  {"open", 2},  {"openat", 3}, {"creat", 1},    {"mkdir", 1},
+                  {"mkdirat", 2}, {"mknod", 1}, {"mknodat", 2}};
+  static const uint64_t not_fifo[] = {S_IFREG, 0, S_IFCHR, S_IFBLK, S_IFDIR, S_IFLNK, S_IFSOCK};
+  for (size_t i = 0; i < sizeof mode_arg / sizeof mode_arg[0]; i++) {
+    int nr = seccomp_syscall_resolve_name(mode_arg[i].name);
+    bool mknod = strncmp(mode_arg[i].name, "mknod", 5) == 0;
+    unsigned a = mode_arg[i].arg;
+    if (nr == __NR_SCMP_ERROR ||
+        seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
+                         cfx_cmp(a, SCMP_CMP_MASKED_EQ, S_ISUID, S_ISUID)) < 0 ||
+        seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
+                         cfx_cmp(a, SCMP_CMP_MASKED_EQ, S_ISGID, S_ISGID)) < 0)
+      return -1;
+    for (size_t t = 0; mknod && t < sizeof not_fifo / sizeof not_fifo[0]; t++)
+      if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
+                           cfx_cmp(a, SCMP_CMP_MASKED_EQ, S_IFMT, not_fifo[t])) < 0)
+        return -1;
+  }
+  return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(openat2), 0) < 0 ? -1 : 0;
+}
+
+/* weak: without the refusals of routing headers, IP options, leases,
+ * dnotify and set-id modes ("standard-weak", the negative control of the tests that check
  * them: the same runs must escape there). */
 static int cfx_filter(bool net, bool weak, struct cfx_entry *e)
 {
@@ -141,6 +173,8 @@ static int cfx_filter(bool net, bool weak, struct cfx_entry *e)
       goto out;
     CFX_NOTE(SCMP_SYS(setsockopt), "errno(EPERM)");
     CFX_NOTE(SCMP_SYS(fcntl), "errno(EPERM)");
+    if (cfx_refuse_setid(ctx) < 0)
+      goto out;
   }
   fd = memfd_create("cfx-bpf", MFD_CLOEXEC);
   if (fd < 0 || seccomp_export_bpf(ctx, fd) < 0 || (len = lseek(fd, 0, SEEK_END)) <= 0 ||

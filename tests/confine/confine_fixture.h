@@ -11,7 +11,7 @@
 
 /* "standard", "strict", "hardened" (or any generated profile name), or
  * "standard-weak": the fixture's standard without the refusals of routing
- * headers, IP options, leases and dnotify (the negative control of the
+ * headers, IP options, leases, dnotify and set-id modes (the negative control of the
  * tests that check those). NULL if unknown. The result lives until cfx_release(). */
 const struct cs_profile *cfx_profile(const char *name);
 void cfx_release(void);

@@ -23,6 +23,7 @@
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -1021,6 +1022,202 @@ START_TEST(t_exit_codes)
 }
 END_TEST
 
+/* ---- set-id files and the command's identity (issue 12, section 3) ---- */
+
+/* The owner the battery gives its workspace when it runs as root: an
+ * unprivileged uid with no account, as a developer's would be. */
+#define TEST_OWNER 4242
+
+static uid_t chown_to;
+static gid_t chown_gid;
+
+static int chown_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+  (void)st;
+  (void)flag;
+  (void)ftw;
+  return lchown(path, chown_to, chown_gid);
+}
+
+/* dir and everything in it owned by uid:gid (the workspace of a user). */
+static void chown_tree(const char *dir, uid_t uid, gid_t gid)
+{
+  chown_to = uid;
+  chown_gid = gid;
+  ck_assert_int_eq(nftw(dir, chown_entry, 16, FTW_PHYS), 0);
+}
+
+static char planted_what[PATH_MAX + 64];
+static bool planted_root_owned;
+
+/* The first file of the class under the walked directory: set-id bits, a
+ * device node, file capabilities, or (planted_root_owned) owned by root. */
+static int planted_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+  (void)flag;
+  (void)ftw;
+  if (st->st_mode & (S_ISUID | S_ISGID))
+    snprintf(planted_what, sizeof planted_what, "%s: mode %o", path, (unsigned)st->st_mode);
+  else if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode))
+    snprintf(planted_what, sizeof planted_what, "%s: a device node", path);
+  else if (lgetxattr(path, "security.capability", NULL, 0) > 0)
+    snprintf(planted_what, sizeof planted_what, "%s: file capabilities", path);
+  else if (planted_root_owned && st->st_uid == 0)
+    snprintf(planted_what, sizeof planted_what, "%s: owned by root", path);
+  else
+    return 0;
+  return 1;
+}
+
+/* NULL when nothing of the class is under dir, else what was found. */
+static const char *planted_in(const char *dir, bool root_owned_too)
+{
+  planted_what[0] = '\0';
+  planted_root_owned = root_owned_too;
+  nftw(dir, planted_entry, 16, FTW_PHYS);
+  return planted_what[0] ? planted_what : NULL;
+}
+
+/* A set-uid program of the system, for the hard-link attempt. */
+static const char *setuid_program(void)
+{
+  static const char *const candidates[] = {"/usr/bin/passwd", "/usr/bin/gpasswd", "/usr/bin/su",
+                                           "/usr/bin/newgrp", "/usr/bin/chsh", NULL};
+  struct stat st;
+  for (const char *const *c = candidates; *c; c++)
+    if (stat(*c, &st) == 0 && (st.st_mode & S_ISUID) && st.st_uid == 0)
+      return *c;
+  return NULL;
+}
+
+/* Every way to plant a set-id file, a device node or file capabilities
+ * (esc_setid) fails under every profile, in a workspace a user owns and
+ * (as root) in one root owns; afterwards nothing of the class, and, in
+ * the user's, nothing owned by root is in it. The fixture's standard
+ * without the refusals (standard-weak) lets chmod 4755 through, and the
+ * same check finds it: the negative control of both. The hard link goes
+ * to a directory on the same mount as the program under permissive (the
+ * host's root as the view); elsewhere it crosses mounts. */
+START_TEST(t_setid)
+{
+  static const char *const profiles[] = {"standard", "strict", "hardened", "permissive"};
+  const char *prog = setuid_program();
+  bool root = geteuid() == 0, warm = getenv("CONFINE_WARM") != NULL;
+  char vartmp[] = "/var/tmp/sbx-setid-XXXXXX", link_path[64];
+  struct sbx_run_result res;
+  const char *found;
+  struct stat st;
+  if (!prog)
+    prog = "/usr/bin/true"; /* no set-uid program here: the link attempt still runs */
+  ck_assert_ptr_nonnull(mkdtemp(vartmp));
+  ck_assert_int_eq(chmod(vartmp, 01777), 0);
+  snprintf(link_path, sizeof link_path, "%s/sbx-setid-link", vartmp);
+  for (int owned_by_root = 0; owned_by_root < (root ? 2 : 1); owned_by_root++)
+    for (size_t i = 0; i < 4; i++) {
+      /* permissive exists only among the generated profiles, never warm. */
+      if (i == 3 && (warm || !cfx_profile(profiles[i])))
+        continue;
+      put_copy("/usr/bin/true", ws, "copy");
+      if (root)
+        chown_tree(ws, owned_by_root ? 0 : TEST_OWNER, owned_by_root ? 0 : TEST_OWNER);
+      RUN(profiles[i], &res, ESC("esc_setid"), prog, i == 3 ? vartmp : ".");
+      assert_held(&res, false);
+      found = planted_in(ws, root && !owned_by_root);
+      ck_assert_msg(found == NULL, "%s (%s workspace): %s", profiles[i],
+                    owned_by_root ? "root's" : "a user's", found);
+      ck_assert_msg(lstat(link_path, &st) != 0, "a hard link to %s was made", prog);
+    }
+  /* Negative control (cold: the warm server holds no weakened profile). */
+  if (root)
+    chown_tree(ws, TEST_OWNER, TEST_OWNER);
+  run_cold(cfx_profile("standard-weak"), 0, &res, ESC("esc_setid"), prog, ".", (char *)NULL);
+  assert_escaped(&res, "no set-id mode went through without the rules");
+  ck_assert_msg(planted_in(ws, false) != NULL, "the check found nothing after standard-weak");
+  unlink(link_path);
+  /* Gone again (and the workspace with them), so the next control's
+   * report is its own. */
+  nftw(ws, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+  ck_assert_int_eq(mkdir(ws, 0755), 0);
+  /* The hard link's own control: the command kept as root (the owner of
+   * the program, which protected_hardlinks then lets link it) gets it
+   * made under permissive; only the identity stops it. */
+  if (root && !warm && cfx_profile("permissive") && strcmp(prog, "/usr/bin/true") != 0) {
+    run_cold(cfx_profile("permissive"), SBX_RUN_TEST_HOST_ROOT, &res, ESC("esc_setid"), prog,
+             vartmp, (char *)NULL);
+    assert_escaped(&res, "no hard link made by a command kept as root");
+    ck_assert_int_eq(lstat(link_path, &st), 0);
+    unlink(link_path);
+  }
+  ck_assert_int_eq(rmdir(vartmp), 0);
+}
+END_TEST
+
+/* Which uid runs the command (docs/confinement.md, "Identity"): as root,
+ * the owner of the workspace, and what it makes (a build, a commit) is
+ * the owner's; in a workspace root owns, nobody (65534), and its files
+ * there are stored as root's, the workspace owner's; without root, the
+ * caller. The negative control (SBX_RUN_TEST_HOST_ROOT: the command
+ * keeps the host's uid 0, as before the fix) leaves a root-owned file,
+ * which the same check finds. */
+START_TEST(t_identity)
+{
+  struct sbx_run_result res;
+  bool root = geteuid() == 0;
+  unsigned want = root ? TEST_OWNER : (unsigned)geteuid();
+  char expect[32], path[PATH_MAX];
+  struct stat st;
+  const char *found;
+
+  put_file(ws, "hello.c", "int main(void){return 7;}\n");
+  if (root)
+    chown_tree(ws, TEST_OWNER, TEST_OWNER);
+  RUN("standard", &res, "sh", "-c", "{ id -u; id -g; id -G; } > id.out && touch made");
+  ck_assert_int_eq(res.exit_code, 0);
+  snprintf(expect, sizeof expect, "%u\n%u\n%u\n", want, root ? TEST_OWNER : (unsigned)getegid(),
+           root ? TEST_OWNER : (unsigned)getegid());
+  if (root)
+    ck_assert_str_eq(read_file(ws, "id.out"), expect);
+  snprintf(path, sizeof path, "%s/made", ws);
+  ck_assert_int_eq(stat(path, &st), 0);
+  ck_assert_uint_eq(st.st_uid, want);
+  /* Everyday work in the user's workspace: a build, its program, git. */
+  RUN("standard", &res, "cc", "-o", "a.out", "hello.c");
+  ck_assert_int_eq(res.exit_code, 0);
+  RUN("standard", &res, "./a.out");
+  ck_assert_int_eq(res.exit_code, 7);
+  RUN("standard", &res, "sh", "-c",
+      "git init -q . && git -c user.name=sbx -c user.email=sbx@example.invalid add hello.c && "
+      "git -c user.name=sbx -c user.email=sbx@example.invalid commit -q -m one");
+  ck_assert_int_eq(res.exit_code, 0);
+  found = planted_in(ws, root);
+  ck_assert_msg(found == NULL, "after work in a user's workspace: %s", found);
+  if (!root)
+    return;
+
+  /* root's workspace: the command is nobody, its files are root's. */
+  chown_tree(ws, 0, 0);
+  RUN("standard", &res, "sh", "-c", "id -u > id.out && touch made-in-roots");
+  ck_assert_int_eq(res.exit_code, 0);
+  ck_assert_str_eq(read_file(ws, "id.out"), "65534\n");
+  snprintf(path, sizeof path, "%s/made-in-roots", ws);
+  ck_assert_int_eq(stat(path, &st), 0);
+  ck_assert_uint_eq(st.st_uid, 0);
+  RUN("standard", &res, "sh", "-c",
+      "git -c user.name=sbx -c user.email=sbx@example.invalid commit -q --allow-empty -m two");
+  ck_assert_int_eq(res.exit_code, 0);
+
+  /* Negative control (cold: the server refuses the flag), in a directory
+   * anyone may write (root without capabilities could not write the
+   * user's 0755 one at all). */
+  chown_tree(ws, TEST_OWNER, TEST_OWNER);
+  ck_assert_int_eq(chmod(ws, 0777), 0);
+  run_cold(cfx_profile("standard"), SBX_RUN_TEST_HOST_ROOT, &res, "touch", "as-root",
+           (char *)NULL);
+  ck_assert_int_eq(res.exit_code, 0);
+  ck_assert_msg(planted_in(ws, true) != NULL, "a command kept as root left no root-owned file");
+}
+END_TEST
+
 /* ---- positive: real tools ---- */
 
 static int git_setup(const char *dir)
@@ -1507,6 +1704,8 @@ START_TEST(t_describe)
   ck_assert_ptr_nonnull(strstr(text, "net (empty)"));
   ck_assert_ptr_nonnull(strstr(text, "tcp: bind and connect refused"));
   ck_assert_ptr_nonnull(strstr(text, "files of the bin directories (no shells)"));
+  ck_assert_ptr_nonnull(strstr(text, geteuid() == 0 ? "identity: uid 65534 gid 65534, nobody"
+                                                    : "identity: uid "));
   ck_assert_ptr_null(strstr(text, "GITHUB_TOKEN"));
   free(text);
   ck_assert_int_eq(git_setup(ws), 0);
@@ -1537,6 +1736,8 @@ static bool add_suite(TCase *tc, const char *name)
     tcase_add_test(tc, t_privileges);
     tcase_add_test(tc, t_closed_stdio);
     tcase_add_test(tc, t_leases);
+    tcase_add_test(tc, t_setid);
+    tcase_add_test(tc, t_identity);
   } else if (strcmp(name, "netroute") == 0) {
     tcase_add_test(tc, t_route_headers);
   } else if (strcmp(name, "resources") == 0) {

@@ -61,6 +61,11 @@ expect_rc 0 "workspace = HOME under a read-only profile"
 # the view lets the command write the store (permissive shows the whole
 # host writable by design; its default store is not held against it).
 rm -rf "$home/.config"
+# As root the command runs as the workspace's owner (nobody in a workspace
+# root owns: docs/confinement.md, "Identity"), which could not write
+# root's home: home and workspace belong to an unprivileged user here, as
+# a user's would.
+[[ $(id -u) == 0 ]] && chown -R 4242:4242 "$home"
 HOME="$home" XDG_CONFIG_HOME= run_sbx run --profile permissive --approver none --workspace "$home/proj" -- \
   sh -c "$(forge "$store")"
 [[ $RC == 0 && -e $store ]] && pass "control: permissive writes the store, so the test sees a forgery" ||
