@@ -34,14 +34,14 @@ static void sbx_approve_record(void *ctx, const struct cs_approval_request *req,
     json_array_append_new(argv, s ? s : json_string("<not UTF-8>"));
   }
   o = json_pack("{s:i, s:s, s:s, s:i, s:I, s:s, s:s, s:o, s:s?, s:s?, s:s?, s:s?, s:s, s:s, "
-                "s:s, s:s, s:I}",
+                "s:s, s:s, s:I, s:s?}",
                 "schema", SBX_AUDIT_SCHEMA, "record", "approval", "time", when, "pid",
                 (int)getpid(), "id", (json_int_t)req->id, "operation",
                 cs_approval_op_name(req->operation), "layer", req->layer ? req->layer : "?",
                 "command", argv, "path", req->path, "address", req->address, "profile",
                 req->profile, "rule", req->rule, "decision", d->allow ? "allow" : "deny",
                 "scope", cs_approval_scope_name(d->scope), "approver", d->approver, "reason",
-                d->reason, "latency_ms", (json_int_t)d->latency_ms);
+                d->reason, "latency_ms", (json_int_t)d->latency_ms, "run_id", req->run_id);
   if (o)
     text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
   if (text) {
@@ -289,6 +289,7 @@ int sbx_approve_command(struct sbx_approve *a, FILE *err)
   req.rule = a->rule;
   req.layer = "command";
   req.workspace = a->unotify.workspace;
+  req.run_id = a->unotify.run_id;
   if (req.operation == CS_APPROVAL_OP_DELETE) {
     targets = sbx_approve_targets(a->argv, a->unotify.workspace);
     req.targets = (const char *const *)targets;
