@@ -158,8 +158,8 @@ static void sbx_approve_targets_free(char **t)
 }
 
 /* What a delete command's arguments name, for the prompt: each argument
- * that is not an option, resolved as the command will find it (its cwd is
- * the workspace, bound at the same path): every directory component
+ * that is not an option, resolved as the command will find it (from its
+ * working directory, inside the workspace, bound at the same path): every directory component
  * through realpath, the final name as given (rm removes a symlink, not
  * its target). An argument whose directory does not exist names nothing
  * and is left out. NULL-terminated; NULL on -ENOMEM (the prompt then
@@ -291,7 +291,9 @@ int sbx_approve_command(struct sbx_approve *a, FILE *err)
   req.workspace = a->unotify.workspace;
   req.run_id = a->unotify.run_id;
   if (req.operation == CS_APPROVAL_OP_DELETE) {
-    targets = sbx_approve_targets(a->argv, a->unotify.workspace);
+    /* From where the command starts (--cwd), or `rm x` in a subdirectory
+     * would be shown as the workspace's x. */
+    targets = sbx_approve_targets(a->argv, a->cwd ? a->cwd : a->unotify.workspace);
     req.targets = (const char *const *)targets;
   }
   r = cs_approval_ask(a->mgr, &req, &d);

@@ -139,4 +139,11 @@ python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(r.get("run
 run_sbx run --profile standard --approver "exec:$T/approver.sh" -- rm "$WS/afile"
 grep -q run_id "$T/request.json" && fail "run_id in a request without --run-id" || pass "no run_id when none was given"
 [[ -e $WS/afile ]] || fail "denied rm removed the file"
+# The approver is shown what a relative argument names from --cwd, not
+# from the workspace root (where a file of the same name also exists).
+echo y >"$WS/sub/afile"
+run_sbx run --profile standard --cwd sub --approver "exec:$T/approver.sh" -- rm afile
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(r.get("targets") != [sys.argv[2]])' \
+  "$T/request.json" "$WS/sub/afile" && pass "targets resolved from --cwd" || fail "targets: $(cat "$T/request.json")"
+[[ -e $WS/sub/afile && -e $WS/afile ]] || fail "denied rm removed a file"
 finish
