@@ -668,10 +668,36 @@ static long ms_until(const struct timespec *dl)
   return (long)(dl->tv_sec - now.tv_sec) * 1000 + (dl->tv_nsec - now.tv_nsec) / 1000000;
 }
 
+void cs_shared_tier_info(const struct cs_shared_sched *sh, uint32_t a, uint64_t before_arrival,
+                         struct cs_shared_wait_info *info)
+{
+  memset(info, 0, sizeof *info);
+  info->state = cur_state(sh);
+  for (uint32_t i = 0; i < sh->h->max_holders; i++)
+    if (__atomic_load_n(&sh->holders[i].used, __ATOMIC_ACQUIRE) && sh->holders[i].admission == a)
+      info->in_use++;
+  for (uint32_t i = 0; i < sh->h->max_waiters; i++) {
+    const struct shm_waiter *w = &sh->waiters[i];
+    if (__atomic_load_n(&w->used, __ATOMIC_ACQUIRE) && w->admission == a &&
+        !atomic_load(&w->granted) && w->arrival < before_arrival)
+      info->ahead++;
+  }
+}
+
 int cs_shared_admit(struct cs_shared_sched *sh, uint32_t a, const struct timespec *deadline,
                     struct cs_shared_ticket *tk)
 {
+  return cs_shared_admit_notice(sh, a, deadline, NULL, tk);
+}
+
+int cs_shared_admit_notice(struct cs_shared_sched *sh, uint32_t a, const struct timespec *deadline,
+                           const struct cs_shared_wait_notice *notice,
+                           struct cs_shared_ticket *tk)
+{
   struct shm_waiter *w = NULL;
+  struct cs_shared_wait_info info;
+  bool noticed = notice == NULL || notice->fn == NULL, tell = false;
+  uint64_t queued_ms = 0, my_arrival = 0;
   int rc, widx = -1, lock;
 
   lock = admit_enter(sh, a, deadline, tk);
@@ -698,8 +724,10 @@ int cs_shared_admit(struct cs_shared_sched *sh, uint32_t a, const struct timespe
   jr_put(sh, &w->arrival, sh->h->next_arrival, 8);
   jr_put(sh, &w->granted, 0, 4);
   jr_put(sh, &w->used, 1, 4);
+  my_arrival = sh->h->next_arrival;
   jr_put(sh, &sh->h->next_arrival, sh->h->next_arrival + 1, 8);
   jr_commit(sh);
+  queued_ms = mono_ms();
   for (;;) {
     if (atomic_load(&w->granted)) {
       tk->holder = w->holder;
@@ -725,7 +753,23 @@ int cs_shared_admit(struct cs_shared_sched *sh, uint32_t a, const struct timespe
       if (left < ms)
         ms = left;
     }
+    if (!noticed) {
+      /* The snapshot is taken under the lock, the caller told without it:
+       * a notice written to a full pipe must not stall every other sbx. */
+      uint64_t waited = mono_ms() - queued_ms;
+      if (waited >= notice->after_ms) {
+        cs_shared_tier_info(sh, a, my_arrival, &info);
+        info.waited_ms = waited;
+        noticed = tell = true;
+      } else if ((long)(notice->after_ms - waited) < ms) {
+        ms = (long)(notice->after_ms - waited);
+      }
+    }
     shm_unlock(lock);
+    if (tell) {
+      notice->fn(notice->ctx, &info);
+      tell = false;
+    }
     /* Sleep until granted, or poll: a holder killed by SIGKILL never
      * completes, so waiters look for dead holders themselves. */
     futex_wait_ms(&w->granted, 0, ms);

@@ -53,7 +53,8 @@ char *cs_approval_request_json(const struct cs_approval_request *req, int with_t
       json_object_set_new(o, "profile", req->profile ? json_string(req->profile) : json_null()) !=
           0 ||
       json_object_set_new(o, "rule", req->rule ? json_string(req->rule) : json_null()) != 0 ||
-      json_object_set_new(o, "layer", req->layer ? json_string(req->layer) : json_null()) != 0)
+      json_object_set_new(o, "layer", req->layer ? json_string(req->layer) : json_null()) != 0 ||
+      (req->run_id && json_object_set_new(o, "run_id", cs_approval_json_str(req->run_id)) != 0))
     goto cleanup;
   if (req->targets) {
     json_t *t = json_array();

@@ -106,6 +106,52 @@ static void sbx_set_str(json_t *o, const char *k, const char *s, size_t max, int
   sbx_set(o, k, s ? sbx_audit_bytes(s, max) : json_null(), bad);
 }
 
+/* A NULL-terminated list of names as a JSON array. */
+static json_t *sbx_audit_names(const char *const *names, size_t max, int *bad)
+{
+  json_t *a = json_array();
+  for (size_t i = 0; a && names && names[i]; i++)
+    if (json_array_append_new(a, sbx_audit_bytes(names[i], max)) != 0)
+      (*bad)++;
+  return a;
+}
+
+/* The per-run settings: the run id, the working directory, and the
+ * environment asked for. Values are recorded only for --env, which the
+ * caller wrote on sbx's command line (visible in /proc to every local
+ * user already, and never under a name of a secret: sbx_env_rules.c);
+ * of --pass-env only the names, since those values come from the caller's
+ * environment, where secrets live. */
+static void sbx_audit_settings(json_t *o, const struct sbx_audit_record *r, size_t max, int *bad)
+{
+  json_t *env, *set;
+
+  if (r->run_id)
+    sbx_set_str(o, "run_id", r->run_id, SIZE_MAX, bad);
+  if (r->cwd)
+    sbx_set_str(o, "cwd", r->cwd, max, bad);
+  if (!(env = json_object()) || !(set = json_object())) {
+    json_decref(env);
+    (*bad)++;
+    return;
+  }
+  for (size_t i = 0; r->env_set && r->env_set[i]; i++) {
+    const char *eq = strchr(r->env_set[i], '=');
+    char name[160];
+    if (!eq || (size_t)(eq - r->env_set[i]) >= sizeof name) {
+      (*bad)++;
+      continue;
+    }
+    memcpy(name, r->env_set[i], (size_t)(eq - r->env_set[i]));
+    name[eq - r->env_set[i]] = '\0';
+    sbx_set(set, name, sbx_audit_bytes(eq + 1, max), bad);
+  }
+  sbx_set(env, "set", set, bad);
+  sbx_set(env, "passed", sbx_audit_names(r->env_passed, max, bad), bad);
+  sbx_set(env, "not_set", sbx_audit_names(r->env_unset, max, bad), bad);
+  sbx_set(o, "env", env, bad);
+}
+
 static json_t *sbx_audit_build(const struct sbx_audit_record *r, bool shorten, int *bad)
 {
   size_t max = shorten ? SBX_AUDIT_SHORT_BYTES : SIZE_MAX;
@@ -148,7 +194,12 @@ static json_t *sbx_audit_build(const struct sbx_audit_record *r, bool shorten, i
   sbx_set_str(adm, "model", r->model, SIZE_MAX, bad);
   sbx_set(adm, "admitted", json_boolean(r->admitted), bad);
   sbx_set(adm, "wait_ms", json_integer((json_int_t)r->admission_wait_ms), bad);
+  if (r->wait_timeout_ms)
+    sbx_set(adm, "wait_timeout_ms", json_integer((json_int_t)r->wait_timeout_ms), bad);
+  sbx_set(adm, "wait_noticed", json_boolean(r->wait_noticed), bad);
+  sbx_set(adm, "timed_out", json_boolean(r->wait_timed_out), bad);
   sbx_set(o, "admission", json_incref(adm), bad);
+  sbx_audit_settings(o, r, max, bad);
 
   if (r->limits) {
     sbx_set(lim, "max_execution_ms", json_integer((json_int_t)r->limits->max_execution_ms), bad);

@@ -75,6 +75,15 @@ struct sbx_audit_record {
   size_t n_denials;
   const char *error; /* why sbx failed or refused, NULL if it did not */
   const char *start_path; /* "warm" or "cold" (sbx serve, docs/sbx.md); NULL: not started */
+  /* Per-run settings (docs/audit-log.md, "settings"): */
+  const char *run_id;            /* --run-id; NULL: none */
+  const char *cwd;               /* the command's working directory; NULL: not decided */
+  const char *const *env_set;    /* --env "NAME=VALUE" strings, NULL-terminated; may be NULL */
+  const char *const *env_passed; /* --pass-env names the caller had set; may be NULL */
+  const char *const *env_unset;  /* --pass-env names the caller had not set; may be NULL */
+  uint64_t wait_timeout_ms;      /* --wait-timeout; 0: none */
+  bool wait_noticed;             /* the wait was announced on stderr */
+  bool wait_timed_out;           /* --wait-timeout passed: nothing ran */
 };
 
 /* path NULL: no log (a->fd = -1), returns 0. */

@@ -148,7 +148,31 @@ static void sbx_admit_list_tiers(FILE *err, const struct cs_model_table *t)
   fprintf(err, "\n");
 }
 
-int sbx_admit_acquire(struct sbx_admit *a, const char *tier, bool no_wait, FILE *err)
+/* The tier's slots as "3 of 4 slots in use, 2 earlier runs waiting". */
+static void sbx_admit_slots(FILE *out, const struct sbx_admit *a,
+                            const struct cs_shared_wait_info *info)
+{
+  fprintf(out, "%" PRIu32 " of %" PRIu32 " slots in use, %" PRIu32 " earlier run%s waiting",
+          info->in_use, sbx_admit_capacity(a->table, a->admission), info->ahead,
+          info->ahead == 1 ? "" : "s");
+}
+
+/* cs_shared_wait_notice: once, when the wait passes SBX_ADMIT_NOTICE_MS.
+ * Why: a caller with no terminal (an agent host, CI) cannot tell a run
+ * that waits for a slot from one that hangs. */
+static void sbx_admit_notice(void *ctx, const struct cs_shared_wait_info *info)
+{
+  struct sbx_admit *a = ctx;
+
+  fprintf(a->err, "sbx: waiting for admission: tier %s, ", a->tier);
+  sbx_admit_slots(a->err, a, info);
+  fprintf(a->err, " (model '%s')\n", a->table->model_name);
+  fflush(a->err);
+  a->wait_noticed = true;
+}
+
+int sbx_admit_acquire(struct sbx_admit *a, const char *tier, bool no_wait,
+                      uint64_t wait_timeout_ms, FILE *err)
 {
   const struct cs_model_table *t = a->table;
   char name[256];
@@ -177,9 +201,36 @@ int sbx_admit_acquire(struct sbx_admit *a, const char *tier, bool no_wait, FILE 
         r = cs_shared_try_admit(a->sh, (uint32_t)adm, &a->ticket);
     }
   } else {
-    r = cs_shared_admit(a->sh, (uint32_t)adm, NULL, &a->ticket);
+    struct cs_shared_wait_notice notice = {.after_ms = SBX_ADMIT_NOTICE_MS,
+                                           .fn = sbx_admit_notice, .ctx = a};
+    struct timespec deadline;
+    a->tier = tier;
+    a->admission = (uint32_t)adm;
+    a->err = err;
+    if (wait_timeout_ms) {
+      clock_gettime(CLOCK_MONOTONIC, &deadline);
+      deadline.tv_sec += (time_t)(wait_timeout_ms / 1000);
+      deadline.tv_nsec += (long)(wait_timeout_ms % 1000) * 1000000L;
+      if (deadline.tv_nsec >= 1000000000L) {
+        deadline.tv_sec++;
+        deadline.tv_nsec -= 1000000000L;
+      }
+    }
+    r = cs_shared_admit_notice(a->sh, (uint32_t)adm, wait_timeout_ms ? &deadline : NULL,
+                               &notice, &a->ticket);
   }
   a->wait_ms = sbx_now_ms() - t0;
+  if (r == -ETIMEDOUT) {
+    struct cs_shared_wait_info info;
+    /* Our waiter record is gone: every waiter left counts as ahead. */
+    cs_shared_tier_info(a->sh, (uint32_t)adm, UINT64_MAX, &info);
+    a->wait_timed_out = true;
+    fprintf(err, "sbx: error: admission: no slot of tier %s within --wait-timeout (%" PRIu64
+                 ".%03" PRIu64 " s): ", tier, wait_timeout_ms / 1000, wait_timeout_ms % 1000);
+    sbx_admit_slots(err, a, &info);
+    fprintf(err, " (model '%s'); nothing ran\n", t->model_name);
+    return r;
+  }
   if (r == -EAGAIN) {
     uint32_t s = cs_shared_state(a->sh);
     fprintf(err, "sbx: error: admission refused (--no-wait): model '%s' (%s), transition %s, "

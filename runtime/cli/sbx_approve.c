@@ -34,14 +34,14 @@ static void sbx_approve_record(void *ctx, const struct cs_approval_request *req,
     json_array_append_new(argv, s ? s : json_string("<not UTF-8>"));
   }
   o = json_pack("{s:i, s:s, s:s, s:i, s:I, s:s, s:s, s:o, s:s?, s:s?, s:s?, s:s?, s:s, s:s, "
-                "s:s, s:s, s:I}",
+                "s:s, s:s, s:I, s:s?}",
                 "schema", SBX_AUDIT_SCHEMA, "record", "approval", "time", when, "pid",
                 (int)getpid(), "id", (json_int_t)req->id, "operation",
                 cs_approval_op_name(req->operation), "layer", req->layer ? req->layer : "?",
                 "command", argv, "path", req->path, "address", req->address, "profile",
                 req->profile, "rule", req->rule, "decision", d->allow ? "allow" : "deny",
                 "scope", cs_approval_scope_name(d->scope), "approver", d->approver, "reason",
-                d->reason, "latency_ms", (json_int_t)d->latency_ms);
+                d->reason, "latency_ms", (json_int_t)d->latency_ms, "run_id", req->run_id);
   if (o)
     text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
   if (text) {
@@ -158,8 +158,8 @@ static void sbx_approve_targets_free(char **t)
 }
 
 /* What a delete command's arguments name, for the prompt: each argument
- * that is not an option, resolved as the command will find it (its cwd is
- * the workspace, bound at the same path): every directory component
+ * that is not an option, resolved as the command will find it (from its
+ * working directory, inside the workspace, bound at the same path): every directory component
  * through realpath, the final name as given (rm removes a symlink, not
  * its target). An argument whose directory does not exist names nothing
  * and is left out. NULL-terminated; NULL on -ENOMEM (the prompt then
@@ -289,8 +289,11 @@ int sbx_approve_command(struct sbx_approve *a, FILE *err)
   req.rule = a->rule;
   req.layer = "command";
   req.workspace = a->unotify.workspace;
+  req.run_id = a->unotify.run_id;
   if (req.operation == CS_APPROVAL_OP_DELETE) {
-    targets = sbx_approve_targets(a->argv, a->unotify.workspace);
+    /* From where the command starts (--cwd), or `rm x` in a subdirectory
+     * would be shown as the workspace's x. */
+    targets = sbx_approve_targets(a->argv, a->cwd ? a->cwd : a->unotify.workspace);
     req.targets = (const char *const *)targets;
   }
   r = cs_approval_ask(a->mgr, &req, &d);

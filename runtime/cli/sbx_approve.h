@@ -40,6 +40,10 @@ struct sbx_approve {
   /* --approver tty: the run is frozen while a person is asked. */
   struct sbx_freeze freeze;
   bool freeze_used;
+  /* The command's working directory (sbx run --cwd, or the default),
+   * from which a delete command's relative arguments are resolved for the
+   * approver; NULL: the workspace. */
+  const char *cwd;
 };
 
 /* Sets up the manager for one run (nothing is asked yet). */

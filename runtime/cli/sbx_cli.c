@@ -13,7 +13,8 @@
 enum { OPT_PROFILE = 'p', OPT_WORKSPACE = 'w', OPT_TIER = 't', OPT_TIMEOUT = 'T',
        OPT_NO_WAIT = 'n', OPT_AUDIT = 'a', OPT_HELP = 'h', OPT_BPF = 'b',
        OPT_APPROVER = 256, OPT_APPROVAL_TIMEOUT, OPT_APPROVAL_STORE, OPT_JSON,
-       OPT_COLD, OPT_IDLE, OPT_VERBOSE = 'v' };
+       OPT_COLD, OPT_IDLE, OPT_ENV, OPT_PASS_ENV, OPT_CWD, OPT_WAIT_TIMEOUT, OPT_RUN_ID,
+       OPT_VERBOSE = 'v' };
 
 static const struct option sbx_run_options[] = {
   {"profile", required_argument, NULL, OPT_PROFILE},
@@ -31,6 +32,11 @@ static const struct option sbx_run_options[] = {
   {"cold", no_argument, NULL, OPT_COLD},
   {"verbose", no_argument, NULL, OPT_VERBOSE},
   {"idle", required_argument, NULL, OPT_IDLE},
+  {"env", required_argument, NULL, OPT_ENV},
+  {"pass-env", required_argument, NULL, OPT_PASS_ENV},
+  {"cwd", required_argument, NULL, OPT_CWD},
+  {"wait-timeout", required_argument, NULL, OPT_WAIT_TIMEOUT},
+  {"run-id", required_argument, NULL, OPT_RUN_ID},
   {NULL, 0, NULL, 0},
 };
 
@@ -68,6 +74,17 @@ void sbx_cli_usage(FILE *out)
     "                     it is an error (exit 125), never silently raised\n"
     "  --no-wait          fail at once (exit 125) when admission is refused,\n"
     "                     instead of waiting in FIFO order for a slot\n"
+    "  --wait-timeout SECONDS  wait at most SECONDS for a slot, then exit 125;\n"
+    "                     a wait of more than a second is announced on stderr\n"
+    "  --env NAME=VALUE   set NAME in the command's environment (repeatable)\n"
+    "  --pass-env NAME    pass the caller's NAME through (repeatable); loader\n"
+    "                     variables (LD_*, GLIBC_TUNABLES, ...) and names of\n"
+    "                     tokens, keys and passwords are refused (exit 125)\n"
+    "  --cwd DIR          start in DIR, inside the workspace (relative: to the\n"
+    "                     workspace); default: the current directory when it lies\n"
+    "                     in the workspace, else the workspace root\n"
+    "  --run-id ID        the caller's name for the run ([A-Za-z0-9._:-], at most\n"
+    "                     128), in the audit record and approval requests\n"
     "  --audit FILE       append one JSON line per run to FILE (default:\n"
     "                     $SBX_AUDIT_LOG; none when unset); checked before CMD runs\n"
     "  --approver SPEC    who approves the profile's sensitive operations: tty\n"
@@ -142,6 +159,55 @@ int sbx_cli_parse_seconds(const char *s, uint64_t *ms)
   return 0;
 }
 
+int sbx_cli_env_name_ok(const char *name, size_t len)
+{
+  if (len == 0 || len > 128 || (name[0] >= '0' && name[0] <= '9'))
+    return -EINVAL;
+  for (size_t i = 0; i < len; i++) {
+    char c = name[i];
+    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'))
+      return -EINVAL;
+  }
+  return 0;
+}
+
+/* Appends --env NAME=VALUE (with_value) or --pass-env NAME to list. */
+static int sbx_cli_add_env(const char **list, int *n, const char *arg, bool with_value,
+                           FILE *err)
+{
+  const char *opt = with_value ? "--env" : "--pass-env";
+  const char *eq = strchr(arg, '=');
+  size_t len = with_value ? (eq ? (size_t)(eq - arg) : 0) : strlen(arg);
+
+  if ((with_value && !eq) || sbx_cli_env_name_ok(arg, len) != 0) {
+    fprintf(err, "sbx: error: %s '%s': expected %s with NAME of letters, digits and '_' "
+                 "(not starting with a digit)\n", opt, arg, with_value ? "NAME=VALUE" : "NAME");
+    return -EINVAL;
+  }
+  if (*n >= SBX_OPT_ENV_MAX) {
+    fprintf(err, "sbx: error: %s: at most %d\n", opt, SBX_OPT_ENV_MAX);
+    return -EINVAL;
+  }
+  list[(*n)++] = arg;
+  return 0;
+}
+
+/* A run id goes into JSON, terminal prompts and file names of the
+ * caller's tooling: a small alphabet keeps it inert everywhere. */
+static int sbx_cli_run_id_ok(const char *id)
+{
+  size_t n = strlen(id);
+  if (n == 0 || n > SBX_RUN_ID_MAX)
+    return -EINVAL;
+  for (size_t i = 0; i < n; i++) {
+    char c = id[i];
+    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+          c == '.' || c == '_' || c == ':' || c == '-'))
+      return -EINVAL;
+  }
+  return 0;
+}
+
 static int sbx_cli_parse_options(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
 {
   const char *sub = argv[0];
@@ -205,6 +271,37 @@ static int sbx_cli_parse_options(int argc, char *const argv[], struct sbx_opts *
         fprintf(err, "sbx: error: --idle '%s': expected seconds > 0\n", optarg);
         return -EINVAL;
       }
+      break;
+    case OPT_ENV:
+      if (sbx_cli_add_env(o->set_env, &o->n_set_env, optarg, true, err) != 0)
+        return -EINVAL;
+      break;
+    case OPT_PASS_ENV:
+      if (sbx_cli_add_env(o->pass_env, &o->n_pass_env, optarg, false, err) != 0)
+        return -EINVAL;
+      break;
+    case OPT_CWD:
+      if (!*optarg) {
+        fprintf(err, "sbx: error: --cwd: empty directory\n");
+        return -EINVAL;
+      }
+      o->cwd = optarg;
+      break;
+    case OPT_WAIT_TIMEOUT:
+      if (sbx_cli_parse_seconds(optarg, &o->wait_timeout_ms) != 0) {
+        fprintf(err, "sbx: error: --wait-timeout '%s': expected seconds > 0 (at most 3 "
+                     "decimals, at most 30 days)\n", optarg);
+        return -EINVAL;
+      }
+      o->has_wait_timeout = true;
+      break;
+    case OPT_RUN_ID:
+      if (sbx_cli_run_id_ok(optarg) != 0) {
+        fprintf(err, "sbx: error: --run-id '%s': expected 1 to %d of A-Z a-z 0-9 . _ : -\n",
+                optarg, SBX_RUN_ID_MAX);
+        return -EINVAL;
+      }
+      o->run_id = optarg;
       break;
     case OPT_HELP:
       o->cmd = SBX_CMD_HELP;
@@ -279,6 +376,10 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
               o->bpf ? "explain" : o->json ? "check" : "serve");
       return -EINVAL;
     }
+    if (o->no_wait && o->has_wait_timeout) {
+      fprintf(err, "sbx: error: run: --no-wait and --wait-timeout contradict each other\n");
+      return -EINVAL;
+    }
     if (optind >= argc) {
       fprintf(err, "sbx: error: run: no command given (sbx run [OPTIONS] -- CMD [ARG...])\n");
       return -EINVAL;
@@ -292,7 +393,8 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
      * who passed them expected them to matter. */
     if (o->workspace || o->tier || o->has_timeout || o->no_wait || o->audit_path ||
         o->approver || o->approval_timeout_ms || o->approval_store || o->cold || o->verbose ||
-        o->idle_ms ||
+        o->idle_ms || o->n_set_env || o->n_pass_env || o->cwd || o->has_wait_timeout ||
+        o->run_id ||
         (o->cmd == SBX_CMD_CHECK && (o->profile || o->bpf)) ||
         (o->cmd == SBX_CMD_EXPLAIN && o->json)) {
       fprintf(err, "sbx: error: %s: only %s accepted\n", sub,
@@ -307,7 +409,8 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
   case SBX_CMD_SERVE:
     if (o->profile || o->workspace || o->tier || o->has_timeout || o->no_wait ||
         o->audit_path || o->approver || o->approval_timeout_ms || o->approval_store ||
-        o->bpf || o->json || o->cold) {
+        o->bpf || o->json || o->cold || o->n_set_env || o->n_pass_env || o->cwd ||
+        o->has_wait_timeout || o->run_id) {
       fprintf(err, "sbx: error: serve: only --idle and -v are accepted\n");
       return -EINVAL;
     }

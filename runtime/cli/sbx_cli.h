@@ -10,6 +10,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* The most --env (and, separately, --pass-env) options one run takes. */
+#define SBX_OPT_ENV_MAX 64
+/* The longest --run-id. */
+#define SBX_RUN_ID_MAX 128
+
 enum sbx_command {
   SBX_CMD_RUN,
   SBX_CMD_CHECK,
@@ -43,6 +48,18 @@ struct sbx_opts {
   uint64_t idle_ms;           /* serve --idle: exit after so long without a client; 0 never */
   char *const *sub_argv;      /* approvals: argv from "approvals" on */
   int sub_argc;
+  /* Per-run settings (docs/sbx.md, "Per-run settings"); NULL-terminated
+   * lists pointing into argv. The names are checked against the
+   * environment's rules by sbx run, not here. */
+  const char *set_env[SBX_OPT_ENV_MAX + 1];  /* --env NAME=VALUE, in order */
+  int n_set_env;
+  const char *pass_env[SBX_OPT_ENV_MAX + 1]; /* --pass-env NAME */
+  int n_pass_env;
+  const char *cwd;            /* --cwd DIR; NULL: the caller's directory when inside the
+                                 workspace, else the workspace root */
+  bool has_wait_timeout;
+  uint64_t wait_timeout_ms;   /* --wait-timeout: the longest admission wait */
+  const char *run_id;         /* --run-id: the caller's name for the run */
 };
 
 /* Parses argv (argv[0] is sbx itself). On success fills *o; the command's
@@ -52,6 +69,10 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err);
 /* "2", "0.5", "1.250": seconds with at most 3 decimals, > 0, <= 30 days.
  * 0 and *ms set, or -EINVAL. Exposed for the tests. */
 int sbx_cli_parse_seconds(const char *s, uint64_t *ms);
+
+/* 0 when name is an environment variable name sbx accepts on its command
+ * line: [A-Za-z_][A-Za-z0-9_]*, at most 128 bytes; -EINVAL otherwise. */
+int sbx_cli_env_name_ok(const char *name, size_t len);
 
 /* The full `sbx --help` text. */
 void sbx_cli_usage(FILE *out);

@@ -167,6 +167,32 @@ static int sbx_run_kept_exposed(const struct cs_profile *p, const char *workspac
   return r;
 }
 
+/* The names of --env and --pass-env against the environment's rules
+ * (runtime/confine/sbx_env_rules.c): a refused name fails the run with
+ * the rule named, before anything ran (confinement checks them again).
+ * Why not drop it and run: the caller asked for the variable and would
+ * get a run that behaves differently from what it asked, silently. */
+static int sbx_run_env_refused(const struct sbx_opts *o, char *why, size_t why_size,
+                               const char **what)
+{
+  for (int i = 0; i < o->n_set_env; i++) {
+    const char *eq = strchr(o->set_env[i], '=');
+    size_t len = (size_t)(eq - o->set_env[i]);
+    if (sbx_env_refusal(o->set_env[i], len, why, why_size) != 0) {
+      fprintf(stderr, "sbx: error: --env %.*s: refused by %s\n", (int)len, o->set_env[i], why);
+      *what = o->set_env[i];
+      return -EPERM;
+    }
+  }
+  for (int i = 0; i < o->n_pass_env; i++)
+    if (sbx_env_refusal(o->pass_env[i], strlen(o->pass_env[i]), why, why_size) != 0) {
+      fprintf(stderr, "sbx: error: --pass-env %s: refused by %s\n", o->pass_env[i], why);
+      *what = o->pass_env[i];
+      return -EPERM;
+    }
+  return 0;
+}
+
 /* The audit view of the confinement result. */
 static void sbx_run_record_result(struct sbx_audit_record *rec,
                                   const struct sbx_run_result *res,
@@ -245,6 +271,10 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
   char interrupted[96];
   char profile_error[128];
   char serve_sock[PATH_MAX], serve_dir[PATH_MAX];
+  char cwd[PATH_MAX], env_why[192];
+  const char *env_what = NULL;
+  const char *env_passed[SBX_OPT_ENV_MAX + 1] = {NULL}, *env_unset[SBX_OPT_ENV_MAX + 1] = {NULL};
+  size_t n_passed = 0, n_unset = 0;
   const char *audit_path = o->audit_path ? o->audit_path : getenv(SBX_AUDIT_ENV);
   bool admit_open = false;
   int code = SBX_EXIT_FAILURE;
@@ -259,6 +289,19 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
   rec.argc = o->cmd_argc;
   rec.model = t->model->model_name;
   rec.sbx_exit = SBX_EXIT_FAILURE;
+  rec.run_id = o->run_id;
+  rec.env_set = o->set_env;
+  rec.wait_timeout_ms = o->has_wait_timeout ? o->wait_timeout_ms : 0;
+  /* Which passed names the caller really had (their values are not
+   * recorded: docs/audit-log.md). */
+  for (int i = 0; i < o->n_pass_env; i++) {
+    if (getenv(o->pass_env[i]))
+      env_passed[n_passed++] = o->pass_env[i];
+    else
+      env_unset[n_unset++] = o->pass_env[i];
+  }
+  rec.env_passed = env_passed;
+  rec.env_unset = env_unset;
 
   /* The log first: every later refusal, even of an unknown profile (an
    * agent probing for more rights is worth an auditor's eye), is recorded. */
@@ -285,6 +328,21 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
     goto record;
   }
   rec.workspace = workspace;
+  if (sbx_run_env_refused(o, env_why, sizeof env_why, &env_what) != 0) {
+    rec.error = "environment variable refused by an env rule";
+    den[n_den].layer = sbx_layer_name(SBX_LAYER_ENV);
+    den[n_den].rule = env_why;
+    /* The name only: a refused --env's value may be the secret itself. */
+    den[n_den].what = env_what;
+    den[n_den].action = "not run";
+    n_den++;
+    goto record;
+  }
+  if (sbx_run_cwd(o->cwd, workspace, cwd, sizeof cwd, stderr) != 0) {
+    rec.error = "--cwd unusable or outside the workspace";
+    goto record;
+  }
+  rec.cwd = cwd;
   if (sbx_run_log_exposed(p, workspace, &audit) != 0) {
     rec.error = "audit log writable by the command";
     goto record;
@@ -311,6 +369,8 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
     }
     appr_open = true;
     appr.unotify.workspace = workspace; /* bound at the same path in the view */
+    appr.unotify.run_id = o->run_id;
+    appr.cwd = cwd;
     /* Whatever grants rights or decides admissions must be out of the
      * command's reach for writing, whatever the workspace (issue 12, 5):
      * a grant appended to the store would let a later run's rm through
@@ -347,14 +407,18 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
     goto record;
   }
   admit_open = true;
-  r = sbx_admit_acquire(&adm, rec.tier, o->no_wait, stderr);
+  r = sbx_admit_acquire(&adm, rec.tier, o->no_wait, rec.wait_timeout_ms, stderr);
   rec.admission_wait_ms = adm.wait_ms;
+  rec.wait_noticed = adm.wait_noticed;
+  rec.wait_timed_out = adm.wait_timed_out;
   if (r != 0) {
-    rec.error = r == -EAGAIN ? "admission refused (--no-wait)" : "admission failed";
+    rec.error = r == -EAGAIN      ? "admission refused (--no-wait)"
+                : r == -ETIMEDOUT ? "admission wait exceeded --wait-timeout"
+                                  : "admission failed";
     den[n_den].layer = "admission";
     den[n_den].rule = t->model->source_path ? t->model->source_path : t->model->model_name;
     den[n_den].what = rec.tier;
-    den[n_den].action = r == -EAGAIN ? "refused" : "failed";
+    den[n_den].action = r == -EAGAIN ? "refused" : r == -ETIMEDOUT ? "timed out" : "failed";
     n_den++;
     goto record;
   }
@@ -365,6 +429,10 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
   req.workspace = workspace;
   req.argv = o->cmd_argv;
   req.timeout_ms = rec.timeout_ms;
+  req.pass_env = o->n_pass_env ? o->pass_env : NULL;
+  req.set_env = o->n_set_env ? o->set_env : NULL;
+  /* The workspace root is the default the warm start can serve too. */
+  req.cwd = strcmp(cwd, workspace) != 0 ? cwd : NULL;
   req.unotify = sbx_approve_unotify(&appr);
   req.freeze = appr.freeze_used ? &appr.freeze : NULL;
   req.on_init = sbx_admit_on_init;

@@ -48,6 +48,67 @@ int sbx_run_serve_socket(char *buf, size_t size, char *dir, size_t dir_size)
   return 0;
 }
 
+/* Is path the directory dir or inside it (both resolved)? */
+static bool sbx_run_inside(const char *path, const char *dir)
+{
+  size_t n = strlen(dir);
+  if (n == 1 && dir[0] == '/')
+    return true;
+  return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+int sbx_run_cwd(const char *given, const char *workspace, char *out, size_t size, FILE *err)
+{
+  char joined[PATH_MAX], here[PATH_MAX];
+  char *real = NULL;
+  struct stat st;
+  int r = 0;
+
+  if (!given) {
+    /* The caller's directory counts only when it resolves inside the
+     * workspace; anywhere else (or unreadable) the run starts at the root
+     * of the workspace, never outside it. */
+    real = getcwd(here, sizeof here) ? realpath(here, NULL) : NULL;
+    if (!real || !sbx_run_inside(real, workspace))
+      given = ".";
+    else
+      goto copy;
+    free(real);
+    real = NULL;
+  }
+  if ((size_t)snprintf(joined, sizeof joined, "%s%s%s", given[0] == '/' ? "" : workspace,
+                       given[0] == '/' ? "" : "/", given) >= sizeof joined) {
+    fprintf(err, "sbx: error: --cwd %s: path too long\n", given);
+    return -ENAMETOOLONG;
+  }
+  /* Resolved, so that a symlink inside the workspace pointing out of it
+   * is judged by where it leads. */
+  if (!(real = realpath(joined, NULL))) {
+    r = -errno;
+    fprintf(err, "sbx: error: --cwd %s: %s\n", given, strerror(-r));
+    return r;
+  }
+  if (!sbx_run_inside(real, workspace)) {
+    fprintf(err, "sbx: error: --cwd %s: resolves to %s, outside the workspace %s\n", given, real,
+            workspace);
+    r = -EACCES;
+    goto cleanup;
+  }
+  if (stat(real, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    fprintf(err, "sbx: error: --cwd %s: not a directory\n", given);
+    r = -ENOTDIR;
+    goto cleanup;
+  }
+copy:
+  if ((size_t)snprintf(out, size, "%s", real) >= size) {
+    fprintf(err, "sbx: error: working directory %s: path too long\n", real);
+    r = -ENAMETOOLONG;
+  }
+cleanup:
+  free(real);
+  return r;
+}
+
 int sbx_run_workspace(const char *given, char *out, size_t size, FILE *err)
 {
   char cwd[PATH_MAX];

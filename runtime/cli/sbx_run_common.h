@@ -20,6 +20,12 @@ int sbx_run_serve_socket(char *buf, size_t size, char *dir, size_t dir_size);
 /* The workspace (given, or the current directory) resolved to an existing
  * directory in out; 0 or a negative errno, with the reason on err. */
 int sbx_run_workspace(const char *given, char *out, size_t size, FILE *err);
+/* The command's working directory, resolved, in out: `given` (--cwd;
+ * relative to the workspace) must be a directory inside the resolved
+ * workspace; NULL: the caller's current directory when it lies inside the
+ * workspace, else the workspace itself. 0, or a negative errno with the
+ * reason on err (-EACCES: outside the workspace). */
+int sbx_run_cwd(const char *given, const char *workspace, char *out, size_t size, FILE *err);
 /* Runs req with `confine` (sbx_confine_run, or the front end's
  * sbx_warm_confine) with sbx_signal's handlers live: from here a SIGINT,
  * SIGTERM or SIGHUP ends the sandbox, not sbx (sbx_signal.h). Returns

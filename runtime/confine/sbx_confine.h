@@ -166,6 +166,15 @@ struct sbx_run_request {
    * returns only once its sandbox is gone. May be NULL. */
   int (*on_init)(void *ctx, pid_t init);
   void *on_init_ctx;
+  /* Per-run settings (docs/sbx.md, "Per-run settings"). set_env:
+   * "NAME=VALUE" strings set after the allowlist and pass_env, later ones
+   * winning (NULL-terminated, may be NULL); their names and pass_env's
+   * must pass sbx_env_refusal, else the run is refused (layer env). cwd:
+   * the command's working directory, which must resolve to a directory
+   * inside the workspace that the view shows (else refused, layer
+   * request); NULL: the workspace. */
+  const char *const *set_env;
+  const char *cwd;
 };
 
 /* A refusal by Landlock during the run, named from the kernel's audit
@@ -313,5 +322,11 @@ int sbx_confine_describe(const struct sbx_run_request *req, FILE *out);
 /* The environment allowlist (NULL-terminated; entries ending in '*' are
  * prefixes, e.g. "LC_*"), for docs and `sbx explain`. */
 extern const char *const sbx_env_allowlist[];
+
+/* 0 when the variable name (len bytes of name) may enter a sandbox by
+ * request; -EPERM when a rule refuses it (loader and libc variables, the
+ * ones sbx sets, names of secrets; runtime/confine/sbx_env_rules.c), with
+ * the rule in why. */
+int sbx_env_refusal(const char *name, size_t len, char *why, size_t why_size);
 
 #endif

@@ -465,8 +465,8 @@ static int sbx_mount_view(const struct sbx_plan *plan, bool tmpl, struct sbx_fai
     errno = -rc;
     goto fail_errno;
   }
-  what = "chdir to the workspace";
-  if (chdir(plan->workspace) < 0)
+  what = plan->cwd ? "chdir to the working directory (--cwd)" : "chdir to the workspace";
+  if (chdir(plan->cwd ? plan->cwd : plan->workspace) < 0)
     goto fail_errno;
   return 0;
 fail_errno:
@@ -573,8 +573,8 @@ int sbx_mount_fresh(const struct sbx_plan *plan, struct sbx_fail *f)
     errno = -rc;
     goto fail_errno;
   }
-  what = "chdir to the workspace";
-  if (chdir(plan->workspace) < 0)
+  what = plan->cwd ? "chdir to the working directory (--cwd)" : "chdir to the workspace";
+  if (chdir(plan->cwd ? plan->cwd : plan->workspace) < 0)
     goto fail_errno;
   goto cleanup;
 fail_errno:

@@ -496,6 +496,48 @@ static int sbx_plan_denied(struct sbx_plan *p, struct sbx_planning *c)
   return 0;
 }
 
+/* The command's working directory (req->cwd), resolved again here since
+ * a request may come from any caller: refused unless it is a directory in
+ * the workspace that no mask hides (a denied path's contents must not
+ * become reachable, or even probed, by starting inside them). A symlink
+ * swapped between here and the chdir can only lead elsewhere in the view,
+ * which is what the command may reach anyway. */
+static int sbx_plan_cwd(struct sbx_plan *p, struct sbx_planning *c)
+{
+  char real[PATH_MAX];
+  struct stat st;
+  int rc;
+
+  if (!c->req->cwd)
+    return 0;
+  if (!realpath(c->req->cwd, real) || stat(real, &st) != 0) {
+    rc = -errno;
+    sbx_fail_set(c->f, SBX_LAYER_REQUEST, -rc, "cwd '%s': %s", c->req->cwd, strerror(-rc));
+    return rc;
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    sbx_fail_set(c->f, SBX_LAYER_REQUEST, ENOTDIR, "cwd '%s': not a directory", c->req->cwd);
+    return -ENOTDIR;
+  }
+  if (!sbx_path_under(real, p->workspace)) {
+    sbx_fail_set(c->f, SBX_LAYER_REQUEST, EACCES, "cwd '%s' resolves to %s, outside the "
+                 "workspace %s", c->req->cwd, real, p->workspace);
+    return -EACCES;
+  }
+  for (size_t i = 0; i < p->n_mounts; i++)
+    if (p->mounts[i].kind == SBX_MNT_MASK && sbx_path_under(real, p->mounts[i].path)) {
+      sbx_fail_set(c->f, SBX_LAYER_REQUEST, EACCES, "cwd '%s' lies in %s, which the view "
+                   "hides (%s)", c->req->cwd, p->mounts[i].path,
+                   p->mounts[i].why ? p->mounts[i].why : "mask");
+      return -EACCES;
+    }
+  if (!(p->cwd = strdup(real))) {
+    sbx_fail_set(c->f, SBX_LAYER_REQUEST, ENOMEM, "cwd: out of memory");
+    return -ENOMEM;
+  }
+  return 0;
+}
+
 /* The warm-start server's directory masked, the mounts in order, the
  * environment. */
 static int sbx_plan_finish(struct sbx_plan *p, struct sbx_planning *c)
@@ -513,9 +555,14 @@ static int sbx_plan_finish(struct sbx_plan *p, struct sbx_planning *c)
   qsort(p->mounts, p->n_mounts, sizeof *p->mounts, sbx_cmp_mount);
   sbx_plan_noexec(p, (c->req->flags & SBX_RUN_TEST_EXEC_MOUNTS) != 0);
 
+  if ((rc = sbx_plan_cwd(p, c)) < 0)
+    return rc;
   if ((rc = sbx_plan_environment(p, c->req)) < 0) {
-    sbx_fail_set(c->f, SBX_LAYER_ENV, -rc, "%s", rc == -EINVAL ? "invalid or LD_* name in pass_env"
-                                                    : strerror(-rc));
+    sbx_fail_set(c->f, SBX_LAYER_ENV, -rc, "%s",
+                 rc == -EINVAL ? "invalid name in pass_env or set_env"
+                 : rc == -EPERM ? "a name in pass_env or set_env is refused by an env rule "
+                                  "(loader, sbx or secret; runtime/confine/sbx_env_rules.c)"
+                                : strerror(-rc));
     return rc;
   }
   return 0;
@@ -587,5 +634,6 @@ void sbx_plan_free(struct sbx_plan *p)
   free(p->rules);
   free(p->envp);
   free(p->workspace);
+  free(p->cwd);
   memset(p, 0, sizeof *p);
 }

@@ -115,6 +115,7 @@ struct sbx_plan {
   bool probe_lost; /* a probe could not be recorded: never reuse the plan */
   struct sbx_probe *probes;
   size_t n_probes, cap_probes;
+  char *cwd; /* the command's working directory, resolved; NULL: the workspace */
 };
 
 /* Fills *plan for req on a kernel with Landlock ABI `abi`. On failure

@@ -1,6 +1,7 @@
 /* sbx_plan_env: the sandbox's environment (sbx_plan_environment): an
  * allowlist of the caller's variables, the names the caller passes on
- * (never LD_*), and sbx's own PATH, HOME, PWD and SBX_PROFILE. */
+ * and the ones it sets (--pass-env, --env; never a name sbx_env_rules.c
+ * refuses), and sbx's own PATH, HOME, PWD and SBX_PROFILE. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -61,16 +62,42 @@ static bool sbx_env_allowed(const char *name, size_t len, const char *const *pas
   return false;
 }
 
+/* Drops an earlier "NAME=..." of the plan (len bytes of name), so that a
+ * set_env entry replaces what the allowlist or pass_env put there. */
+static void sbx_plan_env_drop(struct sbx_plan *p, const char *name, size_t len)
+{
+  for (size_t i = 0; i < p->n_env; i++)
+    if (strncmp(p->envp[i], name, len) == 0 && p->envp[i][len] == '=') {
+      free(p->envp[i]);
+      memmove(&p->envp[i], &p->envp[i + 1], (p->n_env - i) * sizeof *p->envp);
+      p->n_env--;
+      return;
+    }
+}
+
 int sbx_plan_environment(struct sbx_plan *p, const struct sbx_run_request *req)
 {
+  char why[160];
   int rc;
-  for (const char *const *pe = req->pass_env; pe && *pe; pe++)
-    if (strncmp(*pe, "LD_", 3) == 0 || (*pe)[0] == '\0' || strchr(*pe, '='))
+  /* Every requested name is checked here too, whatever the caller checked:
+   * a refused name fails the run (never dropped quietly). */
+  for (const char *const *pe = req->pass_env; pe && *pe; pe++) {
+    if ((*pe)[0] == '\0' || strchr(*pe, '='))
       return -EINVAL;
+    if (sbx_env_refusal(*pe, strlen(*pe), why, sizeof why) != 0)
+      return -EPERM;
+  }
+  for (const char *const *se = req->set_env; se && *se; se++) {
+    const char *eq = strchr(*se, '=');
+    if (!eq || eq == *se)
+      return -EINVAL;
+    if (sbx_env_refusal(*se, (size_t)(eq - *se), why, sizeof why) != 0)
+      return -EPERM;
+  }
   /* PATH, HOME and PWD are sbx's, whatever the caller had. */
   if ((rc = sbx_plan_env(p, "PATH", SBX_SANDBOX_PATH)) < 0 ||
       (rc = sbx_plan_env(p, "HOME", SBX_SANDBOX_HOME)) < 0 ||
-      (rc = sbx_plan_env(p, "PWD", p->workspace)) < 0 ||
+      (rc = sbx_plan_env(p, "PWD", p->cwd ? p->cwd : p->workspace)) < 0 ||
       (rc = sbx_plan_env(p, "SBX_PROFILE", p->profile->name ? p->profile->name : "?")) < 0)
     return rc;
   for (char **e = environ; e && *e; e++) {
@@ -86,6 +113,11 @@ int sbx_plan_environment(struct sbx_plan *p, const struct sbx_run_request *req)
     if (!sbx_env_allowed(*e, len, req->pass_env))
       continue;
     if ((rc = sbx_plan_env_take(p, strdup(*e))) < 0)
+      return rc;
+  }
+  for (const char *const *se = req->set_env; se && *se; se++) {
+    sbx_plan_env_drop(p, *se, (size_t)(strchr(*se, '=') - *se));
+    if ((rc = sbx_plan_env_take(p, strdup(*se))) < 0)
       return rc;
   }
   return 0;

@@ -121,10 +121,17 @@ static int sbx_front_run(const struct sbx_tables *t, const struct sbx_opts *o,
       sbx_run_serve_socket(serve_sock, sizeof serve_sock, serve_dir, sizeof serve_dir) != 0 ||
       stat(serve_sock, &st) != 0 || !S_ISSOCK(st.st_mode))
     return -1;
+  /* A caller in a subdirectory of the workspace starts there: the cold
+   * path's (the full sbx's) work. */
+  {
+    char cwd[PATH_MAX];
+    if (sbx_run_cwd(NULL, workspace, cwd, sizeof cwd, quiet) != 0 || strcmp(cwd, workspace) != 0)
+      return -1;
+  }
   memset(&adm, 0, sizeof adm);
   if (sbx_admit_open(&adm, t->model, stderr) != 0)
     return SBX_EXIT_FAILURE;
-  if (sbx_admit_acquire(&adm, tier, o->no_wait, stderr) != 0) {
+  if (sbx_admit_acquire(&adm, tier, o->no_wait, 0, stderr) != 0) {
     sbx_admit_close(&adm);
     return SBX_EXIT_FAILURE;
   }
@@ -179,7 +186,9 @@ int main(int argc, char *argv[])
   /* Asked to run cold, or with a log or an approval setting: the full sbx. */
   if (o.cold || (warm && strcmp(warm, "0") == 0) || getenv(SBX_WARM_DECLINED_ENV) ||
       o.audit_path || getenv(SBX_AUDIT_ENV) || o.approver || o.approval_store ||
-      o.approval_timeout_ms || !sbx_warm_caller_ok())
+      o.approval_timeout_ms || !sbx_warm_caller_ok() ||
+      /* Per-run settings are recorded and checked by the full sbx. */
+      o.n_set_env || o.n_pass_env || o.cwd || o.run_id || o.has_wait_timeout)
     sbx_front_core(argv, NULL);
   if (sbx_profile_select(t.profiles, t.n_profiles, o.profile, getenv(SBX_PROFILE_ENV), &p, &src,
                          quiet) != 0 ||

@@ -192,6 +192,32 @@ void cs_shared_close(struct cs_shared_sched *sh);
  * absolute CLOCK_MONOTONIC, NULL waits forever. */
 int cs_shared_admit(struct cs_shared_sched *sh, uint32_t admission, const struct timespec *deadline,
                     struct cs_shared_ticket *ticket);
+/* What a waiting admission waits for, as the file shows it (a snapshot:
+ * for messages, never for decisions). */
+struct cs_shared_wait_info {
+  uint32_t state;    /* the current state of S */
+  uint32_t in_use;   /* live or dead holders of the same admission (the tier's slots in use) */
+  uint32_t ahead;    /* waiters of the same admission that arrived earlier */
+  uint64_t waited_ms; /* since the caller queued */
+};
+/* A word to the caller while it waits: fn(ctx, info) is called once, with
+ * the file unlocked, when the admission is still waiting after_ms after it
+ * queued. fn must not call back into sh. */
+struct cs_shared_wait_notice {
+  uint64_t after_ms;
+  void (*fn)(void *ctx, const struct cs_shared_wait_info *info);
+  void *ctx;
+};
+/* cs_shared_admit with a notice (NULL: none); the place in the FIFO is
+ * kept across the notice. */
+int cs_shared_admit_notice(struct cs_shared_sched *sh, uint32_t admission,
+                           const struct timespec *deadline,
+                           const struct cs_shared_wait_notice *notice,
+                           struct cs_shared_ticket *ticket);
+/* The same snapshot for any caller: before_arrival UINT64_MAX counts every
+ * waiter of the admission as ahead. */
+void cs_shared_tier_info(const struct cs_shared_sched *sh, uint32_t admission,
+                         uint64_t before_arrival, struct cs_shared_wait_info *info);
 /* -EAGAIN when refused now or when others wait for the same admission. */
 int cs_shared_try_admit(struct cs_shared_sched *sh, uint32_t admission,
                         struct cs_shared_ticket *ticket);

@@ -62,6 +62,9 @@ struct cs_approval_request {
    * given), NULL-terminated; NULL when none. A long or tricky argument
    * (`build/././.../../src/important.c`) is shown by what it reaches. */
   const char *const *targets;
+  /* The caller's name for the run (sbx run --run-id), or NULL: lets an
+   * approver (or its log) tie the request to the agent's own step. */
+  const char *run_id;
 };
 
 struct cs_approval_decision {

@@ -101,6 +101,9 @@ struct sbx_unotify_cfg {
    * sbx_confine_run with the run's cgroup; NULL when the approver does
    * not use the terminal. */
   struct sbx_freeze *freeze;
+  /* The caller's name for the run (sbx run --run-id), put in every
+   * request so an approver can tell runs apart; NULL: none. */
+  const char *run_id;
 };
 
 /* Adds the git configuration file at host path `path` (absolute, no

@@ -342,6 +342,10 @@ int sbx_warm_run(const struct sbx_run_request *req, uint64_t tmax, struct sbx_ru
     return sbx_warm_decline(res, tmax, "warm start needs sbx to run as root");
   if (!realpath(req->workspace, ws) || stat(ws, &st) < 0 || !S_ISDIR(st.st_mode))
     return sbx_warm_decline(res, tmax, "workspace does not resolve");
+  /* A template's processes start in the workspace root, where its view
+   * was built: another working directory is the cold path's. */
+  if (req->cwd)
+    return sbx_warm_decline(res, tmax, "working directory other than the workspace root");
   if (!(buf = malloc(SBX_WARM_MAX_REQ)))
     return sbx_warm_decline(res, tmax, "out of memory");
   /* The environment is the client's (its allowlisted variables), computed

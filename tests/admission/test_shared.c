@@ -116,6 +116,74 @@ START_TEST(shared_basic)
 }
 END_TEST
 
+/* The notice of a wait (sbx's "waiting for admission" line): called once,
+ * with the holders of the same admission and the earlier waiters; not at
+ * all when the wait ends first or the slot is free. */
+struct notice_seen {
+  int calls;
+  struct cs_shared_wait_info info;
+};
+static void notice_count(void *ctx, const struct cs_shared_wait_info *info)
+{
+  struct notice_seen *seen = ctx;
+  seen->calls++;
+  seen->info = *info;
+}
+
+static struct timespec deadline_in(long ms)
+{
+  struct timespec dl;
+  clock_gettime(CLOCK_MONOTONIC, &dl);
+  dl.tv_sec += ms / 1000;
+  dl.tv_nsec += (ms % 1000) * 1000000L;
+  if (dl.tv_nsec >= 1000000000L) {
+    dl.tv_sec++;
+    dl.tv_nsec -= 1000000000L;
+  }
+  return dl;
+}
+
+START_TEST(shared_wait_notice)
+{
+  struct cs_shared_sched *sh = open_or_die(&fixture_opposite);
+  struct cs_shared_ticket held[16], tk;
+  struct notice_seen seen = {0};
+  struct cs_shared_wait_notice notice = {.after_ms = 100, .fn = notice_count, .ctx = &seen};
+  struct cs_shared_wait_info info;
+  struct timespec dl;
+  int n = 0;
+
+  while (n < 16 && cs_shared_try_admit(sh, 0, &held[n]) == 0)
+    n++;
+  ck_assert_int_ge(n, 1);
+  ck_assert_int_lt(n, 16);
+  dl = deadline_in(1500); /* room for a loaded machine: the notice comes at 100 ms */
+  ck_assert_int_eq(cs_shared_admit_notice(sh, 0, &dl, &notice, &tk), -ETIMEDOUT);
+  ck_assert_int_eq(seen.calls, 1);
+  ck_assert_uint_eq(seen.info.in_use, (uint32_t)n);
+  ck_assert_uint_eq(seen.info.ahead, 0);
+  ck_assert_uint_ge(seen.info.waited_ms, 100);
+  cs_shared_tier_info(sh, 0, UINT64_MAX, &info);
+  ck_assert_uint_eq(info.in_use, (uint32_t)n);
+  ck_assert_uint_eq(info.ahead, 0); /* the timed-out waiter left the queue */
+  /* The deadline before the notice: no call. */
+  seen.calls = 0;
+  notice.after_ms = 10000;
+  dl = deadline_in(150);
+  ck_assert_int_eq(cs_shared_admit_notice(sh, 0, &dl, &notice, &tk), -ETIMEDOUT);
+  ck_assert_int_eq(seen.calls, 0);
+  /* A free slot: granted at once, no call. */
+  ck_assert_int_eq(cs_shared_complete(sh, &held[--n]), 0);
+  notice.after_ms = 0;
+  dl = deadline_in(1000);
+  ck_assert_int_eq(cs_shared_admit_notice(sh, 0, &dl, &notice, &held[n++]), 0);
+  ck_assert_int_eq(seen.calls, 0);
+  while (n > 0)
+    ck_assert_int_eq(cs_shared_complete(sh, &held[--n]), 0);
+  cs_shared_close(sh);
+}
+END_TEST
+
 /* A guard keeps a killed holder's slot until the guard is dead too (sbx:
  * the slot of a SIGKILLed `sbx run` returns only once its sandbox's pid 1
  * is gone); a zombie guard counts as dead. Bad guards are refused. */
@@ -406,6 +474,7 @@ int main(void)
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, shared_basic);
   tcase_add_test(tc, shared_guard_holds_slot);
+  tcase_add_test(tc, shared_wait_notice);
   tcase_add_test(tc, shared_fifo_across_processes);
   tcase_add_test(tc, shared_kill_inside_commit);
 #ifdef HAVE_MODEL_DEFAULT

@@ -1017,6 +1017,44 @@ START_TEST(t_exit_codes)
       req.pass_env = pass;
       ck_assert_int_lt(sbx_confine_run(&req, &res), 0);
       ck_assert_int_eq(res.layer, SBX_LAYER_ENV);
+      req.pass_env = NULL;
+    }
+    /* The env rules hold below the CLI too (issue 13): a request that
+     * skipped sbx's checks still cannot set a secret's or a loader
+     * variable; an innocent name runs (the negative control). */
+    {
+      const char *refused[][2] = {{"GITHUB_TOKEN=x", NULL}, {"GLIBC_TUNABLES=x", NULL},
+                                  {"PWD=/", NULL}, {"aws_secret_access_key=x", NULL}};
+      const char *innocent[] = {"GIT_AUTHOR_NAME=x", NULL};
+      for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        req.set_env = refused[i];
+        ck_assert_int_lt(sbx_confine_run(&req, &res), 0);
+        ck_assert_int_eq(res.layer, SBX_LAYER_ENV);
+        ck_assert_ptr_nonnull(strstr(res.message, "env rule"));
+      }
+      req.set_env = innocent;
+      ck_assert_int_eq(sbx_confine_run(&req, &res), 0);
+      ck_assert_int_eq(res.exit_code, 0);
+      req.set_env = NULL;
+    }
+    /* A working directory outside the workspace, even through a symlink
+     * inside it, is refused by confinement itself; one inside runs. */
+    {
+      char link[PATH_MAX], sub[PATH_MAX];
+      snprintf(link, sizeof link, "%s/cwd-out", ws);
+      snprintf(sub, sizeof sub, "%s/cwd-in", ws);
+      ck_assert_int_eq(symlink("/etc", link), 0);
+      ck_assert_int_eq(mkdir(sub, 0755), 0);
+      req.cwd = link;
+      ck_assert_int_lt(sbx_confine_run(&req, &res), 0);
+      ck_assert_int_eq(res.layer, SBX_LAYER_REQUEST);
+      ck_assert_ptr_nonnull(strstr(res.message, "outside the workspace"));
+      req.cwd = sub;
+      ck_assert_int_eq(sbx_confine_run(&req, &res), 0);
+      ck_assert_int_eq(res.exit_code, 0);
+      req.cwd = NULL;
+      unlink(link);
+      rmdir(sub);
     }
   }
 }

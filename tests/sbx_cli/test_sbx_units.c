@@ -14,6 +14,7 @@
 #include "fixture_profiles.h"
 #include "sbx_audit.h"
 #include "sbx_cli.h"
+#include "sbx_confine.h"
 #include "sbx_explain.h"
 #include "sbx_profile.h"
 
@@ -51,6 +52,86 @@ START_TEST(cli_run_options)
   ck_assert_int_eq(o.cmd_argc, 2);
   ck_assert_str_eq(o.cmd_argv[0], "ls");
   ck_assert_str_eq(o.cmd_argv[1], "-l");
+}
+END_TEST
+
+START_TEST(cli_run_settings)
+{
+  char *argv[] = {"sbx", "run", "--env", "A=1", "--env", "B=x=y", "--pass-env", "C",
+                  "--cwd", "sub", "--wait-timeout", "2", "--run-id", "s-1:a.b", "--", "true",
+                  NULL};
+  char *many[2 * SBX_OPT_ENV_MAX + 6];
+  char *bad[][6] = {{"sbx", "run", "--env", "NOEQ", "true", NULL},
+                    {"sbx", "run", "--env", "9A=1", "true", NULL},
+                    {"sbx", "run", "--pass-env", "A=1", "true", NULL},
+                    {"sbx", "run", "--run-id", "a b", "true", NULL},
+                    {"sbx", "run", "--wait-timeout", "0", "true", NULL},
+                    {"sbx", "check", "--run-id", "x", NULL, NULL},
+                    {"sbx", "explain", "--cwd", "x", NULL, NULL}};
+  struct sbx_opts o;
+  char msg[256] = "";
+
+  ck_assert_int_eq(parse(&o, msg, sizeof(msg), 16, argv), 0);
+  ck_assert_int_eq(o.n_set_env, 2);
+  ck_assert_str_eq(o.set_env[0], "A=1");
+  ck_assert_str_eq(o.set_env[1], "B=x=y");
+  ck_assert_ptr_null(o.set_env[2]);
+  ck_assert_int_eq(o.n_pass_env, 1);
+  ck_assert_str_eq(o.pass_env[0], "C");
+  ck_assert_ptr_null(o.pass_env[1]);
+  ck_assert_str_eq(o.cwd, "sub");
+  ck_assert(o.has_wait_timeout);
+  ck_assert_uint_eq(o.wait_timeout_ms, 2000);
+  ck_assert_str_eq(o.run_id, "s-1:a.b");
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    int n = 0;
+    while (bad[i][n])
+      n++;
+    ck_assert_int_eq(parse(&o, msg, sizeof(msg), n, bad[i]), -EINVAL);
+  }
+  /* --no-wait and --wait-timeout contradict each other. */
+  {
+    char *both[] = {"sbx", "run", "--no-wait", "--wait-timeout", "1", "true", NULL};
+    ck_assert_int_eq(parse(&o, msg, sizeof(msg), 6, both), -EINVAL);
+    ck_assert_ptr_nonnull(strstr(msg, "contradict"));
+  }
+  /* More than SBX_OPT_ENV_MAX is refused, not cut short. */
+  {
+    int n = 0;
+    many[n++] = "sbx";
+    many[n++] = "run";
+    for (int i = 0; i <= SBX_OPT_ENV_MAX; i++) {
+      many[n++] = "--env";
+      many[n++] = "A=1";
+    }
+    many[n++] = "true";
+    many[n] = NULL;
+    ck_assert_int_eq(parse(&o, msg, sizeof(msg), n, many), -EINVAL);
+  }
+}
+END_TEST
+
+/* The environment rules by class, with look-alikes that must pass. */
+START_TEST(env_rules)
+{
+  const char *refused[] = {"LD_PRELOAD", "LD_AUDIT", "GLIBC_TUNABLES", "GCONV_PATH",
+                           "PATH", "HOME", "PWD", "SBX_PROFILE", "GITHUB_TOKEN", "gh_token",
+                           "AWS_SECRET_ACCESS_KEY", "PGPASSWORD", "SSH_AUTH_SOCK",
+                           "npm_config__authToken", "DEPLOY_KEY", "MY_API_KEY", "OPENAI_APIKEY",
+                           "KRB5CCNAME", "DB_PASS", "SESSION_COOKIE", NULL};
+  const char *passed[] = {"GIT_AUTHOR_NAME", "GIT_COMMITTER_EMAIL", "KEYBOARD_LAYOUT",
+                          "MONKEY", "PASSAGE", "CARGO_HOME", "LANG", "MY_SETTING", NULL};
+  char why[192];
+
+  for (const char *const *n = refused; *n; n++) {
+    why[0] = '\0';
+    ck_assert_msg(sbx_env_refusal(*n, strlen(*n), why, sizeof why) == -EPERM, "%s passed", *n);
+    ck_assert_msg(strstr(why, "env rule '") != NULL, "%s: %s", *n, why);
+  }
+  for (const char *const *n = passed; *n; n++)
+    ck_assert_msg(sbx_env_refusal(*n, strlen(*n), why, sizeof why) == 0, "%s: %s", *n, why);
+  /* Only the first len bytes count. */
+  ck_assert_int_eq(sbx_env_refusal("MY_SETTING=TOKEN", 10, why, sizeof why), 0);
 }
 END_TEST
 
@@ -525,6 +606,8 @@ int main(int argc, char **argv)
   golden_dir = argc > 1 ? argv[1] : ".";
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, cli_run_options);
+  tcase_add_test(tc, cli_run_settings);
+  tcase_add_test(tc, env_rules);
   tcase_add_test(tc, cli_command_options_are_not_ours);
   tcase_add_test(tc, cli_approvals);
   tcase_add_test(tc, cli_errors);
