@@ -297,10 +297,12 @@ static int sbx_un_handle(int listener, const struct seccomp_notif *n,
      * (`build/././.../../src/important.c` is shown, and deleted, as
      * src/important.c in its real directory). A directory the caller's
      * own call could not resolve fails it with that errno, unasked. The
-     * same helper probes the private /tmp for an unlink (sbx_un_resolve):
-     * such a deletion is done there, unasked. */
-    r = sbx_un_resolve(op, rootfd, cfg, op->kind == SBX_UN_UNLINK && cfg->private_tmp, &failed,
-                       &exempt, &result);
+     * same helper probes an unlink's entry (sbx_un_resolve): on the
+     * private /tmp, or born in this run, it loses nothing that was there
+     * before the run and is removed there, unasked. */
+    r = sbx_un_resolve(op, rootfd, cfg,
+                       op->kind == SBX_UN_UNLINK && (cfg->private_tmp || cfg->run_start_set),
+                       &failed, &exempt, &result);
     if (r != 0 || failed) {
       resp->error = r != 0 ? r : -failed;
       goto cleanup;
@@ -312,10 +314,20 @@ static int sbx_un_handle(int listener, const struct seccomp_notif *n,
     if (op->kind == SBX_UN_RENAME) {
       sbx_un_display(op->fd[1], op->path[1], shown2, sizeof shown2);
       req.path = shown2; /* what would be replaced */
-      /* A rename that replaces nothing deletes nothing: tried first with
-       * RENAME_NOREPLACE, and asked about only when the target exists (or
-       * the file system cannot tell us). Exchanges delete nothing. */
-      if (op->flags & RENAME_EXCHANGE) {
+      /* A rename that replaces nothing deletes nothing. One that replaces
+       * is a write (docs/approvals.md, "What counts as a deletion"): the
+       * kernel lets it replace only a non-directory, whose contents a
+       * write could destroy as well (`> file`), or an empty directory,
+       * and the name is there afterwards. So when the run's start is
+       * known it is never asked; the mounts and Landlock, which the
+       * helper acts under, decide whether it may happen at all (a
+       * read-only or denied place, another mount: EROFS, EACCES, EXDEV,
+       * EBUSY). The helper performs it under the directories' locks
+       * (sbx_un_lock_dir). Without the start (an embedder, the test knob)
+       * as before: tried with RENAME_NOREPLACE first, asked only when
+       * the target exists (or the file system cannot tell us). Exchanges
+       * delete nothing. */
+      if (cfg->run_start_set || (op->flags & RENAME_EXCHANGE)) {
         ask = false;
       } else if (!(op->flags & RENAME_NOREPLACE)) {
         r = sbx_un_perform(op, rootfd, cfg, op->flags | RENAME_NOREPLACE, &result);

@@ -102,9 +102,10 @@ void sbx_un_addr_text(const struct sockaddr_storage *ss, char *buf, size_t len);
  * with nothing to split off (empty, only slashes) is left as it is.
  * *failed: the errno the caller's call would have met resolving a
  * directory (ENOENT, ENOTDIR, EACCES, ...), 0 when all resolved. With
- * probe_tmp (unlink family) the same helper also probes the private
- * /tmp: *exempt 1 and *result the unlinkat's result when the entry was on
- * it (then deleted there, unasked), or did not exist at all (-ENOENT). 0
+ * probe_tmp (unlink family) the same helper also probes the entry:
+ * *exempt 1 and *result the unlinkat's result when it was on the private
+ * /tmp (cfg->private_tmp) or was born in the run (cfg->run_start_set;
+ * then deleted, unasked), or did not exist at all (-ENOENT). 0
  * or -errno (the helper could not run). */
 int sbx_un_resolve(struct sbx_un_op *op, int rootfd, const struct sbx_unotify_cfg *cfg,
                    bool probe_tmp, int *failed, int *exempt, long *result);
