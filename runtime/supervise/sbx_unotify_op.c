@@ -26,6 +26,7 @@
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <dirent.h>
 #include <grp.h>
 #include <unistd.h>
 
@@ -196,6 +197,32 @@ static bool sbx_un_born_in_run(int dirfd, const char *name, const struct sbx_uno
           (long)sx.stx_btime.tv_nsec > cfg->run_start.tv_nsec);
 }
 
+/* Does directory `name` in `dirfd` hold anything? Then rmdir would fail
+ * with ENOTEMPTY, losing nothing: answered so without asking (git tries
+ * to remove the directories of every path it touches). Decided at one
+ * moment, under the parent's lock, and the call answered as of that
+ * moment: it is not performed later, when the directory may have been
+ * emptied. false when it cannot be read (then asked). */
+static bool sbx_un_dir_has_entries(int dirfd, const char *name)
+{
+  int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  DIR *d;
+  struct dirent *de;
+  bool any = false;
+
+  if (fd < 0)
+    return false;
+  d = fdopendir(fd);
+  if (!d) {
+    close(fd);
+    return false;
+  }
+  while (!any && (de = readdir(d)))
+    any = strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
+  closedir(d);
+  return any;
+}
+
 /* The /tmp probe (unlink family only; run by the resolve helper): does
  * the entry exist at all, and is its directory on the private /tmp? Then
  * delete it here, through the very directory checked, and say so
@@ -267,11 +294,17 @@ static long sbx_un_tmp_unlink(const struct sbx_un_op *op, const struct sbx_unoti
   if (cfg->run_start_set && (!trailing || (op->flags & AT_REMOVEDIR)) &&
       (lfd = sbx_un_lock_dir(pfd)) >= 0) {
     ret = 0;
-    if (sbx_un_born_in_run(pfd, base, cfg)) {
+    /* Or git holds exactly what it contains (sbx_unotify_git.c): git's
+     * checkout, stash and rebase unlink each work-tree file they update. */
+    if (sbx_un_born_in_run(pfd, base, cfg) ||
+        (!(op->flags & AT_REMOVEDIR) && sbx_un_git_holds(pfd, base, cfg->workspace))) {
       *exempt = 1;
       ret = unlinkat(pfd, base, op->flags);
       if (ret < 0)
         ret = -errno;
+    } else if ((op->flags & AT_REMOVEDIR) && sbx_un_dir_has_entries(pfd, base)) {
+      *exempt = 1;
+      ret = -ENOTEMPTY;
     }
     close(lfd); /* and with it the lock */
     close(pfd);

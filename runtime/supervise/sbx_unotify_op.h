@@ -170,6 +170,12 @@ bool sbx_un_charge_spent(struct sbx_un_charge *c, const struct sbx_unotify_cfg *
 int sbx_un_ask(int listener, const struct seccomp_notif *n, const struct sbx_unotify_cfg *cfg,
                struct cs_approval_request *req, struct cs_approval_decision *d);
 
+/* delete (sbx_unotify_git.c): does <workspace>/.git hold, as a loose
+ * object or in a pack index, a blob with the exact contents of `name` in
+ * `dirfd` (a regular file or symlink)? Run by a helper, under the
+ * directory's lock. */
+bool sbx_un_git_holds(int dirfd, const char *name, const char *workspace);
+
 /* Copies a NUL-terminated string / len bytes of process pid (once). */
 int sbx_un_read_str(pid_t pid, uint64_t addr, char *out, size_t len);
 int sbx_un_read_mem(pid_t pid, uint64_t addr, void *out, size_t len);
