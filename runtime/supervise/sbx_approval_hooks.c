@@ -53,6 +53,11 @@ static void sbx_mark_run_start(struct sbx_unotify_cfg *cfg)
             SBX_DELETE_TEST_AS_BEFORE_ENV);
     return;
   }
+  off = getenv(SBX_DELETE_TEST_NO_LOCK_ENV);
+  if (off && strcmp(off, "1") == 0)
+    fprintf(stderr, "sbx: warning: %s=1: a removal's check and act are NOT under the "
+                    "directory's lock (test only)\n",
+            SBX_DELETE_TEST_NO_LOCK_ENV);
   if (clock_gettime(CLOCK_REALTIME, &cfg->run_start) != 0)
     return;
   for (int i = 0; i < 100; i++) {

@@ -116,6 +116,9 @@ struct sbx_unotify_cfg {
  * test can show what the rule changes (every deletion asked, as before
  * issue 13). sbx says so on stderr. */
 #define SBX_DELETE_TEST_AS_BEFORE_ENV "SBX_TEST_DELETE_AS_BEFORE"
+/* Test only: "1" leaves the directory lock out (sbx_un_lock_dir), so that
+ * workflow_swap can show the race it closes. sbx says so on stderr. */
+#define SBX_DELETE_TEST_NO_LOCK_ENV "SBX_TEST_DELETE_NO_DIR_LOCK"
 
 /* Adds the git configuration file at host path `path` (absolute, no
  * symlink anywhere in it: RESOLVE_NO_SYMLINKS) to *arr. 0, -ENOENT when

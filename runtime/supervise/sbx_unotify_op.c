@@ -167,8 +167,11 @@ void sbx_un_display(int dirfd, const char *path, char *out, size_t len)
 static int sbx_un_lock_dir(int dirfd)
 {
   int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  const char *off = getenv(SBX_DELETE_TEST_NO_LOCK_ENV);
   if (fd < 0)
     return -1;
+  if (off && strcmp(off, "1") == 0)
+    return fd; /* the negative control of workflow_swap: not locked */
   while (flock(fd, LOCK_EX) != 0) {
     if (errno != EINTR) {
       close(fd);
