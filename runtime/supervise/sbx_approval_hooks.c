@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sbx_approval_hooks.h"
@@ -28,6 +29,46 @@ static void sbx_approvals_close(void *state)
 {
   sbx_unotify_stop(state);
   free(state);
+}
+
+/* The moment the run starts, for `delete` (what the run created is free
+ * to remove: sbx_unotify_op.c, docs/approvals.md). Taken here because the
+ * command cannot have done anything yet: its process waits at the hand-off
+ * barrier until the listener taken below is served. A file that existed
+ * before has a birth time at or below the real time it was made, hence
+ * below this reading; the kernel stamps new inodes from its coarse clock,
+ * which lags the real one by up to a tick, so we wait until that clock has
+ * passed the reading (at most one tick): every inode made after that is
+ * born strictly after it. Should the wait not end (a stepped clock), new
+ * files merely look old and are asked about: closed. */
+static void sbx_mark_run_start(struct sbx_unotify_cfg *cfg)
+{
+  const char *off = getenv(SBX_DELETE_TEST_AS_BEFORE_ENV);
+  struct timespec coarse, tick = {.tv_sec = 0, .tv_nsec = 1000000};
+
+  cfg->run_start_set = false;
+  if (off && strcmp(off, "1") == 0) {
+    fprintf(stderr, "sbx: warning: %s=1: every deletion and replacing rename is asked about, "
+                    "as before issue 13 (test only)\n",
+            SBX_DELETE_TEST_AS_BEFORE_ENV);
+    return;
+  }
+  off = getenv(SBX_DELETE_TEST_NO_LOCK_ENV);
+  if (off && strcmp(off, "1") == 0)
+    fprintf(stderr, "sbx: warning: %s=1: a removal's check and act are NOT under the "
+                    "directory's lock (test only)\n",
+            SBX_DELETE_TEST_NO_LOCK_ENV);
+  if (clock_gettime(CLOCK_REALTIME, &cfg->run_start) != 0)
+    return;
+  for (int i = 0; i < 100; i++) {
+    if (clock_gettime(CLOCK_REALTIME_COARSE, &coarse) != 0)
+      break;
+    if (coarse.tv_sec > cfg->run_start.tv_sec ||
+        (coarse.tv_sec == cfg->run_start.tv_sec && coarse.tv_nsec > cfg->run_start.tv_nsec))
+      break;
+    (void)nanosleep(&tick, NULL);
+  }
+  cfg->run_start_set = true;
 }
 
 /* The cold path's system-call layer: takes the notify listener from the
@@ -53,6 +94,8 @@ static void sbx_take_listener(struct sbx_sup *s, pid_t from, const struct sbx_ru
     /* The helpers' work is the run's: created in its cgroup. */
     cfg = *req->unotify;
     cfg.helper_cgroup = s->cgroup_dir;
+    if (cfg.ops & CS_APPROVE_FILE_DELETE)
+      sbx_mark_run_start(&cfg);
   }
   if (!req->unotify || !srv || srv->running ||
       sbx_unotify_start(srv, fd, &cfg, s->plan) != 0) {

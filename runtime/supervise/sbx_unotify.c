@@ -233,6 +233,26 @@ static bool sbx_un_git_bookkeeping(const struct sbx_un_op *op, const char *shown
          l0 == l1 + 5 && strncmp(b0, b1, l1) == 0 && strcmp(b0 + l1, ".lock") == 0;
 }
 
+/* A pseudo-ref in the git directory itself (ORIG_HEAD, MERGE_HEAD,
+ * AUTO_MERGE, CHERRY_PICK_HEAD, ...: upper case and '_'), which git
+ * removes when an operation ends; HEAD itself is not one of them. Like a
+ * loose ref it names a commit the object store keeps. */
+static bool sbx_un_git_pseudo_ref(const char *shown)
+{
+  const char *g = NULL, *p = shown, *name;
+  while ((p = strstr(p, "/.git/")))
+    g = p++;
+  if (!g)
+    return false;
+  name = g + strlen("/.git/");
+  if (!name[0] || strcmp(name, "HEAD") == 0)
+    return false;
+  for (p = name; *p; p++)
+    if (!((*p >= 'A' && *p <= 'Z') || *p == '_'))
+      return false;
+  return true;
+}
+
 /* Returns 1 when the call was already answered (ADDFD + SEND). A
  * write-open comes classified (o, g) by the serve loop. */
 static int sbx_un_handle(int listener, const struct seccomp_notif *n,
@@ -298,10 +318,12 @@ static int sbx_un_handle(int listener, const struct seccomp_notif *n,
      * (`build/././.../../src/important.c` is shown, and deleted, as
      * src/important.c in its real directory). A directory the caller's
      * own call could not resolve fails it with that errno, unasked. The
-     * same helper probes the private /tmp for an unlink (sbx_un_resolve):
-     * such a deletion is done there, unasked. */
-    r = sbx_un_resolve(op, rootfd, cfg, op->kind == SBX_UN_UNLINK && cfg->private_tmp, &failed,
-                       &exempt, &result);
+     * same helper probes an unlink's entry (sbx_un_resolve): on the
+     * private /tmp, or born in this run, it loses nothing that was there
+     * before the run and is removed there, unasked. */
+    r = sbx_un_resolve(op, rootfd, cfg,
+                       op->kind == SBX_UN_UNLINK && (cfg->private_tmp || cfg->run_start_set),
+                       &failed, &exempt, &result);
     if (r != 0 || failed) {
       resp->error = r != 0 ? r : -failed;
       goto cleanup;
@@ -313,10 +335,20 @@ static int sbx_un_handle(int listener, const struct seccomp_notif *n,
     if (op->kind == SBX_UN_RENAME) {
       sbx_un_display(op->fd[1], op->path[1], shown2, sizeof shown2);
       req.path = shown2; /* what would be replaced */
-      /* A rename that replaces nothing deletes nothing: tried first with
-       * RENAME_NOREPLACE, and asked about only when the target exists (or
-       * the file system cannot tell us). Exchanges delete nothing. */
-      if (op->flags & RENAME_EXCHANGE) {
+      /* A rename that replaces nothing deletes nothing. One that replaces
+       * is a write (docs/approvals.md, "What counts as a deletion"): the
+       * kernel lets it replace only a non-directory, whose contents a
+       * write could destroy as well (`> file`), or an empty directory,
+       * and the name is there afterwards. So when the run's start is
+       * known it is never asked; the mounts and Landlock, which the
+       * helper acts under, decide whether it may happen at all (a
+       * read-only or denied place, another mount: EROFS, EACCES, EXDEV,
+       * EBUSY). The helper performs it under the directories' locks
+       * (sbx_un_lock_dir). Without the start (an embedder, the test knob)
+       * as before: tried with RENAME_NOREPLACE first, asked only when
+       * the target exists (or the file system cannot tell us). Exchanges
+       * delete nothing. */
+      if (cfg->run_start_set || (op->flags & RENAME_EXCHANGE)) {
         ask = false;
       } else if (!(op->flags & RENAME_NOREPLACE)) {
         r = sbx_un_perform(op, rootfd, cfg, op->flags | RENAME_NOREPLACE, &result);
@@ -384,6 +416,15 @@ static int sbx_un_handle(int listener, const struct seccomp_notif *n,
     req.address = addr;
   }
   if (ask && req.operation == CS_APPROVAL_OP_DELETE && sbx_un_git_bookkeeping(op, shown, shown2))
+    ask = false;
+  /* A loose ref or reflog (git stash pop, git branch -d): removing it
+   * loses a name, not a commit, which stays in the object store until
+   * git gc prunes it; a ref kept in packed-refs is removed by rewriting
+   * that file (lock and rename), which was never asked. Asking for the
+   * loose form only made the question depend on how git stored the ref.
+   * With the run's start unknown (the test knob), asked as before. */
+  if (ask && cfg->run_start_set && op->kind == SBX_UN_UNLINK && !(op->flags & AT_REMOVEDIR) &&
+      (strstr(shown, "/.git/refs/") || strstr(shown, "/.git/logs/") || sbx_un_git_pseudo_ref(shown)))
     ask = false;
   if (ask && (cfg->preapproved & (req.operation == CS_APPROVAL_OP_DELETE
                                         ? CS_APPROVE_FILE_DELETE

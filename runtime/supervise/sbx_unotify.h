@@ -37,6 +37,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "cs_approval.h"
 #include "cs_profile_table.h"
@@ -71,6 +72,14 @@ struct sbx_unotify_cfg {
    * (sbx's sandbox): deleting there is not asked about, since nothing of
    * it outlives the run (compilers delete temporaries on every call). */
   bool private_tmp;
+  /* delete: when the run started (CLOCK_REALTIME, taken before anything
+   * of the command ran; run_start_set false: unknown). Known, removing an
+   * inode born after it (statx btime) is free, and a rename that replaces
+   * a file is a write, never asked; unknown, every removal and every
+   * replacing rename is asked (docs/approvals.md, "What counts as a
+   * deletion"). */
+  bool run_start_set;
+  struct timespec run_start;
   /* Run in each helper after it took the process's root and ids, before
    * the operation (sbx: the profile's Landlock rules). 0 or -errno. */
   int (*confine)(void *arg);
@@ -105,6 +114,14 @@ struct sbx_unotify_cfg {
    * request so an approver can tell runs apart; NULL: none. */
   const char *run_id;
 };
+
+/* Test only: "1" in sbx's environment leaves run_start unknown, so that a
+ * test can show what the rule changes (every deletion asked, as before
+ * issue 13). sbx says so on stderr. */
+#define SBX_DELETE_TEST_AS_BEFORE_ENV "SBX_TEST_DELETE_AS_BEFORE"
+/* Test only: "1" leaves the directory lock out (sbx_un_lock_dir), so that
+ * workflow_swap can show the race it closes. sbx says so on stderr. */
+#define SBX_DELETE_TEST_NO_LOCK_ENV "SBX_TEST_DELETE_NO_DIR_LOCK"
 
 /* Adds the git configuration file at host path `path` (absolute, no
  * symlink anywhere in it: RESOLVE_NO_SYMLINKS) to *arr. 0, -ENOENT when

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -25,6 +26,7 @@
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <dirent.h>
 #include <grp.h>
 #include <unistd.h>
 
@@ -151,6 +153,79 @@ void sbx_un_display(int dirfd, const char *path, char *out, size_t len)
   snprintf(out, len, "%s%s%s", n ? dir : "?", n && dir[n - 1] == '/' ? "" : "/", path);
 }
 
+/* Serialises every change of which inode a name in directory `dirfd`
+ * (O_PATH) refers to, among the helpers of every run that approves
+ * `delete`: each such unlink, rmdir and rename is performed by a helper
+ * (nothing else removes or replaces a name: io_uring is refused, link(2)
+ * and creations need the name to be absent). Without it, "was this inode
+ * born in the run?" and the unlinkat that follows could see two different
+ * inodes: a thread renames a file that existed before over the checked
+ * name in between (a rename is free) and the old file is removed unasked.
+ * flock is on the directory's inode, so every path and mount reaching it
+ * share it. A descriptor that can be locked (-1 and errno otherwise: a
+ * directory the caller's identity and Landlock cannot read). */
+static int sbx_un_lock_dir(int dirfd)
+{
+  int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  const char *off = getenv(SBX_DELETE_TEST_NO_LOCK_ENV);
+  if (fd < 0)
+    return -1;
+  if (off && strcmp(off, "1") == 0)
+    return fd; /* the negative control of workflow_swap: not locked */
+  while (flock(fd, LOCK_EX) != 0) {
+    if (errno != EINTR) {
+      close(fd);
+      return -1;
+    }
+  }
+  return fd;
+}
+
+/* Was the inode `name` in `dirfd` names born after the run started? Its
+ * birth time (statx STATX_BTIME) is set by the file system when the inode
+ * is made and no system call sets it (utimensat sets atime and mtime
+ * only): a rename keeps the inode and so its birth, a hard link is a
+ * second name of an old inode, so neither passes a file that existed
+ * before off as new. A file system that does not report it: false (the
+ * removal is asked about, as before). */
+static bool sbx_un_born_in_run(int dirfd, const char *name, const struct sbx_unotify_cfg *cfg)
+{
+  struct statx sx;
+  if (!cfg->run_start_set ||
+      statx(dirfd, name, AT_SYMLINK_NOFOLLOW | AT_STATX_SYNC_AS_STAT, STATX_BTIME, &sx) != 0 ||
+      !(sx.stx_mask & STATX_BTIME))
+    return false;
+  return sx.stx_btime.tv_sec > cfg->run_start.tv_sec ||
+         (sx.stx_btime.tv_sec == cfg->run_start.tv_sec &&
+          (long)sx.stx_btime.tv_nsec > cfg->run_start.tv_nsec);
+}
+
+/* Does directory `name` in `dirfd` hold anything? Then rmdir would fail
+ * with ENOTEMPTY, losing nothing: answered so without asking (git tries
+ * to remove the directories of every path it touches). Decided at one
+ * moment, under the parent's lock, and the call answered as of that
+ * moment: it is not performed later, when the directory may have been
+ * emptied. false when it cannot be read (then asked). */
+static bool sbx_un_dir_has_entries(int dirfd, const char *name)
+{
+  int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  DIR *d;
+  struct dirent *de;
+  bool any = false;
+
+  if (fd < 0)
+    return false;
+  d = fdopendir(fd);
+  if (!d) {
+    close(fd);
+    return false;
+  }
+  while (!any && (de = readdir(d)))
+    any = strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
+  closedir(d);
+  return any;
+}
+
 /* The /tmp probe (unlink family only; run by the resolve helper): does
  * the entry exist at all, and is its directory on the private /tmp? Then
  * delete it here, through the very directory checked, and say so
@@ -158,17 +233,20 @@ void sbx_un_display(int dirfd, const char *path, char *out, size_t len)
  * directory is opened once and both the check and the unlinkat use that
  * descriptor, so a renamed path component cannot move the deletion
  * elsewhere after the check. */
-static long sbx_un_tmp_unlink(const struct sbx_un_op *op, int *exempt)
+static long sbx_un_tmp_unlink(const struct sbx_un_op *op, const struct sbx_unotify_cfg *cfg,
+                              int *exempt)
 {
   char dir[4096], *slash, *base;
   struct stat tmp, parent;
   size_t len;
-  int pfd;
+  bool trailing;
+  int pfd, lfd;
   long ret;
 
   *exempt = 0;
   snprintf(dir, sizeof dir, "%s", op->path[0]);
   len = strlen(dir);
+  trailing = len > 1 && dir[len - 1] == '/';
   while (len > 1 && dir[len - 1] == '/')
     dir[--len] = '\0';
   slash = strrchr(dir, '/');
@@ -196,16 +274,78 @@ static long sbx_un_tmp_unlink(const struct sbx_un_op *op, int *exempt)
     *exempt = 1;
     return -ENOENT;
   }
-  if (!base[0] || strcmp(base, ".") == 0 || strcmp(base, "..") == 0 ||
-      stat("/tmp", &tmp) != 0 || fstat(pfd, &parent) != 0 || tmp.st_dev != parent.st_dev) {
+  if (!base[0] || strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
     close(pfd);
     return 0;
   }
-  *exempt = 1;
-  ret = unlinkat(pfd, base, op->flags);
-  if (ret < 0)
-    ret = -errno;
+  if (cfg->private_tmp && stat("/tmp", &tmp) == 0 && fstat(pfd, &parent) == 0 &&
+      tmp.st_dev == parent.st_dev) {
+    *exempt = 1;
+    ret = unlinkat(pfd, base, op->flags);
+    if (ret < 0)
+      ret = -errno;
+    close(pfd);
+    return ret;
+  }
+  /* What the run itself created loses nothing that was there before: free.
+   * Checked and removed under the directory's lock (sbx_un_lock_dir), so
+   * the inode checked is the inode removed. "name/" is left to the asked
+   * path, which keeps the slash (unlink's ENOTDIR). A directory: rmdir
+   * succeeds only on an empty one, whose entries were each removed by a
+   * call judged the same way, so "the directory and all it held were made
+   * by the run" holds for every rmdir let through here. */
+  if (cfg->run_start_set && (!trailing || (op->flags & AT_REMOVEDIR)) &&
+      (lfd = sbx_un_lock_dir(pfd)) >= 0) {
+    ret = 0;
+    /* Or git holds exactly what it contains (sbx_unotify_git.c): git's
+     * checkout, stash and rebase unlink each work-tree file they update. */
+    if (sbx_un_born_in_run(pfd, base, cfg) ||
+        (!(op->flags & AT_REMOVEDIR) && sbx_un_git_holds(pfd, base, cfg->workspace))) {
+      *exempt = 1;
+      ret = unlinkat(pfd, base, op->flags);
+      if (ret < 0)
+        ret = -errno;
+    } else if ((op->flags & AT_REMOVEDIR) && sbx_un_dir_has_entries(pfd, base)) {
+      *exempt = 1;
+      ret = -ENOTEMPTY;
+    }
+    close(lfd); /* and with it the lock */
+    close(pfd);
+    return ret;
+  }
   close(pfd);
+  return 0;
+}
+
+/* A rename under the locks of sbx_un_lock_dir: both directories', in
+ * (device, inode) order so that two helpers never wait on each other. A
+ * directory that cannot be locked fails the rename (fail closed: unlocked,
+ * it could slip an old file under a name being checked). */
+static long sbx_un_locked_rename(const struct sbx_un_op *op, int flags)
+{
+  struct stat a, b;
+  int first = op->fd[1], second = op->fd[0], l1 = -1, l2 = -1;
+  long ret = -1;
+  int err = 0;
+
+  if (fstat(op->fd[0], &a) != 0 || fstat(op->fd[1], &b) != 0)
+    return -1;
+  if (a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+    second = -1;
+  } else if (a.st_dev < b.st_dev || (a.st_dev == b.st_dev && a.st_ino < b.st_ino)) {
+    first = op->fd[0];
+    second = op->fd[1];
+  }
+  if ((l1 = sbx_un_lock_dir(first)) < 0 || (second >= 0 && (l2 = sbx_un_lock_dir(second)) < 0))
+    goto done;
+  ret = syscall(SYS_renameat2, op->fd[0], op->path[0], op->fd[1], op->path[1], flags);
+done:
+  err = errno;
+  if (l2 >= 0)
+    close(l2);
+  if (l1 >= 0)
+    close(l1);
+  errno = err;
   return ret;
 }
 
@@ -263,8 +403,11 @@ static _Noreturn void sbx_un_helper(const struct sbx_un_op *op, int rootfd,
     ret = unlinkat(op->fd[0], op->path[0], op->flags);
     break;
   case SBX_UN_RENAME:
-    ret = syscall(SYS_renameat2, op->fd[0], op->path[0], op->fd[1], op->path[1],
-                  flags_override >= 0 ? flags_override : op->flags);
+    if (cfg->run_start_set)
+      ret = sbx_un_locked_rename(op, flags_override >= 0 ? flags_override : op->flags);
+    else
+      ret = syscall(SYS_renameat2, op->fd[0], op->path[0], op->fd[1], op->path[1],
+                    flags_override >= 0 ? flags_override : op->flags);
     break;
   case SBX_UN_CONNECT:
     ret = connect(op->sock, (const struct sockaddr *)&op->addr, op->addrlen);
@@ -368,7 +511,7 @@ static _Noreturn void sbx_un_resolve_helper(const struct sbx_un_op *op, int root
       fds[nfds++] = fd;
   }
   if (probe_tmp && err == 0 && errs[0] == 0) {
-    res.result = sbx_un_tmp_unlink(op, &res.exempt);
+    res.result = sbx_un_tmp_unlink(op, cfg, &res.exempt);
   }
   if (nfds) {
     memset(&c, 0, sizeof c);

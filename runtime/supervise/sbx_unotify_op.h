@@ -102,9 +102,10 @@ void sbx_un_addr_text(const struct sockaddr_storage *ss, char *buf, size_t len);
  * with nothing to split off (empty, only slashes) is left as it is.
  * *failed: the errno the caller's call would have met resolving a
  * directory (ENOENT, ENOTDIR, EACCES, ...), 0 when all resolved. With
- * probe_tmp (unlink family) the same helper also probes the private
- * /tmp: *exempt 1 and *result the unlinkat's result when the entry was on
- * it (then deleted there, unasked), or did not exist at all (-ENOENT). 0
+ * probe_tmp (unlink family) the same helper also probes the entry:
+ * *exempt 1 and *result the unlinkat's result when it was on the private
+ * /tmp (cfg->private_tmp) or was born in the run (cfg->run_start_set;
+ * then deleted, unasked), or did not exist at all (-ENOENT). 0
  * or -errno (the helper could not run). */
 int sbx_un_resolve(struct sbx_un_op *op, int rootfd, const struct sbx_unotify_cfg *cfg,
                    bool probe_tmp, int *failed, int *exempt, long *result);
@@ -168,6 +169,12 @@ bool sbx_un_charge_spent(struct sbx_un_charge *c, const struct sbx_unotify_cfg *
  * answer is kept for the restarted call; nothing to say or do); *d filled. */
 int sbx_un_ask(int listener, const struct seccomp_notif *n, const struct sbx_unotify_cfg *cfg,
                struct cs_approval_request *req, struct cs_approval_decision *d);
+
+/* delete (sbx_unotify_git.c): does <workspace>/.git hold, as a loose
+ * object or in a pack index, a blob with the exact contents of `name` in
+ * `dirfd` (a regular file or symlink)? Run by a helper, under the
+ * directory's lock. */
+bool sbx_un_git_holds(int dirfd, const char *name, const char *workspace);
 
 /* Copies a NUL-terminated string / len bytes of process pid (once). */
 int sbx_un_read_str(pid_t pid, uint64_t addr, char *out, size_t len);
