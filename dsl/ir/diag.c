@@ -9,36 +9,59 @@ static FILE *diag_out;
 static unsigned diag_errors;
 static bool diag_quiet;
 
-void diag_set_stream(FILE *stream) { diag_out = stream; }
-void diag_set_quiet(bool quiet) { diag_quiet = quiet; }
-FILE *diag_stream(void) { return diag_out ? diag_out : stderr; }
-unsigned diag_error_count(void) { return diag_errors; }
-void diag_reset(void) { diag_errors = 0; }
+void diag_set_stream(FILE *stream)
+{
+  diag_out = stream;
+}
+void diag_set_quiet(bool quiet)
+{
+  diag_quiet = quiet;
+}
+FILE *diag_stream(void)
+{
+  return diag_out ? diag_out : stderr;
+}
+unsigned diag_error_count(void)
+{
+  return diag_errors;
+}
+void diag_reset(void)
+{
+  diag_errors = 0;
+}
 
-static int diag_index_lines(struct diag_source *src) {
+static int diag_index_lines(struct diag_source *src)
+{
   size_t count = 1;
   for (size_t i = 0; i < src->length; i++)
-    if (src->text[i] == '\n') count++;
+    if (src->text[i] == '\n')
+      count++;
   src->line_starts = malloc(count * sizeof *src->line_starts);
-  if (!src->line_starts) return -1;
+  if (!src->line_starts)
+    return -1;
   size_t line = 0;
   src->line_starts[line++] = 0;
   for (size_t i = 0; i < src->length; i++)
-    if (src->text[i] == '\n') src->line_starts[line++] = i + 1;
+    if (src->text[i] == '\n')
+      src->line_starts[line++] = i + 1;
   src->line_count = count;
   return 0;
 }
 
-struct diag_source *diag_source_from_memory(const char *name, const char *data, size_t length) {
+struct diag_source *diag_source_from_memory(const char *name, const char *data, size_t length)
+{
   struct diag_source *src = calloc(1, sizeof *src);
-  if (!src) goto fail;
+  if (!src)
+    goto fail;
   src->path = strdup(name);
   src->text = malloc(length + 1);
-  if (!src->path || !src->text) goto fail;
+  if (!src->path || !src->text)
+    goto fail;
   memcpy(src->text, data, length);
   src->text[length] = '\0';
   src->length = length;
-  if (diag_index_lines(src) != 0) goto fail;
+  if (diag_index_lines(src) != 0)
+    goto fail;
   return src;
 fail:
   diag_source_free(src);
@@ -47,7 +70,8 @@ fail:
   return NULL;
 }
 
-struct diag_source *diag_source_load(const char *path, const struct diag_loc *included_from) {
+struct diag_source *diag_source_load(const char *path, const struct diag_loc *included_from)
+{
   FILE *f = fopen(path, "rb");
   char *data = NULL;
   size_t length = 0, capacity = 0;
@@ -70,7 +94,8 @@ struct diag_source *diag_source_load(const char *path, const struct diag_loc *in
     }
     size_t got = fread(data + length, 1, capacity - length, f);
     length += got;
-    if (got == 0) break;
+    if (got == 0)
+      break;
   }
   if (ferror(f)) {
     saved_errno = EIO;
@@ -91,7 +116,8 @@ struct diag_source *diag_source_load(const char *path, const struct diag_loc *in
   return src;
 
 fail:
-  if (f) fclose(f);
+  if (f)
+    fclose(f);
   free(data);
   if (included_from && included_from->file)
     diag_error(included_from, "cannot read '%s': %s", path, strerror(saved_errno));
@@ -102,21 +128,26 @@ fail:
   return NULL;
 }
 
-void diag_source_free(struct diag_source *src) {
-  if (!src) return;
+void diag_source_free(struct diag_source *src)
+{
+  if (!src)
+    return;
   free(src->path);
   free(src->text);
   free(src->line_starts);
   free(src);
 }
 
-static void diag_quote(FILE *out, const struct diag_loc *loc) {
+static void diag_quote(FILE *out, const struct diag_loc *loc)
+{
   const struct diag_source *src = loc->file;
-  if (!src || loc->line < 1 || (size_t)loc->line > src->line_count) return;
+  if (!src || loc->line < 1 || (size_t)loc->line > src->line_count)
+    return;
   const char *start = src->text + src->line_starts[loc->line - 1];
   const char *end = strchr(start, '\n');
   size_t len = end ? (size_t)(end - start) : strlen(start);
-  if (len && start[len - 1] == '\r') len--;
+  if (len && start[len - 1] == '\r')
+    len--;
   fprintf(out, " %.*s\n ", (int)len, start);
   /* Copy tabs so the caret lines up under tab-indented text. */
   for (int i = 1; i < loc->col && (size_t)(i - 1) < len; i++)
@@ -129,9 +160,11 @@ static void diag_quote(FILE *out, const struct diag_loc *loc) {
 static void diag_emit(const char *severity, const struct diag_loc *loc, const char *fmt, va_list ap)
     __attribute__((format(printf, 3, 0)));
 
-static void diag_emit(const char *severity, const struct diag_loc *loc, const char *fmt, va_list ap) {
+static void diag_emit(const char *severity, const struct diag_loc *loc, const char *fmt, va_list ap)
+{
   FILE *out = diag_stream();
-  if (diag_quiet) return;
+  if (diag_quiet)
+    return;
   if (loc && loc->file) {
     if (loc->line > 0)
       fprintf(out, "%s:%d:%d: %s: ", loc->file->path, loc->line, loc->col, severity);
@@ -142,29 +175,34 @@ static void diag_emit(const char *severity, const struct diag_loc *loc, const ch
   }
   vfprintf(out, fmt, ap);
   fputc('\n', out);
-  if (loc) diag_quote(out, loc);
+  if (loc)
+    diag_quote(out, loc);
 }
 
-void diag_verror(const struct diag_loc *loc, const char *fmt, va_list ap) {
+void diag_verror(const struct diag_loc *loc, const char *fmt, va_list ap)
+{
   diag_emit("error", loc, fmt, ap);
   diag_errors++;
 }
 
-void diag_error(const struct diag_loc *loc, const char *fmt, ...) {
+void diag_error(const struct diag_loc *loc, const char *fmt, ...)
+{
   va_list ap;
   va_start(ap, fmt);
   diag_verror(loc, fmt, ap);
   va_end(ap);
 }
 
-void diag_note(const struct diag_loc *loc, const char *fmt, ...) {
+void diag_note(const struct diag_loc *loc, const char *fmt, ...)
+{
   va_list ap;
   va_start(ap, fmt);
   diag_emit("note", loc, fmt, ap);
   va_end(ap);
 }
 
-void diag_warning(const struct diag_loc *loc, const char *fmt, ...) {
+void diag_warning(const struct diag_loc *loc, const char *fmt, ...)
+{
   va_list ap;
   va_start(ap, fmt);
   diag_emit("warning", loc, fmt, ap);

@@ -17,9 +17,9 @@
 
 /* A whole source file held in memory, so diagnostics can quote any line. */
 struct diag_source {
-  char *path;        /* as given on the command line or in an include */
-  char *text;        /* NUL-terminated contents */
-  size_t length;     /* bytes in text, without the NUL */
+  char *path;          /* as given on the command line or in an include */
+  char *text;          /* NUL-terminated contents */
+  size_t length;       /* bytes in text, without the NUL */
   size_t *line_starts; /* offset of each line's first byte */
   size_t line_count;
 };

@@ -80,7 +80,7 @@ enum pn_assert_kind {
 
 struct pn_assertion {
   enum pn_assert_kind kind;
-  char *text; /* the assertion as written, for reports */
+  char *text;                    /* the assertion as written, for reports */
   struct pn_linear *constraints; /* conjunction; empty for NO_DEADLOCK / CAPACITY */
   uint32_t nconstraints;
   bool implicit; /* added by the front end (the capacity check every model gets) */

@@ -15,22 +15,22 @@
 #include "sc_rules.h"
 
 struct pol_path_rule {
-  char *path;     /* as written: absolute, or starting with ${WORKSPACE} or ~ */
+  char *path;      /* as written: absolute, or starting with ${WORKSPACE} or ~ */
   uint32_t access; /* enum cs_path_access bits */
-  char *origin;   /* "profiles.pol:57:5" */
+  char *origin;    /* "profiles.pol:57:5" */
   struct diag_loc loc;
 };
 
 /* One rule of a profile after inheritance, for one system call. */
 struct pol_rule {
   int nr;
-  const char *name;          /* the system call (owned by the policy) */
+  const char *name; /* the system call (owned by the policy) */
   struct sc_action action;
-  const char *action_text;   /* "errno(EPERM)" (owned by the policy) */
+  const char *action_text;         /* "errno(EPERM)" (owned by the policy) */
   const struct sc_clause *clauses; /* NULL: unconditional (owned by the policy) */
   uint32_t nclauses;
-  const char *origin;        /* "profiles.pol:42:3 (profile strict)" */
-  const char *source;        /* the statement as written, blanks collapsed, comments dropped */
+  const char *origin; /* "profiles.pol:42:3 (profile strict)" */
+  const char *source; /* the statement as written, blanks collapsed, comments dropped */
   struct diag_loc loc;
 };
 
@@ -48,11 +48,11 @@ struct pol_cmd_rule {
 
 struct pol_profile {
   char *name;
-  char *alias;    /* NULL when none */
-  char *extends;  /* parent's name, NULL for a root profile */
+  char *alias;   /* NULL when none */
+  char *extends; /* parent's name, NULL for a root profile */
   char *summary;
   char *tier;
-  char *origin;   /* "profiles.pol:12:1" */
+  char *origin; /* "profiles.pol:12:1" */
   struct diag_loc loc;
 
   enum cs_shell_policy shell;
@@ -69,7 +69,7 @@ struct pol_profile {
   uint32_t approval_ops; /* enum cs_approval_op bits */
 
   struct sc_action default_action;
-  char *default_text;    /* "errno(EPERM)" */
+  char *default_text; /* "errno(EPERM)" */
   char *default_origin;
 
   /* The effective rules, ordered by system call number, and for one

@@ -16,13 +16,13 @@
 
 enum sc_action_kind {
   SC_ACT_ALLOW,
-  SC_ACT_ERRNO,        /* data: the errno value */
+  SC_ACT_ERRNO, /* data: the errno value */
   SC_ACT_KILL_PROCESS,
   SC_ACT_KILL_THREAD,
-  SC_ACT_TRAP,         /* SIGSYS to the thread; data: SECCOMP_RET_DATA */
-  SC_ACT_LOG,          /* allowed and logged */
-  SC_ACT_NOTIFY,       /* handed to the supervisor (seccomp user notification) */
-  SC_ACT_TRACE,        /* data: passed to the tracer */
+  SC_ACT_TRAP,   /* SIGSYS to the thread; data: SECCOMP_RET_DATA */
+  SC_ACT_LOG,    /* allowed and logged */
+  SC_ACT_NOTIFY, /* handed to the supervisor (seccomp user notification) */
+  SC_ACT_TRACE,  /* data: passed to the tracer */
 };
 
 struct sc_action {
@@ -50,8 +50,8 @@ struct sc_clause {
 };
 
 struct sc_rule {
-  int nr;           /* system call number on the rule set's architecture */
-  char *name;       /* system call name, for comments and messages */
+  int nr;     /* system call number on the rule set's architecture */
+  char *name; /* system call name, for comments and messages */
   struct sc_action action;
   struct sc_clause *clauses; /* disjunction of conjunctions; none: unconditional */
   uint32_t nclauses;
@@ -60,11 +60,11 @@ struct sc_rule {
 };
 
 struct sc_ruleset {
-  uint32_t audit_arch;          /* AUDIT_ARCH_X86_64 */
+  uint32_t audit_arch; /* AUDIT_ARCH_X86_64 */
   struct sc_action default_action;
-  struct sc_action bad_arch_action;  /* for a foreign AUDIT_ARCH (i386 via int 0x80) */
-  bool allow_x32;               /* accept nr >= 0x40000000 on x86_64 (x32 ABI) */
-  struct sc_rule *rules;        /* grouped by nr, in declaration order */
+  struct sc_action bad_arch_action; /* for a foreign AUDIT_ARCH (i386 via int 0x80) */
+  bool allow_x32;                   /* accept nr >= 0x40000000 on x86_64 (x32 ABI) */
+  struct sc_rule *rules;            /* grouped by nr, in declaration order */
   uint32_t nrules;
   /* Names the rule set in messages ("profile standard", "moby.json");
    * not owned, may be NULL. Added last so existing initializers still work. */

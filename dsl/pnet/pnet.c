@@ -3,7 +3,8 @@
 
 #include "pnet_lower.h"
 
-static struct pn_net *pnet_parse(const char *path, const char *text, size_t len) {
+static struct pn_net *pnet_parse(const char *path, const char *text, size_t len)
+{
   struct pnet_lower *lw = pnet_lower_new();
   if (!lw) {
     diag_error(NULL, "out of memory");
@@ -13,9 +14,13 @@ static struct pn_net *pnet_parse(const char *path, const char *text, size_t len)
   return pnet_lower_finish(lw);
 }
 
-struct pn_net *pnet_parse_file(const char *path) { return pnet_parse(path, NULL, 0); }
+struct pn_net *pnet_parse_file(const char *path)
+{
+  return pnet_parse(path, NULL, 0);
+}
 
-struct pn_net *pnet_parse_memory(const char *name, const char *text, size_t len) {
+struct pn_net *pnet_parse_memory(const char *name, const char *text, size_t len)
+{
   /* An empty buffer is still a (trivially empty) model, never a file read. */
   return pnet_parse(name, text ? text : "", text ? len : 0);
 }

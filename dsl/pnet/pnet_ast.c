@@ -3,9 +3,11 @@
 
 #include <stdlib.h>
 
-struct pnet_expr *pnet_expr_int(int64_t value, struct diag_loc loc) {
+struct pnet_expr *pnet_expr_int(int64_t value, struct diag_loc loc)
+{
   struct pnet_expr *e = calloc(1, sizeof *e);
-  if (!e) return NULL;
+  if (!e)
+    return NULL;
   e->kind = PNET_EXPR_INT;
   e->value = value;
   e->depth = 1;
@@ -13,7 +15,8 @@ struct pnet_expr *pnet_expr_int(int64_t value, struct diag_loc loc) {
   return e;
 }
 
-struct pnet_expr *pnet_expr_name(char *name, struct diag_loc loc) {
+struct pnet_expr *pnet_expr_name(char *name, struct diag_loc loc)
+{
   struct pnet_expr *e = calloc(1, sizeof *e);
   if (!e) {
     free(name);
@@ -26,8 +29,9 @@ struct pnet_expr *pnet_expr_name(char *name, struct diag_loc loc) {
   return e;
 }
 
-struct pnet_expr *pnet_expr_op(enum pnet_expr_kind kind, struct pnet_expr *lhs, struct pnet_expr *rhs,
-                               struct diag_loc loc) {
+struct pnet_expr *pnet_expr_op(enum pnet_expr_kind kind, struct pnet_expr *lhs,
+                               struct pnet_expr *rhs, struct diag_loc loc)
+{
   struct pnet_expr *e = calloc(1, sizeof *e);
   if (!e) {
     pnet_expr_free(lhs);
@@ -43,7 +47,8 @@ struct pnet_expr *pnet_expr_op(enum pnet_expr_kind kind, struct pnet_expr *lhs, 
   return e;
 }
 
-struct pnet_expr *pnet_expr_sum(struct pnet_loop *loop, struct pnet_expr *body, struct diag_loc loc) {
+struct pnet_expr *pnet_expr_sum(struct pnet_loop *loop, struct pnet_expr *body, struct diag_loc loc)
+{
   struct pnet_expr *e = pnet_expr_op(PNET_EXPR_SUM, body, NULL, loc);
   if (!e) {
     pnet_loop_free(loop);
@@ -52,13 +57,17 @@ struct pnet_expr *pnet_expr_sum(struct pnet_loop *loop, struct pnet_expr *body, 
   e->loop = loop;
   /* The range bounds are expressions too: they count toward the depth. */
   int dl = loop->lo ? loop->lo->depth + 1 : 0, dh = loop->hi ? loop->hi->depth + 1 : 0;
-  if (dl > e->depth) e->depth = dl;
-  if (dh > e->depth) e->depth = dh;
+  if (dl > e->depth)
+    e->depth = dl;
+  if (dh > e->depth)
+    e->depth = dh;
   return e;
 }
 
-void pnet_loop_free(struct pnet_loop *loop) {
-  if (!loop) return;
+void pnet_loop_free(struct pnet_loop *loop)
+{
+  if (!loop)
+    return;
   free(loop->var);
   free(loop->value_var);
   pnet_item_free(loop->items);
@@ -68,9 +77,11 @@ void pnet_loop_free(struct pnet_loop *loop) {
   free(loop);
 }
 
-void pnet_expr_free(struct pnet_expr *e) {
+void pnet_expr_free(struct pnet_expr *e)
+{
   /* Depth is bounded by the grammar, so recursion is bounded too. */
-  if (!e) return;
+  if (!e)
+    return;
   pnet_loop_free(e->loop);
   pnet_expr_free(e->lhs);
   pnet_expr_free(e->rhs);
@@ -79,7 +90,8 @@ void pnet_expr_free(struct pnet_expr *e) {
 }
 
 struct pnet_cons *pnet_cons_new(struct pnet_expr *lhs, enum pn_rel rel, struct pnet_expr *rhs,
-                                struct diag_loc loc) {
+                                struct diag_loc loc)
+{
   struct pnet_cons *c = calloc(1, sizeof *c);
   if (!c) {
     pnet_expr_free(lhs);
@@ -93,7 +105,8 @@ struct pnet_cons *pnet_cons_new(struct pnet_expr *lhs, enum pn_rel rel, struct p
   return c;
 }
 
-void pnet_cons_free(struct pnet_cons *c) {
+void pnet_cons_free(struct pnet_cons *c)
+{
   while (c) {
     struct pnet_cons *next = c->next;
     pnet_expr_free(c->lhs);
@@ -103,7 +116,8 @@ void pnet_cons_free(struct pnet_cons *c) {
   }
 }
 
-void pnet_item_free(struct pnet_item *it) {
+void pnet_item_free(struct pnet_item *it)
+{
   while (it) {
     struct pnet_item *next = it->next;
     free(it->key);
@@ -113,22 +127,27 @@ void pnet_item_free(struct pnet_item *it) {
   }
 }
 
-void pnet_attrs_free(struct pnet_place_attrs *a) {
-  if (!a) return;
+void pnet_attrs_free(struct pnet_place_attrs *a)
+{
+  if (!a)
+    return;
   pnet_expr_free(a->capacity);
   pnet_expr_free(a->initial);
   free(a);
 }
 
-struct pnet_decl *pnet_decl_new(enum pnet_decl_kind kind, struct diag_loc loc) {
+struct pnet_decl *pnet_decl_new(enum pnet_decl_kind kind, struct diag_loc loc)
+{
   struct pnet_decl *d = calloc(1, sizeof *d);
-  if (!d) return NULL;
+  if (!d)
+    return NULL;
   d->kind = kind;
   d->loc = loc;
   return d;
 }
 
-void pnet_decl_free(struct pnet_decl *d) {
+void pnet_decl_free(struct pnet_decl *d)
+{
   while (d) {
     struct pnet_decl *next = d->next;
     free(d->name);

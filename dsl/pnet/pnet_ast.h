@@ -29,9 +29,9 @@ struct pnet_loop;
 
 struct pnet_expr {
   enum pnet_expr_kind kind;
-  int64_t value;          /* PNET_EXPR_INT */
-  char *name;             /* PNET_EXPR_NAME: a name template */
-  struct pnet_expr *lhs;  /* operand of NEG, left of binary operators, body of SUM */
+  int64_t value;         /* PNET_EXPR_INT */
+  char *name;            /* PNET_EXPR_NAME: a name template */
+  struct pnet_expr *lhs; /* operand of NEG, left of binary operators, body of SUM */
   struct pnet_expr *rhs;
   struct pnet_loop *loop; /* PNET_EXPR_SUM */
   int depth;              /* 1 for a leaf; bounded by PNET_MAX_EXPR_DEPTH */
@@ -92,13 +92,13 @@ struct pnet_place_attrs {
 
 struct pnet_decl {
   enum pnet_decl_kind kind;
-  struct diag_loc loc;      /* the keyword that starts the declaration */
+  struct diag_loc loc; /* the keyword that starts the declaration */
   struct pnet_decl *next;
 
-  char *name;               /* NET, CONST, FAMILY, PLACE, TRANSITION: a template; LET: plain */
+  char *name; /* NET, CONST, FAMILY, PLACE, TRANSITION: a template; LET: plain */
   struct diag_loc name_loc;
 
-  struct pnet_expr *value;  /* CONST, LET */
+  struct pnet_expr *value;        /* CONST, LET */
   struct pnet_place_attrs *attrs; /* PLACE, never NULL */
 
   enum pn_transition_kind tkind; /* TRANSITION */
@@ -106,28 +106,29 @@ struct pnet_decl {
   char *completion;              /* TRANSITION: explicit 'completion NAME', or NULL */
   struct diag_loc completion_loc;
 
-  enum pn_assert_kind akind;     /* ASSERT */
-  struct pnet_cons *cons;        /* ASSERT: NULL for 'no deadlock' */
+  enum pn_assert_kind akind; /* ASSERT */
+  struct pnet_cons *cons;    /* ASSERT: NULL for 'no deadlock' */
 
-  struct pnet_item *items;       /* FAMILY */
-  struct pnet_loop *loop;        /* FOR */
-  struct pnet_decl *body;        /* FOR */
+  struct pnet_item *items; /* FAMILY */
+  struct pnet_loop *loop;  /* FOR */
+  struct pnet_decl *body;  /* FOR */
 
-  char *path;                    /* INCLUDE, as written */
+  char *path; /* INCLUDE, as written */
 };
 
 struct pnet_expr *pnet_expr_int(int64_t value, struct diag_loc loc);
 struct pnet_expr *pnet_expr_name(char *name, struct diag_loc loc);
 /* Takes ownership of the operands; on allocation failure frees them and
  * returns NULL. rhs is NULL for PNET_EXPR_NEG. */
-struct pnet_expr *pnet_expr_op(enum pnet_expr_kind kind, struct pnet_expr *lhs, struct pnet_expr *rhs,
-                               struct diag_loc loc);
+struct pnet_expr *pnet_expr_op(enum pnet_expr_kind kind, struct pnet_expr *lhs,
+                               struct pnet_expr *rhs, struct diag_loc loc);
 void pnet_expr_free(struct pnet_expr *e);
 
 struct pnet_cons *pnet_cons_new(struct pnet_expr *lhs, enum pn_rel rel, struct pnet_expr *rhs,
                                 struct diag_loc loc);
 /* Takes ownership of the loop and the body. */
-struct pnet_expr *pnet_expr_sum(struct pnet_loop *loop, struct pnet_expr *body, struct diag_loc loc);
+struct pnet_expr *pnet_expr_sum(struct pnet_loop *loop, struct pnet_expr *body,
+                                struct diag_loc loc);
 void pnet_loop_free(struct pnet_loop *loop);
 void pnet_cons_free(struct pnet_cons *c);
 void pnet_item_free(struct pnet_item *it);

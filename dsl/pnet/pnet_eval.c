@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-void lin_free(struct pnet_lin *l) {
+void lin_free(struct pnet_lin *l)
+{
   free(l->t);
   l->t = NULL;
   l->n = l->cap = 0;
@@ -19,7 +20,8 @@ void lin_free(struct pnet_lin *l) {
 }
 
 static int lin_add_term(struct pnet_lower *lw, struct pnet_lin *l, uint32_t place, int64_t coef,
-                        const struct diag_loc *loc, const struct diag_loc *oploc) {
+                        const struct diag_loc *loc, const struct diag_loc *oploc)
+{
   for (uint32_t i = 0; i < l->n; i++)
     if (l->t[i].place == place) {
       if (__builtin_add_overflow(l->t[i].coef, coef, &l->t[i].coef)) {
@@ -32,13 +34,14 @@ static int lin_add_term(struct pnet_lower *lw, struct pnet_lin *l, uint32_t plac
     lw_oom(lw, loc);
     return -1;
   }
-  l->t[l->n++] = (struct pnet_term){place, coef, *loc};
+  l->t[l->n++] = (struct pnet_term){ place, coef, *loc };
   return 0;
 }
 
 /* dst += factor * src */
 int lin_add(struct pnet_lower *lw, struct pnet_lin *dst, const struct pnet_lin *src, int64_t factor,
-                   const struct diag_loc *oploc) {
+            const struct diag_loc *oploc)
+{
   int64_t k;
   if (__builtin_mul_overflow(src->k, factor, &k) || __builtin_add_overflow(dst->k, k, &dst->k)) {
     lw_error(lw, oploc, "integer overflow in expression");
@@ -50,7 +53,8 @@ int lin_add(struct pnet_lower *lw, struct pnet_lin *dst, const struct pnet_lin *
       lw_error(lw, oploc, "integer overflow in expression");
       return -1;
     }
-    if (lin_add_term(lw, dst, src->t[i].place, c, &src->t[i].loc, oploc) != 0) return -1;
+    if (lin_add_term(lw, dst, src->t[i].place, c, &src->t[i].loc, oploc) != 0)
+      return -1;
   }
   return 0;
 }
@@ -60,15 +64,18 @@ struct lw_sum {
   struct pnet_lin *out;
 };
 
-static bool lw_sum_body(struct pnet_lower *lw, void *arg) {
+static bool lw_sum_body(struct pnet_lower *lw, void *arg)
+{
   struct lw_sum *sum = arg;
-  struct pnet_lin term = {0};
-  bool ok = lw_eval(lw, sum->e->lhs, &term) == 0 && lin_add(lw, sum->out, &term, 1, &sum->e->loc) == 0;
+  struct pnet_lin term = { 0 };
+  bool ok =
+      lw_eval(lw, sum->e->lhs, &term) == 0 && lin_add(lw, sum->out, &term, 1, &sum->e->loc) == 0;
   lin_free(&term);
   return ok;
 }
 
-static int lw_eval_name(struct pnet_lower *lw, const struct pnet_expr *e, struct pnet_lin *out) {
+static int lw_eval_name(struct pnet_lower *lw, const struct pnet_expr *e, struct pnet_lin *out)
+{
   char name[PNET_MAX_NAME_LEN + 1];
   if (!strchr(e->name, '$')) {
     const struct pnet_binding *b = lw_binding(lw, e->name, strlen(e->name));
@@ -77,11 +84,13 @@ static int lw_eval_name(struct pnet_lower *lw, const struct pnet_expr *e, struct
       return 0;
     }
     if (b) {
-      lw_error(lw, &e->loc, "'%s' stands for a name, not a number; use ${%s} inside a name", e->name, e->name);
+      lw_error(lw, &e->loc, "'%s' stands for a name, not a number; use ${%s} inside a name",
+               e->name, e->name);
       return -1;
     }
   }
-  if (lw_expand(lw, e->name, &e->loc, name) != 0) return -1;
+  if (lw_expand(lw, e->name, &e->loc, name) != 0)
+    return -1;
   const struct pnet_sym *s = pnet_sym_find(&lw->syms, name);
   if (!s) {
     lw_unknown(lw, name, &e->loc);
@@ -97,13 +106,16 @@ static int lw_eval_name(struct pnet_lower *lw, const struct pnet_expr *e, struct
   case PNET_SYM_FAMILY:
     break;
   }
-  lw_error(lw, &e->loc, "'%s' is a %s; only places and constants have a value", name, lw_kind_text(s->kind));
-  if (!lw->stop) diag_note(&s->loc, "'%s' is defined here", name);
+  lw_error(lw, &e->loc, "'%s' is a %s; only places and constants have a value", name,
+           lw_kind_text(s->kind));
+  if (!lw->stop)
+    diag_note(&s->loc, "'%s' is defined here", name);
   return -1;
 }
 
-int lw_eval(struct pnet_lower *lw, const struct pnet_expr *e, struct pnet_lin *out) {
-  struct pnet_lin a = {0}, b = {0};
+int lw_eval(struct pnet_lower *lw, const struct pnet_expr *e, struct pnet_lin *out)
+{
+  struct pnet_lin a = { 0 }, b = { 0 };
   int rc = -1;
 
   switch (e->kind) {
@@ -114,29 +126,33 @@ int lw_eval(struct pnet_lower *lw, const struct pnet_expr *e, struct pnet_lin *o
     return lw_eval_name(lw, e, out);
   case PNET_EXPR_SUM: {
     unsigned before = lw->errors;
-    struct lw_sum sum = {e, out};
+    struct lw_sum sum = { e, out };
     lw_loop(lw, e->loop, "a sum", lw_sum_body, &sum);
     return lw->errors == before && !lw->stop ? 0 : -1;
   }
   case PNET_EXPR_NEG:
-    if (lw_eval(lw, e->lhs, &a) != 0) goto cleanup;
+    if (lw_eval(lw, e->lhs, &a) != 0)
+      goto cleanup;
     rc = lin_add(lw, out, &a, -1, &e->loc);
     goto cleanup;
   default:
     break;
   }
-  if (lw_eval(lw, e->lhs, &a) != 0 || lw_eval(lw, e->rhs, &b) != 0) goto cleanup;
+  if (lw_eval(lw, e->lhs, &a) != 0 || lw_eval(lw, e->rhs, &b) != 0)
+    goto cleanup;
   switch (e->kind) {
   case PNET_EXPR_ADD:
   case PNET_EXPR_SUB:
-    if (lin_add(lw, out, &a, 1, &e->loc) != 0) goto cleanup;
+    if (lin_add(lw, out, &a, 1, &e->loc) != 0)
+      goto cleanup;
     rc = lin_add(lw, out, &b, e->kind == PNET_EXPR_ADD ? 1 : -1, &e->loc);
     break;
   case PNET_EXPR_MUL:
     /* Markings enter models linearly; a product of two places is not a
      * weight, an invariant or a capacity. */
     if (a.n && b.n) {
-      lw_error(lw, &e->loc, "cannot multiply two place counts: expressions must be linear in the places");
+      lw_error(lw, &e->loc,
+               "cannot multiply two place counts: expressions must be linear in the places");
       goto cleanup;
     }
     rc = a.n ? lin_add(lw, out, &a, b.k, &e->loc) : lin_add(lw, out, &b, a.k, &e->loc);
@@ -157,7 +173,7 @@ int lw_eval(struct pnet_lower *lw, const struct pnet_expr *e, struct pnet_lin *o
       lw_error(lw, &e->loc, "integer overflow in expression");
       goto cleanup;
     }
-    struct pnet_lin q = {.k = e->kind == PNET_EXPR_DIV ? a.k / b.k : a.k % b.k};
+    struct pnet_lin q = { .k = e->kind == PNET_EXPR_DIV ? a.k / b.k : a.k % b.k };
     rc = lin_add(lw, out, &q, 1, &e->loc);
     break;
   }
@@ -171,10 +187,12 @@ cleanup:
 }
 
 /* A constant expression: places are an error. */
-int lw_const(struct pnet_lower *lw, const struct pnet_expr *e, const char *what, int64_t *value) {
-  struct pnet_lin l = {0};
+int lw_const(struct pnet_lower *lw, const struct pnet_expr *e, const char *what, int64_t *value)
+{
+  struct pnet_lin l = { 0 };
   int rc = -1;
-  if (lw_eval(lw, e, &l) != 0) goto cleanup;
+  if (lw_eval(lw, e, &l) != 0)
+    goto cleanup;
   if (l.n) {
     lw_error(lw, &l.t[0].loc, "%s must be a constant expression, but '%s' is a place", what,
              lw->net->places[l.t[0].place].name);

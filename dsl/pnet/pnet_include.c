@@ -15,15 +15,19 @@
 #include "pnet_parse.h"
 
 /* Includes are relative to the including file, like C's #include "...". */
-static char *lw_include_path(const char *including, const char *path) {
+static char *lw_include_path(const char *including, const char *path)
+{
   const char *slash = strrchr(including, '/');
   char *out = NULL;
-  if (path[0] == '/' || !slash) return strdup(path);
-  if (asprintf(&out, "%.*s/%s", (int)(slash - including), including, path) < 0) return NULL;
+  if (path[0] == '/' || !slash)
+    return strdup(path);
+  if (asprintf(&out, "%.*s/%s", (int)(slash - including), including, path) < 0)
+    return NULL;
   return out;
 }
 
-void lw_include(struct pnet_lower *lw, const struct pnet_decl *d) {
+void lw_include(struct pnet_lower *lw, const struct pnet_decl *d)
+{
   char *path = lw_include_path(d->loc.file->path, d->path);
   if (!path) {
     lw_oom(lw, &d->loc);
@@ -37,7 +41,8 @@ void lw_include(struct pnet_lower *lw, const struct pnet_decl *d) {
 
 /* Same wording as diag_source_load, which reports the other read errors. */
 static void lw_file_error(struct pnet_lower *lw, const struct diag_loc *from, const char *path,
-                          const char *detail) {
+                          const char *detail)
+{
   if (from) {
     lw_error(lw, from, "cannot read '%s': %s", path, detail);
   } else {
@@ -46,19 +51,23 @@ static void lw_file_error(struct pnet_lower *lw, const struct diag_loc *from, co
   }
 }
 
-static bool lw_below_root(const struct pnet_lower *lw, const char *real) {
-  if (!lw->root) return false;
+static bool lw_below_root(const struct pnet_lower *lw, const char *real)
+{
+  if (!lw->root)
+    return false;
   size_t n = strlen(lw->root);
-  if (n == 1) return true; /* the main file is in "/" */
+  if (n == 1)
+    return true; /* the main file is in "/" */
   return strncmp(real, lw->root, n) == 0 && real[n] == '/';
 }
 
 void lw_file(struct pnet_lower *lw, const char *path, const char *text, size_t len,
-                    const struct diag_loc *from) {
+             const struct diag_loc *from)
+{
   struct pn_net *net = lw->net;
   char *real = NULL;
   struct diag_source *src = NULL;
-  struct pnet_parse pp = {0};
+  struct pnet_parse pp = { 0 };
 
   if (lw->depth >= PNET_MAX_INCLUDE_DEPTH) {
     lw_error(lw, from, "includes nested too deeply (limit %d)", PNET_MAX_INCLUDE_DEPTH);
@@ -93,12 +102,15 @@ void lw_file(struct pnet_lower *lw, const char *path, const char *text, size_t l
       goto cleanup;
     }
     for (int i = 0; i < lw->depth; i++) {
-      if (!lw->stack_real[i] || strcmp(lw->stack_real[i], real) != 0) continue;
+      if (!lw->stack_real[i] || strcmp(lw->stack_real[i], real) != 0)
+        continue;
       char *chain = NULL;
       size_t size = 0;
       FILE *f = open_memstream(&chain, &size);
-      if (!f) goto oom;
-      for (int j = i; j < lw->depth; j++) fprintf(f, "'%s' includes ", lw->stack_shown[j]);
+      if (!f)
+        goto oom;
+      for (int j = i; j < lw->depth; j++)
+        fprintf(f, "'%s' includes ", lw->stack_shown[j]);
       fprintf(f, "'%s'", path);
       if (fclose(f) != 0) {
         free(chain);
@@ -111,7 +123,8 @@ void lw_file(struct pnet_lower *lw, const char *path, const char *text, size_t l
     /* Each file is read once: a second include of a shared file (a diamond)
      * adds nothing, as with an include guard. */
     for (uint32_t i = 0; i < lw->nseen; i++)
-      if (strcmp(lw->seen[i], real) == 0) goto cleanup;
+      if (strcmp(lw->seen[i], real) == 0)
+        goto cleanup;
   } else if (len > PNET_MAX_FILE_BYTES) {
     lw_file_error(lw, from, path, "too large");
     goto cleanup;
@@ -122,11 +135,13 @@ void lw_file(struct pnet_lower *lw, const char *path, const char *text, size_t l
   }
 
   struct diag_source **sources = realloc(net->sources, (net->nsources + 1) * sizeof *sources);
-  if (!sources) goto oom;
+  if (!sources)
+    goto oom;
   net->sources = sources;
   if (real) {
     char **seen = realloc(lw->seen, (lw->nseen + 1) * sizeof *seen);
-    if (!seen) goto oom;
+    if (!seen)
+      goto oom;
     lw->seen = seen;
   }
   src = text ? diag_source_from_memory(path, text, len) : diag_source_load(path, from);
@@ -134,7 +149,7 @@ void lw_file(struct pnet_lower *lw, const char *path, const char *text, size_t l
     lw->errors++;
     goto cleanup;
   }
-  lw->included_from[net->nsources] = from ? *from : (struct diag_loc){0};
+  lw->included_from[net->nsources] = from ? *from : (struct diag_loc){ 0 };
   net->sources[net->nsources++] = src;
   if (real) {
     lw->seen[lw->nseen++] = real;
@@ -146,10 +161,11 @@ void lw_file(struct pnet_lower *lw, const char *path, const char *text, size_t l
 
   pp.src = src;
   if (pnet_parse_source(&pp) != 0) {
-    struct diag_loc in_src = {src, 1, 1};
+    struct diag_loc in_src = { src, 1, 1 };
     lw_include_notes(lw, &in_src); /* the parser stops at its first error */
     lw->errors += pp.errors;
-    if (lw->errors >= PNET_MAX_ERRORS) lw->stop = true;
+    if (lw->errors >= PNET_MAX_ERRORS)
+      lw->stop = true;
     goto cleanup;
   }
   struct pnet_decl **trees = realloc(lw->trees, (lw->ntrees + 1) * sizeof *trees);

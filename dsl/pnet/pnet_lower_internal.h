@@ -101,13 +101,13 @@ void lw_unknown(struct pnet_lower *lw, const char *name, const struct diag_loc *
 /* Runs body once per entry of a loop, with the loop's variables bound;
  * body returns false to stop early. */
 typedef bool (*lw_body_fn)(struct pnet_lower *lw, void *arg);
-void lw_loop(struct pnet_lower *lw, const struct pnet_loop *loop, const char *what,
-             lw_body_fn body, void *arg);
+void lw_loop(struct pnet_lower *lw, const struct pnet_loop *loop, const char *what, lw_body_fn body,
+             void *arg);
 
 /* ---- pnet_eval.c --------------------------------------------------------- */
 
-int lin_add(struct pnet_lower *lw, struct pnet_lin *dst, const struct pnet_lin *src,
-            int64_t factor, const struct diag_loc *oploc);
+int lin_add(struct pnet_lower *lw, struct pnet_lin *dst, const struct pnet_lin *src, int64_t factor,
+            const struct diag_loc *oploc);
 void lin_free(struct pnet_lin *l);
 int lw_const(struct pnet_lower *lw, const struct pnet_expr *e, const char *what, int64_t *value);
 int lw_eval(struct pnet_lower *lw, const struct pnet_expr *e, struct pnet_lin *out);

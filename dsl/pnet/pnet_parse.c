@@ -13,12 +13,14 @@ int pnet_yylex_destroy(yyscan_t scanner);
 YY_BUFFER_STATE pnet_yy_scan_bytes(const char *bytes, int len, yyscan_t scanner);
 int pnet_yyparse(void *scanner, struct pnet_parse *pp);
 
-struct diag_loc pnet_loc(const struct pnet_parse *pp, int line, int col) {
-  struct diag_loc loc = {pp->src, line, col};
+struct diag_loc pnet_loc(const struct pnet_parse *pp, int line, int col)
+{
+  struct diag_loc loc = { pp->src, line, col };
   return loc;
 }
 
-void pnet_parse_error(struct pnet_parse *pp, int line, int col, const char *fmt, ...) {
+void pnet_parse_error(struct pnet_parse *pp, int line, int col, const char *fmt, ...)
+{
   struct diag_loc loc = pnet_loc(pp, line, col);
   va_list ap;
   va_start(ap, fmt);
@@ -27,7 +29,8 @@ void pnet_parse_error(struct pnet_parse *pp, int line, int col, const char *fmt,
   pp->errors++;
 }
 
-int pnet_parse_source(struct pnet_parse *pp) {
+int pnet_parse_source(struct pnet_parse *pp)
+{
   yyscan_t scanner = NULL;
   int rc = -1;
 
@@ -48,11 +51,13 @@ int pnet_parse_source(struct pnet_parse *pp) {
     /* A scanner error the grammar could absorb still fails the file. */
     pnet_decl_free(pp->decls);
     pp->decls = NULL;
-    if (!pp->errors) pnet_parse_error(pp, 0, 0, "parse failed");
+    if (!pp->errors)
+      pnet_parse_error(pp, 0, 0, "parse failed");
     goto cleanup;
   }
   rc = 0;
 cleanup:
-  if (scanner) pnet_yylex_destroy(scanner);
+  if (scanner)
+    pnet_yylex_destroy(scanner);
   return rc;
 }

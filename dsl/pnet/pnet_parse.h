@@ -8,12 +8,12 @@
 
 struct pnet_parse {
   const struct diag_source *src;
-  struct pnet_decl *decls; /* the file's declarations, on success */
-  int nesting;             /* open ( and { */
-  int for_depth;           /* for loops being parsed */
+  struct pnet_decl *decls;       /* the file's declarations, on success */
+  int nesting;                   /* open ( and { */
+  int for_depth;                 /* for loops being parsed */
   struct diag_loc comment_start; /* of an open block comment */
   unsigned errors;
-  int out_of_memory;       /* an allocation in a grammar action failed */
+  int out_of_memory; /* an allocation in a grammar action failed */
 };
 
 /* Parses one file. Returns 0 and sets pp->decls, or -1 after printing

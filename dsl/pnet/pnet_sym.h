@@ -17,7 +17,7 @@ enum pnet_sym_kind {
 };
 
 struct pnet_sym {
-  char *name;  /* NULL: free slot */
+  char *name; /* NULL: free slot */
   enum pnet_sym_kind kind;
   int64_t value; /* constant value, or place / transition / family index */
   struct diag_loc loc;

@@ -6,7 +6,8 @@
 
 #include "c_text.h"
 
-int pnetc_exit_for(int err) {
+int pnetc_exit_for(int err)
+{
   switch (err) {
   case 0:
     return PNETC_EXIT_OK;
@@ -31,13 +32,17 @@ int pnetc_exit_for(int err) {
   }
 }
 
-int pnetc_output_status(FILE *out) {
-  if (out == stdout && fflush(stdout) != 0 && !ferror(stdout)) return -EIO;
+int pnetc_output_status(FILE *out)
+{
+  if (out == stdout && fflush(stdout) != 0 && !ferror(stdout))
+    return -EIO;
   return text_stream_status(out);
 }
 
-int pnetc_fail(int err, const char *output) {
-  if (err == -ENOMEM) fprintf(stderr, "pnetc: error: out of memory\n");
+int pnetc_fail(int err, const char *output)
+{
+  if (err == -ENOMEM)
+    fprintf(stderr, "pnetc: error: out of memory\n");
   if (err == -EIO || err == -ENOSPC || err == -EDQUOT || err == -EFBIG)
     fprintf(stderr, "pnetc: error: cannot write %s: %s\n", output ? output : "standard output",
             strerror(-err));

@@ -13,7 +13,7 @@ enum pnetc_exit {
   PNETC_EXIT_OK = 0,        /* compiled / analysed, every assertion holds */
   PNETC_EXIT_ASSERTION = 1, /* a model assertion does not hold */
   PNETC_EXIT_INPUT = 2,     /* bad input or usage: file:line:col: error: ... */
-  PNETC_EXIT_LIMIT = 3,     /* a resource limit (--max-states, memory, BPF size, disk) was reached */
+  PNETC_EXIT_LIMIT = 3, /* a resource limit (--max-states, memory, BPF size, disk) was reached */
 };
 
 /* The exit code for a negative errno from a front end, an analysis, an

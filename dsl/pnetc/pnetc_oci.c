@@ -25,9 +25,11 @@
 #include "pnetc_exit.h"
 #include "pnetc_options.h"
 
-static void note_skipped(const struct oci_import_report *rep, const struct diag_source *src) {
-  struct diag_loc loc = {.file = src, .line = 0, .col = 0};
-  if (rep->n_unknown == 0) return;
+static void note_skipped(const struct oci_import_report *rep, const struct diag_source *src)
+{
+  struct diag_loc loc = { .file = src, .line = 0, .col = 0 };
+  if (rep->n_unknown == 0)
+    return;
   char list[1024] = "";
   size_t used = 0;
   for (size_t i = 0; i < rep->n_unknown && used + 40 < sizeof list; i++)
@@ -38,13 +40,15 @@ static void note_skipped(const struct oci_import_report *rep, const struct diag_
 }
 
 static int write_output(const struct pnetc_options *opts, const struct sc_ruleset *rs,
-                        const struct bpf_program_out *prog) {
+                        const struct bpf_program_out *prog)
+{
   struct out_file *of = NULL;
   FILE *out = stdout;
   int rc = 0;
   if (opts->output_file) {
     rc = out_file_open(opts->output_file, &of);
-    if (rc) return pnetc_exit_for(rc); /* out_file named the file and the reason */
+    if (rc)
+      return pnetc_exit_for(rc); /* out_file named the file and the reason */
     out = out_file_stream(of);
   }
   switch (opts->emit) {
@@ -59,10 +63,15 @@ static int write_output(const struct pnetc_options *opts, const struct sc_rulese
     fputc('\n', out);
     bpf_write_pseudocode(out, rs);
     break;
-  case PNETC_EMIT_OCI: rc = oci_export_ruleset(out, rs); break;
-  default: rc = -EINVAL; break;
+  case PNETC_EMIT_OCI:
+    rc = oci_export_ruleset(out, rs);
+    break;
+  default:
+    rc = -EINVAL;
+    break;
   }
-  if (rc == 0) rc = pnetc_output_status(out);
+  if (rc == 0)
+    rc = pnetc_output_status(out);
   if (rc) {
     out_file_abort(of);
     return pnetc_fail(rc, opts->output_file);
@@ -72,17 +81,19 @@ static int write_output(const struct pnetc_options *opts, const struct sc_rulese
 }
 
 static void summary(const struct pnetc_options *opts, const struct sc_ruleset *rs,
-                    const struct bpf_program_out *prog, const struct oci_import_report *rep) {
+                    const struct bpf_program_out *prog, const struct oci_import_report *rep)
+{
   unsigned allowed = 0, cached = 0, worst = 0;
   unsigned long total = 0;
   char def[48];
   for (uint32_t nr = 0; nr < 1024; nr++) {
-    struct seccomp_data sd = {.nr = (int)nr, .arch = AUDIT_ARCH_X86_64};
+    struct seccomp_data sd = { .nr = (int)nr, .arch = AUDIT_ARCH_X86_64 };
     struct bpf_run_result r;
     if (bpf_run(prog->insns, prog->len, &sd, &r) == 0 && r.ret == SECCOMP_RET_ALLOW) {
       allowed++;
       total += r.executed;
-      if (r.executed > worst) worst = r.executed;
+      if (r.executed > worst)
+        worst = r.executed;
       cached += bpf_nr_is_const_allow(prog->insns, prog->len, AUDIT_ARCH_X86_64, nr);
     }
   }
@@ -99,18 +110,20 @@ static void summary(const struct pnetc_options *opts, const struct sc_ruleset *r
          rep->n_unknown);
 }
 
-int pnetc_run_oci(const struct pnetc_options *opts) {
+int pnetc_run_oci(const struct pnetc_options *opts)
+{
   struct diag_source *src = NULL;
   struct sc_ruleset rs;
   struct oci_import_report rep;
-  struct bpf_program_out prog = {0};
+  struct bpf_program_out prog = { 0 };
   int ex;
   int rc = oci_import_file(opts->input, &src, &rs, &rep);
   if (rc) {
     ex = pnetc_exit_for(rc);
     goto done_noprog;
   }
-  if (!opts->quiet) note_skipped(&rep, src);
+  if (!opts->quiet)
+    note_skipped(&rep, src);
   rc = bpf_compile(&rs, &prog);
   if (rc) {
     ex = pnetc_exit_for(rc);
@@ -127,7 +140,8 @@ int pnetc_run_oci(const struct pnetc_options *opts) {
     ex = write_output(opts, &rs, &prog);
     break;
   case PNETC_EMIT_DEFAULT:
-    if (!opts->quiet) summary(opts, &rs, &prog, &rep);
+    if (!opts->quiet)
+      summary(opts, &rs, &prog, &rep);
     ex = PNETC_EXIT_OK;
     break;
   default:

@@ -35,11 +35,13 @@
 #endif
 #define PNETC_POL_GENERATOR "pnetc " CS_VERSION
 
-static void pnetc_pol_list_profiles(FILE *out, const struct pol_policy *pol) {
+static void pnetc_pol_list_profiles(FILE *out, const struct pol_policy *pol)
+{
   for (size_t i = 0; i < pol_profile_count(pol); i++) {
     const struct pol_profile *p = pol_profile_at(pol, i);
     fprintf(out, "%s%s", i ? ", " : "", p->name);
-    if (p->alias) fprintf(out, " (%s)", p->alias);
+    if (p->alias)
+      fprintf(out, " (%s)", p->alias);
   }
 }
 
@@ -50,107 +52,130 @@ struct pnetc_pol_unit {
   struct bpf_program_out prog;
 };
 
-static int pnetc_pol_compile(struct pnetc_pol_unit *u) {
+static int pnetc_pol_compile(struct pnetc_pol_unit *u)
+{
   int rc = pol_lower(u->profile, &u->rs);
-  if (rc) return rc;
+  if (rc)
+    return rc;
   rc = bpf_compile(&u->rs, &u->prog);
   if (rc == -EINVAL)
-    fprintf(stderr, "pnetc: error: profile '%s': the BPF generator refused its rule set\n", u->profile->name);
+    fprintf(stderr, "pnetc: error: profile '%s': the BPF generator refused its rule set\n",
+            u->profile->name);
   return rc;
 }
 
-static void pnetc_pol_summary(FILE *out, const struct pnetc_pol_unit *u, size_t n) {
+static void pnetc_pol_summary(FILE *out, const struct pnetc_pol_unit *u, size_t n)
+{
   for (size_t i = 0; i < n; i++) {
     const struct pol_profile *p = u[i].profile;
-    fprintf(out, "profile %s%s%s%s: %zu rules, default %s, filter %u instructions, tier %s\n", p->name,
-            p->alias ? " (" : "", p->alias ? p->alias : "", p->alias ? ")" : "", p->nrules, p->default_text,
-            u[i].prog.len, p->tier);
+    fprintf(out, "profile %s%s%s%s: %zu rules, default %s, filter %u instructions, tier %s\n",
+            p->name, p->alias ? " (" : "", p->alias ? p->alias : "", p->alias ? ")" : "", p->nrules,
+            p->default_text, u[i].prog.len, p->tier);
   }
 }
 
 /* `--check --json`: one object per profile, keys sorted, for scripts. */
-static int pnetc_pol_json(FILE *out, const char *input, const struct pnetc_pol_unit *u, size_t n) {
+static int pnetc_pol_json(FILE *out, const char *input, const struct pnetc_pol_unit *u, size_t n)
+{
   json_t *root = json_object(), *list = json_array();
   int rc = -ENOMEM;
-  if (!root || !list || json_object_set_new(root, "input", json_string(input)) != 0) goto done;
+  if (!root || !list || json_object_set_new(root, "input", json_string(input)) != 0)
+    goto done;
   for (size_t i = 0; i < n; i++) {
     const struct pol_profile *p = u[i].profile;
-    json_t *o = json_pack("{s:s, s:s?, s:s?, s:s, s:s, s:I, s:I, s:s}", "name", p->name, "alias", p->alias,
-                          "extends", p->extends, "summary", p->summary, "tier", p->tier, "rules",
-                          (json_int_t)p->nrules, "filter_instructions", (json_int_t)u[i].prog.len,
-                          "default_action", p->default_text);
-    if (!o || json_array_append_new(list, o) != 0) goto done;
+    json_t *o = json_pack("{s:s, s:s?, s:s?, s:s, s:s, s:I, s:I, s:s}", "name", p->name, "alias",
+                          p->alias, "extends", p->extends, "summary", p->summary, "tier", p->tier,
+                          "rules", (json_int_t)p->nrules, "filter_instructions",
+                          (json_int_t)u[i].prog.len, "default_action", p->default_text);
+    if (!o || json_array_append_new(list, o) != 0)
+      goto done;
   }
-  if (json_object_set(root, "profiles", list) != 0) goto done;
-  rc = json_dumpf(root, out, JSON_SORT_KEYS | JSON_INDENT(2)) == 0 && fputc('\n', out) != EOF ? 0 : -EIO;
+  if (json_object_set(root, "profiles", list) != 0)
+    goto done;
+  rc = json_dumpf(root, out, JSON_SORT_KEYS | JSON_INDENT(2)) == 0 && fputc('\n', out) != EOF
+           ? 0
+           : -EIO;
 done:
   json_decref(list);
   json_decref(root);
   return rc;
 }
 
-static int pnetc_pol_check_emit(const struct pnetc_options *o) {
+static int pnetc_pol_check_emit(const struct pnetc_options *o)
+{
   switch (o->emit) {
-    case PNETC_EMIT_DEFAULT:
-    case PNETC_EMIT_C:
-      if (o->profile && !o->check_only) {
-        fprintf(stderr, "pnetc: error: %s: the C tables hold every profile; --profile applies to --emit bpf, "
-                        "disasm and oci\n", o->input);
-        return -EINVAL;
-      }
-      return 0;
-    case PNETC_EMIT_BPF:
-    case PNETC_EMIT_DISASM:
-    case PNETC_EMIT_OCI:
-      if (!o->profile) {
-        fprintf(stderr, "pnetc: error: %s: --emit bpf, disasm and oci need --profile NAME\n", o->input);
-        return -EINVAL;
-      }
-      return 0;
-    case PNETC_EMIT_JSON:
-    case PNETC_EMIT_DOT:
-    case PNETC_EMIT_PROMELA:
-      break;
+  case PNETC_EMIT_DEFAULT:
+  case PNETC_EMIT_C:
+    if (o->profile && !o->check_only) {
+      fprintf(stderr,
+              "pnetc: error: %s: the C tables hold every profile; --profile applies to --emit bpf, "
+              "disasm and oci\n",
+              o->input);
+      return -EINVAL;
+    }
+    return 0;
+  case PNETC_EMIT_BPF:
+  case PNETC_EMIT_DISASM:
+  case PNETC_EMIT_OCI:
+    if (!o->profile) {
+      fprintf(stderr, "pnetc: error: %s: --emit bpf, disasm and oci need --profile NAME\n",
+              o->input);
+      return -EINVAL;
+    }
+    return 0;
+  case PNETC_EMIT_JSON:
+  case PNETC_EMIT_DOT:
+  case PNETC_EMIT_PROMELA:
+    break;
   }
-  fprintf(stderr, "pnetc: error: %s: --emit json, dot and promela apply to nets, not to policies\n", o->input);
+  fprintf(stderr, "pnetc: error: %s: --emit json, dot and promela apply to nets, not to policies\n",
+          o->input);
   return -EINVAL;
 }
 
 /* The banner's file names (pol_display_path), main file first; freed
  * with pnetc_pol_sources_free, also after a failure. */
-static int pnetc_pol_sources(const struct pol_policy *pol, struct emit_pol_sources *out) {
+static int pnetc_pol_sources(const struct pol_policy *pol, struct emit_pol_sources *out)
+{
   size_t n = pol_file_count(pol);
   char **names = calloc(n ? n : 1, sizeof *names);
   out->names = (const char *const *)names;
   out->n = 0;
-  if (!names) return -ENOMEM;
+  if (!names)
+    return -ENOMEM;
   for (size_t i = 0; i < n; i++) {
-    if (!(names[i] = pol_display_path(pol, i))) return -ENOMEM;
+    if (!(names[i] = pol_display_path(pol, i)))
+      return -ENOMEM;
     out->n++;
   }
   return 0;
 }
 
-static void pnetc_pol_sources_free(struct emit_pol_sources *s) {
+static void pnetc_pol_sources_free(struct emit_pol_sources *s)
+{
   char **names = (char **)s->names;
-  for (size_t i = 0; i < s->n; i++) free(names[i]);
+  for (size_t i = 0; i < s->n; i++)
+    free(names[i]);
   free(names);
 }
 
-int pnetc_run_policy(const struct pnetc_options *o) {
+int pnetc_run_policy(const struct pnetc_options *o)
+{
   struct pol_policy *pol = NULL;
   struct pnetc_pol_unit *units = NULL;
   struct emit_pol_compiled *compiled = NULL;
-  struct emit_pol_sources sources = {NULL, 0};
-  struct out_file *files[3] = {NULL, NULL, NULL};
+  struct emit_pol_sources sources = { NULL, 0 };
+  struct out_file *files[3] = { NULL, NULL, NULL };
   size_t nunits = 0, nfiles = 0;
   char *ident = NULL, *c_path = NULL, *h_path = NULL, *h_name = NULL, *target = NULL;
   const char **deps = NULL;
   int rc = 0, exit_code = PNETC_EXIT_INPUT;
 
-  if (pnetc_pol_check_emit(o) != 0) goto cleanup;
+  if (pnetc_pol_check_emit(o) != 0)
+    goto cleanup;
   rc = pol_load(o->input, &pol);
-  if (rc) goto fail; /* diagnostics were printed */
+  if (rc)
+    goto fail; /* diagnostics were printed */
 
   /* Which profiles to compile: all for the tables, one for the others. */
   size_t nprof = pol_profile_count(pol);
@@ -172,16 +197,19 @@ int pnetc_run_policy(const struct pnetc_options *o) {
   }
   for (size_t i = 0; i < nprof; i++) {
     const struct pol_profile *p = pol_profile_at(pol, i);
-    if (only && p != only) continue;
+    if (only && p != only)
+      continue;
     struct pnetc_pol_unit *u = &units[nunits++];
     u->profile = p;
-    if ((rc = pnetc_pol_compile(u)) != 0) goto fail;
-    compiled[nunits - 1] = (struct emit_pol_compiled){p, &u->rs, &u->prog};
+    if ((rc = pnetc_pol_compile(u)) != 0)
+      goto fail;
+    compiled[nunits - 1] = (struct emit_pol_compiled){ p, &u->rs, &u->prog };
   }
 
   if (o->check_only) {
     if (o->json) {
-      if ((rc = pnetc_pol_json(stdout, o->input, units, nunits)) != 0) goto fail;
+      if ((rc = pnetc_pol_json(stdout, o->input, units, nunits)) != 0)
+        goto fail;
     } else if (!o->quiet) {
       pnetc_pol_summary(stdout, units, nunits);
     }
@@ -192,24 +220,32 @@ int pnetc_run_policy(const struct pnetc_options *o) {
   if (o->emit == PNETC_EMIT_DEFAULT || o->emit == PNETC_EMIT_C) {
     ident = text_model_ident(o->input);
     const char *dir = o->output_dir ? o->output_dir : ".";
-    if (!ident || asprintf(&c_path, "%s/%s.c", dir, ident) < 0 || asprintf(&h_path, "%s/%s.h", dir, ident) < 0 ||
-        asprintf(&h_name, "%s.h", ident) < 0) {
+    if (!ident || asprintf(&c_path, "%s/%s.c", dir, ident) < 0 ||
+        asprintf(&h_path, "%s/%s.h", dir, ident) < 0 || asprintf(&h_name, "%s.h", ident) < 0) {
       rc = -ENOMEM;
       goto fail;
     }
-    if ((rc = out_file_open(c_path, &files[nfiles])) != 0) goto fail;
+    if ((rc = out_file_open(c_path, &files[nfiles])) != 0)
+      goto fail;
     nfiles++;
-    if ((rc = out_file_open(h_path, &files[nfiles])) != 0) goto fail;
+    if ((rc = out_file_open(h_path, &files[nfiles])) != 0)
+      goto fail;
     nfiles++;
-    if ((rc = pnetc_pol_sources(pol, &sources)) != 0) goto fail;
-    rc = emit_c_pol_source(out_file_stream(files[0]), &sources, compiled, nunits, h_name, PNETC_POL_GENERATOR);
-    if (rc == 0) rc = emit_c_pol_header(out_file_stream(files[1]), &sources, compiled, nunits, PNETC_POL_GENERATOR);
-    if (rc) goto fail;
+    if ((rc = pnetc_pol_sources(pol, &sources)) != 0)
+      goto fail;
+    rc = emit_c_pol_source(out_file_stream(files[0]), &sources, compiled, nunits, h_name,
+                           PNETC_POL_GENERATOR);
+    if (rc == 0)
+      rc = emit_c_pol_header(out_file_stream(files[1]), &sources, compiled, nunits,
+                             PNETC_POL_GENERATOR);
+    if (rc)
+      goto fail;
     target = out_file_absolute(c_path);
   } else {
     FILE *out = stdout;
     if (o->output_file) {
-      if ((rc = out_file_open(o->output_file, &files[nfiles])) != 0) goto fail;
+      if ((rc = out_file_open(o->output_file, &files[nfiles])) != 0)
+        goto fail;
       out = out_file_stream(files[nfiles++]);
       target = out_file_absolute(o->output_file);
     } else {
@@ -217,24 +253,28 @@ int pnetc_run_policy(const struct pnetc_options *o) {
     }
     const struct pnetc_pol_unit *u = &units[0];
     switch (o->emit) {
-      case PNETC_EMIT_BPF:
-        if (fwrite(u->prog.insns, sizeof *u->prog.insns, u->prog.len, out) != u->prog.len &&
-            (rc = pnetc_output_status(out)) == 0)
-          rc = -EIO;
-        break;
-      case PNETC_EMIT_DISASM:
-        fprintf(out, "# profile %s: %u instructions\n", u->profile->name, u->prog.len);
-        bpf_write_disasm(out, &u->prog);
-        fputc('\n', out);
-        bpf_write_pseudocode(out, &u->rs);
-        break;
-      case PNETC_EMIT_OCI:
-        rc = oci_export_ruleset(out, &u->rs);
-        break;
-      default: rc = -EINVAL; break;
+    case PNETC_EMIT_BPF:
+      if (fwrite(u->prog.insns, sizeof *u->prog.insns, u->prog.len, out) != u->prog.len &&
+          (rc = pnetc_output_status(out)) == 0)
+        rc = -EIO;
+      break;
+    case PNETC_EMIT_DISASM:
+      fprintf(out, "# profile %s: %u instructions\n", u->profile->name, u->prog.len);
+      bpf_write_disasm(out, &u->prog);
+      fputc('\n', out);
+      bpf_write_pseudocode(out, &u->rs);
+      break;
+    case PNETC_EMIT_OCI:
+      rc = oci_export_ruleset(out, &u->rs);
+      break;
+    default:
+      rc = -EINVAL;
+      break;
     }
-    if (rc == 0) rc = pnetc_output_status(out);
-    if (rc) goto fail;
+    if (rc == 0)
+      rc = pnetc_output_status(out);
+    if (rc)
+      goto fail;
   }
 
 commit:
@@ -247,7 +287,8 @@ commit:
     rc = -ENOMEM;
     goto fail;
   }
-  for (size_t i = 0; i < pol_file_count(pol); i++) deps[i] = pol_file_path(pol, i);
+  for (size_t i = 0; i < pol_file_count(pol); i++)
+    deps[i] = pol_file_path(pol, i);
   rc = out_file_commit_group(files, nfiles, o->depfile, target, deps, pol_file_count(pol));
   nfiles = 0;
   if (rc) {
@@ -264,7 +305,8 @@ commit:
 fail:
   exit_code = pnetc_fail(rc, nfiles ? out_file_path(files[0]) : NULL);
 cleanup:
-  for (size_t i = 0; i < nfiles; i++) out_file_abort(files[i]);
+  for (size_t i = 0; i < nfiles; i++)
+    out_file_abort(files[i]);
   for (size_t i = 0; i < nunits; i++) {
     sc_ruleset_free(&units[i].rs);
     bpf_program_out_free(&units[i].prog);

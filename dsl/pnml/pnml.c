@@ -51,13 +51,15 @@ struct pnml_reader {
 
 /* ---- helpers --------------------------------------------------------------- */
 
-static bool pnml_is(const xmlNode *n, const char *name) {
+static bool pnml_is(const xmlNode *n, const char *name)
+{
   return n->type == XML_ELEMENT_NODE && strcmp((const char *)n->name, name) == 0;
 }
 
 /* libxml2 gives a line; the column is where the element's tag opens on it. */
-static struct diag_loc pnml_loc(const struct pnml_reader *r, const xmlNode *n) {
-  struct diag_loc loc = {r->src, (int)xmlGetLineNo(n), 1};
+static struct diag_loc pnml_loc(const struct pnml_reader *r, const xmlNode *n)
+{
+  struct diag_loc loc = { r->src, (int)xmlGetLineNo(n), 1 };
   if (loc.line < 1 || (size_t)loc.line > r->src->line_count) {
     loc.line = 0;
     return loc;
@@ -66,9 +68,11 @@ static struct diag_loc pnml_loc(const struct pnml_reader *r, const xmlNode *n) {
   const char *end = strchr(line, '\n');
   size_t len = end ? (size_t)(end - line) : strlen(line), nlen = strlen((const char *)n->name);
   for (size_t i = 0; i + nlen < len; i++) {
-    if (line[i] != '<') continue;
+    if (line[i] != '<')
+      continue;
     size_t j = i + 1;
-    while (j < len && line[j] != ':' && line[j] != ' ' && line[j] != '>' && line[j] != '/') j++;
+    while (j < len && line[j] != ':' && line[j] != ' ' && line[j] != '>' && line[j] != '/')
+      j++;
     size_t start = (j < len && line[j] == ':') ? j + 1 : i + 1;
     if (start + nlen <= len && memcmp(line + start, n->name, nlen) == 0 &&
         (start + nlen == len || strchr(" \t\r/>", line[start + nlen]))) {
@@ -81,7 +85,8 @@ static struct diag_loc pnml_loc(const struct pnml_reader *r, const xmlNode *n) {
 
 static void pnml_fail(struct pnml_reader *r, const xmlNode *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-static void pnml_fail(struct pnml_reader *r, const xmlNode *n, const char *fmt, ...) {
+static void pnml_fail(struct pnml_reader *r, const xmlNode *n, const char *fmt, ...)
+{
   struct diag_loc loc = pnml_loc(r, n);
   va_list ap;
   va_start(ap, fmt);
@@ -90,25 +95,32 @@ static void pnml_fail(struct pnml_reader *r, const xmlNode *n, const char *fmt, 
   r->failed = true;
 }
 
-static char *pnml_attr(const xmlNode *n, const char *name) {
+static char *pnml_attr(const xmlNode *n, const char *name)
+{
   xmlChar *v = xmlGetProp(n, (const xmlChar *)name);
-  if (!v) return NULL;
+  if (!v)
+    return NULL;
   char *s = strdup((const char *)v);
   xmlFree(v);
   return s;
 }
 
 /* The <text> of child element `child` (e.g. initialMarking), or NULL. */
-static char *pnml_child_text(const xmlNode *n, const char *child, const xmlNode **where) {
+static char *pnml_child_text(const xmlNode *n, const char *child, const xmlNode **where)
+{
   for (const xmlNode *c = n->children; c; c = c->next) {
-    if (!pnml_is(c, child)) continue;
+    if (!pnml_is(c, child))
+      continue;
     for (const xmlNode *t = c->children; t; t = t->next) {
-      if (!pnml_is(t, "text")) continue;
+      if (!pnml_is(t, "text"))
+        continue;
       xmlChar *v = xmlNodeGetContent(t);
-      if (!v) return NULL;
+      if (!v)
+        return NULL;
       char *s = strdup((const char *)v);
       xmlFree(v);
-      if (where) *where = t;
+      if (where)
+        *where = t;
       return s;
     }
   }
@@ -116,33 +128,43 @@ static char *pnml_child_text(const xmlNode *n, const char *child, const xmlNode 
 }
 
 /* A non-negative decimal with optional surrounding blanks, at most max. */
-static bool pnml_number(const char *s, uint64_t max, uint64_t *out) {
-  while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') s++;
-  if (*s < '0' || *s > '9') return false;
+static bool pnml_number(const char *s, uint64_t max, uint64_t *out)
+{
+  while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+    s++;
+  if (*s < '0' || *s > '9')
+    return false;
   uint64_t v = 0;
   for (; *s >= '0' && *s <= '9'; s++) {
     uint64_t d = (uint64_t)(*s - '0');
-    if (v > (max - d) / 10) return false;
+    if (v > (max - d) / 10)
+      return false;
     v = v * 10 + d;
   }
-  while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') s++;
-  if (*s) return false;
+  while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+    s++;
+  if (*s)
+    return false;
   *out = v;
   return true;
 }
 
-static int pnml_grow(void **arr, size_t *cap, size_t n, size_t size) {
-  if (n < *cap) return 0;
+static int pnml_grow(void **arr, size_t *cap, size_t n, size_t size)
+{
+  if (n < *cap)
+    return 0;
   size_t c = *cap ? *cap * 2 : 16;
   void *p = realloc(*arr, c * size);
-  if (!p) return -ENOMEM;
+  if (!p)
+    return -ENOMEM;
   *arr = p;
   *cap = c;
   return 0;
 }
 
 /* Records id; false (after an error) when it is missing or taken. */
-static bool pnml_claim_id(struct pnml_reader *r, const xmlNode *n, const char *id, void *what) {
+static bool pnml_claim_id(struct pnml_reader *r, const xmlNode *n, const char *id, void *what)
+{
   if (!id || !*id) {
     pnml_fail(r, n, "<%s> has no id attribute", (const char *)n->name);
     return false;
@@ -150,7 +172,8 @@ static bool pnml_claim_id(struct pnml_reader *r, const xmlNode *n, const char *i
   void *prev = xmlHashLookup(r->ids, (const xmlChar *)id);
   if (prev) {
     pnml_fail(r, n, "duplicate id '%s'", id);
-    if (prev != (void *)1) diag_note(&((struct pnml_node *)prev)->loc, "'%s' first defined here", id);
+    if (prev != (void *)1)
+      diag_note(&((struct pnml_node *)prev)->loc, "'%s' first defined here", id);
     return false;
   }
   if (xmlHashAddEntry(r->ids, (const xmlChar *)id, what) != 0) {
@@ -162,7 +185,8 @@ static bool pnml_claim_id(struct pnml_reader *r, const xmlNode *n, const char *i
 
 /* ---- walking the tree ---------------------------------------------------- */
 
-static void pnml_node(struct pnml_reader *r, const xmlNode *n, bool is_place) {
+static void pnml_node(struct pnml_reader *r, const xmlNode *n, bool is_place)
+{
   struct pnml_node *node = calloc(1, sizeof *node);
   if (!node) {
     pnml_fail(r, n, "out of memory");
@@ -179,7 +203,8 @@ static void pnml_node(struct pnml_reader *r, const xmlNode *n, bool is_place) {
     pnml_fail(r, n, "out of memory");
     goto drop;
   }
-  if (!pnml_claim_id(r, n, node->id, node)) goto drop;
+  if (!pnml_claim_id(r, n, node->id, node))
+    goto drop;
   node->index = *count;
   (*arr)[(*count)++] = node;
 
@@ -200,12 +225,14 @@ drop:
   free(node);
 }
 
-static void pnml_arc_elem(struct pnml_reader *r, const xmlNode *n) {
+static void pnml_arc_elem(struct pnml_reader *r, const xmlNode *n)
+{
   char *id = pnml_attr(n, "id");
-  struct pnml_arc arc = {pnml_attr(n, "source"), pnml_attr(n, "target"), 1, pnml_loc(r, n)};
+  struct pnml_arc arc = { pnml_attr(n, "source"), pnml_attr(n, "target"), 1, pnml_loc(r, n) };
   const xmlNode *where = n;
   char *text = pnml_child_text(n, "inscription", &where);
-  if (!pnml_claim_id(r, n, id, (void *)1)) goto drop;
+  if (!pnml_claim_id(r, n, id, (void *)1))
+    goto drop;
   if (!arc.source || !*arc.source) {
     pnml_fail(r, n, "arc '%s' has no source attribute", id);
     goto drop;
@@ -217,8 +244,8 @@ static void pnml_arc_elem(struct pnml_reader *r, const xmlNode *n) {
   if (text) {
     uint64_t v;
     if (!pnml_number(text, INT32_MAX, &v) || v == 0) {
-      pnml_fail(r, where, "inscription of arc '%s' is not an integer in 1..%d: '%s'", id,
-                INT32_MAX, text);
+      pnml_fail(r, where, "inscription of arc '%s' is not an integer in 1..%d: '%s'", id, INT32_MAX,
+                text);
       goto drop;
     }
     arc.weight = (uint32_t)v;
@@ -238,16 +265,19 @@ drop:
   free(arc.target);
 }
 
-static void pnml_page(struct pnml_reader *r, const xmlNode *page, int depth) {
+static void pnml_page(struct pnml_reader *r, const xmlNode *page, int depth)
+{
   if (depth > PNML_MAX_PAGE_DEPTH) {
     pnml_fail(r, page, "pages nested deeper than %d", PNML_MAX_PAGE_DEPTH);
     return;
   }
   for (const xmlNode *c = page->children; c && !r->failed; c = c->next) {
-    if (c->type != XML_ELEMENT_NODE) continue;
+    if (c->type != XML_ELEMENT_NODE)
+      continue;
     if (pnml_is(c, "page")) {
       char *id = pnml_attr(c, "id");
-      if (pnml_claim_id(r, c, id, (void *)1)) pnml_page(r, c, depth + 1);
+      if (pnml_claim_id(r, c, id, (void *)1))
+        pnml_page(r, c, depth + 1);
       free(id);
     } else if (pnml_is(c, "place")) {
       pnml_node(r, c, true);
@@ -266,32 +296,41 @@ static void pnml_page(struct pnml_reader *r, const xmlNode *page, int depth) {
 
 /* ---- lowering -------------------------------------------------------------- */
 
-static bool pnml_prefix(const char *s, const char *p) { return s && strncmp(s, p, strlen(p)) == 0; }
+static bool pnml_prefix(const char *s, const char *p)
+{
+  return s && strncmp(s, p, strlen(p)) == 0;
+}
 
-static int pnml_arc_cmp(const void *x, const void *y) {
+static int pnml_arc_cmp(const void *x, const void *y)
+{
   const struct pn_arc *a = x, *b = y;
   return (a->place > b->place) - (a->place < b->place);
 }
 
 /* Appends weight to the arc list of t, merging parallel arcs (their
  * weights add up, which is what two arcs mean under firing). */
-static int pnml_add_arc(struct pn_arc **arcs, uint32_t *n, uint32_t place, uint32_t weight) {
+static int pnml_add_arc(struct pn_arc **arcs, uint32_t *n, uint32_t place, uint32_t weight)
+{
   for (uint32_t i = 0; i < *n; i++)
     if ((*arcs)[i].place == place) {
-      if ((uint64_t)(*arcs)[i].weight + weight > INT32_MAX) return -EOVERFLOW;
+      if ((uint64_t)(*arcs)[i].weight + weight > INT32_MAX)
+        return -EOVERFLOW;
       (*arcs)[i].weight += weight;
       return 0;
     }
   struct pn_arc *p = realloc(*arcs, (*n + 1) * sizeof *p);
-  if (!p) return -ENOMEM;
+  if (!p)
+    return -ENOMEM;
   *arcs = p;
-  p[(*n)++] = (struct pn_arc){place, weight};
+  p[(*n)++] = (struct pn_arc){ place, weight };
   return 0;
 }
 
-static struct pn_net *pnml_lower(struct pnml_reader *r, const char *net_id, const char *net_name) {
+static struct pn_net *pnml_lower(struct pnml_reader *r, const char *net_id, const char *net_name)
+{
   struct pn_net *net = calloc(1, sizeof *net);
-  if (!net) goto oom;
+  if (!net)
+    goto oom;
   net->name = strdup(net_name ? net_name : net_id);
   net->source_path = strdup(r->src->path);
   net->places = calloc(r->nplaces ? r->nplaces : 1, sizeof *net->places);
@@ -307,7 +346,8 @@ static struct pn_net *pnml_lower(struct pnml_reader *r, const char *net_id, cons
     struct pn_place *p = &net->places[i];
     net->nplaces++;
     p->name = strdup(r->places[i]->id);
-    if (!p->name) goto oom;
+    if (!p->name)
+      goto oom;
     p->role = PN_PLACE_TRACKED;
     p->capacity = PN_UNBOUNDED;
     p->initial = r->places[i]->initial;
@@ -318,9 +358,10 @@ static struct pn_net *pnml_lower(struct pnml_reader *r, const char *net_id, cons
     const struct pnml_node *n = r->trans[i];
     net->ntransitions++;
     t->name = strdup(n->id);
-    if (!t->name) goto oom;
-    t->kind = pnml_prefix(n->id, "admit_") || pnml_prefix(n->name, "admit_") ? PN_ADMISSION
-                                                                              : PN_PROGRESS;
+    if (!t->name)
+      goto oom;
+    t->kind =
+        pnml_prefix(n->id, "admit_") || pnml_prefix(n->name, "admit_") ? PN_ADMISSION : PN_PROGRESS;
     t->completion = -1;
     t->loc = n->loc;
   }
@@ -351,12 +392,15 @@ static struct pn_net *pnml_lower(struct pnml_reader *r, const char *net_id, cons
                  arc->source, arc->target, INT32_MAX);
       goto bad;
     }
-    if (rc) goto oom;
+    if (rc)
+      goto oom;
   }
   for (uint32_t i = 0; i < net->ntransitions; i++) {
     struct pn_transition *t = &net->transitions[i];
-    if (t->npre) qsort(t->pre, t->npre, sizeof *t->pre, pnml_arc_cmp);
-    if (t->npost) qsort(t->post, t->npost, sizeof *t->post, pnml_arc_cmp);
+    if (t->npre)
+      qsort(t->pre, t->npre, sizeof *t->pre, pnml_arc_cmp);
+    if (t->npost)
+      qsort(t->post, t->npost, sizeof *t->post, pnml_arc_cmp);
     /* The completion of admit_X is complete_X when the net has one. */
     if (t->kind == PN_ADMISSION && pnml_prefix(t->name, "admit_")) {
       for (uint32_t k = 0; k < net->ntransitions; k++)
@@ -371,9 +415,10 @@ static struct pn_net *pnml_lower(struct pnml_reader *r, const char *net_id, cons
   as->kind = PN_ASSERT_NO_DEADLOCK;
   as->text = strdup("no deadlock");
   as->implicit = true;
-  as->loc = (struct diag_loc){net->sources[0], 0, 0};
+  as->loc = (struct diag_loc){ net->sources[0], 0, 0 };
   net->nassertions = 1;
-  if (!as->text) goto oom;
+  if (!as->text)
+    goto oom;
   return net;
 oom:
   diag_error(NULL, "%s: out of memory", r->src ? r->src->path : net->source_path);
@@ -390,18 +435,22 @@ struct pnml_xml_error {
   bool set;
 };
 
-static void pnml_on_xml_error(void *ctx, xmlErrorPtr e) {
+static void pnml_on_xml_error(void *ctx, xmlErrorPtr e)
+{
   struct pnml_xml_error *st = ctx;
-  if (st->set || !e || e->level < XML_ERR_ERROR) return;
+  if (st->set || !e || e->level < XML_ERR_ERROR)
+    return;
   st->set = true;
   st->line = e->line;
   st->col = e->int2 > 0 ? e->int2 : 1;
   snprintf(st->msg, sizeof st->msg, "%s", e->message ? e->message : "malformed XML");
   size_t len = strlen(st->msg);
-  while (len && (st->msg[len - 1] == '\n' || st->msg[len - 1] == ' ')) st->msg[--len] = 0;
+  while (len && (st->msg[len - 1] == '\n' || st->msg[len - 1] == ' '))
+    st->msg[--len] = 0;
 }
 
-static void pnml_reader_free(struct pnml_reader *r) {
+static void pnml_reader_free(struct pnml_reader *r)
+{
   for (uint32_t i = 0; i < r->nplaces; i++) {
     free(r->places[i]->id);
     free(r->places[i]->name);
@@ -419,14 +468,16 @@ static void pnml_reader_free(struct pnml_reader *r) {
   free(r->places);
   free(r->trans);
   free(r->arcs);
-  if (r->ids) xmlHashFree(r->ids, NULL);
+  if (r->ids)
+    xmlHashFree(r->ids, NULL);
   diag_source_free(r->src);
 }
 
-static struct pn_net *pnml_parse_source(struct diag_source *src) {
-  struct pnml_reader r = {.src = src};
+static struct pn_net *pnml_parse_source(struct diag_source *src)
+{
+  struct pnml_reader r = { .src = src };
   struct pn_net *net = NULL;
-  struct pnml_xml_error xe = {0};
+  struct pnml_xml_error xe = { 0 };
   xmlDocPtr doc = NULL;
   char *net_id = NULL, *type = NULL, *net_name = NULL;
 
@@ -435,7 +486,8 @@ static struct pn_net *pnml_parse_source(struct diag_source *src) {
     goto out;
   }
   r.ids = xmlHashCreate(64);
-  if (!r.ids) goto out;
+  if (!r.ids)
+    goto out;
   /* NONET: a model must never make the compiler fetch anything; entities
    * are left unexpanded and no DTD is loaded. */
   xmlSetStructuredErrorFunc(&xe, pnml_on_xml_error);
@@ -443,19 +495,20 @@ static struct pn_net *pnml_parse_source(struct diag_source *src) {
                       XML_PARSE_NONET | XML_PARSE_NOWARNING | XML_PARSE_NOERROR);
   xmlSetStructuredErrorFunc(NULL, NULL);
   if (!doc) {
-    struct diag_loc loc = {src, xe.set ? xe.line : 0, xe.set ? xe.col : 1};
+    struct diag_loc loc = { src, xe.set ? xe.line : 0, xe.set ? xe.col : 1 };
     diag_error(&loc, "malformed XML: %s", xe.set ? xe.msg : "unreadable document");
     goto out;
   }
   xmlNode *root = xmlDocGetRootElement(doc);
   if (!root || !pnml_is(root, "pnml")) {
-    struct diag_loc loc = {src, root ? (int)xmlGetLineNo(root) : 0, 1};
+    struct diag_loc loc = { src, root ? (int)xmlGetLineNo(root) : 0, 1 };
     diag_error(&loc, "not a PNML document: the root element must be <pnml>");
     goto out;
   }
   const xmlNode *net_node = NULL;
   for (const xmlNode *c = root->children; c; c = c->next) {
-    if (!pnml_is(c, "net")) continue;
+    if (!pnml_is(c, "net"))
+      continue;
     if (net_node) {
       pnml_fail(&r, c, "more than one <net> in the file; only one is supported");
       goto out;
@@ -478,26 +531,31 @@ static struct pn_net *pnml_parse_source(struct diag_source *src) {
     pnml_fail(&r, net_node, "net type '%s' is not a place/transition net (...ptnet)", type);
     goto out;
   }
-  if (!pnml_claim_id(&r, net_node, net_id, (void *)1)) goto out;
+  if (!pnml_claim_id(&r, net_node, net_id, (void *)1))
+    goto out;
   /* Pages are optional: nodes may sit directly under <net>. */
   pnml_page(&r, net_node, 0);
-  if (r.failed) goto out;
+  if (r.failed)
+    goto out;
   net = pnml_lower(&r, net_id, net_name);
 out:
   free(net_id);
   free(type);
   free(net_name);
-  if (doc) xmlFreeDoc(doc);
+  if (doc)
+    xmlFreeDoc(doc);
   pnml_reader_free(&r);
   return net;
 }
 
-struct pn_net *pnml_parse_file(const char *path) {
+struct pn_net *pnml_parse_file(const char *path)
+{
   struct diag_source *src = diag_source_load(path, NULL);
   return src ? pnml_parse_source(src) : NULL;
 }
 
-struct pn_net *pnml_parse_memory(const char *name, const char *data, size_t length) {
+struct pn_net *pnml_parse_memory(const char *name, const char *data, size_t length)
+{
   struct diag_source *src = diag_source_from_memory(name, data, length);
   if (!src) {
     diag_error(NULL, "%s: out of memory", name);

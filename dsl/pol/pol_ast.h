@@ -18,14 +18,14 @@
  * bound memory and recursion for hostile input; real policies stay far
  * below them. */
 #define POL_MAX_INCLUDE_DEPTH 8
-#define POL_MAX_EXPR_DEPTH 32   /* nesting of ( ), ! and alternations of && and || */
-#define POL_MAX_COND_CMPS 256   /* comparisons in one condition */
-#define POL_MAX_LIST 4096       /* items in one list (names, paths, statements) */
-#define POL_MAX_STRING 4096     /* bytes in one string literal */
-#define POL_MAX_IDENT 64        /* bytes in one identifier */
+#define POL_MAX_EXPR_DEPTH 32 /* nesting of ( ), ! and alternations of && and || */
+#define POL_MAX_COND_CMPS 256 /* comparisons in one condition */
+#define POL_MAX_LIST 4096     /* items in one list (names, paths, statements) */
+#define POL_MAX_STRING 4096   /* bytes in one string literal */
+#define POL_MAX_IDENT 64      /* bytes in one identifier */
 #define POL_MAX_FILE_BYTES (1u << 20)
-#define POL_MAX_DNF_CLAUSES 64  /* clauses of one condition after expansion */
-#define POL_MAX_DNF_CONDS 16    /* comparisons in one clause */
+#define POL_MAX_DNF_CLAUSES 64 /* clauses of one condition after expansion */
+#define POL_MAX_DNF_CONDS 16   /* comparisons in one clause */
 
 /* A name as written, with where it was written. */
 struct pol_name {
@@ -117,7 +117,7 @@ enum pol_unit_kind { POL_UNIT_NONE, POL_UNIT_TIME_MS, POL_UNIT_BYTES };
 struct pol_prop {
   struct pol_name key;
   enum pol_prop_kind kind;
-  char *text;     /* IDENT or STRING */
+  char *text;      /* IDENT or STRING */
   uint64_t number; /* NUMBER, or QUANTITY already scaled (ms or bytes) */
   enum pol_unit_kind unit;
   struct diag_loc value_loc;
@@ -160,9 +160,9 @@ enum pol_decl_kind { POL_DECL_INCLUDE, POL_DECL_CONST, POL_DECL_GROUP, POL_DECL_
 struct pol_decl {
   enum pol_decl_kind kind;
   struct diag_loc loc;
-  struct pol_name name;          /* include: the path string; const/group: the name */
-  struct pol_value *value;       /* const */
-  struct pol_names members;      /* group */
+  struct pol_name name;     /* include: the path string; const/group: the name */
+  struct pol_value *value;  /* const */
+  struct pol_names members; /* group */
   struct pol_profile_decl *profile;
 };
 
@@ -185,8 +185,8 @@ void pol_term_free(struct pol_term *t);
 
 struct pol_expr *pol_expr_new_cmp(struct pol_name *arg, struct pol_value *mask, enum pol_cmp_op op,
                                   struct pol_value *value, struct diag_loc loc);
-struct pol_expr *pol_expr_new_bin(enum pol_expr_kind kind, struct pol_expr *lhs, struct pol_expr *rhs,
-                                  struct diag_loc loc);
+struct pol_expr *pol_expr_new_bin(enum pol_expr_kind kind, struct pol_expr *lhs,
+                                  struct pol_expr *rhs, struct diag_loc loc);
 void pol_expr_free(struct pol_expr *e);
 
 void pol_action_free(struct pol_action *a);

@@ -8,7 +8,7 @@
 
 #include "cs_cmdrule.h"
 
-static const char *const pol_cmdrule_actions[] = {"allow", "ask", "deny"};
+static const char *const pol_cmdrule_actions[] = { "allow", "ask", "deny" };
 
 /* One key of the body: NULL when absent. -EINVAL (printed) when it repeats
  * a single-valued key. */
@@ -50,7 +50,7 @@ static int pol_cmdrule_examples(const struct pol_item *it, const struct cs_cmdru
 
 int pol_cmdrule_check(const struct pol_profile_decl *decl, const struct pol_item *it)
 {
-  static const char *const keys[] = {"program", "args", "match", "nomatch"};
+  static const char *const keys[] = { "program", "args", "match", "nomatch" };
   const struct pol_path_block *b = it->paths;
   const struct pol_path_entry *prog, *args, *m;
   struct cs_cmdrule r;
@@ -171,10 +171,10 @@ int pol_cmdrule_collect(const struct pol_policy *pol, const struct pol_profile_d
 void pol_cmdrule_lint(const struct pol_profile *p)
 {
   static const uint32_t bit[CS_APPROVAL_OP_COUNT_] = {
-      [CS_APPROVAL_OP_DELETE] = CS_APPROVE_FILE_DELETE,
-      [CS_APPROVAL_OP_NETWORK] = CS_APPROVE_EXTERNAL_NETWORK,
-      [CS_APPROVAL_OP_SUDO] = CS_APPROVE_SUDO,
-      [CS_APPROVAL_OP_GIT_CONFIG] = CS_APPROVE_GIT_CONFIG,
+    [CS_APPROVAL_OP_DELETE] = CS_APPROVE_FILE_DELETE,
+    [CS_APPROVAL_OP_NETWORK] = CS_APPROVE_EXTERNAL_NETWORK,
+    [CS_APPROVAL_OP_SUDO] = CS_APPROVE_SUDO,
+    [CS_APPROVAL_OP_GIT_CONFIG] = CS_APPROVE_GIT_CONFIG,
   };
   for (size_t i = 0; i < p->n_cmd_rules; i++) {
     const struct pol_cmd_rule *r = &p->cmd_rules[i];

@@ -13,8 +13,8 @@ struct pol_constdef {
 
 struct pol_groupdef {
   const struct pol_decl *decl;
-  int *nrs;            /* sorted, no duplicates */
-  const char **names;  /* the call's name for each nr (libseccomp's) */
+  int *nrs;           /* sorted, no duplicates */
+  const char **names; /* the call's name for each nr (libseccomp's) */
   size_t n;
 };
 
@@ -22,10 +22,10 @@ struct pol_groupdef {
 struct pol_target {
   int nr;
   const char *name;
-  bool via_group;           /* named through an @group, not by itself */
+  bool via_group;            /* named through an @group, not by itself */
   struct sc_clause *clauses; /* lowered condition for this call; NULL if unconditional */
   uint32_t nclauses;
-  bool never;               /* the condition can never hold: the rule is dropped */
+  bool never; /* the condition can never hold: the rule is dropped */
 };
 
 struct pol_prepared {
@@ -42,9 +42,20 @@ struct pol_prepared {
 
 /* What one profile declaration itself says (before inheritance). */
 enum pol_setting {
-  POL_SET_SUMMARY, POL_SET_TIER, POL_SET_SHELL, POL_SET_NETWORK, POL_SET_FILE_WRITE,
-  POL_SET_FILE_DELETE, POL_SET_TIME, POL_SET_MEMORY, POL_SET_CPU, POL_SET_PROCESSES,
-  POL_SET_OPEN_FILES, POL_SET_FILE_SIZE, POL_SET_APPROVE, POL_SET_COUNT
+  POL_SET_SUMMARY,
+  POL_SET_TIER,
+  POL_SET_SHELL,
+  POL_SET_NETWORK,
+  POL_SET_FILE_WRITE,
+  POL_SET_FILE_DELETE,
+  POL_SET_TIME,
+  POL_SET_MEMORY,
+  POL_SET_CPU,
+  POL_SET_PROCESSES,
+  POL_SET_OPEN_FILES,
+  POL_SET_FILE_SIZE,
+  POL_SET_APPROVE,
+  POL_SET_COUNT
 };
 
 struct pol_delta {
@@ -56,8 +67,8 @@ struct pol_delta {
   bool allowed_set, allowed_append, denied_set, denied_append;
   struct pol_prepared *stmts;
   size_t nstmts;
-  bool ok;       /* no error in this declaration */
-  int visiting;  /* 2 once an inheritance cycle through it was reported */
+  bool ok;      /* no error in this declaration */
+  int visiting; /* 2 once an inheritance cycle through it was reported */
 };
 
 struct pol_policy {
@@ -67,7 +78,7 @@ struct pol_policy {
   size_t nfiles, cap_files;
   const struct pol_decl **decls; /* every declaration, includes expanded in place */
   size_t ndecls, cap_decls;
-  char *main_dir;     /* directory of the main file, for origins */
+  char *main_dir; /* directory of the main file, for origins */
   bool allow_includes;
 
   struct pol_constdef *consts;
@@ -99,8 +110,8 @@ void pol_paths_free(struct pol_path_rule *rules, size_t n);
 
 /* pol_stmt.c: one syscalls statement, checked and lowered into p (which
  * the caller frees with pol_prepared_free even after an error). */
-int pol_check_stmt(const struct pol_policy *pol, const struct pol_delta *dl, const struct pol_stmt *s,
-                   struct pol_prepared *p);
+int pol_check_stmt(const struct pol_policy *pol, const struct pol_delta *dl,
+                   const struct pol_stmt *s, struct pol_prepared *p);
 void pol_prepared_free(struct pol_prepared *p);
 
 /* pol_inherit.c: the profile dl resolves to, after its extends chain. */
@@ -121,6 +132,7 @@ void pol_clauses_free(struct sc_clause *clauses, uint32_t n);
 
 /* pol_resolve.c: a constant expression's value (user constants defined
  * before `before`, then the header table). 0, or -EINVAL (printed). */
-int pol_value_eval(const struct pol_policy *pol, const struct pol_value *v, size_t before, uint64_t *out);
+int pol_value_eval(const struct pol_policy *pol, const struct pol_value *v, size_t before,
+                   uint64_t *out);
 
 #endif

@@ -20,17 +20,21 @@ int pol_yylex_destroy(yyscan_t scanner);
 void *pol_yy_scan_bytes(const char *bytes, int len, yyscan_t scanner);
 int pol_yyparse(yyscan_t scanner, struct pol_parse_state *st);
 
-int pol_parse_source(const struct diag_source *src, struct pol_file **out) {
-  struct pol_lex_extra extra = {.src = src, .line = 1, .col = 1};
-  struct pol_parse_state st = {.src = src};
+int pol_parse_source(const struct diag_source *src, struct pol_file **out)
+{
+  struct pol_lex_extra extra = { .src = src, .line = 1, .col = 1 };
+  struct pol_parse_state st = { .src = src };
   yyscan_t scanner = NULL;
   int rc = -ENOMEM;
 
   *out = NULL;
   st.file = calloc(1, sizeof *st.file);
-  if (!st.file) goto fail;
-  if (pol_yylex_init_extra(&extra, &scanner) != 0) goto fail;
-  if (!pol_yy_scan_bytes(src->text, (int)src->length, scanner)) goto fail;
+  if (!st.file)
+    goto fail;
+  if (pol_yylex_init_extra(&extra, &scanner) != 0)
+    goto fail;
+  if (!pol_yy_scan_bytes(src->text, (int)src->length, scanner))
+    goto fail;
   unsigned before = diag_error_count();
   int prc = pol_yyparse(scanner, &st);
   if (prc != 0 || diag_error_count() != before) {
@@ -43,19 +47,22 @@ int pol_parse_source(const struct diag_source *src, struct pol_file **out) {
 
 fail:
   if (rc == -ENOMEM && diag_error_count() == 0) {
-    struct diag_loc loc = {src, 0, 0};
+    struct diag_loc loc = { src, 0, 0 };
     diag_error(&loc, "out of memory");
   }
-  if (scanner) pol_yylex_destroy(scanner);
+  if (scanner)
+    pol_yylex_destroy(scanner);
   pol_file_free(st.file);
   return rc;
 }
 
-static int pol_push(void **items, size_t *n, size_t *cap, size_t elem, const void *item) {
+static int pol_push(void **items, size_t *n, size_t *cap, size_t elem, const void *item)
+{
   if (*n == *cap) {
     size_t ncap = *cap ? *cap * 2 : 8;
     void *grown = realloc(*items, ncap * elem);
-    if (!grown) return -ENOMEM;
+    if (!grown)
+      return -ENOMEM;
     *items = grown;
     *cap = ncap;
   }
@@ -70,27 +77,35 @@ struct pol_include_stack {
   int depth;
 };
 
-static bool pol_already_read(const struct pol_policy *pol, const char *real) {
+static bool pol_already_read(const struct pol_policy *pol, const char *real)
+{
   for (size_t i = 0; i < pol->nsources; i++) {
     char *r = realpath(pol->sources[i]->path, NULL);
     bool same = r && strcmp(r, real) == 0;
     free(r);
-    if (same) return true;
+    if (same)
+      return true;
   }
   return false;
 }
 
 /* Directory part of path ("." when none); caller frees. */
-static char *pol_dirname(const char *path) {
+static char *pol_dirname(const char *path)
+{
   const char *slash = strrchr(path, '/');
-  if (!slash) return strdup(".");
-  if (slash == path) return strdup("/");
+  if (!slash)
+    return strdup(".");
+  if (slash == path)
+    return strdup("/");
   return strndup(path, (size_t)(slash - path));
 }
 
-static int pol_read_file(struct pol_policy *pol, struct diag_source *src, struct pol_include_stack *stack);
+static int pol_read_file(struct pol_policy *pol, struct diag_source *src,
+                         struct pol_include_stack *stack);
 
-static int pol_do_include(struct pol_policy *pol, const struct pol_decl *d, struct pol_include_stack *stack) {
+static int pol_do_include(struct pol_policy *pol, const struct pol_decl *d,
+                          struct pol_include_stack *stack)
+{
   const char *name = d->name.text;
   char *dir = NULL, *path = NULL, *real = NULL;
   struct diag_source *src = NULL;
@@ -108,10 +123,13 @@ static int pol_do_include(struct pol_policy *pol, const struct pol_decl *d, stru
    * means the same thing whatever directory pnetc runs in. */
   if (name[0] != '/') {
     dir = pol_dirname(d->loc.file->path);
-    if (!dir) goto oom;
+    if (!dir)
+      goto oom;
   }
-  if (!dir || strcmp(dir, ".") == 0) path = strdup(name);
-  else if (asprintf(&path, "%s/%s", dir, name) < 0) path = NULL;
+  if (!dir || strcmp(dir, ".") == 0)
+    path = strdup(name);
+  else if (asprintf(&path, "%s/%s", dir, name) < 0)
+    path = NULL;
   if (!path) {
   oom:
     rc = -ENOMEM;
@@ -139,12 +157,14 @@ static int pol_do_include(struct pol_policy *pol, const struct pol_decl *d, stru
   }
   struct stat stb;
   if (stat(path, &stb) == 0 && (!S_ISREG(stb.st_mode) || stb.st_size > POL_MAX_FILE_BYTES)) {
-    diag_error(&d->name.loc, S_ISREG(stb.st_mode) ? "'%s' is larger than 1 MiB" : "'%s' is not a regular file",
+    diag_error(&d->name.loc,
+               S_ISREG(stb.st_mode) ? "'%s' is larger than 1 MiB" : "'%s' is not a regular file",
                name);
     goto done;
   }
   src = diag_source_load(path, &d->name.loc);
-  if (!src) goto done;
+  if (!src)
+    goto done;
   stack->real[stack->depth++] = real;
   real = NULL;
   rc = pol_read_file(pol, src, stack);
@@ -161,7 +181,9 @@ done:
 
 /* Takes ownership of src. Parses it and appends its declarations,
  * expanding includes in place. */
-static int pol_read_file(struct pol_policy *pol, struct diag_source *src, struct pol_include_stack *stack) {
+static int pol_read_file(struct pol_policy *pol, struct diag_source *src,
+                         struct pol_include_stack *stack)
+{
   struct pol_file *file = NULL;
   int rc;
 
@@ -171,7 +193,8 @@ static int pol_read_file(struct pol_policy *pol, struct diag_source *src, struct
     return rc;
   }
   rc = pol_parse_source(src, &file);
-  if (rc) return rc;
+  if (rc)
+    return rc;
   rc = pol_push((void **)&pol->files, &pol->nfiles, &pol->cap_files, sizeof file, &file);
   if (rc) {
     pol_file_free(file);
@@ -182,19 +205,23 @@ static int pol_read_file(struct pol_policy *pol, struct diag_source *src, struct
     const struct pol_decl *d = file->decls[i];
     if (d->kind == POL_DECL_INCLUDE) {
       rc = pol_do_include(pol, d, stack);
-      if (rc == -ENOMEM) return rc;
-      if (rc) result = rc; /* keep going: report errors in later includes too */
+      if (rc == -ENOMEM)
+        return rc;
+      if (rc)
+        result = rc; /* keep going: report errors in later includes too */
       continue;
     }
     rc = pol_push((void **)&pol->decls, &pol->ndecls, &pol->cap_decls, sizeof d, &d);
-    if (rc) return rc;
+    if (rc)
+      return rc;
   }
   return result;
 }
 
-static int pol_load_source(struct diag_source *src, bool allow_includes, struct pol_policy **out) {
+static int pol_load_source(struct diag_source *src, bool allow_includes, struct pol_policy **out)
+{
   struct pol_policy *pol = calloc(1, sizeof *pol);
-  struct pol_include_stack stack = {.depth = 0};
+  struct pol_include_stack stack = { .depth = 0 };
   int rc = -ENOMEM;
 
   *out = NULL;
@@ -209,12 +236,16 @@ static int pol_load_source(struct diag_source *src, bool allow_includes, struct 
     goto fail;
   }
   stack.real[0] = realpath(src->path, NULL);
-  if (stack.real[0]) stack.depth = 1;
+  if (stack.real[0])
+    stack.depth = 1;
   rc = pol_read_file(pol, src, &stack);
-  if (stack.depth) free(stack.real[0]);
-  if (rc) goto fail;
+  if (stack.depth)
+    free(stack.real[0]);
+  if (rc)
+    goto fail;
   rc = pol_resolve(pol);
-  if (rc) goto fail;
+  if (rc)
+    goto fail;
   *out = pol;
   return 0;
 
@@ -226,7 +257,8 @@ fail:
   return rc;
 }
 
-int pol_load(const char *path, struct pol_policy **out) {
+int pol_load(const char *path, struct pol_policy **out)
+{
   struct stat stb;
   *out = NULL;
   if (stat(path, &stb) == 0 && S_ISREG(stb.st_mode) && stb.st_size > POL_MAX_FILE_BYTES) {
@@ -234,11 +266,13 @@ int pol_load(const char *path, struct pol_policy **out) {
     return -EINVAL;
   }
   struct diag_source *src = diag_source_load(path, NULL);
-  if (!src) return -EINVAL;
+  if (!src)
+    return -EINVAL;
   return pol_load_source(src, true, out);
 }
 
-int pol_load_memory(const char *name, const char *data, size_t len, struct pol_policy **out) {
+int pol_load_memory(const char *name, const char *data, size_t len, struct pol_policy **out)
+{
   *out = NULL;
   if (len > POL_MAX_FILE_BYTES) {
     fprintf(diag_stream(), "%s: error: file is larger than 1 MiB\n", name);
@@ -249,22 +283,36 @@ int pol_load_memory(const char *name, const char *data, size_t len, struct pol_p
     return -EINVAL;
   }
   struct diag_source *src = diag_source_from_memory(name, data, len);
-  if (!src) return -ENOMEM;
+  if (!src)
+    return -ENOMEM;
   return pol_load_source(src, false, out);
 }
 
-void pol_policy_free(struct pol_policy *pol) {
-  if (!pol) return;
+void pol_policy_free(struct pol_policy *pol)
+{
+  if (!pol)
+    return;
   pol_resolve_free(pol);
-  for (size_t i = 0; i < pol->nfiles; i++) pol_file_free(pol->files[i]);
+  for (size_t i = 0; i < pol->nfiles; i++)
+    pol_file_free(pol->files[i]);
   free(pol->files);
-  for (size_t i = 0; i < pol->nsources; i++) diag_source_free(pol->sources[i]);
+  for (size_t i = 0; i < pol->nsources; i++)
+    diag_source_free(pol->sources[i]);
   free(pol->sources);
   free(pol->decls);
   free(pol->main_dir);
   free(pol);
 }
 
-size_t pol_file_count(const struct pol_policy *pol) { return pol->nsources; }
-const char *pol_file_path(const struct pol_policy *pol, size_t i) { return pol->sources[i]->path; }
-const char *pol_main_path(const struct pol_policy *pol) { return pol->sources[0]->path; }
+size_t pol_file_count(const struct pol_policy *pol)
+{
+  return pol->nsources;
+}
+const char *pol_file_path(const struct pol_policy *pol, size_t i)
+{
+  return pol->sources[i]->path;
+}
+const char *pol_main_path(const struct pol_policy *pol)
+{
+  return pol->sources[0]->path;
+}

@@ -8,8 +8,8 @@
 
 struct pol_lex_extra {
   const struct diag_source *src;
-  int line, col;        /* position of the next byte, 1-based */
-  int paren_depth;      /* open '(' not yet closed, bounded by POL_MAX_EXPR_DEPTH */
+  int line, col;               /* position of the next byte, 1-based */
+  int paren_depth;             /* open '(' not yet closed, bounded by POL_MAX_EXPR_DEPTH */
   struct diag_loc comment_loc; /* start of the open block comment */
 };
 

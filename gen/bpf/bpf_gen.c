@@ -41,8 +41,10 @@
 /* ------------------------------------------------------------------ */
 /* Planning                                                            */
 
-void bpf_plan_free(struct plan *p) {
-  for (uint32_t i = 0; i < p->ngroups; i++) free(p->groups[i].rules);
+void bpf_plan_free(struct plan *p)
+{
+  for (uint32_t i = 0; i < p->ngroups; i++)
+    free(p->groups[i].rules);
   free(p->groups);
   free(p->leaves);
   free(p->segs);
@@ -61,46 +63,60 @@ void bpf_plan_free(struct plan *p) {
   memset(p, 0, sizeof *p);
 }
 
-static bool cond_equal(const struct sc_cond *a, const struct sc_cond *b) {
+static bool cond_equal(const struct sc_cond *a, const struct sc_cond *b)
+{
   uint64_t wm = a->is32 ? 0xffffffffu : UINT64_MAX;
-  if (a->arg != b->arg || a->op != b->op || a->is32 != b->is32) return false;
-  if ((a->value & wm) != (b->value & wm)) return false;
-  if (a->op == SC_CMP_MASKED_EQ && (a->mask & wm) != (b->mask & wm)) return false;
+  if (a->arg != b->arg || a->op != b->op || a->is32 != b->is32)
+    return false;
+  if ((a->value & wm) != (b->value & wm))
+    return false;
+  if (a->op == SC_CMP_MASKED_EQ && (a->mask & wm) != (b->mask & wm))
+    return false;
   return true;
 }
 
-static bool rule_is_unconditional(const struct sc_rule *r) {
-  if (r->nclauses == 0) return true;
+static bool rule_is_unconditional(const struct sc_rule *r)
+{
+  if (r->nclauses == 0)
+    return true;
   for (uint32_t c = 0; c < r->nclauses; c++)
-    if (r->clauses[c].nconds == 0) return true; /* an empty conjunction holds */
+    if (r->clauses[c].nconds == 0)
+      return true; /* an empty conjunction holds */
   return false;
 }
 
-static bool rule_equal(const struct sc_rule *a, const struct sc_rule *b) {
-  if (!sc_action_equal(a->action, b->action) || a->nclauses != b->nclauses) return false;
+static bool rule_equal(const struct sc_rule *a, const struct sc_rule *b)
+{
+  if (!sc_action_equal(a->action, b->action) || a->nclauses != b->nclauses)
+    return false;
   for (uint32_t c = 0; c < a->nclauses; c++) {
-    if (a->clauses[c].nconds != b->clauses[c].nconds) return false;
+    if (a->clauses[c].nconds != b->clauses[c].nconds)
+      return false;
     for (uint32_t k = 0; k < a->clauses[c].nconds; k++)
-      if (!cond_equal(&a->clauses[c].conds[k], &b->clauses[c].conds[k])) return false;
+      if (!cond_equal(&a->clauses[c].conds[k], &b->clauses[c].conds[k]))
+        return false;
   }
   return true;
 }
 
-static int leaf_for_action(struct plan *p, struct sc_action a, uint32_t *out) {
+static int leaf_for_action(struct plan *p, struct sc_action a, uint32_t *out)
+{
   for (uint32_t i = 0; i < p->nleaves; i++)
     if (p->leaves[i].kind == LEAF_ACTION && sc_action_equal(p->leaves[i].act, a)) {
       *out = i;
       return 0;
     }
   struct leaf *grown = realloc(p->leaves, (p->nleaves + 1) * sizeof *grown);
-  if (!grown) return -ENOMEM;
+  if (!grown)
+    return -ENOMEM;
   p->leaves = grown;
-  p->leaves[p->nleaves] = (struct leaf){.kind = LEAF_ACTION, .act = a, .label = -1};
+  p->leaves[p->nleaves] = (struct leaf){ .kind = LEAF_ACTION, .act = a, .label = -1 };
   *out = p->nleaves++;
   return 0;
 }
 
-static int validate_rule(const struct sc_rule *r, bool x32_gate) {
+static int validate_rule(const struct sc_rule *r, bool x32_gate)
+{
   if (r->nr < 0) {
     diag_error(r->loc.file ? &r->loc : NULL, "system call '%s' has no number on this architecture",
                r->name ? r->name : "?");
@@ -111,7 +127,8 @@ static int validate_rule(const struct sc_rule *r, bool x32_gate) {
                "rule for x32 system call %d, but the rule set refuses the x32 ABI", r->nr);
     return -EINVAL;
   }
-  if ((unsigned)r->action.kind > SC_ACT_TRACE) return -EINVAL;
+  if ((unsigned)r->action.kind > SC_ACT_TRACE)
+    return -EINVAL;
   for (uint32_t c = 0; c < r->nclauses; c++)
     for (uint32_t k = 0; k < r->clauses[c].nconds; k++) {
       const struct sc_cond *cd = &r->clauses[c].conds[k];
@@ -130,9 +147,11 @@ struct rule_ref {
   uint32_t idx;
 };
 
-static int cmp_rule_ref(const void *a, const void *b) {
+static int cmp_rule_ref(const void *a, const void *b)
+{
   const struct rule_ref *x = a, *y = b;
-  if (x->nr != y->nr) return x->nr < y->nr ? -1 : 1;
+  if (x->nr != y->nr)
+    return x->nr < y->nr ? -1 : 1;
   return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
@@ -142,7 +161,8 @@ struct nr_leaf {
   uint32_t leaf;
 };
 
-static int plan_rules(struct plan *p, struct nr_leaf **out, uint32_t *nout) {
+static int plan_rules(struct plan *p, struct nr_leaf **out, uint32_t *nout)
+{
   const struct sc_ruleset *rs = p->rs;
   struct rule_ref *refs = NULL;
   struct nr_leaf *nl = NULL;
@@ -161,10 +181,12 @@ static int plan_rules(struct plan *p, struct nr_leaf **out, uint32_t *nout) {
   }
   for (uint32_t i = 0; i < rs->nrules; i++) {
     rc = validate_rule(&rs->rules[i], p->x32_gate);
-    if (rc) goto fail;
-    refs[i] = (struct rule_ref){(uint32_t)rs->rules[i].nr, i};
+    if (rc)
+      goto fail;
+    refs[i] = (struct rule_ref){ (uint32_t)rs->rules[i].nr, i };
   }
-  if (rs->nrules) qsort(refs, rs->nrules, sizeof *refs, cmp_rule_ref);
+  if (rs->nrules)
+    qsort(refs, rs->nrules, sizeof *refs, cmp_rule_ref);
 
   for (uint32_t i = 0; i < rs->nrules;) {
     uint32_t nr = refs[i].nr, n = 0;
@@ -172,9 +194,11 @@ static int plan_rules(struct plan *p, struct nr_leaf **out, uint32_t *nout) {
     for (; i < rs->nrules && refs[i].nr == nr; i++) {
       const struct sc_rule *r = &rs->rules[refs[i].idx];
       /* First match decides: rules after an unconditional one are dead. */
-      if (unconditional_end) continue;
+      if (unconditional_end)
+        continue;
       list[n++] = r;
-      if (rule_is_unconditional(r)) unconditional_end = true;
+      if (rule_is_unconditional(r))
+        unconditional_end = true;
     }
     struct sc_action fallback = rs->default_action;
     if (unconditional_end) {
@@ -182,19 +206,24 @@ static int plan_rules(struct plan *p, struct nr_leaf **out, uint32_t *nout) {
     }
     /* Trailing rules that decide what the fallback decides anyway change
      * nothing; dropping them shortens the argument block. */
-    while (n > 0 && sc_action_equal(list[n - 1]->action, fallback)) n--;
+    while (n > 0 && sc_action_equal(list[n - 1]->action, fallback))
+      n--;
     uint32_t leaf;
     if (n == 0) {
       rc = leaf_for_action(p, fallback, &leaf);
-      if (rc) goto fail;
+      if (rc)
+        goto fail;
     } else {
       uint32_t g;
       for (g = 0; g < p->ngroups; g++) {
         struct group *gr = &p->groups[g];
-        if (gr->nrules != n || !sc_action_equal(gr->fallback, fallback)) continue;
+        if (gr->nrules != n || !sc_action_equal(gr->fallback, fallback))
+          continue;
         uint32_t k = 0;
-        while (k < n && rule_equal(gr->rules[k], list[k])) k++;
-        if (k == n) break;
+        while (k < n && rule_equal(gr->rules[k], list[k]))
+          k++;
+        if (k == n)
+          break;
       }
       if (g == p->ngroups) {
         struct group *grown = realloc(p->groups, (p->ngroups + 1) * sizeof *grown);
@@ -218,23 +247,27 @@ static int plan_rules(struct plan *p, struct nr_leaf **out, uint32_t *nout) {
         p->ngroups++; /* owned by the plan from here on */
         /* Every action an argument block can reach needs its RET leaf. */
         uint32_t unused;
-        for (uint32_t k = 0; k < n && rc == 0; k++) rc = leaf_for_action(p, list[k]->action, &unused);
-        if (rc == 0) rc = leaf_for_action(p, fallback, &unused);
-        if (rc) goto fail;
+        for (uint32_t k = 0; k < n && rc == 0; k++)
+          rc = leaf_for_action(p, list[k]->action, &unused);
+        if (rc == 0)
+          rc = leaf_for_action(p, fallback, &unused);
+        if (rc)
+          goto fail;
         struct leaf *lg = realloc(p->leaves, (p->nleaves + 1) * sizeof *lg);
         if (!lg) {
           rc = -ENOMEM;
           goto fail;
         }
         p->leaves = lg;
-        p->leaves[p->nleaves] = (struct leaf){.kind = LEAF_GROUP, .group = g, .label = -1};
+        p->leaves[p->nleaves] = (struct leaf){ .kind = LEAF_GROUP, .group = g, .label = -1 };
         leaf = p->nleaves++;
       } else {
         for (leaf = 0; leaf < p->nleaves; leaf++)
-          if (p->leaves[leaf].kind == LEAF_GROUP && p->leaves[leaf].group == g) break;
+          if (p->leaves[leaf].kind == LEAF_GROUP && p->leaves[leaf].group == g)
+            break;
       }
     }
-    nl[nnl++] = (struct nr_leaf){nr, leaf};
+    nl[nnl++] = (struct nr_leaf){ nr, leaf };
   }
   free(refs);
   free(list);
@@ -248,20 +281,24 @@ fail:
   return rc;
 }
 
-static bool leaf_is_hot(const struct plan *p, uint32_t leaf) {
+static bool leaf_is_hot(const struct plan *p, uint32_t leaf)
+{
   const struct leaf *l = &p->leaves[leaf];
-  if (l->kind == LEAF_GROUP) return true;
+  if (l->kind == LEAF_GROUP)
+    return true;
   return l->act.kind == SC_ACT_ALLOW || l->act.kind == SC_ACT_LOG;
 }
 
-static bool nr_exists(uint32_t arch, uint32_t nr) {
+static bool nr_exists(uint32_t arch, uint32_t nr)
+{
   char *name = seccomp_syscall_resolve_num_arch(arch, (int)nr);
   bool ok = name != NULL;
   free(name);
   return ok;
 }
 
-static int push_segment(struct plan *p, uint32_t *cap, uint32_t lo, uint32_t hi, uint32_t leaf) {
+static int push_segment(struct plan *p, uint32_t *cap, uint32_t lo, uint32_t hi, uint32_t leaf)
+{
   if (p->nsegs && p->segs[p->nsegs - 1].leaf == leaf && p->segs[p->nsegs - 1].hi + 1 == lo) {
     p->segs[p->nsegs - 1].hi = hi;
     return 0;
@@ -269,28 +306,35 @@ static int push_segment(struct plan *p, uint32_t *cap, uint32_t lo, uint32_t hi,
   if (p->nsegs == *cap) {
     uint32_t ncap = *cap ? *cap * 2 : 64;
     struct segment *g = realloc(p->segs, ncap * sizeof *g);
-    if (!g) return -ENOMEM;
+    if (!g)
+      return -ENOMEM;
     p->segs = g;
     *cap = ncap;
   }
-  p->segs[p->nsegs++] = (struct segment){.lo = lo, .hi = hi, .leaf = leaf};
+  p->segs[p->nsegs++] = (struct segment){ .lo = lo, .hi = hi, .leaf = leaf };
   return 0;
 }
 
-static int plan_segments(struct plan *p, const struct nr_leaf *nl, uint32_t nnl) {
+static int plan_segments(struct plan *p, const struct nr_leaf *nl, uint32_t nnl)
+{
   const struct sc_ruleset *rs = p->rs;
   uint32_t cap = 0, def, bad;
   int rc = leaf_for_action(p, rs->default_action, &def);
-  if (rc) return rc;
+  if (rc)
+    return rc;
   rc = leaf_for_action(p, rs->bad_arch_action, &bad);
-  if (rc) return rc;
+  if (rc)
+    return rc;
   uint32_t top = p->x32_gate ? NR_X32_BIT - 1 : UINT32_MAX;
   uint32_t next = 0;
   for (uint32_t i = 0; i < nnl; i++) {
-    if (nl[i].nr > next && (rc = push_segment(p, &cap, next, nl[i].nr - 1, def))) return rc;
-    if ((rc = push_segment(p, &cap, nl[i].nr, nl[i].nr, nl[i].leaf))) return rc;
+    if (nl[i].nr > next && (rc = push_segment(p, &cap, next, nl[i].nr - 1, def)))
+      return rc;
+    if ((rc = push_segment(p, &cap, nl[i].nr, nl[i].nr, nl[i].leaf)))
+      return rc;
     next = nl[i].nr + 1;
-    if (nl[i].nr == UINT32_MAX) break;
+    if (nl[i].nr == UINT32_MAX)
+      break;
   }
   if ((nnl == 0 || nl[nnl - 1].nr < top) && next <= top &&
       (rc = push_segment(p, &cap, next, top, def)))
@@ -298,13 +342,16 @@ static int plan_segments(struct plan *p, const struct nr_leaf *nl, uint32_t nnl)
   if (p->x32_gate) {
     /* x32 numbers go where a foreign architecture goes; -1 (a tracer's
      * "skip") is decided like an unknown native number, as libseccomp does. */
-    if ((rc = push_segment(p, &cap, NR_X32_BIT, UINT32_MAX - 1, bad))) return rc;
-    if ((rc = push_segment(p, &cap, UINT32_MAX, UINT32_MAX, def))) return rc;
+    if ((rc = push_segment(p, &cap, NR_X32_BIT, UINT32_MAX - 1, bad)))
+      return rc;
+    if ((rc = push_segment(p, &cap, UINT32_MAX, UINT32_MAX, def)))
+      return rc;
   }
   p->nleaf = calloc(NR_WEIGHT_LIMIT, sizeof *p->nleaf);
   p->nseg = calloc(NR_WEIGHT_LIMIT, sizeof *p->nseg);
   p->nweight = calloc(NR_WEIGHT_LIMIT, sizeof *p->nweight);
-  if (!p->nleaf || !p->nseg || !p->nweight) return -ENOMEM;
+  if (!p->nleaf || !p->nseg || !p->nweight)
+    return -ENOMEM;
   for (uint32_t s = 0; s < p->nsegs; s++) {
     struct segment *sg = &p->segs[s];
     uint64_t hot = 0;
@@ -333,7 +380,8 @@ struct exc {
 
 /* Heaviest first; the sort is stable, so equal weights keep the lower
  * number first (the callers collect them in increasing order). */
-static void exc_sort(struct exc *e, uint32_t h) {
+static void exc_sort(struct exc *e, uint32_t h)
+{
   for (uint32_t a = 1; a < h; a++)
     for (uint32_t b = a; b > 0 && e[b].w > e[b - 1].w; b--) {
       struct exc t = e[b];
@@ -344,17 +392,20 @@ static void exc_sort(struct exc *e, uint32_t h) {
 
 /* The weighted comparisons of a chain: the main leaf's numbers pass every
  * JEQ, the k-th exception (heaviest first) k of them. Sorts e. */
-static uint64_t exc_chain_cost(uint64_t wmain, struct exc *e, uint32_t h) {
+static uint64_t exc_chain_cost(uint64_t wmain, struct exc *e, uint32_t h)
+{
   exc_sort(e, h);
   uint64_t c = wmain * h;
-  for (uint32_t a = 0; a < h; a++) c += (a + 1) * e[a].w;
+  for (uint32_t a = 0; a < h; a++)
+    c += (a + 1) * e[a].w;
   return c;
 }
 
 /* Exception chain cost for runs i..j: every run except those of leaf main
  * must be a single number; each is tested by one JEQ, heaviest first. */
 static bool peel_cost(const struct plan *p, uint32_t i, uint32_t j, uint32_t main_leaf,
-                      uint64_t *cost) {
+                      uint64_t *cost)
+{
   uint64_t wmain = 0;
   struct exc e[PEEL_MAX_SEGMENTS];
   uint32_t h = 0;
@@ -364,16 +415,19 @@ static bool peel_cost(const struct plan *p, uint32_t i, uint32_t j, uint32_t mai
       wmain += sg->weight;
       continue;
     }
-    if (sg->lo != sg->hi || h == PEEL_MAX_SEGMENTS) return false;
-    e[h++] = (struct exc){sg->weight, sg->lo, sg->leaf};
+    if (sg->lo != sg->hi || h == PEEL_MAX_SEGMENTS)
+      return false;
+    e[h++] = (struct exc){ sg->weight, sg->lo, sg->leaf };
   }
-  if (h == 0) return false;
+  if (h == 0)
+    return false;
   *cost = exc_chain_cost(wmain, e, h);
   return true;
 }
 
 /* -1 (and p->err set) when the node array cannot grow. */
-static int new_node(struct plan *p, struct tnode n) {
+static int new_node(struct plan *p, struct tnode n)
+{
   if (p->nnodes == p->nodes_cap) {
     uint32_t nc = p->nodes_cap ? p->nodes_cap * 2 : 64;
     struct tnode *g = realloc(p->nodes, nc * sizeof *g);
@@ -401,7 +455,8 @@ struct dp {
 
 /* JEQ nodes for the exceptions e (sorted, heaviest first) above the leaf
  * node `tail`, which also gives the set the chain covers. */
-static int32_t peel_chain(struct plan *p, struct tnode tail, const struct exc *e, uint32_t h) {
+static int32_t peel_chain(struct plan *p, struct tnode tail, const struct exc *e, uint32_t h)
+{
   int32_t node = new_node(p, tail);
   for (uint32_t a = h; a-- > 0;) {
     struct tnode pn = tail;
@@ -414,14 +469,21 @@ static int32_t peel_chain(struct plan *p, struct tnode tail, const struct exc *e
   return node;
 }
 
-static int32_t build_chain(struct plan *p, uint32_t i, uint32_t j, uint32_t main_leaf) {
+static int32_t build_chain(struct plan *p, uint32_t i, uint32_t j, uint32_t main_leaf)
+{
   struct exc e[PEEL_MAX_SEGMENTS];
   uint32_t h = 0;
   for (uint32_t s = i; s <= j; s++)
-    if (p->segs[s].leaf != main_leaf) e[h++] = (struct exc){p->segs[s].weight, p->segs[s].lo, p->segs[s].leaf};
+    if (p->segs[s].leaf != main_leaf)
+      e[h++] = (struct exc){ p->segs[s].weight, p->segs[s].lo, p->segs[s].leaf };
   exc_sort(e, h);
-  return peel_chain(p, (struct tnode){.kind = T_LEAF, .leaf = main_leaf, .lo_child = -1,
-                                      .hi_child = -1, .first_seg = i, .last_seg = j},
+  return peel_chain(p,
+                    (struct tnode){ .kind = T_LEAF,
+                                    .leaf = main_leaf,
+                                    .lo_child = -1,
+                                    .hi_child = -1,
+                                    .first_seg = i,
+                                    .last_seg = j },
                     e, h);
 }
 
@@ -431,12 +493,15 @@ static int32_t build_chain(struct plan *p, uint32_t i, uint32_t j, uint32_t main
 /* A set of the search below a bit test: the numbers of runs i..j whose
  * bits in `zero` are clear and whose bits in `one` are set. Such sets only
  * hold numbers below NR_WEIGHT_LIMIT. */
-static bool bit_match(uint32_t x, uint32_t zero, uint32_t one) {
+static bool bit_match(uint32_t x, uint32_t zero, uint32_t one)
+{
   return (x & zero) == 0 && (x & one) == one;
 }
 
-static const struct bitview *bit_view(struct plan *p, uint32_t zero, uint32_t one) {
-  if (p->err) return NULL;
+static const struct bitview *bit_view(struct plan *p, uint32_t zero, uint32_t one)
+{
+  if (p->err)
+    return NULL;
   if (!p->views) {
     p->views = calloc(1u << (2 * BIT_TEST_BITS), sizeof *p->views);
     if (!p->views) {
@@ -445,7 +510,8 @@ static const struct bitview *bit_view(struct plan *p, uint32_t zero, uint32_t on
     }
   }
   struct bitview *v = &p->views[zero | one << BIT_TEST_BITS];
-  if (v->pw) return v;
+  if (v->pw)
+    return v;
   v->pw = calloc(NR_WEIGHT_LIMIT + 1, sizeof *v->pw);
   v->pchg = calloc(NR_WEIGHT_LIMIT + 1, sizeof *v->pchg);
   v->nextm = calloc(NR_WEIGHT_LIMIT + 1, sizeof *v->nextm);
@@ -481,11 +547,13 @@ static const struct bitview *bit_view(struct plan *p, uint32_t zero, uint32_t on
 
 enum { BM_LEAF, BM_CHAIN, BM_SPLIT, BM_BIT };
 
-static uint64_t bit_key(uint32_t i, uint32_t j, uint32_t zero, uint32_t one) {
+static uint64_t bit_key(uint32_t i, uint32_t j, uint32_t zero, uint32_t one)
+{
   return 1 + ((uint64_t)i | (uint64_t)j << 16 | (uint64_t)zero << 32 | (uint64_t)one << 40);
 }
 
-static uint32_t bit_hash(uint64_t key, uint32_t cap) {
+static uint32_t bit_hash(uint64_t key, uint32_t cap)
+{
   key ^= key >> 31;
   key *= 0x9e3779b97f4a7c15ull;
   key ^= key >> 29;
@@ -493,7 +561,8 @@ static uint32_t bit_hash(uint64_t key, uint32_t cap) {
 }
 
 /* The memo slot of key (a free one if absent); NULL when it cannot grow. */
-static struct bitmemo *bit_slot(struct plan *p, uint64_t key) {
+static struct bitmemo *bit_slot(struct plan *p, uint64_t key)
+{
   if (p->memo_used * 2 >= p->memo_cap) {
     uint32_t nc = p->memo_cap ? p->memo_cap * 2 : 4096;
     struct bitmemo *g = calloc(nc, sizeof *g);
@@ -502,9 +571,11 @@ static struct bitmemo *bit_slot(struct plan *p, uint64_t key) {
       return NULL;
     }
     for (uint32_t s = 0; s < p->memo_cap; s++) {
-      if (!p->memo[s].key) continue;
+      if (!p->memo[s].key)
+        continue;
       uint32_t h = bit_hash(p->memo[s].key, nc);
-      while (g[h].key) h = (h + 1) & (nc - 1);
+      while (g[h].key)
+        h = (h + 1) & (nc - 1);
       g[h] = p->memo[s];
     }
     free(p->memo);
@@ -512,22 +583,27 @@ static struct bitmemo *bit_slot(struct plan *p, uint64_t key) {
     p->memo_cap = nc;
   }
   uint32_t h = bit_hash(key, p->memo_cap);
-  while (p->memo[h].key && p->memo[h].key != key) h = (h + 1) & (p->memo_cap - 1);
+  while (p->memo[h].key && p->memo[h].key != key)
+    h = (h + 1) & (p->memo_cap - 1);
   return &p->memo[h];
 }
 
 /* Exception chain over a bit-constrained set: every member not of the main
  * leaf is tested by one JEQ, heaviest first. Fills the cheapest main leaf. */
 static bool bit_chain_cost(const struct plan *p, uint32_t lo, uint32_t hi, uint32_t zero,
-                           uint32_t one, uint32_t *main_leaf, uint64_t *cost) {
+                           uint32_t one, uint32_t *main_leaf, uint64_t *cost)
+{
   uint32_t cand[2 * BIT_CHAIN_MAX + 2], nc = 0;
   bool found = false;
   for (uint32_t x = lo; x <= hi; x++) {
-    if (!bit_match(x, zero, one)) continue;
+    if (!bit_match(x, zero, one))
+      continue;
     uint32_t c = 0;
-    while (c < nc && cand[c] != p->nleaf[x]) c++;
+    while (c < nc && cand[c] != p->nleaf[x])
+      c++;
     if (c == nc) {
-      if (nc == 2 * BIT_CHAIN_MAX + 2) return false;
+      if (nc == 2 * BIT_CHAIN_MAX + 2)
+        return false;
       cand[nc++] = p->nleaf[x];
     }
   }
@@ -537,15 +613,17 @@ static bool bit_chain_cost(const struct plan *p, uint32_t lo, uint32_t hi, uint3
     uint32_t h = 0;
     bool ok = true;
     for (uint32_t x = lo; x <= hi && ok; x++) {
-      if (!bit_match(x, zero, one)) continue;
+      if (!bit_match(x, zero, one))
+        continue;
       if (p->nleaf[x] == cand[c])
         wmain += p->nweight[x];
       else if (h == BIT_CHAIN_MAX)
         ok = false;
       else
-        e[h++] = (struct exc){p->nweight[x], x, p->nleaf[x]};
+        e[h++] = (struct exc){ p->nweight[x], x, p->nleaf[x] };
     }
-    if (!ok) continue;
+    if (!ok)
+      continue;
     uint64_t total = exc_chain_cost(wmain, e, h);
     if (!found || total < *cost) {
       *cost = total;
@@ -557,15 +635,18 @@ static bool bit_chain_cost(const struct plan *p, uint32_t lo, uint32_t hi, uint3
 }
 
 /* Whether a bit test on bit `bit` is worth trying on numbers lo..hi. */
-static bool bit_span_ok(uint32_t lo, uint32_t hi, uint32_t b) {
+static bool bit_span_ok(uint32_t lo, uint32_t hi, uint32_t b)
+{
   return hi < NR_WEIGHT_LIMIT && hi - lo + 1 <= 1u << (b + BIT_SPAN_SHIFT);
 }
 
 /* The same set named by the runs of its first and last member, so that
  * equal sets share one memo entry. */
-static void bit_norm(struct plan *p, uint32_t *i, uint32_t *j, uint32_t zero, uint32_t one) {
+static void bit_norm(struct plan *p, uint32_t *i, uint32_t *j, uint32_t zero, uint32_t one)
+{
   const struct bitview *v = bit_view(p, zero, one);
-  if (!v) return;
+  if (!v)
+    return;
   *i = p->nseg[v->nextm[p->segs[*i].lo]];
   *j = p->nseg[v->prevm[p->segs[*j].hi + 1] - 1];
 }
@@ -578,22 +659,26 @@ static uint64_t bit_dp(struct plan *p, uint32_t i, uint32_t j, uint32_t zero, ui
  * leaf). Lowers *best and returns true (the bits in *mask) when one is
  * cheaper. */
 static bool bit_tests(struct plan *p, uint32_t i, uint32_t j, uint32_t zero, uint32_t one,
-                      uint64_t w, uint64_t *best, uint32_t *mask) {
+                      uint64_t w, uint64_t *best, uint32_t *mask)
+{
   uint32_t lo = p->segs[i].lo, hi = p->segs[j].hi;
   uint32_t pure[BIT_TEST_BITS], pure_bits = 0;
   bool found = false;
   for (uint32_t b = 0; b < BIT_TEST_BITS && !p->err; b++) {
     uint32_t bit = 1u << b;
-    if ((zero | one) & bit || !bit_span_ok(lo, hi, b)) continue;
+    if ((zero | one) & bit || !bit_span_ok(lo, hi, b))
+      continue;
     const struct bitview *v0 = bit_view(p, zero | bit, one), *v1 = bit_view(p, zero, one | bit);
-    if (!v0 || !v1 || v0->nextm[lo] > hi || v1->nextm[lo] > hi) continue;
+    if (!v0 || !v1 || v0->nextm[lo] > hi || v1->nextm[lo] > hi)
+      continue;
     uint32_t f1 = v1->nextm[lo];
     if (v1->pchg[hi + 1] == v1->pchg[f1 + 1]) {
       pure[b] = p->nleaf[f1];
       pure_bits |= bit;
     }
     uint64_t c = w + bit_dp(p, i, j, zero | bit, one);
-    if (c >= *best) continue;
+    if (c >= *best)
+      continue;
     c += bit_dp(p, i, j, zero, one | bit);
     if (c < *best) {
       *best = c;
@@ -604,13 +689,16 @@ static bool bit_tests(struct plan *p, uint32_t i, uint32_t j, uint32_t zero, uin
   /* Several bits whose "set" sides share one leaf: subsets of them, in
    * increasing order (deterministic). */
   for (uint32_t m = 3; m < 1u << BIT_TEST_BITS && !p->err; m++) {
-    if ((m & pure_bits) != m || (m & (m - 1)) == 0) continue;
+    if ((m & pure_bits) != m || (m & (m - 1)) == 0)
+      continue;
     uint32_t leaf = pure[__builtin_ctz(m)];
     bool same = true;
     for (uint32_t b = 0; b < BIT_TEST_BITS; b++)
-      if (m >> b & 1) same = same && pure[b] == leaf;
+      if (m >> b & 1)
+        same = same && pure[b] == leaf;
     const struct bitview *v0 = same ? bit_view(p, zero | m, one) : NULL;
-    if (!v0 || v0->nextm[lo] > hi) continue;
+    if (!v0 || v0->nextm[lo] > hi)
+      continue;
     uint64_t c = w + bit_dp(p, i, j, zero | m, one);
     if (c < *best) {
       *best = c;
@@ -626,13 +714,22 @@ static bool bit_tests(struct plan *p, uint32_t i, uint32_t j, uint32_t zero, uin
 static int32_t bit_build(struct plan *p, uint32_t i, uint32_t j, uint32_t zero, uint32_t one);
 
 static int32_t bit_node(struct plan *p, uint32_t i, uint32_t j, uint32_t zero, uint32_t one,
-                        uint32_t m) {
-  struct tnode n = {.kind = T_BIT, .k = m, .first_seg = i, .last_seg = j, .zero = zero, .one = one};
+                        uint32_t m)
+{
+  struct tnode n = {
+    .kind = T_BIT, .k = m, .first_seg = i, .last_seg = j, .zero = zero, .one = one
+  };
   n.lo_child = bit_build(p, i, j, zero | m, one);
   if (m & (m - 1)) {
     /* Several bits: every number with one of them set has one leaf. */
-    struct tnode leaf = {.kind = T_LEAF, .lo_child = -1, .hi_child = -1, .first_seg = i,
-                         .last_seg = j, .zero = zero, .one = one, .any = m};
+    struct tnode leaf = { .kind = T_LEAF,
+                          .lo_child = -1,
+                          .hi_child = -1,
+                          .first_seg = i,
+                          .last_seg = j,
+                          .zero = zero,
+                          .one = one,
+                          .any = m };
     for (uint32_t x = p->segs[i].lo; x <= p->segs[j].hi; x++)
       if (bit_match(x, zero, one) && (x & m)) {
         leaf.leaf = p->nleaf[x];
@@ -649,14 +746,18 @@ static int32_t bit_node(struct plan *p, uint32_t i, uint32_t j, uint32_t zero, u
  * bit-constrained set (0 after a failed allocation, with p->err set):
  * a leaf, an exception chain, a threshold between two runs, or a test of
  * one more bit. Memoized by (i, j, zero, one). */
-static uint64_t bit_dp(struct plan *p, uint32_t i, uint32_t j, uint32_t zero, uint32_t one) {
+static uint64_t bit_dp(struct plan *p, uint32_t i, uint32_t j, uint32_t zero, uint32_t one)
+{
   bit_norm(p, &i, &j, zero, one);
   uint64_t key = bit_key(i, j, zero, one);
   struct bitmemo *slot = bit_slot(p, key);
-  if (!slot) return 0;
-  if (slot->key) return slot->cost;
+  if (!slot)
+    return 0;
+  if (slot->key)
+    return slot->cost;
   const struct bitview *v = bit_view(p, zero, one);
-  if (!v) return 0;
+  if (!v)
+    return 0;
   uint32_t lo = p->segs[i].lo, hi = p->segs[j].hi;
   uint32_t first = v->nextm[lo];
   uint64_t w = v->pw[hi + 1] - v->pw[lo], best = UINT64_MAX, c = 0;
@@ -674,15 +775,18 @@ static uint64_t bit_dp(struct plan *p, uint32_t i, uint32_t j, uint32_t zero, ui
     }
     for (uint32_t k = i + 1; k <= j && !p->err; k++) {
       uint32_t b = p->segs[k].lo;
-      if (first >= b || v->nextm[b] > hi) continue; /* one side would be empty */
+      if (first >= b || v->nextm[b] > hi)
+        continue; /* one side would be empty */
       /* Thresholds only where the leaf changes between two members, as
        * between runs. A heuristic below bit tests (a member moved across
        * the threshold may take another branch of a bit test); on Docker's
        * and the seed profiles it changes no tree's cost, and it halves the
        * search. */
-      if (p->nleaf[v->prevm[b] - 1] == p->nleaf[v->nextm[b]]) continue;
+      if (p->nleaf[v->prevm[b] - 1] == p->nleaf[v->nextm[b]])
+        continue;
       c = w + bit_dp(p, i, k - 1, zero, one);
-      if (c >= best) continue;
+      if (c >= best)
+        continue;
       c += bit_dp(p, k, j, zero, one);
       if (c < best) {
         best = c;
@@ -696,33 +800,46 @@ static uint64_t bit_dp(struct plan *p, uint32_t i, uint32_t j, uint32_t zero, ui
       arg = mask;
     }
   }
-  if (p->err) return 0;
+  if (p->err)
+    return 0;
   /* The recursion may have grown the table: find the slot again. */
   slot = bit_slot(p, key);
-  if (!slot) return 0;
-  if (!slot->key) p->memo_used++;
-  *slot = (struct bitmemo){.key = key, .cost = best, .choice = kind, .arg = arg};
+  if (!slot)
+    return 0;
+  if (!slot->key)
+    p->memo_used++;
+  *slot = (struct bitmemo){ .key = key, .cost = best, .choice = kind, .arg = arg };
   return best;
 }
 
-static int32_t bit_build(struct plan *p, uint32_t i, uint32_t j, uint32_t zero, uint32_t one) {
+static int32_t bit_build(struct plan *p, uint32_t i, uint32_t j, uint32_t zero, uint32_t one)
+{
   bit_norm(p, &i, &j, zero, one);
   struct bitmemo *slot = bit_slot(p, bit_key(i, j, zero, one));
   if (!slot || !slot->key) {
-    if (!p->err) p->err = -EINVAL; /* bit_dp filled every set it chose */
+    if (!p->err)
+      p->err = -EINVAL; /* bit_dp filled every set it chose */
     return -1;
   }
   int kind = slot->choice;
   uint32_t arg = slot->arg;
-  struct tnode base = {.kind = T_LEAF, .lo_child = -1, .hi_child = -1, .first_seg = i,
-                       .last_seg = j, .zero = zero, .one = one};
+  struct tnode base = { .kind = T_LEAF,
+                        .lo_child = -1,
+                        .hi_child = -1,
+                        .first_seg = i,
+                        .last_seg = j,
+                        .zero = zero,
+                        .one = one };
   switch (kind) {
-  case BM_LEAF: base.leaf = arg; return new_node(p, base);
+  case BM_LEAF:
+    base.leaf = arg;
+    return new_node(p, base);
   case BM_CHAIN: {
     struct exc e[BIT_CHAIN_MAX];
     uint32_t h = 0;
     for (uint32_t x = p->segs[i].lo; x <= p->segs[j].hi && h < BIT_CHAIN_MAX; x++)
-      if (bit_match(x, zero, one) && p->nleaf[x] != arg) e[h++] = (struct exc){p->nweight[x], x, p->nleaf[x]};
+      if (bit_match(x, zero, one) && p->nleaf[x] != arg)
+        e[h++] = (struct exc){ p->nweight[x], x, p->nleaf[x] };
     exc_sort(e, h);
     base.leaf = arg;
     return peel_chain(p, base, e, h);
@@ -736,28 +853,45 @@ static int32_t bit_build(struct plan *p, uint32_t i, uint32_t j, uint32_t zero, 
     base.hi_child = hi;
     return new_node(p, base);
   }
-  default: return bit_node(p, i, j, zero, one, arg);
+  default:
+    return bit_node(p, i, j, zero, one, arg);
   }
 }
 
-static int32_t build_dp(struct plan *p, const struct dp *d, uint32_t i, uint32_t j) {
+static int32_t build_dp(struct plan *p, const struct dp *d, uint32_t i, uint32_t j)
+{
   if (i == j)
-    return new_node(p, (struct tnode){.kind = T_LEAF, .leaf = p->segs[i].leaf, .lo_child = -1,
-                                      .hi_child = -1, .first_seg = i, .last_seg = i});
+    return new_node(p, (struct tnode){ .kind = T_LEAF,
+                                       .leaf = p->segs[i].leaf,
+                                       .lo_child = -1,
+                                       .hi_child = -1,
+                                       .first_seg = i,
+                                       .last_seg = i });
   int32_t r = d->root[DP_AT(d, i, j)];
-  if (r <= DP_ROOT_BIT) return bit_node(p, i, j, 0, 0, (uint32_t)(DP_ROOT_BIT - r));
-  if (r < 0) return build_chain(p, i, j, r == -1 ? p->segs[i].leaf : p->segs[j].leaf);
+  if (r <= DP_ROOT_BIT)
+    return bit_node(p, i, j, 0, 0, (uint32_t)(DP_ROOT_BIT - r));
+  if (r < 0)
+    return build_chain(p, i, j, r == -1 ? p->segs[i].leaf : p->segs[j].leaf);
   int32_t lo = build_dp(p, d, i, (uint32_t)r - 1);
   int32_t hi = build_dp(p, d, (uint32_t)r, j);
-  return new_node(p, (struct tnode){.kind = T_SPLIT, .k = p->segs[r].lo, .lo_child = lo,
-                                    .hi_child = hi, .first_seg = i, .last_seg = j});
+  return new_node(p, (struct tnode){ .kind = T_SPLIT,
+                                     .k = p->segs[r].lo,
+                                     .lo_child = lo,
+                                     .hi_child = hi,
+                                     .first_seg = i,
+                                     .last_seg = j });
 }
 
 /* Fallback for very many runs: split where the weights balance. */
-static int32_t build_balanced(struct plan *p, const uint64_t *pre, uint32_t i, uint32_t j) {
+static int32_t build_balanced(struct plan *p, const uint64_t *pre, uint32_t i, uint32_t j)
+{
   if (i == j)
-    return new_node(p, (struct tnode){.kind = T_LEAF, .leaf = p->segs[i].leaf, .lo_child = -1,
-                                      .hi_child = -1, .first_seg = i, .last_seg = i});
+    return new_node(p, (struct tnode){ .kind = T_LEAF,
+                                       .leaf = p->segs[i].leaf,
+                                       .lo_child = -1,
+                                       .hi_child = -1,
+                                       .first_seg = i,
+                                       .last_seg = i });
   uint32_t best = i + 1;
   uint64_t best_diff = UINT64_MAX;
   for (uint32_t k = i + 1; k <= j; k++) {
@@ -770,23 +904,30 @@ static int32_t build_balanced(struct plan *p, const uint64_t *pre, uint32_t i, u
   }
   int32_t lo = build_balanced(p, pre, i, best - 1);
   int32_t hi = build_balanced(p, pre, best, j);
-  return new_node(p, (struct tnode){.kind = T_SPLIT, .k = p->segs[best].lo, .lo_child = lo,
-                                    .hi_child = hi, .first_seg = i, .last_seg = j});
+  return new_node(p, (struct tnode){ .kind = T_SPLIT,
+                                     .k = p->segs[best].lo,
+                                     .lo_child = lo,
+                                     .hi_child = hi,
+                                     .first_seg = i,
+                                     .last_seg = j });
 }
 
-static int plan_tree(struct plan *p) {
+static int plan_tree(struct plan *p)
+{
   uint32_t n = p->nsegs;
-  struct dp d = {.n = n};
+  struct dp d = { .n = n };
   int rc = 0;
   d.pre = calloc((size_t)n + 1, sizeof *d.pre);
   if (!d.pre) {
     rc = -ENOMEM;
     goto done;
   }
-  for (uint32_t s = 0; s < n; s++) d.pre[s + 1] = d.pre[s] + p->segs[s].weight;
+  for (uint32_t s = 0; s < n; s++)
+    d.pre[s + 1] = d.pre[s] + p->segs[s].weight;
   if (n > DP_MAX_SEGMENTS) {
     p->root = build_balanced(p, d.pre, 0, n - 1);
-    if (p->err) rc = p->err;
+    if (p->err)
+      rc = p->err;
     goto done;
   }
   d.cost = calloc((size_t)n * n, sizeof *d.cost);
@@ -797,7 +938,8 @@ static int plan_tree(struct plan *p) {
     rc = -ENOMEM;
     goto done;
   }
-  for (uint32_t i = 0; i < n; i++) kroot[DP_AT(&d, i, i)] = (int32_t)i;
+  for (uint32_t i = 0; i < n; i++)
+    kroot[DP_AT(&d, i, i)] = (int32_t)i;
   for (uint32_t len = 2; len <= n; len++) {
     for (uint32_t i = 0; i + len - 1 < n; i++) {
       uint32_t j = i + len - 1;
@@ -805,9 +947,12 @@ static int plan_tree(struct plan *p) {
       /* Knuth: the optimal split of [i,j] lies between those of [i,j-1]
        * and [i+1,j] (the weights are additive, so the quadrangle
        * inequality holds). */
-      uint32_t from = (uint32_t)kroot[DP_AT(&d, i, j - 1)], to = (uint32_t)kroot[DP_AT(&d, i + 1, j)];
-      if (from < i + 1) from = i + 1;
-      if (to > j) to = j;
+      uint32_t from = (uint32_t)kroot[DP_AT(&d, i, j - 1)],
+               to = (uint32_t)kroot[DP_AT(&d, i + 1, j)];
+      if (from < i + 1)
+        from = i + 1;
+      if (to > j)
+        to = j;
       /* The exception chains below do not keep the quadrangle inequality
        * exactly: small inputs search every split. */
       if (n <= DP_FULL_SEARCH) {
@@ -850,7 +995,8 @@ static int plan_tree(struct plan *p) {
     goto done;
   }
   p->root = build_dp(p, &d, 0, n - 1);
-  if (p->err) rc = p->err;
+  if (p->err)
+    rc = p->err;
 done:
   free(d.cost);
   free(d.root);
@@ -858,7 +1004,8 @@ done:
   return rc;
 }
 
-int bpf_plan_build(const struct sc_ruleset *rs, struct plan *p) {
+int bpf_plan_build(const struct sc_ruleset *rs, struct plan *p)
+{
   struct nr_leaf *nl = NULL;
   uint32_t nnl = 0;
   memset(p, 0, sizeof *p);
@@ -867,13 +1014,16 @@ int bpf_plan_build(const struct sc_ruleset *rs, struct plan *p) {
   p->le = (rs->audit_arch & __AUDIT_ARCH_LE) != 0;
   p->x32_gate = rs->audit_arch == AUDIT_ARCH_X86_64 && !rs->allow_x32;
   if (rs->audit_arch == 0) {
-    diag_error(NULL, "%s: rule set names no architecture", rs->name ? rs->name : "seccomp rule set");
+    diag_error(NULL, "%s: rule set names no architecture",
+               rs->name ? rs->name : "seccomp rule set");
     return -EINVAL;
   }
   int rc = plan_rules(p, &nl, &nnl);
-  if (rc) goto fail;
+  if (rc)
+    goto fail;
   rc = plan_segments(p, nl, nnl);
-  if (rc) goto fail;
+  if (rc)
+    goto fail;
   if (p->nsegs > BPF_MAXINSNS) {
     diag_error(NULL,
                "%s: the policy splits the system call numbers into %u runs; a seccomp filter "
@@ -883,7 +1033,8 @@ int bpf_plan_build(const struct sc_ruleset *rs, struct plan *p) {
     goto fail;
   }
   rc = plan_tree(p);
-  if (rc) goto fail;
+  if (rc)
+    goto fail;
   free(nl);
   return 0;
 fail:
@@ -895,7 +1046,8 @@ fail:
 /* ------------------------------------------------------------------ */
 /* Names                                                               */
 
-void bpf_nr_name(uint32_t arch, uint32_t nr, char *buf, size_t size) {
+void bpf_nr_name(uint32_t arch, uint32_t nr, char *buf, size_t size)
+{
   char *name = nr < NR_X32_BIT ? seccomp_syscall_resolve_num_arch(arch, (int)nr) : NULL;
   if (name)
     snprintf(buf, size, "%s", name);
@@ -910,7 +1062,8 @@ void bpf_nr_name(uint32_t arch, uint32_t nr, char *buf, size_t size) {
   free(name);
 }
 
-void bpf_range_text(const struct plan *p, uint32_t lo, uint32_t hi, char *buf, size_t size) {
+void bpf_range_text(const struct plan *p, uint32_t lo, uint32_t hi, char *buf, size_t size)
+{
   char a[64], b[64];
   bpf_nr_name(p->rs->audit_arch, lo, a, sizeof a);
   if (lo == hi && lo >= NR_X32_BIT) {
@@ -930,19 +1083,23 @@ void bpf_range_text(const struct plan *p, uint32_t lo, uint32_t hi, char *buf, s
 
 /* The numbers a subtree covers: its runs' range and, below a bit test,
  * the bits they must have. */
-void bpf_node_set_text(const struct plan *p, const struct tnode *n, char *buf, size_t size) {
+void bpf_node_set_text(const struct plan *p, const struct tnode *n, char *buf, size_t size)
+{
   char r[160];
   bpf_range_text(p, p->segs[n->first_seg].lo, p->segs[n->last_seg].hi, r, sizeof r);
   char any[48] = "";
   if (n->any)
-    snprintf(any, sizeof any, "%s nr & %#" PRIx32 " != 0", n->zero | n->one ? " and" : " where", n->any);
+    snprintf(any, sizeof any, "%s nr & %#" PRIx32 " != 0", n->zero | n->one ? " and" : " where",
+             n->any);
   if (n->zero | n->one)
-    snprintf(buf, size, "%s where nr & %#" PRIx32 " == %#" PRIx32 "%s", r, n->zero | n->one, n->one, any);
+    snprintf(buf, size, "%s where nr & %#" PRIx32 " == %#" PRIx32 "%s", r, n->zero | n->one, n->one,
+             any);
   else
     snprintf(buf, size, "%s%s", r, any);
 }
 
-void bpf_leaf_text(const struct plan *p, uint32_t leaf, char *buf, size_t size) {
+void bpf_leaf_text(const struct plan *p, uint32_t leaf, char *buf, size_t size)
+{
   const struct leaf *l = &p->leaves[leaf];
   if (l->kind == LEAF_ACTION) {
     char act[48];
@@ -970,16 +1127,18 @@ struct emitter {
   uint32_t nents, cap;
   int32_t *label_ent; /* label -> entry index */
   uint32_t nlabels, label_cap;
-  int32_t *pending;   /* labels placed at the next entry */
+  int32_t *pending; /* labels placed at the next entry */
   uint32_t npending, pending_cap;
   int32_t *ret_label; /* per leaf of kind action */
   int rc;
-  int known; /* offset of the word in A, -1 unknown */
+  int known;       /* offset of the word in A, -1 unknown */
   int false_known; /* after emit_cond: A at its false exits, -1 unknown */
 };
 
-static int32_t new_label(struct emitter *e) {
-  if (e->rc) return -1;
+static int32_t new_label(struct emitter *e)
+{
+  if (e->rc)
+    return -1;
   if (e->nlabels == e->label_cap) {
     uint32_t nc = e->label_cap ? e->label_cap * 2 : 256;
     int32_t *g = realloc(e->label_ent, nc * sizeof *g);
@@ -994,8 +1153,10 @@ static int32_t new_label(struct emitter *e) {
   return (int32_t)e->nlabels++;
 }
 
-static void place(struct emitter *e, int32_t label) {
-  if (e->rc || label < 0) return;
+static void place(struct emitter *e, int32_t label)
+{
+  if (e->rc || label < 0)
+    return;
   if (e->npending == e->pending_cap) {
     uint32_t nc = e->pending_cap ? e->pending_cap * 2 : 16;
     int32_t *g = realloc(e->pending, nc * sizeof *g);
@@ -1013,8 +1174,10 @@ static void emit(struct emitter *e, uint16_t code, uint32_t k, int32_t jt, int32
                  const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
 static void emit(struct emitter *e, uint16_t code, uint32_t k, int32_t jt, int32_t jf,
-                 const char *fmt, ...) {
-  if (e->rc) return;
+                 const char *fmt, ...)
+{
+  if (e->rc)
+    return;
   if (e->nents >= IR_HARD_LIMIT) {
     e->rc = -E2BIG;
     return;
@@ -1042,29 +1205,37 @@ static void emit(struct emitter *e, uint16_t code, uint32_t k, int32_t jt, int32
     e->rc = -ENOMEM;
   }
   va_end(ap);
-  for (uint32_t i = 0; i < e->npending; i++) e->label_ent[e->pending[i]] = (int32_t)e->nents;
+  for (uint32_t i = 0; i < e->npending; i++)
+    e->label_ent[e->pending[i]] = (int32_t)e->nents;
   e->npending = 0;
   e->nents++;
 }
 
-static int32_t leaf_label(struct emitter *e, uint32_t leaf) {
+static int32_t leaf_label(struct emitter *e, uint32_t leaf)
+{
   struct leaf *l = &e->p->leaves[leaf];
-  if (l->label < 0) l->label = new_label(e);
+  if (l->label < 0)
+    l->label = new_label(e);
   return l->label;
 }
 
-static int32_t node_label(struct emitter *e, int32_t node, int32_t *labels) {
+static int32_t node_label(struct emitter *e, int32_t node, int32_t *labels)
+{
   const struct tnode *n = &e->p->nodes[node];
-  if (n->kind == T_LEAF) return leaf_label(e, n->leaf);
-  if (labels[node] < 0) labels[node] = new_label(e);
+  if (n->kind == T_LEAF)
+    return leaf_label(e, n->leaf);
+  if (labels[node] < 0)
+    labels[node] = new_label(e);
   return labels[node];
 }
 
-static void emit_tree(struct emitter *e, int32_t node, int32_t *labels) {
+static void emit_tree(struct emitter *e, int32_t node, int32_t *labels)
+{
   const struct plan *p = e->p;
   const struct tnode *n = &p->nodes[node];
   char r1[256], r2[256], lt[96];
-  if (n->kind == T_LEAF || e->rc) return;
+  if (n->kind == T_LEAF || e->rc)
+    return;
   place(e, node_label(e, node, labels));
   if (n->kind == T_SPLIT || n->kind == T_BIT) {
     const struct tnode *lo = &p->nodes[n->lo_child], *hi = &p->nodes[n->hi_child];
@@ -1080,8 +1251,10 @@ static void emit_tree(struct emitter *e, int32_t node, int32_t *labels) {
     bpf_node_set_text(p, lo, r1, sizeof r1);
     bpf_node_set_text(p, hi, r2, sizeof r2);
     char ltxt[96] = "", htxt[96] = "";
-    if (lo->kind == T_LEAF) bpf_leaf_text(p, lo->leaf, ltxt, sizeof ltxt);
-    if (hi->kind == T_LEAF) bpf_leaf_text(p, hi->leaf, htxt, sizeof htxt);
+    if (lo->kind == T_LEAF)
+      bpf_leaf_text(p, lo->leaf, ltxt, sizeof ltxt);
+    if (hi->kind == T_LEAF)
+      bpf_leaf_text(p, hi->leaf, htxt, sizeof htxt);
     emit(e, BPF_JMP | (n->kind == T_SPLIT ? BPF_JGE : BPF_JSET) | BPF_K, n->k,
          node_label(e, n->hi_child, labels), node_label(e, n->lo_child, labels),
          "%s: %s%s%s; %s: %s%s%s", q, r2, htxt[0] ? " -> " : "", htxt,
@@ -1093,7 +1266,8 @@ static void emit_tree(struct emitter *e, int32_t node, int32_t *labels) {
     bpf_leaf_text(p, n->leaf, lt, sizeof lt);
     const struct tnode *rest = &p->nodes[n->lo_child];
     char rt[96] = "";
-    if (rest->kind == T_LEAF) bpf_leaf_text(p, rest->leaf, rt, sizeof rt);
+    if (rest->kind == T_LEAF)
+      bpf_leaf_text(p, rest->leaf, rt, sizeof rt);
     bpf_node_set_text(p, n, r2, sizeof r2);
     emit(e, BPF_JMP | BPF_JEQ | BPF_K, n->k, leaf_label(e, n->leaf),
          node_label(e, n->lo_child, labels), "nr == %s? -> %s; else rest of %s%s%s", r1, lt, r2,
@@ -1102,13 +1276,16 @@ static void emit_tree(struct emitter *e, int32_t node, int32_t *labels) {
   }
 }
 
-static uint32_t word_off(const struct plan *p, unsigned arg, bool high) {
+static uint32_t word_off(const struct plan *p, unsigned arg, bool high)
+{
   uint32_t base = (uint32_t)offsetof(struct seccomp_data, args) + 8u * arg;
   return base + ((high == p->le) ? 4u : 0u);
 }
 
-static void load_word(struct emitter *e, uint32_t off, unsigned arg, bool high) {
-  if (e->known == (int)off) return; /* A already holds it: every path here loaded it */
+static void load_word(struct emitter *e, uint32_t off, unsigned arg, bool high)
+{
+  if (e->known == (int)off)
+    return; /* A already holds it: every path here loaded it */
   emit(e, BPF_LD | BPF_W | BPF_ABS, off, -1, -1, "A = args[%u] %s word", arg,
        high ? "high" : "low");
   e->known = (int)off;
@@ -1116,22 +1293,36 @@ static void load_word(struct emitter *e, uint32_t off, unsigned arg, bool high) 
 
 /* One comparison of one word: jumps to t when `A op v` holds, else f. */
 static void cmp_word(struct emitter *e, enum sc_cmp op, uint32_t v, int32_t t, int32_t f,
-                     const char *what) {
+                     const char *what)
+{
   switch (op) {
   case SC_CMP_EQ:
-  case SC_CMP_MASKED_EQ: emit(e, BPF_JMP | BPF_JEQ | BPF_K, v, t, f, "%s == %#" PRIx32 "?", what, v); break;
-  case SC_CMP_NE: emit(e, BPF_JMP | BPF_JEQ | BPF_K, v, f, t, "%s != %#" PRIx32 "?", what, v); break;
-  case SC_CMP_LT: emit(e, BPF_JMP | BPF_JGE | BPF_K, v, f, t, "%s < %#" PRIx32 "?", what, v); break;
-  case SC_CMP_LE: emit(e, BPF_JMP | BPF_JGT | BPF_K, v, f, t, "%s <= %#" PRIx32 "?", what, v); break;
-  case SC_CMP_GT: emit(e, BPF_JMP | BPF_JGT | BPF_K, v, t, f, "%s > %#" PRIx32 "?", what, v); break;
-  case SC_CMP_GE: emit(e, BPF_JMP | BPF_JGE | BPF_K, v, t, f, "%s >= %#" PRIx32 "?", what, v); break;
+  case SC_CMP_MASKED_EQ:
+    emit(e, BPF_JMP | BPF_JEQ | BPF_K, v, t, f, "%s == %#" PRIx32 "?", what, v);
+    break;
+  case SC_CMP_NE:
+    emit(e, BPF_JMP | BPF_JEQ | BPF_K, v, f, t, "%s != %#" PRIx32 "?", what, v);
+    break;
+  case SC_CMP_LT:
+    emit(e, BPF_JMP | BPF_JGE | BPF_K, v, f, t, "%s < %#" PRIx32 "?", what, v);
+    break;
+  case SC_CMP_LE:
+    emit(e, BPF_JMP | BPF_JGT | BPF_K, v, f, t, "%s <= %#" PRIx32 "?", what, v);
+    break;
+  case SC_CMP_GT:
+    emit(e, BPF_JMP | BPF_JGT | BPF_K, v, t, f, "%s > %#" PRIx32 "?", what, v);
+    break;
+  case SC_CMP_GE:
+    emit(e, BPF_JMP | BPF_JGE | BPF_K, v, t, f, "%s >= %#" PRIx32 "?", what, v);
+    break;
   }
 }
 
 /* Emits `cond` with exits t (holds) and f. The low word alone for a 32-bit
  * argument; for 64 bits the high word decides unless it is equal, then the
  * low word (an unsigned comparison of the pair, like the kernel's u64). */
-static void emit_cond(struct emitter *e, const struct sc_cond *c, int32_t t, int32_t f) {
+static void emit_cond(struct emitter *e, const struct sc_cond *c, int32_t t, int32_t f)
+{
   const struct plan *p = e->p;
   bool wide = p->is64 && !c->is32;
   uint32_t vl = (uint32_t)c->value, vh = (uint32_t)(c->value >> 32);
@@ -1148,7 +1339,8 @@ static void emit_cond(struct emitter *e, const struct sc_cond *c, int32_t t, int
       if (c->op == SC_CMP_EQ)
         emit(e, BPF_JMP | BPF_JEQ | BPF_K, vh, lo_lbl, f, "%s == %#" PRIx32 "?", what, vh);
       else
-        emit(e, BPF_JMP | BPF_JEQ | BPF_K, vh, lo_lbl, t, "%s == %#" PRIx32 "? (else differs)", what, vh);
+        emit(e, BPF_JMP | BPF_JEQ | BPF_K, vh, lo_lbl, t, "%s == %#" PRIx32 "? (else differs)",
+             what, vh);
       place(e, lo_lbl);
       break;
     }
@@ -1160,8 +1352,8 @@ static void emit_cond(struct emitter *e, const struct sc_cond *c, int32_t t, int
           emit(e, BPF_ALU | BPF_AND | BPF_K, mh, -1, -1, "A &= %#" PRIx32 " (mask, high word)", mh);
           e->known = -1;
         }
-        emit(e, BPF_JMP | BPF_JEQ | BPF_K, vh, lo_lbl, f, "%s & %#" PRIx32 " == %#" PRIx32 "?", what,
-             mh, vh);
+        emit(e, BPF_JMP | BPF_JEQ | BPF_K, vh, lo_lbl, f, "%s & %#" PRIx32 " == %#" PRIx32 "?",
+             what, mh, vh);
         place(e, lo_lbl);
       }
       break;
@@ -1176,14 +1368,19 @@ static void emit_cond(struct emitter *e, const struct sc_cond *c, int32_t t, int
        * test is constant (x < 0, x >= 0, x <= 0xffffffff, x > 0xffffffff),
        * then the equal case jumps straight to the answer. */
       int lo_const = -1;
-      if ((c->op == SC_CMP_LT && vl == 0) || (c->op == SC_CMP_GT && vl == UINT32_MAX)) lo_const = 0;
-      if ((c->op == SC_CMP_GE && vl == 0) || (c->op == SC_CMP_LE && vl == UINT32_MAX)) lo_const = 1;
+      if ((c->op == SC_CMP_LT && vl == 0) || (c->op == SC_CMP_GT && vl == UINT32_MAX))
+        lo_const = 0;
+      if ((c->op == SC_CMP_GE && vl == 0) || (c->op == SC_CMP_LE && vl == UINT32_MAX))
+        lo_const = 1;
       load_word(e, hi_off, c->arg, true);
-      emit(e, BPF_JMP | BPF_JGT | BPF_K, vh, greater ? t : f, eq_lbl, "%s > %#" PRIx32 "? (decides)",
-           what, vh);
+      emit(e, BPF_JMP | BPF_JGT | BPF_K, vh, greater ? t : f, eq_lbl,
+           "%s > %#" PRIx32 "? (decides)", what, vh);
       place(e, eq_lbl);
-      emit(e, BPF_JMP | BPF_JEQ | BPF_K, vh, lo_const < 0 ? lo_lbl : lo_const ? t : f, greater ? f : t,
-           "%s == %#" PRIx32 "? (else it is below: decides)%s", what, vh,
+      emit(e, BPF_JMP | BPF_JEQ | BPF_K, vh,
+           lo_const < 0 ? lo_lbl
+           : lo_const   ? t
+                        : f,
+           greater ? f : t, "%s == %#" PRIx32 "? (else it is below: decides)%s", what, vh,
            lo_const < 0 ? "" : " equal: the low word cannot change the answer");
       if (lo_const >= 0) {
         e->known = -1;
@@ -1207,16 +1404,21 @@ static void emit_cond(struct emitter *e, const struct sc_cond *c, int32_t t, int
   bool masked_lo = c->op == SC_CMP_MASKED_EQ && ml != UINT32_MAX;
   e->false_known = (!masked_lo && (!wide || c->op == SC_CMP_NE)) ? (int)lo_off : -1;
   /* Only the EQ-like forms leave a known word at their true exit. */
-  if (c->op == SC_CMP_MASKED_EQ && ml != UINT32_MAX) e->known = -1;
-  if (wide && c->op != SC_CMP_EQ && c->op != SC_CMP_MASKED_EQ) e->known = -1;
-  if (c->op == SC_CMP_NE) e->known = -1;
+  if (c->op == SC_CMP_MASKED_EQ && ml != UINT32_MAX)
+    e->known = -1;
+  if (wide && c->op != SC_CMP_EQ && c->op != SC_CMP_MASKED_EQ)
+    e->known = -1;
+  if (c->op == SC_CMP_NE)
+    e->known = -1;
 }
 
 /* A condition "bit b of the argument is set": (x & b) == b, one bit. */
-static bool single_bit(const struct plan *p, const struct sc_cond *c, uint64_t *bit) {
+static bool single_bit(const struct plan *p, const struct sc_cond *c, uint64_t *bit)
+{
   uint64_t wm = (p->is64 && !c->is32) ? UINT64_MAX : 0xffffffffu;
   uint64_t m = c->mask & wm, v = c->value & wm;
-  if (c->op != SC_CMP_MASKED_EQ || m == 0 || (m & (m - 1)) || v != m) return false;
+  if (c->op != SC_CMP_MASKED_EQ || m == 0 || (m & (m - 1)) || v != m)
+    return false;
   *bit = m;
   return true;
 }
@@ -1228,15 +1430,18 @@ struct item {
   const struct sc_rule *rule;
 };
 
-static int32_t action_leaf_label(struct emitter *e, struct sc_action a) {
+static int32_t action_leaf_label(struct emitter *e, struct sc_action a)
+{
   const struct plan *p = e->p;
   for (uint32_t l = 0; l < p->nleaves; l++)
-    if (p->leaves[l].kind == LEAF_ACTION && sc_action_equal(p->leaves[l].act, a)) return leaf_label(e, l);
+    if (p->leaves[l].kind == LEAF_ACTION && sc_action_equal(p->leaves[l].act, a))
+      return leaf_label(e, l);
   e->rc = -EINVAL; /* plan_rules made a leaf for every action a block reaches */
   return -1;
 }
 
-static void emit_group(struct emitter *e, uint32_t leaf) {
+static void emit_group(struct emitter *e, uint32_t leaf)
+{
   const struct plan *p = e->p;
   const struct group *g = &p->groups[p->leaves[leaf].group];
   struct item *items = NULL;
@@ -1253,7 +1458,7 @@ static void emit_group(struct emitter *e, uint32_t leaf) {
         }
         items = grown;
       }
-      items[n++] = (struct item){&g->rules[r]->clauses[c], g->rules[r]};
+      items[n++] = (struct item){ &g->rules[r]->clauses[c], g->rules[r] };
     }
   place(e, leaf_label(e, leaf));
   e->known = -1;
@@ -1266,8 +1471,10 @@ static void emit_group(struct emitter *e, uint32_t leaf) {
      * JSET per word: (x & (b1|b2|...)) != 0. */
     uint32_t j = i;
     uint64_t bits = 0;
-    while (j < n && items[j].cl->nconds == 1 && sc_action_equal(items[j].rule->action, rule->action) &&
-           single_bit(p, &items[j].cl->conds[0], &bit) && items[j].cl->conds[0].arg == items[i].cl->conds[0].arg &&
+    while (j < n && items[j].cl->nconds == 1 &&
+           sc_action_equal(items[j].rule->action, rule->action) &&
+           single_bit(p, &items[j].cl->conds[0], &bit) &&
+           items[j].cl->conds[0].arg == items[i].cl->conds[0].arg &&
            items[j].cl->conds[0].is32 == items[i].cl->conds[0].is32) {
       bits |= bit;
       j++;
@@ -1289,8 +1496,8 @@ static void emit_group(struct emitter *e, uint32_t leaf) {
       if (hi) {
         place(e, hi_lbl);
         load_word(e, word_off(p, c0->arg, true), c0->arg, true);
-        emit(e, BPF_JMP | BPF_JSET | BPF_K, hi, t, next, "args[%u] high has any of bits %#" PRIx32 "?",
-             (unsigned)c0->arg, hi);
+        emit(e, BPF_JMP | BPF_JSET | BPF_K, hi, t, next,
+             "args[%u] high has any of bits %#" PRIx32 "?", (unsigned)c0->arg, hi);
       }
       i = j;
     } else {
@@ -1301,22 +1508,26 @@ static void emit_group(struct emitter *e, uint32_t leaf) {
         int32_t tk = k + 1 < cl->nconds ? new_label(e) : t;
         emit_cond(e, &cl->conds[k], tk, next);
         false_known = false_known == -2 || false_known == e->false_known ? e->false_known : -1;
-        if (k + 1 < cl->nconds) place(e, tk); /* reached only from the true exits */
+        if (k + 1 < cl->nconds)
+          place(e, tk); /* reached only from the true exits */
       }
       e->known = false_known < 0 ? -1 : false_known;
       i++;
     }
     /* The next item is reached only from this one's false exits, so what A
      * holds there is known when every false exit agrees. */
-    if (i < n) place(e, next);
+    if (i < n)
+      place(e, next);
   }
   free(items);
 }
 
 /* The comment of a group's first instruction names the system call and the
  * rule; prepend it once the block exists. */
-static void annotate_first(struct emitter *e, uint32_t ent, const char *prefix) {
-  if (e->rc || ent >= e->nents) return;
+static void annotate_first(struct emitter *e, uint32_t ent, const char *prefix)
+{
+  if (e->rc || ent >= e->nents)
+    return;
   char *old = e->ents[ent].comment, *nw = NULL;
   if (asprintf(&nw, "%s: %s", prefix, old ? old : "") < 0) {
     e->rc = -ENOMEM;
@@ -1329,7 +1540,8 @@ static void annotate_first(struct emitter *e, uint32_t ent, const char *prefix) 
 /* ------------------------------------------------------------------ */
 /* Layout: label offsets and trampolines                               */
 
-static int layout(struct emitter *e, struct bpf_program_out *out, const char *rs_name) {
+static int layout(struct emitter *e, struct bpf_program_out *out, const char *rs_name)
+{
   int rc = 0;
   /* Entries are in program order; a trampoline is inserted into the entry
    * array itself, and the scan restarts until no jump is too long. */
@@ -1337,11 +1549,13 @@ static int layout(struct emitter *e, struct bpf_program_out *out, const char *rs
     bool changed = false;
     for (uint32_t i = 0; i < e->nents && !changed; i++) {
       struct ir *x = &e->ents[i];
-      if (BPF_CLASS(x->f.code) != BPF_JMP || BPF_OP(x->f.code) == BPF_JA) continue;
+      if (BPF_CLASS(x->f.code) != BPF_JMP || BPF_OP(x->f.code) == BPF_JA)
+        continue;
       for (int side = 0; side < 2 && !changed; side++) {
         int32_t lbl = side ? x->jf : x->jt;
         int32_t tgt = e->label_ent[lbl];
-        if (tgt - (int32_t)i - 1 <= 255) continue;
+        if (tgt - (int32_t)i - 1 <= 255)
+          continue;
         /* Reuse a trampoline to the same label within reach. */
         int32_t found = -1;
         for (uint32_t t = i + 1; t < e->nents && t <= i + 256; t++)
@@ -1383,7 +1597,8 @@ static int layout(struct emitter *e, struct bpf_program_out *out, const char *rs
         memmove(&e->ents[i + 2], &e->ents[i + 1], (e->nents - i - 1) * sizeof *e->ents);
         e->nents++;
         for (uint32_t l = 0; l < e->nlabels; l++)
-          if (e->label_ent[l] > (int32_t)i) e->label_ent[l]++;
+          if (e->label_ent[l] > (int32_t)i)
+            e->label_ent[l]++;
         struct ir *tr = &e->ents[i + 1];
         memset(tr, 0, sizeof *tr);
         tr->f.code = BPF_JMP | BPF_JA;
@@ -1407,7 +1622,8 @@ static int layout(struct emitter *e, struct bpf_program_out *out, const char *rs
         changed = true;
       }
     }
-    if (!changed) break;
+    if (!changed)
+      break;
   }
   if (e->nents > BPF_MAXINSNS) {
     diag_error(NULL,
@@ -1442,30 +1658,39 @@ done:
   return rc;
 }
 
-static void emitter_free(struct emitter *e) {
-  for (uint32_t i = 0; i < e->nents; i++) free(e->ents[i].comment);
+static void emitter_free(struct emitter *e)
+{
+  for (uint32_t i = 0; i < e->nents; i++)
+    free(e->ents[i].comment);
   free(e->ents);
   free(e->label_ent);
   free(e->pending);
 }
 
-const char *bpf_arch_name(uint32_t arch) {
+const char *bpf_arch_name(uint32_t arch)
+{
   switch (arch) {
-  case AUDIT_ARCH_X86_64: return "x86_64";
-  case AUDIT_ARCH_I386: return "i386";
-  case AUDIT_ARCH_AARCH64: return "aarch64";
-  default: return "this architecture";
+  case AUDIT_ARCH_X86_64:
+    return "x86_64";
+  case AUDIT_ARCH_I386:
+    return "i386";
+  case AUDIT_ARCH_AARCH64:
+    return "aarch64";
+  default:
+    return "this architecture";
   }
 }
 
-int bpf_compile(const struct sc_ruleset *rs, struct bpf_program_out *out) {
+int bpf_compile(const struct sc_ruleset *rs, struct bpf_program_out *out)
+{
   struct plan p;
-  struct emitter e = {0};
+  struct emitter e = { 0 };
   int32_t *labels = NULL;
   const char *rs_name = rs->name ? rs->name : "seccomp rule set";
   memset(out, 0, sizeof *out);
   int rc = bpf_plan_build(rs, &p);
-  if (rc) return rc;
+  if (rc)
+    return rc;
   e.p = &p;
   e.known = -1;
   labels = malloc(p.nnodes * sizeof *labels + 1);
@@ -1473,7 +1698,8 @@ int bpf_compile(const struct sc_ruleset *rs, struct bpf_program_out *out) {
     rc = -ENOMEM;
     goto fail;
   }
-  for (uint32_t i = 0; i < p.nnodes; i++) labels[i] = -1;
+  for (uint32_t i = 0; i < p.nnodes; i++)
+    labels[i] = -1;
 
   /* Prologue. The architecture first: a number means a different system
    * call under another ABI (int 0x80 is i386 even in a 64-bit process). */
@@ -1501,8 +1727,10 @@ int bpf_compile(const struct sc_ruleset *rs, struct bpf_program_out *out) {
   for (uint32_t g = 0; g < p.ngroups; g++) {
     uint32_t leaf;
     for (leaf = 0; leaf < p.nleaves; leaf++)
-      if (p.leaves[leaf].kind == LEAF_GROUP && p.leaves[leaf].group == g) break;
-    if (p.leaves[leaf].label < 0) continue; /* not reachable from the tree */
+      if (p.leaves[leaf].kind == LEAF_GROUP && p.leaves[leaf].group == g)
+        break;
+    if (p.leaves[leaf].label < 0)
+      continue; /* not reachable from the tree */
     uint32_t first = e.nents;
     emit_group(&e, leaf);
     char nm[64], prefix[160];
@@ -1513,7 +1741,8 @@ int bpf_compile(const struct sc_ruleset *rs, struct bpf_program_out *out) {
   }
   /* One RET per action, shared by every path that decides it. */
   for (uint32_t l = 0; l < p.nleaves; l++) {
-    if (p.leaves[l].kind != LEAF_ACTION || p.leaves[l].label < 0) continue;
+    if (p.leaves[l].kind != LEAF_ACTION || p.leaves[l].label < 0)
+      continue;
     char act[48];
     sc_action_format(act, sizeof act, p.leaves[l].act);
     place(&e, p.leaves[l].label);
@@ -1529,7 +1758,8 @@ int bpf_compile(const struct sc_ruleset *rs, struct bpf_program_out *out) {
     goto fail;
   }
   rc = layout(&e, out, rs_name);
-  if (rc) goto fail;
+  if (rc)
+    goto fail;
   free(labels);
   emitter_free(&e);
   bpf_plan_free(&p);
@@ -1544,10 +1774,12 @@ fail:
 
 /* Tree statistics for benchmarks and tests: how many runs the number line
  * was cut into. */
-int bpf_plan_segments(const struct sc_ruleset *rs, uint32_t *nsegs) {
+int bpf_plan_segments(const struct sc_ruleset *rs, uint32_t *nsegs)
+{
   struct plan p;
   int rc = bpf_plan_build(rs, &p);
-  if (rc) return rc;
+  if (rc)
+    return rc;
   *nsegs = p.nsegs;
   bpf_plan_free(&p);
   return 0;

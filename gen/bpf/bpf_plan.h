@@ -54,7 +54,7 @@ struct group {
   const struct sc_rule **rules;
   uint32_t nrules;
   uint32_t first_nr;
-  bool ends_unconditional;  /* the list ends with an unconditional rule */
+  bool ends_unconditional;   /* the list ends with an unconditional rule */
   struct sc_action fallback; /* when no rule holds */
 };
 
@@ -68,11 +68,11 @@ enum tnode_kind { T_LEAF, T_SPLIT, T_PEEL, T_BIT };
 
 struct tnode {
   enum tnode_kind kind;
-  uint32_t k;         /* SPLIT: nr >= k goes to hi; PEEL: nr == k goes to peel_leaf;
+  uint32_t k;                   /* SPLIT: nr >= k goes to hi; PEEL: nr == k goes to peel_leaf;
                          BIT: nr & k (one bit) set goes to hi */
-  int32_t lo_child;   /* SPLIT: nr < k; PEEL: the rest; BIT: the bit clear */
-  int32_t hi_child;   /* SPLIT and BIT */
-  uint32_t leaf;      /* LEAF: the leaf; PEEL: leaf of k */
+  int32_t lo_child;             /* SPLIT: nr < k; PEEL: the rest; BIT: the bit clear */
+  int32_t hi_child;             /* SPLIT and BIT */
+  uint32_t leaf;                /* LEAF: the leaf; PEEL: leaf of k */
   uint32_t first_seg, last_seg; /* the runs this subtree covers */
   /* Below a bit test the subtree covers only the numbers of those runs
    * whose bits in zero are clear and whose bits in one are set. */
@@ -119,9 +119,9 @@ struct plan {
   struct bitview *views; /* 1 << (2 * BIT_TEST_BITS), allocated on first use */
   struct bitmemo *memo;
   uint32_t memo_cap, memo_used;
-  int err; /* a failed allocation during the tree search */
-  bool is64;    /* arguments are 64 bits wide */
-  bool le;      /* little endian: low word first */
+  int err;       /* a failed allocation during the tree search */
+  bool is64;     /* arguments are 64 bits wide */
+  bool le;       /* little endian: low word first */
   bool x32_gate; /* x86_64 refusing x32 numbers */
 };
 

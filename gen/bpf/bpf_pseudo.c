@@ -10,7 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static void cond_text(const struct plan *p, const struct sc_cond *c, char *buf, size_t size) {
+static void cond_text(const struct plan *p, const struct sc_cond *c, char *buf, size_t size)
+{
   bool wide = p->is64 && !c->is32;
   const char *w = wide ? "" : " (low 32 bits)";
   uint64_t v = wide ? c->value : (uint32_t)c->value, m = wide ? c->mask : (uint32_t)c->mask;
@@ -20,18 +21,22 @@ static void cond_text(const struct plan *p, const struct sc_cond *c, char *buf, 
     snprintf(buf, size, "args[%u]%s %s %#" PRIx64, (unsigned)c->arg, w, sc_cmp_symbol(c->op), v);
 }
 
-static void indent(FILE *out, int depth) {
-  for (int i = 0; i < depth; i++) fputs("  ", out);
+static void indent(FILE *out, int depth)
+{
+  for (int i = 0; i < depth; i++)
+    fputs("  ", out);
 }
 
-static void pseudo_tree(FILE *out, const struct plan *p, int32_t node, int depth) {
+static void pseudo_tree(FILE *out, const struct plan *p, int32_t node, int depth)
+{
   const struct tnode *n = &p->nodes[node];
   char r[256], lt[96];
   if (n->kind == T_LEAF) {
     bpf_node_set_text(p, n, r, sizeof r);
     bpf_leaf_text(p, n->leaf, lt, sizeof lt);
     indent(out, depth);
-    fprintf(out, "%s%s;%*s# %s\n", p->leaves[n->leaf].kind == LEAF_GROUP ? "goto " : "return ", lt, 1, "", r);
+    fprintf(out, "%s%s;%*s# %s\n", p->leaves[n->leaf].kind == LEAF_GROUP ? "goto " : "return ", lt,
+            1, "", r);
     return;
   }
   if (n->kind == T_PEEL) {
@@ -63,7 +68,8 @@ static void pseudo_tree(FILE *out, const struct plan *p, int32_t node, int depth
   fprintf(out, "}\n");
 }
 
-void bpf_write_pseudocode(FILE *out, const struct sc_ruleset *rs) {
+void bpf_write_pseudocode(FILE *out, const struct sc_ruleset *rs)
+{
   struct plan p;
   char act[48], bad[48];
   int rc = bpf_plan_build(rs, &p);

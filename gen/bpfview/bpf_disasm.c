@@ -9,11 +9,16 @@
 
 #include "sc_rules.h"
 
-static const char *field_name(uint32_t k, char *buf, size_t size) {
-  if (k == offsetof(struct seccomp_data, nr)) return "nr";
-  if (k == offsetof(struct seccomp_data, arch)) return "arch";
-  if (k == offsetof(struct seccomp_data, instruction_pointer)) return "ip (low)";
-  if (k == offsetof(struct seccomp_data, instruction_pointer) + 4) return "ip (high)";
+static const char *field_name(uint32_t k, char *buf, size_t size)
+{
+  if (k == offsetof(struct seccomp_data, nr))
+    return "nr";
+  if (k == offsetof(struct seccomp_data, arch))
+    return "arch";
+  if (k == offsetof(struct seccomp_data, instruction_pointer))
+    return "ip (low)";
+  if (k == offsetof(struct seccomp_data, instruction_pointer) + 4)
+    return "ip (high)";
   if (k >= offsetof(struct seccomp_data, args) && k < sizeof(struct seccomp_data)) {
     uint32_t rel = k - (uint32_t)offsetof(struct seccomp_data, args);
     snprintf(buf, size, "args[%u] %s", rel / 8, rel % 8 ? "+4" : "+0");
@@ -22,7 +27,8 @@ static const char *field_name(uint32_t k, char *buf, size_t size) {
   return "?";
 }
 
-void bpf_format_insn(char *buf, size_t size, const struct sock_filter *f, uint32_t pc) {
+void bpf_format_insn(char *buf, size_t size, const struct sock_filter *f, uint32_t pc)
+{
   char fb[32];
   uint16_t c = f->code;
   const char *op = NULL;
@@ -40,19 +46,36 @@ void bpf_format_insn(char *buf, size_t size, const struct sock_filter *f, uint32
     snprintf(buf, size, "ret  #%#010x  %s", f->k, act);
     return;
   }
-  case BPF_RET | BPF_A: snprintf(buf, size, "ret  A"); return;
-  case BPF_JMP | BPF_JA: snprintf(buf, size, "ja   %04u", pc + 1 + f->k); return;
-  case BPF_ALU | BPF_AND | BPF_K: snprintf(buf, size, "and  #%#x", f->k); return;
-  case BPF_JMP | BPF_JEQ | BPF_K: op = "jeq "; break;
-  case BPF_JMP | BPF_JGT | BPF_K: op = "jgt "; break;
-  case BPF_JMP | BPF_JGE | BPF_K: op = "jge "; break;
-  case BPF_JMP | BPF_JSET | BPF_K: op = "jset"; break;
-  default: snprintf(buf, size, "op   %#06x k=%#x", c, f->k); return;
+  case BPF_RET | BPF_A:
+    snprintf(buf, size, "ret  A");
+    return;
+  case BPF_JMP | BPF_JA:
+    snprintf(buf, size, "ja   %04u", pc + 1 + f->k);
+    return;
+  case BPF_ALU | BPF_AND | BPF_K:
+    snprintf(buf, size, "and  #%#x", f->k);
+    return;
+  case BPF_JMP | BPF_JEQ | BPF_K:
+    op = "jeq ";
+    break;
+  case BPF_JMP | BPF_JGT | BPF_K:
+    op = "jgt ";
+    break;
+  case BPF_JMP | BPF_JGE | BPF_K:
+    op = "jge ";
+    break;
+  case BPF_JMP | BPF_JSET | BPF_K:
+    op = "jset";
+    break;
+  default:
+    snprintf(buf, size, "op   %#06x k=%#x", c, f->k);
+    return;
   }
   snprintf(buf, size, "%s #%#x  true %04u false %04u", op, f->k, pc + 1 + f->jt, pc + 1 + f->jf);
 }
 
-void bpf_write_disasm(FILE *out, const struct bpf_program_out *p) {
+void bpf_write_disasm(FILE *out, const struct bpf_program_out *p)
+{
   fprintf(out,
           "How to read this program: one line per instruction, in the order the kernel\n"
           "runs them. pc is the index; code, jt, jf and k are the raw fields of struct\n"

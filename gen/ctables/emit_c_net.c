@@ -24,23 +24,26 @@
 struct emit_c_ctx {
   const struct pn_net *net;
   const struct pn_analysis *a;
-  const char *ident;     /* model identifier, e.g. default */
-  char *upper;           /* CS_MODEL_DEFAULT */
-  char **place_enum;     /* CS_MODEL_DEFAULT_P_V8_SLOTS */
-  char **trans_enum;     /* CS_MODEL_DEFAULT_T_ADMIT_V8 */
-  uint32_t *tracked;     /* column -> place index */
+  const char *ident; /* model identifier, e.g. default */
+  char *upper;       /* CS_MODEL_DEFAULT */
+  char **place_enum; /* CS_MODEL_DEFAULT_P_V8_SLOTS */
+  char **trans_enum; /* CS_MODEL_DEFAULT_T_ADMIT_V8 */
+  uint32_t *tracked; /* column -> place index */
   uint32_t ntracked;
-  uint32_t *to_safe;     /* analysis state -> S index, UINT32_MAX outside S */
-  uint64_t *from_safe;   /* S index -> analysis state */
+  uint32_t *to_safe;   /* analysis state -> S index, UINT32_MAX outside S */
+  uint64_t *from_safe; /* S index -> analysis state */
   uint32_t nsafe;
-  int64_t *tokens;       /* scratch: one marking */
+  int64_t *tokens; /* scratch: one marking */
 };
 
-static void emit_c_ctx_free(struct emit_c_ctx *c) {
+static void emit_c_ctx_free(struct emit_c_ctx *c)
+{
   if (c->place_enum)
-    for (uint32_t i = 0; i < c->net->nplaces; i++) free(c->place_enum[i]);
+    for (uint32_t i = 0; i < c->net->nplaces; i++)
+      free(c->place_enum[i]);
   if (c->trans_enum)
-    for (uint32_t i = 0; i < c->net->ntransitions; i++) free(c->trans_enum[i]);
+    for (uint32_t i = 0; i < c->net->ntransitions; i++)
+      free(c->trans_enum[i]);
   free(c->place_enum);
   free(c->trans_enum);
   free(c->upper);
@@ -50,18 +53,22 @@ static void emit_c_ctx_free(struct emit_c_ctx *c) {
   free(c->tokens);
 }
 
-static char *emit_c_enum_name(const char *upper, const char *kind, const char *name) {
+static char *emit_c_enum_name(const char *upper, const char *kind, const char *name)
+{
   char *u = text_upper_ident(name);
-  if (!u) return NULL;
+  if (!u)
+    return NULL;
   size_t len = strlen(upper) + strlen(kind) + strlen(u) + 3;
   char *r = malloc(len);
-  if (r) snprintf(r, len, "%s_%s_%s", upper, kind, u);
+  if (r)
+    snprintf(r, len, "%s_%s_%s", upper, kind, u);
   free(u);
   return r;
 }
 
 static int emit_c_ctx_init(struct emit_c_ctx *c, const struct pn_net *net,
-                           const struct pn_analysis *a, const char *ident) {
+                           const struct pn_analysis *a, const char *ident)
+{
   int rc = -ENOMEM;
   memset(c, 0, sizeof *c);
   c->net = net;
@@ -69,27 +76,36 @@ static int emit_c_ctx_init(struct emit_c_ctx *c, const struct pn_net *net,
   c->ident = ident;
 
   char *id_upper = text_upper_ident(ident);
-  if (!id_upper) goto fail;
+  if (!id_upper)
+    goto fail;
   size_t len = strlen(id_upper) + sizeof "CS_MODEL_";
   c->upper = malloc(len);
-  if (c->upper) snprintf(c->upper, len, "CS_MODEL_%s", id_upper);
+  if (c->upper)
+    snprintf(c->upper, len, "CS_MODEL_%s", id_upper);
   free(id_upper);
-  if (!c->upper) goto fail;
+  if (!c->upper)
+    goto fail;
 
   c->place_enum = calloc(net->nplaces ? net->nplaces : 1, sizeof *c->place_enum);
   c->trans_enum = calloc(net->ntransitions ? net->ntransitions : 1, sizeof *c->trans_enum);
   c->tracked = calloc(net->nplaces ? net->nplaces : 1, sizeof *c->tracked);
   c->tokens = calloc(net->nplaces ? net->nplaces : 1, sizeof *c->tokens);
-  if (!c->place_enum || !c->trans_enum || !c->tracked || !c->tokens) goto fail;
+  if (!c->place_enum || !c->trans_enum || !c->tracked || !c->tokens)
+    goto fail;
   for (uint32_t i = 0; i < net->nplaces; i++) {
-    if (!(c->place_enum[i] = emit_c_enum_name(c->upper, "P", net->places[i].name))) goto fail;
-    if (net->places[i].role == PN_PLACE_TRACKED) c->tracked[c->ntracked++] = i;
+    if (!(c->place_enum[i] = emit_c_enum_name(c->upper, "P", net->places[i].name)))
+      goto fail;
+    if (net->places[i].role == PN_PLACE_TRACKED)
+      c->tracked[c->ntracked++] = i;
   }
   for (uint32_t i = 0; i < net->ntransitions; i++)
-    if (!(c->trans_enum[i] = emit_c_enum_name(c->upper, "T", net->transitions[i].name))) goto fail;
+    if (!(c->trans_enum[i] = emit_c_enum_name(c->upper, "T", net->transitions[i].name)))
+      goto fail;
   /* Two names may sanitize alike ("a-b", "a_b"); enumerators must not. */
-  if (text_uniquify(c->place_enum, net->nplaces) != 0) goto fail;
-  if (text_uniquify(c->trans_enum, net->ntransitions) != 0) goto fail;
+  if (text_uniquify(c->place_enum, net->nplaces) != 0)
+    goto fail;
+  if (text_uniquify(c->trans_enum, net->ntransitions) != 0)
+    goto fail;
 
   uint64_t states = pn_analysis_states(a);
   if (states >= UINT32_MAX) {
@@ -97,11 +113,14 @@ static int emit_c_ctx_init(struct emit_c_ctx *c, const struct pn_net *net,
     goto fail;
   }
   c->to_safe = malloc((states ? states : 1) * sizeof *c->to_safe);
-  if (!c->to_safe) goto fail;
+  if (!c->to_safe)
+    goto fail;
   uint64_t nsafe = 0;
   for (uint64_t s = 0; s < states; s++) {
-    if (pn_analysis_in_safe_set(a, s)) c->to_safe[s] = (uint32_t)nsafe++;
-    else c->to_safe[s] = UINT32_MAX;
+    if (pn_analysis_in_safe_set(a, s))
+      c->to_safe[s] = (uint32_t)nsafe++;
+    else
+      c->to_safe[s] = UINT32_MAX;
   }
   /* next_state holds int32 state numbers, negative values being markers. */
   if (nsafe > INT32_MAX) {
@@ -118,9 +137,11 @@ static int emit_c_ctx_init(struct emit_c_ctx *c, const struct pn_net *net,
     goto fail;
   }
   c->from_safe = malloc(nsafe * sizeof *c->from_safe);
-  if (!c->from_safe) goto fail;
+  if (!c->from_safe)
+    goto fail;
   for (uint64_t s = 0; s < states; s++)
-    if (c->to_safe[s] != UINT32_MAX) c->from_safe[c->to_safe[s]] = s;
+    if (c->to_safe[s] != UINT32_MAX)
+      c->from_safe[c->to_safe[s]] = s;
   return 0;
 
 fail:
@@ -129,12 +150,14 @@ fail:
 }
 
 static void emit_c_banner(FILE *out, const struct emit_c_ctx *c, const char *generator,
-                          const char *what) {
+                          const char *what)
+{
   fputs("/* DO NOT EDIT: generated by ", out);
   text_c_comment(out, generator);
   fputs(" from ", out);
   text_c_comment(out, c->net->source_path);
-  fputs(".\n * Edit the model and rerun pnetc instead; the build regenerates this file.\n *\n * ", out);
+  fputs(".\n * Edit the model and rerun pnetc instead; the build regenerates this file.\n *\n * ",
+        out);
   fputs(what, out);
   fputs("\n * How to read the tables: docs/table-format.md (section \"Net tables\"). */\n", out);
 }
@@ -142,7 +165,8 @@ static void emit_c_banner(FILE *out, const struct emit_c_ctx *c, const char *gen
 /* One enum per index space, each entry commented with the model's name. */
 static void emit_c_enum(FILE *out, const struct emit_c_ctx *c, const char *what, const char *doc,
                         char *const *enums, const char *const *names, const char *const *kinds,
-                        uint32_t n, const char *count) {
+                        uint32_t n, const char *count)
+{
   fprintf(out, "/* %s [" EMIT_C_TAG ":cs_model_%s_%s] */\nenum cs_model_%s_%s {\n", doc, c->ident,
           what, c->ident, what);
   for (uint32_t i = 0; i < n; i++) {
@@ -154,18 +178,22 @@ static void emit_c_enum(FILE *out, const struct emit_c_ctx *c, const char *what,
 }
 
 int emit_c_net_header(FILE *out, const struct pn_net *net, const struct pn_analysis *a,
-                      const char *ident, const char *generator) {
+                      const char *ident, const char *generator)
+{
   struct emit_c_ctx c;
   int rc = emit_c_ctx_init(&c, net, a, ident);
-  if (rc != 0) return rc;
+  if (rc != 0)
+    return rc;
 
   emit_c_banner(out, &c, generator,
                 "Declares the scheduler table of the model and the enums that index it.");
   fprintf(out, "#ifndef %s_H\n#define %s_H\n\n#include \"cs_model_table.h\"\n\n", c.upper, c.upper);
 
   const char *place_what[PN_PLACE_SINK + 1], *trans_what[PN_PROGRESS + 1];
-  for (int r = 0; r <= PN_PLACE_SINK; r++) place_what[r] = pn_place_role_name((enum pn_place_role)r);
-  for (int k = 0; k <= PN_PROGRESS; k++) trans_what[k] = pn_transition_kind_name((enum pn_transition_kind)k);
+  for (int r = 0; r <= PN_PLACE_SINK; r++)
+    place_what[r] = pn_place_role_name((enum pn_place_role)r);
+  for (int k = 0; k <= PN_PROGRESS; k++)
+    trans_what[k] = pn_transition_kind_name((enum pn_transition_kind)k);
   const char **pnames = malloc((net->nplaces + 1) * sizeof *pnames);
   const char **tnames = malloc((net->ntransitions + 1) * sizeof *tnames);
   const char **pwhat = malloc((net->nplaces + 1) * sizeof *pwhat);
@@ -182,11 +210,14 @@ int emit_c_net_header(FILE *out, const struct pn_net *net, const struct pn_analy
     tnames[i] = net->transitions[i].name;
     twhat[i] = trans_what[net->transitions[i].kind];
   }
-  emit_c_enum(out, &c, "place", "Places in declaration order: the index of every per-place table and of\n"
-              " * cs_model_table.place_names.", c.place_enum, pnames, pwhat, net->nplaces, "N_PLACES");
-  emit_c_enum(out, &c, "transition", "Transitions in declaration order: the columns of next_state and the index\n"
-              " * of every per-transition table.", c.trans_enum, tnames, twhat, net->ntransitions,
-              "N_TRANSITIONS");
+  emit_c_enum(out, &c, "place",
+              "Places in declaration order: the index of every per-place table and of\n"
+              " * cs_model_table.place_names.",
+              c.place_enum, pnames, pwhat, net->nplaces, "N_PLACES");
+  emit_c_enum(out, &c, "transition",
+              "Transitions in declaration order: the columns of next_state and the index\n"
+              " * of every per-transition table.",
+              c.trans_enum, tnames, twhat, net->ntransitions, "N_TRANSITIONS");
 
   fprintf(out,
           "/* Sizes of the safe set S: rows of the marking and next_state tables, and\n"
@@ -205,18 +236,22 @@ cleanup:
   return rc;
 }
 
-static void emit_c_begin(FILE *out, const char *table, const char *tag, const char *paragraph) {
+static void emit_c_begin(FILE *out, const char *table, const char *tag, const char *paragraph)
+{
   fprintf(out, "/* ---- Begin %s", table);
-  if (tag) fprintf(out, " [" EMIT_C_TAG ":%s]", tag);
+  if (tag)
+    fprintf(out, " [" EMIT_C_TAG ":%s]", tag);
   fprintf(out, " ----\n%s */\n", paragraph);
 }
 
-static void emit_c_end(FILE *out, const char *table) {
+static void emit_c_end(FILE *out, const char *table)
+{
   fprintf(out, "/* ---- End %s ---- */\n\n", table);
 }
 
 /* "S17  v8_slots=9 executing_v8=1  safe" */
-static void emit_c_state_comment(FILE *out, struct emit_c_ctx *c, uint32_t k) {
+static void emit_c_state_comment(FILE *out, struct emit_c_ctx *c, uint32_t k)
+{
   uint64_t s = c->from_safe[k];
   pn_analysis_marking(c->a, s, c->tokens);
   fprintf(out, "/* S%" PRIu32 " ", k);
@@ -228,7 +263,8 @@ static void emit_c_state_comment(FILE *out, struct emit_c_ctx *c, uint32_t k) {
   fprintf(out, "  %s */", pn_class_name(pn_analysis_class(c->a, s)));
 }
 
-static void emit_c_places(FILE *out, struct emit_c_ctx *c, char *tag) {
+static void emit_c_places(FILE *out, struct emit_c_ctx *c, char *tag)
+{
   const struct pn_net *net = c->net;
   if (net->nplaces == 0) {
     fputs("/* The model has no places: the place tables are NULL. */\n\n", out);
@@ -245,35 +281,45 @@ static void emit_c_places(FILE *out, struct emit_c_ctx *c, char *tag) {
                " *                     analysis checked it in every reachable marking: pnetc\n"
                " *                     writes no table for a model that can exceed one);\n"
                " *   place_initial     tokens in the initial marking S0.");
-  static const char *const arrays[] = {"place_names", "place_roles", "place_capacities",
-                                       "place_initial"};
-  static const char *const types[] = {"const char *const", "const uint8_t", "const int64_t",
-                                      "const int64_t"};
+  static const char *const arrays[] = { "place_names", "place_roles", "place_capacities",
+                                        "place_initial" };
+  static const char *const types[] = { "const char *const", "const uint8_t", "const int64_t",
+                                       "const int64_t" };
   for (int k = 0; k < 4; k++) {
     fprintf(out, "static %s %s[] = {\n", types[k], arrays[k]);
     for (uint32_t i = 0; i < net->nplaces; i++) {
       const struct pn_place *p = &net->places[i];
       fprintf(out, "  [%s] = ", c->place_enum[i]);
       switch (k) {
-      case 0: text_c_string(out, p->name); break;
-      case 1:
-        fputs(p->role == PN_PLACE_TRACKED ? "CS_PLACE_TRACKED"
-              : p->role == PN_PLACE_SOURCE ? "CS_PLACE_SOURCE" : "CS_PLACE_SINK", out);
+      case 0:
+        text_c_string(out, p->name);
         break;
-      case 2: fprintf(out, "INT64_C(%" PRId64 ")", p->capacity); break;
-      default: fprintf(out, "INT64_C(%" PRId64 ")", p->initial); break;
+      case 1:
+        fputs(p->role == PN_PLACE_TRACKED  ? "CS_PLACE_TRACKED"
+              : p->role == PN_PLACE_SOURCE ? "CS_PLACE_SOURCE"
+                                           : "CS_PLACE_SINK",
+              out);
+        break;
+      case 2:
+        fprintf(out, "INT64_C(%" PRId64 ")", p->capacity);
+        break;
+      default:
+        fprintf(out, "INT64_C(%" PRId64 ")", p->initial);
+        break;
       }
       fputs(",\n", out);
     }
     fputs("};\n", out);
-    fprintf(out, "_Static_assert(sizeof %s / sizeof %s[0] == %s_N_PLACES,\n"
-                 "               \"%s must have one entry per place\");\n",
+    fprintf(out,
+            "_Static_assert(sizeof %s / sizeof %s[0] == %s_N_PLACES,\n"
+            "               \"%s must have one entry per place\");\n",
             arrays[k], arrays[k], c->upper, arrays[k]);
   }
   emit_c_end(out, "places");
 }
 
-static void emit_c_arcs(FILE *out, struct emit_c_ctx *c, int post) {
+static void emit_c_arcs(FILE *out, struct emit_c_ctx *c, int post)
+{
   const struct pn_net *net = c->net;
   const char *name = post ? "post" : "pre";
   uint32_t total = 0;
@@ -296,7 +342,9 @@ static void emit_c_arcs(FILE *out, struct emit_c_ctx *c, int post) {
       }
     }
     fputs("};\n", out);
-    fprintf(out, "_Static_assert(sizeof %s_arcs / sizeof %s_arcs[0] == %" PRIu32 ", \"%s arc count\");\n",
+    fprintf(out,
+            "_Static_assert(sizeof %s_arcs / sizeof %s_arcs[0] == %" PRIu32
+            ", \"%s arc count\");\n",
             name, name, total, name);
   }
   fprintf(out, "static const uint32_t %s_start[] = {\n", name);
@@ -307,12 +355,14 @@ static void emit_c_arcs(FILE *out, struct emit_c_ctx *c, int post) {
   }
   fprintf(out, "  [%s_N_TRANSITIONS] = %" PRIu32 ", /* end of the last transition's arcs */\n};\n",
           c->upper, at);
-  fprintf(out, "_Static_assert(sizeof %s_start / sizeof %s_start[0] == %s_N_TRANSITIONS + 1,\n"
-               "               \"%s_start must have one entry per transition plus the end\");\n",
+  fprintf(out,
+          "_Static_assert(sizeof %s_start / sizeof %s_start[0] == %s_N_TRANSITIONS + 1,\n"
+          "               \"%s_start must have one entry per transition plus the end\");\n",
           name, name, c->upper, name);
 }
 
-static void emit_c_transitions(FILE *out, struct emit_c_ctx *c, char *tag) {
+static void emit_c_transitions(FILE *out, struct emit_c_ctx *c, char *tag)
+{
   const struct pn_net *net = c->net;
   if (net->ntransitions == 0) {
     fputs("/* The model has no transitions: the transition tables are NULL. */\n\n", out);
@@ -350,18 +400,20 @@ static void emit_c_transitions(FILE *out, struct emit_c_ctx *c, char *tag) {
       fprintf(out, "  [%s] = -1,\n", c->trans_enum[t]);
   }
   fputs("};\n", out);
-  static const char *const arrays[] = {"transition_names", "transition_kinds",
-                                       "transition_completion"};
+  static const char *const arrays[] = { "transition_names", "transition_kinds",
+                                        "transition_completion" };
   for (int k = 0; k < 3; k++)
-    fprintf(out, "_Static_assert(sizeof %s / sizeof %s[0] == %s_N_TRANSITIONS,\n"
-                 "               \"%s must have one entry per transition\");\n",
+    fprintf(out,
+            "_Static_assert(sizeof %s / sizeof %s[0] == %s_N_TRANSITIONS,\n"
+            "               \"%s must have one entry per transition\");\n",
             arrays[k], arrays[k], c->upper, arrays[k]);
   emit_c_arcs(out, c, 0);
   emit_c_arcs(out, c, 1);
   emit_c_end(out, "transitions");
 }
 
-static void emit_c_tracked(FILE *out, struct emit_c_ctx *c) {
+static void emit_c_tracked(FILE *out, struct emit_c_ctx *c)
+{
   if (c->ntracked == 0) {
     fputs("/* The model tracks no place: a marking has no columns (tables NULL). */\n\n", out);
     return;
@@ -373,16 +425,19 @@ static void emit_c_tracked(FILE *out, struct emit_c_ctx *c) {
   for (uint32_t j = 0; j < c->ntracked; j++)
     fprintf(out, "  %s, /* column %" PRIu32 " */\n", c->place_enum[c->tracked[j]], j);
   fputs("};\n", out);
-  fprintf(out, "_Static_assert(sizeof tracked_places / sizeof tracked_places[0] == %s_N_TRACKED,\n"
-               "               \"one column per tracked place\");\n",
+  fprintf(out,
+          "_Static_assert(sizeof tracked_places / sizeof tracked_places[0] == %s_N_TRACKED,\n"
+          "               \"one column per tracked place\");\n",
           c->upper);
   emit_c_end(out, "tracked_places");
 }
 
 /* Cells padded to the widest of their column, so the table reads as one. */
-static int emit_c_markings(FILE *out, struct emit_c_ctx *c) {
+static int emit_c_markings(FILE *out, struct emit_c_ctx *c)
+{
   const struct pn_net *net = c->net;
-  if (c->ntracked == 0) return 0;
+  if (c->ntracked == 0)
+    return 0;
   emit_c_begin(out, "markings", NULL,
                " * The safe set S: the reachable markings from which the initial marking can\n"
                " * be reached again without leaving S and from which no progress step leads\n"
@@ -405,7 +460,8 @@ static int emit_c_markings(FILE *out, struct emit_c_ctx *c) {
     fputs(" ", out);
     for (uint32_t j = 0; j < c->ntracked; j++) {
       int64_t v = c->tokens[c->tracked[j]];
-      if (v < 0 || v > (int64_t)UINT32_MAX) return -EOVERFLOW;
+      if (v < 0 || v > (int64_t)UINT32_MAX)
+        return -EOVERFLOW;
       fprintf(out, " %" PRId64 ",", v);
     }
     fputc(' ', out);
@@ -413,24 +469,31 @@ static int emit_c_markings(FILE *out, struct emit_c_ctx *c) {
     fputc('\n', out);
   }
   fputs("};\n", out);
-  fprintf(out, "_Static_assert(sizeof markings / sizeof markings[0] == (size_t)%s_N_STATES * %s_N_TRACKED,\n"
-               "               \"one row per state of S, one column per tracked place\");\n",
-          c->upper, c->upper);
+  fprintf(
+      out,
+      "_Static_assert(sizeof markings / sizeof markings[0] == (size_t)%s_N_STATES * %s_N_TRACKED,\n"
+      "               \"one row per state of S, one column per tracked place\");\n",
+      c->upper, c->upper);
   emit_c_end(out, "markings");
   return 0;
 }
 
-static int emit_c_next_state(FILE *out, struct emit_c_ctx *c) {
+static int emit_c_next_state(FILE *out, struct emit_c_ctx *c)
+{
   const struct pn_net *net = c->net;
   int rc = 0;
-  if (net->ntransitions == 0) return 0;
+  if (net->ntransitions == 0)
+    return 0;
   size_t *width = calloc(net->ntransitions, sizeof *width);
-  if (!width) return -ENOMEM;
+  if (!width)
+    return -ENOMEM;
   size_t state_digits = (size_t)snprintf(NULL, 0, "%" PRIu32, c->nsafe);
   for (uint32_t t = 0; t < net->ntransitions; t++) {
     size_t w = strlen(net->transitions[t].name);
-    if (w < sizeof "CS_DISABLED," - 1) w = sizeof "CS_DISABLED," - 1;
-    if (w < state_digits + 1) w = state_digits + 1;
+    if (w < sizeof "CS_DISABLED," - 1)
+      w = sizeof "CS_DISABLED," - 1;
+    if (w < state_digits + 1)
+      w = state_digits + 1;
     width[t] = w;
   }
   emit_c_begin(out, "next_state", NULL,
@@ -446,7 +509,8 @@ static int emit_c_next_state(FILE *out, struct emit_c_ctx *c) {
   for (uint32_t t = 0; t < net->ntransitions; t++) {
     size_t written = text_c_comment(out, net->transitions[t].name);
     if (t + 1 < net->ntransitions)
-      for (size_t i = written; i < width[t] + 1; i++) fputc(' ', out);
+      for (size_t i = written; i < width[t] + 1; i++)
+        fputc(' ', out);
   }
   fputs(" */\n", out);
   fputs("static const int32_t next_state[] = {\n", out);
@@ -473,26 +537,32 @@ static int emit_c_next_state(FILE *out, struct emit_c_ctx *c) {
         break;
       }
       fputs(cell, out);
-      for (size_t i = strlen(cell); i < width[t] + 1; i++) fputc(' ', out);
+      for (size_t i = strlen(cell); i < width[t] + 1; i++)
+        fputc(' ', out);
     }
     emit_c_state_comment(out, c, k);
     fputc('\n', out);
   }
   free(width);
-  if (rc != 0) return rc;
+  if (rc != 0)
+    return rc;
   fputs("};\n", out);
-  fprintf(out, "_Static_assert(sizeof next_state / sizeof next_state[0] == (size_t)%s_N_STATES * %s_N_TRANSITIONS,\n"
-               "               \"one row per state of S, one column per transition\");\n",
-          c->upper, c->upper);
+  fprintf(
+      out,
+      "_Static_assert(sizeof next_state / sizeof next_state[0] == (size_t)%s_N_STATES * %s_N_TRANSITIONS,\n"
+      "               \"one row per state of S, one column per transition\");\n",
+      c->upper, c->upper);
   emit_c_end(out, "next_state");
   return 0;
 }
 
 int emit_c_net_source(FILE *out, const struct pn_net *net, const struct pn_analysis *a,
-                      const char *ident, const char *header_name, const char *generator) {
+                      const char *ident, const char *header_name, const char *generator)
+{
   struct emit_c_ctx c;
   int rc = emit_c_ctx_init(&c, net, a, ident);
-  if (rc != 0) return rc;
+  if (rc != 0)
+    return rc;
   size_t taglen = strlen(ident) + 32;
   char *place_tag = malloc(taglen), *trans_tag = malloc(taglen);
   if (!place_tag || !trans_tag) {
@@ -513,8 +583,10 @@ int emit_c_net_source(FILE *out, const struct pn_net *net, const struct pn_analy
   emit_c_places(out, &c, place_tag);
   emit_c_transitions(out, &c, trans_tag);
   emit_c_tracked(out, &c);
-  if ((rc = emit_c_markings(out, &c)) != 0) goto cleanup;
-  if ((rc = emit_c_next_state(out, &c)) != 0) goto cleanup;
+  if ((rc = emit_c_markings(out, &c)) != 0)
+    goto cleanup;
+  if ((rc = emit_c_next_state(out, &c)) != 0)
+    goto cleanup;
 
   emit_c_begin(out, "model", NULL,
                " * The descriptor the runtime links: sizes and pointers to the tables above\n"

@@ -36,9 +36,10 @@ struct emit_pol_sources {
 
 /* header_name: how profiles.c includes profiles.h; generator: "pnetc 0.1.0"
  * for the banner. */
-int emit_c_pol_header(FILE *out, const struct emit_pol_sources *src, const struct emit_pol_compiled *c,
-                      size_t n, const char *generator);
-int emit_c_pol_source(FILE *out, const struct emit_pol_sources *src, const struct emit_pol_compiled *c,
-                      size_t n, const char *header_name, const char *generator);
+int emit_c_pol_header(FILE *out, const struct emit_pol_sources *src,
+                      const struct emit_pol_compiled *c, size_t n, const char *generator);
+int emit_c_pol_source(FILE *out, const struct emit_pol_sources *src,
+                      const struct emit_pol_compiled *c, size_t n, const char *header_name,
+                      const char *generator);
 
 #endif

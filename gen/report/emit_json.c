@@ -23,15 +23,22 @@ struct emit_json_b {
 /* JSON text must be UTF-8; a file name need not be. Bytes that do not form
  * valid UTF-8 become U+FFFD, so the report stays valid JSON and still says
  * which name it was, instead of failing as if memory had run out. */
-static char *utf8_clean(const char *s) {
+static char *utf8_clean(const char *s)
+{
   size_t n = strlen(s), j = 0;
   char *r = malloc(n * 3 + 1);
-  if (!r) return NULL;
+  if (!r)
+    return NULL;
   for (size_t i = 0; i < n;) {
     unsigned char c = (unsigned char)s[i];
-    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    size_t len = c < 0x80           ? 1
+                 : (c >> 5) == 0x6  ? 2
+                 : (c >> 4) == 0xe  ? 3
+                 : (c >> 3) == 0x1e ? 4
+                                    : 0;
     int ok = len > 0 && i + len <= n;
-    for (size_t k = 1; ok && k < len; k++) ok = ((unsigned char)s[i + k] >> 6) == 0x2;
+    for (size_t k = 1; ok && k < len; k++)
+      ok = ((unsigned char)s[i + k] >> 6) == 0x2;
     if (ok) {
       memcpy(r + j, s + i, len);
       j += len;
@@ -46,16 +53,19 @@ static char *utf8_clean(const char *s) {
   return r;
 }
 
-static json_t *str(const char *s) {
+static json_t *str(const char *s)
+{
   json_t *v = json_string(s);
-  if (v) return v;
+  if (v)
+    return v;
   char *clean = utf8_clean(s);
   v = clean ? json_string(clean) : NULL;
   free(clean);
   return v;
 }
 
-static void set(struct emit_json_b *b, json_t *obj, const char *key, json_t *v) {
+static void set(struct emit_json_b *b, json_t *obj, const char *key, json_t *v)
+{
   if (!v) {
     b->failed = 1;
     return;
@@ -72,26 +82,33 @@ static void set(struct emit_json_b *b, json_t *obj, const char *key, json_t *v) 
     b->failed = 1;
     return;
   }
-  if (json_object_set_new(obj, clean, v) != 0) b->failed = 1;
+  if (json_object_set_new(obj, clean, v) != 0)
+    b->failed = 1;
   free(clean);
 }
 
-static void push(struct emit_json_b *b, json_t *arr, json_t *v) {
-  if (!v || json_array_append_new(arr, v) != 0) b->failed = 1;
+static void push(struct emit_json_b *b, json_t *arr, json_t *v)
+{
+  if (!v || json_array_append_new(arr, v) != 0)
+    b->failed = 1;
 }
 
 static json_t *emit_json_arcs(struct emit_json_b *b, const struct pn_net *net,
-                              const struct pn_arc *arcs, uint32_t n) {
+                              const struct pn_arc *arcs, uint32_t n)
+{
   json_t *o = json_object();
-  if (!o) return NULL;
+  if (!o)
+    return NULL;
   for (uint32_t i = 0; i < n; i++)
     set(b, o, net->places[arcs[i].place].name, json_integer(arcs[i].weight));
   return o;
 }
 
-static json_t *emit_json_places(struct emit_json_b *b, const struct pn_net *net) {
+static json_t *emit_json_places(struct emit_json_b *b, const struct pn_net *net)
+{
   json_t *arr = json_array();
-  if (!arr) return NULL;
+  if (!arr)
+    return NULL;
   for (uint32_t i = 0; i < net->nplaces; i++) {
     const struct pn_place *p = &net->places[i];
     json_t *o = json_object();
@@ -106,9 +123,11 @@ static json_t *emit_json_places(struct emit_json_b *b, const struct pn_net *net)
   return arr;
 }
 
-static json_t *emit_json_transitions(struct emit_json_b *b, const struct pn_net *net) {
+static json_t *emit_json_transitions(struct emit_json_b *b, const struct pn_net *net)
+{
   json_t *arr = json_array();
-  if (!arr) return NULL;
+  if (!arr)
+    return NULL;
   for (uint32_t i = 0; i < net->ntransitions; i++) {
     const struct pn_transition *t = &net->transitions[i];
     json_t *o = json_object();
@@ -128,9 +147,11 @@ static json_t *emit_json_transitions(struct emit_json_b *b, const struct pn_net 
 }
 
 static json_t *emit_json_marking(struct emit_json_b *b, const struct pn_net *net,
-                                 const struct pn_analysis *a, uint64_t s, int64_t *tokens) {
+                                 const struct pn_analysis *a, uint64_t s, int64_t *tokens)
+{
   json_t *o = json_object();
-  if (!o) return NULL;
+  if (!o)
+    return NULL;
   pn_analysis_marking(a, s, tokens);
   for (uint32_t i = 0; i < net->nplaces; i++)
     if (net->places[i].role == PN_PLACE_TRACKED)
@@ -139,9 +160,11 @@ static json_t *emit_json_marking(struct emit_json_b *b, const struct pn_net *net
 }
 
 static json_t *emit_json_assertions(struct emit_json_b *b, const struct pn_net *net,
-                                    const struct pn_analysis *a, int64_t *tokens) {
+                                    const struct pn_analysis *a, int64_t *tokens)
+{
   json_t *arr = json_array();
-  if (!arr) return NULL;
+  if (!arr)
+    return NULL;
   for (uint32_t i = 0; i < net->nassertions; i++) {
     const struct pn_assertion *as = &net->assertions[i];
     const struct pn_assert_result *r = pn_analysis_assertion(a, i);
@@ -170,11 +193,13 @@ static json_t *emit_json_assertions(struct emit_json_b *b, const struct pn_net *
   return arr;
 }
 
-json_t *emit_json_report(const struct pn_net *net, const struct pn_analysis *a) {
-  struct emit_json_b b = {0};
+json_t *emit_json_report(const struct pn_net *net, const struct pn_analysis *a)
+{
+  struct emit_json_b b = { 0 };
   int64_t *tokens = calloc(net->nplaces ? net->nplaces : 1, sizeof *tokens);
   json_t *root = json_object();
-  if (!tokens || !root) goto fail;
+  if (!tokens || !root)
+    goto fail;
 
   set(&b, root, "schema_version", json_integer(EMIT_JSON_SCHEMA_VERSION));
   set(&b, root, "model", str(net->name && net->name[0] ? net->name : ""));
@@ -187,8 +212,8 @@ json_t *emit_json_report(const struct pn_net *net, const struct pn_analysis *a) 
 
   json_t *classes = json_object();
   if (classes) {
-    static const enum pn_class all[] = {PN_CLASS_DEAD, PN_CLASS_UNSAFE, PN_CLASS_SATURATED,
-                                        PN_CLASS_SAFE};
+    static const enum pn_class all[] = { PN_CLASS_DEAD, PN_CLASS_UNSAFE, PN_CLASS_SATURATED,
+                                         PN_CLASS_SAFE };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
       set(&b, classes, pn_class_name(all[i]),
           json_integer((json_int_t)pn_analysis_class_count(a, all[i])));
@@ -208,9 +233,11 @@ json_t *emit_json_report(const struct pn_net *net, const struct pn_analysis *a) 
   set(&b, root, "assertions", asserts);
   int holds = 1;
   for (uint32_t i = 0; i < net->nassertions; i++)
-    if (!pn_analysis_assertion(a, i)->holds) holds = 0;
+    if (!pn_analysis_assertion(a, i)->holds)
+      holds = 0;
   set(&b, root, "holds", json_boolean(holds));
-  if (b.failed) goto fail;
+  if (b.failed)
+    goto fail;
   free(tokens);
   return root;
 
@@ -220,9 +247,11 @@ fail:
   return NULL;
 }
 
-int emit_json_write(FILE *out, const struct pn_net *net, const struct pn_analysis *a) {
+int emit_json_write(FILE *out, const struct pn_net *net, const struct pn_analysis *a)
+{
   json_t *root = emit_json_report(net, a);
-  if (!root) return -ENOMEM;
+  if (!root)
+    return -ENOMEM;
   errno = 0;
   json_dumpf(root, out, JSON_SORT_KEYS | JSON_INDENT(2));
   json_decref(root);

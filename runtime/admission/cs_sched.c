@@ -36,7 +36,7 @@
 /* Ticket registry slot word: status (2 bits), admission (15 bits),
  * generation (47 bits). One word, so claim/release are single atomics. */
 enum { SLOT_FREE = 0, SLOT_BUSY = 1, SLOT_COMPLETING = 2, SLOT_PARKED = 3 };
-#define SLOT_STATUS(w) ((uint32_t)((w) & 3u))
+#define SLOT_STATUS(w) ((uint32_t)((w)&3u))
 #define SLOT_ADMISSION(w) ((uint32_t)(((w) >> 2) & 0x7fffu))
 #define SLOT_GEN(w) ((w) >> 17)
 #define SLOT_WORD(gen, adm, st) (((uint64_t)(gen) << 17) | ((uint64_t)(adm) << 2) | (uint64_t)(st))
@@ -73,7 +73,7 @@ struct cs_sched {
   struct tinfo *ti;
   _Atomic uint64_t *slots;
   const struct cs_model_table *table;
-  uint64_t uid;              /* for parked slots; under live_lock */
+  uint64_t uid; /* for parked slots; under live_lock */
   struct cs_sched *live_next;
   pthread_mutex_t lock;
   struct queue *queues; /* per transition, admissions only */
@@ -84,7 +84,8 @@ struct cs_sched {
 /* Per-thread starting point of the registry scan: each thread tends to
  * reuse the slot it released last, so claims do not contend. */
 static _Thread_local uint32_t slot_hint = UINT32_MAX;
-static _Thread_local uint64_t slot_hint_word = SLOT_COMPLETING; /* never a free word: forces a scan */
+static _Thread_local uint64_t slot_hint_word =
+    SLOT_COMPLETING; /* never a free word: forces a scan */
 static _Atomic uint32_t slot_hint_seed;
 
 /* Parked slot. A thread that completes a ticket may keep that registry word
@@ -99,7 +100,7 @@ struct park {
   uint64_t uid; /* 0: nothing parked */
   uint32_t slot;
   uint64_t gen;
-  bool keyed;   /* the destructor is registered for this thread */
+  bool keyed; /* the destructor is registered for this thread */
 };
 static _Thread_local struct park parked;
 static pthread_once_t park_once = PTHREAD_ONCE_INIT;
@@ -116,19 +117,32 @@ static uint64_t live_uids;
 const char *cs_strerror(int err)
 {
   switch (err) {
-  case 0: return "success";
-  case -EINVAL: return "invalid argument, or a ticket this scheduler never issued";
-  case -EAGAIN: return "refused now: the step would leave the safe set, or is not enabled";
-  case -ETIMEDOUT: return "deadline passed before the admission was granted";
-  case -EALREADY: return "ticket already completed";
-  case -EPERM: return "completion steps are fired by completing their ticket";
-  case -ENOENT: return "no transition of that name";
-  case -ENOSPC: return "no free ticket, holder or waiter record";
-  case -ENOMEM: return "out of memory";
-  case -EPROTO: return "model table is malformed or inconsistent";
-  case -EBUSY: return "waiters queued or tickets outstanding";
-  case -ESTALE: return "shared admission file holds another model";
-  default: return err < 0 ? strerror(-err) : "unknown error";
+  case 0:
+    return "success";
+  case -EINVAL:
+    return "invalid argument, or a ticket this scheduler never issued";
+  case -EAGAIN:
+    return "refused now: the step would leave the safe set, or is not enabled";
+  case -ETIMEDOUT:
+    return "deadline passed before the admission was granted";
+  case -EALREADY:
+    return "ticket already completed";
+  case -EPERM:
+    return "completion steps are fired by completing their ticket";
+  case -ENOENT:
+    return "no transition of that name";
+  case -ENOSPC:
+    return "no free ticket, holder or waiter record";
+  case -ENOMEM:
+    return "out of memory";
+  case -EPROTO:
+    return "model table is malformed or inconsistent";
+  case -EBUSY:
+    return "waiters queued or tickets outstanding";
+  case -ESTALE:
+    return "shared admission file holds another model";
+  default:
+    return err < 0 ? strerror(-err) : "unknown error";
   }
 }
 
@@ -162,7 +176,8 @@ static int fire_from(struct cs_sched *s, uint32_t t, uint32_t cur, uint32_t *fro
 /* fire_from with the lookup for a guessed state done by the caller before
  * its previous atomic operation: on the uncontended path no load then
  * stands between that operation and this CAS. */
-static inline __attribute__((always_inline)) int fire_guess(struct cs_sched *s, uint32_t t, uint32_t cur, int32_t nx, uint32_t *from, uint32_t *to)
+static inline __attribute__((always_inline)) int
+fire_guess(struct cs_sched *s, uint32_t t, uint32_t cur, int32_t nx, uint32_t *from, uint32_t *to)
 {
   if (nx >= 0 && atomic_compare_exchange_strong(&s->state, &cur, (uint32_t)nx)) {
     *from = cur;
@@ -238,7 +253,8 @@ static void after_change(struct cs_sched *s)
   pthread_mutex_unlock(&s->lock);
 }
 
-static inline __attribute__((always_inline)) int slot_claim(struct cs_sched *s, uint32_t admission, uint32_t *slot, uint64_t *gen)
+static inline __attribute__((always_inline)) int slot_claim(struct cs_sched *s, uint32_t admission,
+                                                            uint32_t *slot, uint64_t *gen)
 {
   uint32_t k = slot_hint;
   uint64_t w;
@@ -247,16 +263,19 @@ static inline __attribute__((always_inline)) int slot_claim(struct cs_sched *s, 
     k = parked.slot;
     w = SLOT_WORD(parked.gen, 0, SLOT_FREE);
     parked.uid = 0;
-    atomic_store_explicit(&s->slots[k], SLOT_WORD(parked.gen, admission, SLOT_BUSY), memory_order_release);
+    atomic_store_explicit(&s->slots[k], SLOT_WORD(parked.gen, admission, SLOT_BUSY),
+                          memory_order_release);
     goto claimed;
   }
   if (k >= s->nslots) /* first claim of this thread, or a smaller registry */
-    k = slot_hint = atomic_fetch_add_explicit(&slot_hint_seed, 61, memory_order_relaxed) % s->nslots;
+    k = slot_hint =
+        atomic_fetch_add_explicit(&slot_hint_seed, 61, memory_order_relaxed) % s->nslots;
   /* Usually the slot this thread released last is still free, with the
    * word it stored: try that without reading it first. */
   w = slot_hint_word;
   if (SLOT_STATUS(w) == SLOT_FREE &&
-      atomic_compare_exchange_strong_explicit(&s->slots[k], &w, SLOT_WORD(SLOT_GEN(w), admission, SLOT_BUSY),
+      atomic_compare_exchange_strong_explicit(&s->slots[k], &w,
+                                              SLOT_WORD(SLOT_GEN(w), admission, SLOT_BUSY),
                                               memory_order_acquire, memory_order_relaxed))
     goto claimed;
   /* No division on the hot path: walk and wrap. */
@@ -264,7 +283,8 @@ static inline __attribute__((always_inline)) int slot_claim(struct cs_sched *s, 
     w = atomic_load_explicit(&s->slots[k], memory_order_relaxed);
     if (SLOT_STATUS(w) != SLOT_FREE)
       continue;
-    if (atomic_compare_exchange_strong_explicit(&s->slots[k], &w, SLOT_WORD(SLOT_GEN(w), admission, SLOT_BUSY),
+    if (atomic_compare_exchange_strong_explicit(&s->slots[k], &w,
+                                                SLOT_WORD(SLOT_GEN(w), admission, SLOT_BUSY),
                                                 memory_order_acquire, memory_order_relaxed))
       goto claimed;
   }
@@ -283,7 +303,8 @@ static void park_free(void *p)
   pthread_mutex_lock(&live_lock);
   for (struct cs_sched *s = live_head; s && pk->uid; s = s->live_next)
     if (s->uid == pk->uid)
-      atomic_store_explicit(&s->slots[pk->slot], SLOT_WORD(pk->gen, 0, SLOT_FREE), memory_order_release);
+      atomic_store_explicit(&s->slots[pk->slot], SLOT_WORD(pk->gen, 0, SLOT_FREE),
+                            memory_order_release);
   pthread_mutex_unlock(&live_lock);
   pk->uid = 0;
 }
@@ -303,7 +324,7 @@ static void slot_release(struct cs_sched *s, uint32_t slot, uint64_t gen)
     }
     if (parked.keyed) {
       atomic_store_explicit(&s->slots[slot], SLOT_WORD(gen, 0, SLOT_PARKED), memory_order_release);
-      parked = (struct park){s->uid, slot, gen, true};
+      parked = (struct park){ s->uid, slot, gen, true };
       return;
     }
   }
@@ -320,8 +341,8 @@ static void slot_unclaim(struct cs_sched *s, uint32_t slot, uint64_t gen)
   atomic_store_explicit(&s->slots[slot], SLOT_WORD(gen, 0, SLOT_FREE), memory_order_release);
 }
 
-static void fill_ticket(struct cs_ticket *tk, uint32_t slot, uint32_t adm, uint64_t gen, uint32_t from,
-                        uint32_t to)
+static void fill_ticket(struct cs_ticket *tk, uint32_t slot, uint32_t adm, uint64_t gen,
+                        uint32_t from, uint32_t to)
 {
   tk->slot = slot;
   tk->admission = adm;
@@ -380,7 +401,8 @@ int cs_sched_create(const struct cs_model_table *table, const struct cs_sched_op
   lock_ok = true;
   /* Deadlines are CLOCK_MONOTONIC: a wall-clock jump must not release or
    * starve a waiter. */
-  if (pthread_condattr_init(&s->condattr) || pthread_condattr_setclock(&s->condattr, CLOCK_MONOTONIC)) {
+  if (pthread_condattr_init(&s->condattr) ||
+      pthread_condattr_setclock(&s->condattr, CLOCK_MONOTONIC)) {
     rc = -ENOMEM;
     goto fail;
   }
@@ -456,8 +478,10 @@ const struct cs_model_table *cs_sched_table(const struct cs_sched *s)
  * `waiting` and `cur` were read before the ticket was claimed, so their
  * latency overlaps the claim; the CAS validates cur, and a caller that saw
  * no waiter arrived before any waiter announced itself. */
-static inline __attribute__((always_inline)) int admit_fast(struct cs_sched *s, uint32_t a, uint32_t waiting, uint32_t cur, int32_t nx,
-                      struct cs_ticket *tk, uint32_t slot, uint64_t gen)
+static inline __attribute__((always_inline)) int admit_fast(struct cs_sched *s, uint32_t a,
+                                                            uint32_t waiting, uint32_t cur,
+                                                            int32_t nx, struct cs_ticket *tk,
+                                                            uint32_t slot, uint64_t gen)
 {
   uint32_t from, to;
   if (waiting != 0 || fire_guess(s, a, cur, nx, &from, &to) != 0)
@@ -467,12 +491,13 @@ static inline __attribute__((always_inline)) int admit_fast(struct cs_sched *s, 
   return 0;
 }
 
-static int admit_slow(struct cs_sched *s, uint32_t a, const struct timespec *deadline, struct cs_ticket *tk,
-                      uint32_t slot, uint64_t gen);
+static int admit_slow(struct cs_sched *s, uint32_t a, const struct timespec *deadline,
+                      struct cs_ticket *tk, uint32_t slot, uint64_t gen);
 
 /* Both entry points: the fast path, then (when blocking) the queue. */
 static inline __attribute__((always_inline)) int admit(struct cs_sched *s, uint32_t a, bool block,
-                                                       const struct timespec *deadline, struct cs_ticket *tk)
+                                                       const struct timespec *deadline,
+                                                       struct cs_ticket *tk)
 {
   uint32_t slot;
   uint64_t gen;
@@ -505,10 +530,10 @@ static bool deadline_passed(const struct timespec *dl)
   return now.tv_sec > dl->tv_sec || (now.tv_sec == dl->tv_sec && now.tv_nsec >= dl->tv_nsec);
 }
 
-static int admit_slow(struct cs_sched *s, uint32_t a, const struct timespec *deadline, struct cs_ticket *tk,
-                      uint32_t slot, uint64_t gen)
+static int admit_slow(struct cs_sched *s, uint32_t a, const struct timespec *deadline,
+                      struct cs_ticket *tk, uint32_t slot, uint64_t gen)
 {
-  struct waiter w = {0};
+  struct waiter w = { 0 };
   struct queue *q = &s->queues[a];
   uint32_t from, to;
   int rc = 0;
@@ -564,7 +589,8 @@ out:
   return rc;
 }
 
-int cs_admit_timed(struct cs_sched *s, uint32_t a, const struct timespec *deadline, struct cs_ticket *tk)
+int cs_admit_timed(struct cs_sched *s, uint32_t a, const struct timespec *deadline,
+                   struct cs_ticket *tk)
 {
   return admit(s, a, true, deadline, tk);
 }

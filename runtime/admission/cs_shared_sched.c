@@ -54,7 +54,7 @@
 #define JOURNAL_MAX 12
 
 struct jentry {
-  uint64_t off;   /* from the start of the mapping */
+  uint64_t off; /* from the start of the mapping */
   uint64_t value;
   uint32_t width; /* 4 or 8 */
   uint32_t pad;
@@ -187,7 +187,7 @@ static void jr_put(struct cs_shared_sched *sh, const void *field, uint64_t value
   if (h->journal_n >= JOURNAL_MAX)
     abort();
   h->journal[h->journal_n++] =
-      (struct jentry){(uint64_t)((const char *)field - (const char *)h), value, width, 0};
+      (struct jentry){ (uint64_t)((const char *)field - (const char *)h), value, width, 0 };
 }
 
 static void jr_apply_n(struct shm_header *h, uint32_t n)
@@ -276,7 +276,7 @@ static void futex_wake_all(_Atomic uint32_t *word)
 
 static void futex_wait_ms(_Atomic uint32_t *word, uint32_t expect, long ms)
 {
-  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+  struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
   syscall(SYS_futex, word, FUTEX_WAIT, expect, &ts, NULL, 0);
 }
 
@@ -339,8 +339,8 @@ static int free_holder(const struct cs_shared_sched *sh)
 }
 
 /* Journals a new holder record for (pid, start) and the state change. */
-static void put_grant(struct cs_shared_sched *sh, uint32_t idx, uint32_t a, pid_t pid, uint64_t start,
-                      uint32_t to)
+static void put_grant(struct cs_shared_sched *sh, uint32_t idx, uint32_t a, pid_t pid,
+                      uint64_t start, uint32_t to)
 {
   struct shm_holder *ho = &sh->holders[idx];
   jr_put(sh, &ho->admission, a, 4);
@@ -490,13 +490,13 @@ static int shm_table_check(const struct cs_model_table *t, bool deep)
   char why[256];
   int rc = cs_table_check(t, deep, why, sizeof why);
   if (rc == -EPROTO)
-    fprintf(stderr, "cs_runtime: model table %s rejected: %s\n", t->model_name ? t->model_name : "?",
-            why);
+    fprintf(stderr, "cs_runtime: model table %s rejected: %s\n",
+            t->model_name ? t->model_name : "?", why);
   return rc;
 }
 
-int cs_shared_open(const char *path, const struct cs_model_table *table, const struct cs_shared_opts *opts,
-                   struct cs_shared_sched **out)
+int cs_shared_open(const char *path, const struct cs_model_table *table,
+                   const struct cs_shared_opts *opts, struct cs_shared_sched **out)
 {
   struct cs_shared_sched *sh = NULL;
   struct shm_header hdr;
@@ -517,7 +517,8 @@ int cs_shared_open(const char *path, const struct cs_model_table *table, const s
   fp = cs_table_fingerprint(table);
   /* O_NOFOLLOW: a symlink planted in the directory must not redirect the
    * state of every sandbox to a file of the attacker's choosing. */
-  fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, opts && opts->mode ? opts->mode : 0600);
+  fd =
+      open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, opts && opts->mode ? opts->mode : 0600);
   if (fd < 0)
     return -errno;
   /* Creation and first inspection are serialised by an advisory lock, so
@@ -534,9 +535,11 @@ int cs_shared_open(const char *path, const struct cs_model_table *table, const s
   /* Under the flock, a file without the magic is one whose creator died
    * before finishing (nobody uses a file before its magic is set): make
    * it again. */
-  if (st.st_size == 0 || ((size_t)st.st_size >= sizeof hdr && pread(fd, &hdr, sizeof hdr, 0) == (ssize_t)sizeof hdr &&
-                          hdr.magic == 0)) {
-    if ((rc = shm_table_check(table, true)) != 0 || (rc = init_file(fd, table, opts, fp, &size)) != 0)
+  if (st.st_size == 0 ||
+      ((size_t)st.st_size >= sizeof hdr && pread(fd, &hdr, sizeof hdr, 0) == (ssize_t)sizeof hdr &&
+       hdr.magic == 0)) {
+    if ((rc = shm_table_check(table, true)) != 0 ||
+        (rc = init_file(fd, table, opts, fp, &size)) != 0)
       goto fail;
   } else {
     if ((size_t)st.st_size < sizeof hdr || pread(fd, &hdr, sizeof hdr, 0) != (ssize_t)sizeof hdr) {
@@ -545,8 +548,9 @@ int cs_shared_open(const char *path, const struct cs_model_table *table, const s
     }
     if (hdr.magic != SHM_MAGIC || hdr.layout != SHM_LAYOUT || hdr.fingerprint != fp ||
         hdr.n_states != table->n_states || hdr.n_transitions != table->n_transitions ||
-        hdr.max_holders == 0 || hdr.max_holders > 65536 || hdr.max_waiters == 0 || hdr.max_waiters > 65536 ||
-        hdr.size != layout_size(hdr.max_holders, hdr.max_waiters) || hdr.size != (uint64_t)st.st_size) {
+        hdr.max_holders == 0 || hdr.max_holders > 65536 || hdr.max_waiters == 0 ||
+        hdr.max_waiters > 65536 || hdr.size != layout_size(hdr.max_holders, hdr.max_waiters) ||
+        hdr.size != (uint64_t)st.st_size) {
       /* Not the file of this table: a malformed table says so first. */
       rc = shm_table_check(table, true);
       if (rc == 0)
@@ -691,8 +695,7 @@ int cs_shared_admit(struct cs_shared_sched *sh, uint32_t a, const struct timespe
 }
 
 int cs_shared_admit_notice(struct cs_shared_sched *sh, uint32_t a, const struct timespec *deadline,
-                           const struct cs_shared_wait_notice *notice,
-                           struct cs_shared_ticket *tk)
+                           const struct cs_shared_wait_notice *notice, struct cs_shared_ticket *tk)
 {
   struct shm_waiter *w = NULL;
   struct cs_shared_wait_info info;
@@ -885,7 +888,8 @@ static int count_used(const void *records, size_t stride, uint32_t n)
 {
   int used = 0;
   for (uint32_t i = 0; i < n; i++)
-    used += __atomic_load_n((const uint32_t *)((const char *)records + i * stride), __ATOMIC_ACQUIRE) != 0;
+    used += __atomic_load_n((const uint32_t *)((const char *)records + i * stride),
+                            __ATOMIC_ACQUIRE) != 0;
   return used;
 }
 

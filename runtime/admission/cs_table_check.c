@@ -35,18 +35,21 @@ bool cs_table_is_completion(const struct cs_model_table *t, uint32_t transition)
 static int structural(const struct cs_model_table *t, char *why, size_t whylen)
 {
   if (t->version != CS_MODEL_TABLE_VERSION) {
-    snprintf(why, whylen, "table version %u, runtime expects %u", t->version, CS_MODEL_TABLE_VERSION);
+    snprintf(why, whylen, "table version %u, runtime expects %u", t->version,
+             CS_MODEL_TABLE_VERSION);
     return -EPROTO;
   }
   if (t->n_states == 0 || t->n_states > (uint32_t)INT32_MAX || t->initial_state >= t->n_states ||
-      t->n_transitions == 0 || t->n_tracked > t->n_places || !t->next_state || !t->transition_kinds ||
-      !t->transition_completion || !t->transition_names || !t->place_names) {
+      t->n_transitions == 0 || t->n_tracked > t->n_places || !t->next_state ||
+      !t->transition_kinds || !t->transition_completion || !t->transition_names ||
+      !t->place_names) {
     snprintf(why, whylen, "table counts or pointers are inconsistent");
     return -EPROTO;
   }
   for (uint32_t c = 0; c < t->n_tracked; c++)
     if (t->tracked_places[c] >= t->n_places) {
-      snprintf(why, whylen, "tracked column %u names place %u of %u", c, t->tracked_places[c], t->n_places);
+      snprintf(why, whylen, "tracked column %u names place %u of %u", c, t->tracked_places[c],
+               t->n_places);
       return -EPROTO;
     }
   for (uint32_t tr = 0; tr < t->n_transitions; tr++) {
@@ -55,9 +58,9 @@ static int structural(const struct cs_model_table *t, char *why, size_t whylen)
       snprintf(why, whylen, "transition %u: bad kind or name", tr);
       return -EPROTO;
     }
-    if (c != -1 && (t->transition_kinds[tr] != CS_TRANSITION_ADMISSION || c < 0 ||
-                    (uint32_t)c >= t->n_transitions ||
-                    t->transition_kinds[c] != CS_TRANSITION_PROGRESS)) {
+    if (c != -1 &&
+        (t->transition_kinds[tr] != CS_TRANSITION_ADMISSION || c < 0 ||
+         (uint32_t)c >= t->n_transitions || t->transition_kinds[c] != CS_TRANSITION_PROGRESS)) {
       snprintf(why, whylen, "transition %s: completion %d is not a progress step",
                t->transition_names[tr], c);
       return -EPROTO;
@@ -81,7 +84,8 @@ static int structural(const struct cs_model_table *t, char *why, size_t whylen)
       if (!ok) {
         /* A progress step the table marks refused would mean S is not
          * closed under progress: the analysis that made it is wrong. */
-        snprintf(why, whylen, "next_state[%u][%s] = %d is not a state, disabled or (for an admission) refused",
+        snprintf(why, whylen,
+                 "next_state[%u][%s] = %d is not a state, disabled or (for an admission) refused",
                  s, t->transition_names[tr], nx);
         return -EPROTO;
       }
@@ -119,7 +123,8 @@ static int deep(const struct cs_model_table *t, char *why, size_t whylen)
       const int64_t *e = eff + (size_t)tr * t->n_tracked;
       for (uint32_t c = 0; c < t->n_tracked; c++)
         if ((int64_t)n[c] != (int64_t)m[c] + e[c]) {
-          snprintf(why, whylen, "next_state[%u][%s] = %d has %s=%u, but the arcs take it from %u to %lld", s,
+          snprintf(why, whylen,
+                   "next_state[%u][%s] = %d has %s=%u, but the arcs take it from %u to %lld", s,
                    t->transition_names[tr], nx, t->place_names[t->tracked_places[c]], n[c], m[c],
                    (long long)m[c] + (long long)e[c]);
           rc = -EPROTO;

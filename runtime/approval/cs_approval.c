@@ -13,7 +13,7 @@
 
 #include "cs_approval_internal.h"
 
-static const char *const cs_approval_scope_names[] = {"once", "session", "always"};
+static const char *const cs_approval_scope_names[] = { "once", "session", "always" };
 
 struct cs_approval_grant {
   enum cs_approval_operation op;
@@ -120,8 +120,8 @@ void cs_approval_destroy(struct cs_approval_mgr *m)
   free(m);
 }
 
-static bool cs_approval_session_has(const struct cs_approval_mgr *m,
-                                    enum cs_approval_operation op, const char *prefix)
+static bool cs_approval_session_has(const struct cs_approval_mgr *m, enum cs_approval_operation op,
+                                    const char *prefix)
 {
   for (size_t i = 0; i < m->n_session; i++)
     if (m->session[i].op == op && strcmp(m->session[i].prefix, prefix) == 0)

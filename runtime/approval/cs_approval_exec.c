@@ -58,7 +58,7 @@ static int cs_exec_decide(void *ctx, const struct cs_approval_request *req, unsi
   uint64_t deadline = cs_approval_now_ms() + timeout_ms;
   char *json = NULL, *reply = NULL;
   size_t sent = 0, len, got = 0;
-  int in[2] = {-1, -1}, out[2] = {-1, -1};
+  int in[2] = { -1, -1 }, out[2] = { -1, -1 };
   pid_t pid = -1;
   int status = 0, r = -EIO;
   bool killed = false, timed_out = false;
@@ -86,7 +86,7 @@ static int cs_exec_decide(void *ctx, const struct cs_approval_request *req, unsi
     goto cleanup;
   }
   if (pid == 0) {
-    char *argv[] = {a->program, NULL};
+    char *argv[] = { a->program, NULL };
     /* Its own process group, so a hung approver and everything it
      * started are killed together at the deadline. */
     setpgid(0, 0);
@@ -106,10 +106,10 @@ static int cs_exec_decide(void *ctx, const struct cs_approval_request *req, unsi
   /* Write the request and read the reply together: an approver may answer
    * before reading all of stdin, and neither side may block the other. */
   while (out[0] >= 0) {
-    struct pollfd p[2] = {{.fd = out[0], .events = POLLIN}, {.fd = -1}};
+    struct pollfd p[2] = { { .fd = out[0], .events = POLLIN }, { .fd = -1 } };
     int wait = cs_exec_remaining(deadline);
     if (in[0] >= 0 && sent < len)
-      p[1] = (struct pollfd){.fd = in[0], .events = POLLOUT};
+      p[1] = (struct pollfd){ .fd = in[0], .events = POLLOUT };
     if (wait == 0) {
       timed_out = true;
       break;
@@ -142,8 +142,7 @@ static int cs_exec_decide(void *ctx, const struct cs_approval_request *req, unsi
       }
       got += (size_t)rd;
       if (got > CS_APPROVAL_MAX_REPLY) {
-        snprintf(d->reason, sizeof d->reason, "reply longer than %u bytes",
-                 CS_APPROVAL_MAX_REPLY);
+        snprintf(d->reason, sizeof d->reason, "reply longer than %u bytes", CS_APPROVAL_MAX_REPLY);
         kill(-pid, SIGKILL);
         r = -EMSGSIZE;
         break;
@@ -168,8 +167,8 @@ static int cs_exec_decide(void *ctx, const struct cs_approval_request *req, unsi
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     r = -ECHILD;
-    snprintf(d->reason, sizeof d->reason, "approver exited with status %d%s",
-             WEXITSTATUS(status), WEXITSTATUS(status) == 127 ? " (not executable?)" : "");
+    snprintf(d->reason, sizeof d->reason, "approver exited with status %d%s", WEXITSTATUS(status),
+             WEXITSTATUS(status) == 127 ? " (not executable?)" : "");
     goto cleanup;
   }
   if (got == 0) {

@@ -47,7 +47,8 @@ char *cs_approval_request_json(const struct cs_approval_request *req, int with_t
   if (json_object_set_new(o, "id", json_integer((json_int_t)req->id)) != 0 ||
       json_object_set_new(o, "operation", json_string(cs_approval_op_name(req->operation))) != 0 ||
       json_object_set(o, "command", argv) != 0 ||
-      json_object_set_new(o, "path", req->path ? cs_approval_json_str(req->path) : json_null()) != 0 ||
+      json_object_set_new(o, "path", req->path ? cs_approval_json_str(req->path) : json_null()) !=
+          0 ||
       json_object_set_new(o, "address", req->address ? json_string(req->address) : json_null()) !=
           0 ||
       json_object_set_new(o, "profile", req->profile ? json_string(req->profile) : json_null()) !=

@@ -34,7 +34,7 @@ static void cs_sock_drop(struct cs_sock_approver *a)
 
 static int cs_sock_connect(struct cs_sock_approver *a)
 {
-  struct sockaddr_un sa = {.sun_family = AF_UNIX};
+  struct sockaddr_un sa = { .sun_family = AF_UNIX };
 
   if (a->fd >= 0)
     return 0;
@@ -74,7 +74,7 @@ static int cs_sock_decide(void *ctx, const struct cs_approval_request *req, unsi
   len = strlen(json);
   for (;;) {
     uint64_t now = cs_approval_now_ms();
-    struct pollfd p = {.fd = a->fd, .events = sent < len ? POLLOUT | POLLIN : POLLIN};
+    struct pollfd p = { .fd = a->fd, .events = sent < len ? POLLOUT | POLLIN : POLLIN };
     char *nl;
     int n;
 
@@ -121,8 +121,7 @@ static int cs_sock_decide(void *ctx, const struct cs_approval_request *req, unsi
       ssize_t w = send(a->fd, json + sent, len - sent, MSG_NOSIGNAL);
       if (w < 0 && errno != EAGAIN && errno != EINTR) {
         r = -errno;
-        snprintf(d->reason, sizeof d->reason, "approver closed the channel (%s)",
-                 strerror(errno));
+        snprintf(d->reason, sizeof d->reason, "approver closed the channel (%s)", strerror(errno));
         cs_sock_drop(a);
         goto cleanup;
       }

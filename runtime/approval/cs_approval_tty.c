@@ -218,8 +218,7 @@ static void cs_tty_field(struct cs_tty_text *t, const char *text)
     slash--;
   while (slash > head && s[slash - 1] != '/')
     slash--;
-  if (slash > head && s[slash - 1] == '/' &&
-      cs_tty_width(s, slash - 1, len) <= CS_TTY_NAME_MAX) {
+  if (slash > head && s[slash - 1] == '/' && cs_tty_width(s, slash - 1, len) <= CS_TTY_NAME_MAX) {
     tail = slash - 1; /* show the '/' that starts the final component */
   } else {
     tail = head;
@@ -356,7 +355,7 @@ static int cs_tty_decide(void *ctx, const struct cs_approval_request *req, unsig
 {
   const struct cs_tty_guard *guard = ctx;
   uint64_t deadline = cs_approval_now_ms() + timeout_ms;
-  struct cs_tty_text text = {0};
+  struct cs_tty_text text = { 0 };
   struct termios saved;
   bool have_saved = false, held = false;
   char line[16];
@@ -398,7 +397,7 @@ static int cs_tty_decide(void *ctx, const struct cs_approval_request *req, unsig
   cs_tty_write_all(fd, text.p, text.n);
   for (;;) {
     uint64_t now = cs_approval_now_ms();
-    struct pollfd p = {.fd = fd, .events = POLLIN};
+    struct pollfd p = { .fd = fd, .events = POLLIN };
     if (now >= deadline)
       break;
     int n = poll(&p, 1, (int)(deadline - now));
@@ -434,8 +433,7 @@ static int cs_tty_decide(void *ctx, const struct cs_approval_request *req, unsig
     d->scope = CS_APPROVAL_ALWAYS;
   else
     d->allow = false;
-  snprintf(d->reason, sizeof d->reason, "answered %s on the terminal",
-           d->allow ? "allow" : "deny");
+  snprintf(d->reason, sizeof d->reason, "answered %s on the terminal", d->allow ? "allow" : "deny");
 out:
   if (fd >= 0) {
     if (have_saved)
@@ -485,6 +483,6 @@ static int cs_tty_unshared(void *arg, char *why, size_t why_len)
 
 int cs_approver_tty(struct cs_approver *out)
 {
-  const struct cs_tty_guard unshared = {.hold = cs_tty_unshared};
+  const struct cs_tty_guard unshared = { .hold = cs_tty_unshared };
   return cs_approver_tty_guarded(&unshared, out);
 }

@@ -316,15 +316,16 @@ static int sbx_audit_room(int fd, size_t need, const char *path, FILE *err)
     return -EROFS;
   }
   if ((uint64_t)vfs.f_bavail * vfs.f_frsize < need) {
-    fprintf(err, "sbx: error: audit log %s: file system has %llu bytes free, "
-                 "a record needs up to %zu; refusing to run without a record\n",
+    fprintf(err,
+            "sbx: error: audit log %s: file system has %llu bytes free, "
+            "a record needs up to %zu; refusing to run without a record\n",
             path, (unsigned long long)vfs.f_bavail * vfs.f_frsize, need);
     return -ENOSPC;
   }
   if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
       (uint64_t)st.st_size + need > (uint64_t)rl.rlim_cur) {
-    fprintf(err, "sbx: error: audit log %s: RLIMIT_FSIZE %llu leaves no room for a record\n",
-            path, (unsigned long long)rl.rlim_cur);
+    fprintf(err, "sbx: error: audit log %s: RLIMIT_FSIZE %llu leaves no room for a record\n", path,
+            (unsigned long long)rl.rlim_cur);
     return -EFBIG;
   }
   return 0;

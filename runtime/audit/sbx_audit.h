@@ -45,14 +45,14 @@ enum sbx_audit_outcome {
 };
 
 struct sbx_audit_denial {
-  const char *layer; /* "seccomp", "landlock", "rlimit", "namespace", "admission", ... */
-  const char *rule;  /* "profiles.pol:42:3 (profile strict)" */
-  const char *what;  /* "ptrace", "write /etc/passwd", ... may be NULL */
+  const char *layer;  /* "seccomp", "landlock", "rlimit", "namespace", "admission", ... */
+  const char *rule;   /* "profiles.pol:42:3 (profile strict)" */
+  const char *what;   /* "ptrace", "write /etc/passwd", ... may be NULL */
   const char *action; /* "errno(EPERM)", "kill-process", "not run", ... may be NULL */
 };
 
 struct sbx_audit_record {
-  struct timespec start; /* CLOCK_REALTIME when sbx began the run */
+  struct timespec start;   /* CLOCK_REALTIME when sbx began the run */
   const char *sbx_version; /* which sbx enforced it; may be NULL */
   const char *profile;
   const char *profile_alias;  /* may be NULL */
@@ -61,19 +61,19 @@ struct sbx_audit_record {
   char *const *argv;
   int argc;
   const char *workspace;
-  const char *model;          /* scheduler model name */
+  const char *model; /* scheduler model name */
   bool admitted;
   uint64_t admission_wait_ms;
   const struct cs_limits *limits; /* the profile's limits */
   uint64_t timeout_ms;            /* the effective wall-clock limit */
   enum sbx_audit_outcome outcome;
-  int status;  /* EXITED */
-  int signal;  /* SIGNALED, or the signal a TIMED_OUT command was killed with */
+  int status; /* EXITED */
+  int signal; /* SIGNALED, or the signal a TIMED_OUT command was killed with */
   int sbx_exit;
   uint64_t duration_ms; /* the command's run time, 0 if not run */
   const struct sbx_audit_denial *denials;
   size_t n_denials;
-  const char *error; /* why sbx failed or refused, NULL if it did not */
+  const char *error;      /* why sbx failed or refused, NULL if it did not */
   const char *start_path; /* "warm" or "cold" (sbx serve, docs/sbx.md); NULL: not started */
   /* Per-run settings (docs/audit-log.md, "settings"): */
   const char *run_id;            /* --run-id; NULL: none */

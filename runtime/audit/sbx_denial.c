@@ -20,12 +20,12 @@
 
 /* grep tag: SBX_NAMING */
 static const char *const sbx_naming_texts[] = {
-    [SBX_NAMING_OK] = "named from the kernel's audit records",
-    [SBX_NAMING_NOT_ASKED] = "not asked for (SBX_RUN_NO_KMSG)",
-    [SBX_NAMING_NO_LOG] = "kernel audit records not readable (root only)",
-    [SBX_NAMING_AUDIT_DISABLED] = "kernel audit disabled (auditctl -e 1, or boot with audit=1)",
-    [SBX_NAMING_OLD_ABI] = "Landlock ABI < 7 logs no refusals",
-    [SBX_NAMING_UNCHECKED] = "not checked (the command exited 0)",
+  [SBX_NAMING_OK] = "named from the kernel's audit records",
+  [SBX_NAMING_NOT_ASKED] = "not asked for (SBX_RUN_NO_KMSG)",
+  [SBX_NAMING_NO_LOG] = "kernel audit records not readable (root only)",
+  [SBX_NAMING_AUDIT_DISABLED] = "kernel audit disabled (auditctl -e 1, or boot with audit=1)",
+  [SBX_NAMING_OLD_ABI] = "Landlock ABI < 7 logs no refusals",
+  [SBX_NAMING_UNCHECKED] = "not checked (the command exited 0)",
 };
 _Static_assert(sizeof sbx_naming_texts / sizeof *sbx_naming_texts == SBX_NAMING_COUNT_,
                "sbx_naming_texts must follow enum sbx_naming");
@@ -75,17 +75,17 @@ static const struct {
   const char *name;
   enum sbx_dclass cls;
 } sbx_blockers[] = {
-    {"fs.execute", SBX_D_EXEC},      {"fs.write_file", SBX_D_WRITE},
-    {"fs.read_file", SBX_D_READ},    {"fs.read_dir", SBX_D_READ},
-    {"fs.remove_dir", SBX_D_DELETE}, {"fs.remove_file", SBX_D_DELETE},
-    {"fs.make_char", SBX_D_DEVICE},  {"fs.make_dir", SBX_D_WRITE},
-    {"fs.make_reg", SBX_D_WRITE},    {"fs.make_sock", SBX_D_WRITE},
-    {"fs.make_fifo", SBX_D_WRITE},   {"fs.make_block", SBX_D_DEVICE},
-    {"fs.make_sym", SBX_D_WRITE},    {"fs.refer", SBX_D_WRITE},
-    {"fs.truncate", SBX_D_WRITE},    {"fs.ioctl_dev", SBX_D_DEVICE},
-    {"net.bind_tcp", SBX_D_NET},     {"net.connect_tcp", SBX_D_NET},
-    {"scope.signal", SBX_D_SIGNAL},  {"scope.abstract_unix_socket", SBX_D_UNIX},
-    {"ptrace", SBX_D_PTRACE},
+  { "fs.execute", SBX_D_EXEC },      { "fs.write_file", SBX_D_WRITE },
+  { "fs.read_file", SBX_D_READ },    { "fs.read_dir", SBX_D_READ },
+  { "fs.remove_dir", SBX_D_DELETE }, { "fs.remove_file", SBX_D_DELETE },
+  { "fs.make_char", SBX_D_DEVICE },  { "fs.make_dir", SBX_D_WRITE },
+  { "fs.make_reg", SBX_D_WRITE },    { "fs.make_sock", SBX_D_WRITE },
+  { "fs.make_fifo", SBX_D_WRITE },   { "fs.make_block", SBX_D_DEVICE },
+  { "fs.make_sym", SBX_D_WRITE },    { "fs.refer", SBX_D_WRITE },
+  { "fs.truncate", SBX_D_WRITE },    { "fs.ioctl_dev", SBX_D_DEVICE },
+  { "net.bind_tcp", SBX_D_NET },     { "net.connect_tcp", SBX_D_NET },
+  { "scope.signal", SBX_D_SIGNAL },  { "scope.abstract_unix_socket", SBX_D_UNIX },
+  { "ptrace", SBX_D_PTRACE },
 };
 
 static enum sbx_dclass sbx_classify(const char *blockers)
@@ -221,8 +221,8 @@ static void sbx_what(const struct sbx_ll_record *r, enum sbx_dclass cls, char *p
  * command sees and is reported. */
 static bool sbx_isatty_probe(const struct sbx_ll_record *r, const char *path)
 {
-  static const char *const not_terminals[] = {"/dev/null",   "/dev/zero",    "/dev/full",
-                                               "/dev/random", "/dev/urandom"};
+  static const char *const not_terminals[] = { "/dev/null", "/dev/zero", "/dev/full", "/dev/random",
+                                               "/dev/urandom" };
   char cmd[32];
   if (strcmp(r->blockers, "fs.ioctl_dev") != 0 ||
       !sbx_audit_value(r->object, "ioctlcmd", cmd, sizeof cmd) || strcmp(cmd, "0x5401") != 0)
@@ -343,7 +343,7 @@ static bool sbx_note_conditional(const struct cs_syscall_note *n)
  * supervisor. */
 static bool sbx_text_refuses(const char *action)
 {
-  static const char *const not_refusals[] = {"allow", "log", "notify"};
+  static const char *const not_refusals[] = { "allow", "log", "notify" };
   char a[48];
   sbx_action_word(action, a, sizeof a);
   for (size_t i = 0; i < sizeof not_refusals / sizeof *not_refusals; i++)
@@ -358,13 +358,25 @@ static void sbx_code_text(uint32_t code, char *out, size_t len)
 {
   unsigned data = code & SECCOMP_RET_DATA;
   switch (code & SECCOMP_RET_ACTION_FULL) {
-  case SECCOMP_RET_KILL_PROCESS: snprintf(out, len, "kill-process"); break;
-  case SECCOMP_RET_KILL_THREAD: snprintf(out, len, "kill-thread"); break;
-  case SECCOMP_RET_TRAP: snprintf(out, len, data ? "trap(%u)" : "trap", data); break;
+  case SECCOMP_RET_KILL_PROCESS:
+    snprintf(out, len, "kill-process");
+    break;
+  case SECCOMP_RET_KILL_THREAD:
+    snprintf(out, len, "kill-thread");
+    break;
+  case SECCOMP_RET_TRAP:
+    snprintf(out, len, data ? "trap(%u)" : "trap", data);
+    break;
   /* Linux (6.18) logs the action without its data: "errno", not which. */
-  case SECCOMP_RET_ERRNO: snprintf(out, len, data ? "errno(%u)" : "errno", data); break;
-  case SECCOMP_RET_TRACE: snprintf(out, len, "trace(%u)", data); break;
-  default: snprintf(out, len, "0x%08x", code); break;
+  case SECCOMP_RET_ERRNO:
+    snprintf(out, len, data ? "errno(%u)" : "errno", data);
+    break;
+  case SECCOMP_RET_TRACE:
+    snprintf(out, len, "trace(%u)", data);
+    break;
+  default:
+    snprintf(out, len, "0x%08x", code);
+    break;
   }
 }
 
@@ -391,8 +403,8 @@ static bool sbx_ret_matches(uint32_t ret, uint32_t code)
 
 #define SBX_SC_CANDIDATES 8
 
-void sbx_seccomp_explain(const struct cs_profile *p, const struct sbx_sc_record *r,
-                         bool first_rule, struct sbx_sc_denial *d)
+void sbx_seccomp_explain(const struct cs_profile *p, const struct sbx_sc_record *r, bool first_rule,
+                         struct sbx_sc_denial *d)
 {
   const struct cs_syscall_note *cand[SBX_SC_CANDIDATES];
   const struct cs_syscall_note *first = NULL;
@@ -447,7 +459,8 @@ void sbx_seccomp_explain(const struct cs_profile *p, const struct sbx_sc_record 
     else
       snprintf(d->rule, sizeof d->rule,
                "no rule of the profile returns %s for another ABI's call: another seccomp "
-               "filter (one the command loaded itself?) decided", d->action);
+               "filter (one the command loaded itself?) decided",
+               d->action);
     sbx_profile_tag(d->rule, sizeof d->rule, p);
     return;
   }
@@ -480,7 +493,7 @@ void sbx_seccomp_explain(const struct cs_profile *p, const struct sbx_sc_record 
   }
   if (reach_default)
     by_default = p->rets_known ? sbx_ret_matches(p->default_ret, r->code)
-                            : sbx_text_refuses(p->default_action);
+                               : sbx_text_refuses(p->default_action);
 
   if (n == 1 && !by_default) {
     d->note = cand[0];
@@ -522,7 +535,8 @@ void sbx_seccomp_explain(const struct cs_profile *p, const struct sbx_sc_record 
      * here would be a guess. */
     snprintf(d->rule, sizeof d->rule,
              "no rule of the profile returns %s for this call: another seccomp filter "
-             "(one the command loaded itself?) decided", d->action);
+             "(one the command loaded itself?) decided",
+             d->action);
     sbx_profile_tag(d->rule, sizeof d->rule, p);
   }
   /* A documented fallback (errno(ENOSYS) rules: clone3, io_uring) is

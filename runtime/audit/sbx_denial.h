@@ -138,8 +138,8 @@ void sbx_kmsg_collect_until(int fd, pid_t pid, const pid_t *others, size_t n_oth
  * "one of" when several; the default action when it is reachable and
  * returns that. `first_rule` (test knob SBX_DENIAL_OLD_ENV, the
  * naming before this fix): the call's first note whatever it says. */
-void sbx_seccomp_explain(const struct cs_profile *p, const struct sbx_sc_record *r,
-                         bool first_rule, struct sbx_sc_denial *d);
+void sbx_seccomp_explain(const struct cs_profile *p, const struct sbx_sc_record *r, bool first_rule,
+                         struct sbx_sc_denial *d);
 /* Test knob: name refusals as sbx did before the deciding rule was named
  * (the first note of the call; the command's pid only; fallbacks reported),
  * so tests can show they would catch that naming. */

@@ -65,8 +65,7 @@ static bool sbx_initial_netns(void)
   st[n] = '\0';
   /* "2 (kthreadd) S 0 0 0 0 -1 FLAGS ...": the 9th field, after the name. */
   e = strrchr(st, ')');
-  if (!e || sscanf(e + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) != 1 ||
-      !(flags & SBX_PF_KTHREAD))
+  if (!e || sscanf(e + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) != 1 || !(flags & SBX_PF_KTHREAD))
     return true;
   n = readlink("/proc/self/ns/net", a, sizeof a);
   m = readlink("/proc/2/ns/net", b, sizeof b);
@@ -81,8 +80,8 @@ int sbx_kmsg_open(void)
                ? socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_AUDIT)
                : -1;
   if (fd >= 0) {
-    struct sockaddr_nl sa = {.nl_family = AF_NETLINK,
-                             .nl_groups = 1u << (AUDIT_NLGRP_READLOG - 1)};
+    struct sockaddr_nl sa = { .nl_family = AF_NETLINK,
+                              .nl_groups = 1u << (AUDIT_NLGRP_READLOG - 1) };
     int sz = SBX_KMSG_RCVBUF;
     if (bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0) {
       if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof sz) < 0)
@@ -144,7 +143,7 @@ static int sbx_hexval(char c)
  * hex of its bytes. Every other field is a bare number or word. */
 static bool sbx_string_field(const char *key)
 {
-  static const char *const keys[] = {"path", "comm", "exe", "ocomm", "name", "dev", NULL};
+  static const char *const keys[] = { "path", "comm", "exe", "ocomm", "name", "dev", NULL };
   for (const char *const *k = keys; *k; k++)
     if (strcmp(*k, key) == 0)
       return true;
@@ -288,8 +287,8 @@ static bool sbx_seccomp_refuses(uint32_t code)
   }
 }
 
-static void sbx_seccomp_record(const char *text, pid_t pid, const pid_t *others,
-                               size_t n_others, unsigned session, struct sbx_kmsg_scan *out)
+static void sbx_seccomp_record(const char *text, pid_t pid, const pid_t *others, size_t n_others,
+                               unsigned session, struct sbx_kmsg_scan *out)
 {
   struct sbx_kmsg_hit *hit = &out->seccomp;
   bool fp, fs, fg, fc, fa, fses;
@@ -309,9 +308,9 @@ static void sbx_seccomp_record(const char *text, pid_t pid, const pid_t *others,
    * pid seen after the process is gone may be another's, which is why
    * with a session the command's pid does not count on its own. The
    * approval helpers are sbx's processes, outside the session: by pid. */
-  if (session ? !(fses && (unsigned long)ses == session) &&
-                    !sbx_kmsg_ours(rpid, 0, others, n_others)
-              : !sbx_kmsg_ours(rpid, pid, others, n_others))
+  if (session
+          ? !(fses && (unsigned long)ses == session) && !sbx_kmsg_ours(rpid, 0, others, n_others)
+          : !sbx_kmsg_ours(rpid, pid, others, n_others))
     return;
   /* A record without code= (older kernels) is taken for a refusal, as
    * before; one that does not refuse is not counted. */
@@ -324,16 +323,15 @@ static void sbx_seccomp_record(const char *text, pid_t pid, const pid_t *others,
     hit->syscall = (int)nr;
     hit->sig = fg ? sig : 0;
   }
-  r = (struct sbx_sc_record){.syscall = (int)nr,
-                             .arch = fa ? (uint32_t)arch : 0,
-                             .code = fc ? (uint32_t)code : SECCOMP_RET_KILL_PROCESS,
-                             .sig = fg ? sig : 0,
-                             .pid = rpid};
+  r = (struct sbx_sc_record){ .syscall = (int)nr,
+                              .arch = fa ? (uint32_t)arch : 0,
+                              .code = fc ? (uint32_t)code : SECCOMP_RET_KILL_PROCESS,
+                              .sig = fg ? sig : 0,
+                              .pid = rpid };
   /* The same call refused again (a retry loop, a fallback taken by every
    * thread) is kept once, with the first process that made it. */
   for (int i = 0; i < out->n_sc; i++)
-    if (out->sc[i].syscall == r.syscall && out->sc[i].arch == r.arch &&
-        out->sc[i].code == r.code) {
+    if (out->sc[i].syscall == r.syscall && out->sc[i].arch == r.arch && out->sc[i].code == r.code) {
       if (r.sig && !out->sc[i].sig)
         out->sc[i] = r;
       return;
@@ -411,7 +409,7 @@ void sbx_kmsg_collect_until(int fd, pid_t pid, const pid_t *others, size_t n_oth
        * rule must not hold the run). */
       struct timespec now;
       long left;
-      struct pollfd pfd = {.fd = fd, .events = POLLIN};
+      struct pollfd pfd = { .fd = fd, .events = POLLIN };
       if (!marker)
         break;
       clock_gettime(CLOCK_MONOTONIC, &now);
@@ -499,7 +497,7 @@ static int sbx_kaudit_talk(uint16_t type, int enabled, struct audit_status *out)
     struct nlmsghdr h;
     struct audit_status s;
   } req;
-  struct sockaddr_nl sa = {.nl_family = AF_NETLINK};
+  struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
   char buf[1024];
   int fd, rc = -EIO;
 
@@ -507,7 +505,7 @@ static int sbx_kaudit_talk(uint16_t type, int enabled, struct audit_status *out)
   if (fd < 0)
     return -errno;
   {
-    struct timeval tv = {.tv_sec = 2};
+    struct timeval tv = { .tv_sec = 2 };
     (void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   }
   memset(&req, 0, sizeof req);
@@ -577,9 +575,9 @@ int sbx_kmsg_mark(char *token, size_t len)
     struct nlmsghdr h;
     char text[128];
   } req;
-  struct sockaddr_nl sa = {.nl_family = AF_NETLINK};
+  struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
   struct timespec now;
-  struct timeval tv = {.tv_sec = 1};
+  struct timeval tv = { .tv_sec = 1 };
   char buf[1024];
   int fd, rc = -EIO;
   static unsigned seq;
@@ -637,7 +635,7 @@ int sbx_kmsg_settle(int *enabled)
   struct audit_status st;
   int rc = 0;
   for (int i = 0; i < SBX_KMSG_SETTLE_MS; i++) {
-    struct timespec ms = {.tv_nsec = 1000000};
+    struct timespec ms = { .tv_nsec = 1000000 };
     if ((rc = sbx_kaudit_talk(AUDIT_GET, 0, &st)) != 0)
       return rc;
     *enabled = (int)st.enabled;

@@ -48,8 +48,10 @@ int sbx_admit_open(struct sbx_admit *a, const struct cs_model_table *table, FILE
   a->table = table;
   r = sbx_admit_state_dir(dir, sizeof(dir));
   if (r != 0) {
-    fprintf(err, "sbx: error: admission: no place for the shared admission state: set %s "
-                 "(or XDG_RUNTIME_DIR)\n", SBX_STATE_DIR_ENV);
+    fprintf(err,
+            "sbx: error: admission: no place for the shared admission state: set %s "
+            "(or XDG_RUNTIME_DIR)\n",
+            SBX_STATE_DIR_ENV);
     return r;
   }
   if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
@@ -64,8 +66,10 @@ int sbx_admit_open(struct sbx_admit *a, const struct cs_model_table *table, FILE
     return -ENOTDIR;
   }
   if ((st.st_mode & 0022) && !(st.st_mode & S_ISVTX)) {
-    fprintf(err, "sbx: error: admission: %s is writable by others; refusing to share "
-                 "admission state through it\n", dir);
+    fprintf(err,
+            "sbx: error: admission: %s is writable by others; refusing to share "
+            "admission state through it\n",
+            dir);
     return -EPERM;
   }
   if ((size_t)snprintf(a->path, sizeof(a->path), "%s/%s.state", dir, table->model_name) >=
@@ -77,7 +81,8 @@ int sbx_admit_open(struct sbx_admit *a, const struct cs_model_table *table, FILE
   if (r != 0) {
     fprintf(err, "sbx: error: admission: %s: %s%s\n", a->path, cs_strerror(r),
             r == -ESTALE ? " (the file belongs to another model or table version; remove it "
-                           "when no sbx is running)" : "");
+                           "when no sbx is running)"
+                         : "");
     a->sh = NULL;
     return r;
   }
@@ -111,8 +116,9 @@ static void sbx_admit_why(FILE *out, const struct cs_model_table *t, uint32_t s,
   }
   next = t->next_state[(size_t)s * t->n_transitions + adm];
   if (next >= 0) {
-    fprintf(out, "%s", others_wait ? "earlier runs are waiting for this tier"
-                                   : "the table admits it now; retry");
+    fprintf(out, "%s",
+            others_wait ? "earlier runs are waiting for this tier"
+                        : "the table admits it now; retry");
     return;
   }
   if (next == CS_REFUSED) {
@@ -171,16 +177,15 @@ static void sbx_admit_notice(void *ctx, const struct cs_shared_wait_info *info)
   a->wait_noticed = true;
 }
 
-int sbx_admit_acquire(struct sbx_admit *a, const char *tier, bool no_wait,
-                      uint64_t wait_timeout_ms, FILE *err)
+int sbx_admit_acquire(struct sbx_admit *a, const char *tier, bool no_wait, uint64_t wait_timeout_ms,
+                      FILE *err)
 {
   const struct cs_model_table *t = a->table;
   char name[256];
   uint64_t t0;
   int adm, r;
 
-  if (!tier || !*tier ||
-      (size_t)snprintf(name, sizeof(name), "admit_%s", tier) >= sizeof(name)) {
+  if (!tier || !*tier || (size_t)snprintf(name, sizeof(name), "admit_%s", tier) >= sizeof(name)) {
     fprintf(err, "sbx: error: admission: empty or too long tier name\n");
     return -EINVAL;
   }
@@ -201,8 +206,9 @@ int sbx_admit_acquire(struct sbx_admit *a, const char *tier, bool no_wait,
         r = cs_shared_try_admit(a->sh, (uint32_t)adm, &a->ticket);
     }
   } else {
-    struct cs_shared_wait_notice notice = {.after_ms = SBX_ADMIT_NOTICE_MS,
-                                           .fn = sbx_admit_notice, .ctx = a};
+    struct cs_shared_wait_notice notice = { .after_ms = SBX_ADMIT_NOTICE_MS,
+                                            .fn = sbx_admit_notice,
+                                            .ctx = a };
     struct timespec deadline;
     a->tier = tier;
     a->admission = (uint32_t)adm;
@@ -216,8 +222,8 @@ int sbx_admit_acquire(struct sbx_admit *a, const char *tier, bool no_wait,
         deadline.tv_nsec -= 1000000000L;
       }
     }
-    r = cs_shared_admit_notice(a->sh, (uint32_t)adm, wait_timeout_ms ? &deadline : NULL,
-                               &notice, &a->ticket);
+    r = cs_shared_admit_notice(a->sh, (uint32_t)adm, wait_timeout_ms ? &deadline : NULL, &notice,
+                               &a->ticket);
   }
   a->wait_ms = sbx_now_ms() - t0;
   if (r == -ETIMEDOUT) {
@@ -225,17 +231,20 @@ int sbx_admit_acquire(struct sbx_admit *a, const char *tier, bool no_wait,
     /* Our waiter record is gone: every waiter left counts as ahead. */
     cs_shared_tier_info(a->sh, (uint32_t)adm, UINT64_MAX, &info);
     a->wait_timed_out = true;
-    fprintf(err, "sbx: error: admission: no slot of tier %s within --wait-timeout (%" PRIu64
-                 ".%03" PRIu64 " s): ", tier, wait_timeout_ms / 1000, wait_timeout_ms % 1000);
+    fprintf(err,
+            "sbx: error: admission: no slot of tier %s within --wait-timeout (%" PRIu64
+            ".%03" PRIu64 " s): ",
+            tier, wait_timeout_ms / 1000, wait_timeout_ms % 1000);
     sbx_admit_slots(err, a, &info);
     fprintf(err, " (model '%s'); nothing ran\n", t->model_name);
     return r;
   }
   if (r == -EAGAIN) {
     uint32_t s = cs_shared_state(a->sh);
-    fprintf(err, "sbx: error: admission refused (--no-wait): model '%s' (%s), transition %s, "
-                 "state %" PRIu32 " [", t->model_name, t->source_path ? t->source_path : "?",
-            name, s);
+    fprintf(err,
+            "sbx: error: admission refused (--no-wait): model '%s' (%s), transition %s, "
+            "state %" PRIu32 " [",
+            t->model_name, t->source_path ? t->source_path : "?", name, s);
     sbx_admit_marking(err, t, s);
     fprintf(err, "]: ");
     sbx_admit_why(err, t, s, (uint32_t)adm, cs_shared_waiters(a->sh) > 0);

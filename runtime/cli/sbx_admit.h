@@ -34,11 +34,11 @@ struct sbx_admit {
   uint64_t wait_ms; /* how long the admission waited */
   char path[4096];  /* the shared state file */
   /* The wait made visible (docs/sbx.md, "Admission"): */
-  const char *tier;       /* the tier asked for */
-  uint32_t admission;     /* its transition */
-  bool wait_noticed;      /* the one-line notice was written on err */
-  bool wait_timed_out;    /* --wait-timeout passed before a slot was free */
-  FILE *err;              /* where the notice goes */
+  const char *tier;    /* the tier asked for */
+  uint32_t admission;  /* its transition */
+  bool wait_noticed;   /* the one-line notice was written on err */
+  bool wait_timed_out; /* --wait-timeout passed before a slot was free */
+  FILE *err;           /* where the notice goes */
 };
 
 /* A run still waiting after this long says so, once, on err. */
@@ -50,8 +50,8 @@ int sbx_admit_open(struct sbx_admit *a, const struct cs_model_table *table, FILE
  * wait_timeout_ms when non-zero (-ETIMEDOUT then, after a message naming
  * the tier and its slots). A wait longer than SBX_ADMIT_NOTICE_MS is
  * announced once on err (tier, slots in use, runs ahead). */
-int sbx_admit_acquire(struct sbx_admit *a, const char *tier, bool no_wait,
-                      uint64_t wait_timeout_ms, FILE *err);
+int sbx_admit_acquire(struct sbx_admit *a, const char *tier, bool no_wait, uint64_t wait_timeout_ms,
+                      FILE *err);
 /* Ties the held slot to the run's pid 1 (cs_shared_guard): a SIGKILLed
  * sbx's slot then returns only once its sandbox is gone. 0 when nothing is
  * held. */

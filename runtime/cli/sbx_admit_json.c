@@ -21,7 +21,8 @@ json_t *sbx_admit_describe_json(const struct cs_model_table *t)
   if (!o || !tiers || !st)
     goto fail;
   bad |= json_object_set_new(o, "model", json_string(t->model_name));
-  bad |= json_object_set_new(o, "source", t->source_path ? json_string(t->source_path) : json_null());
+  bad |=
+      json_object_set_new(o, "source", t->source_path ? json_string(t->source_path) : json_null());
   bad |= json_object_set_new(o, "safe_states", json_integer(t->n_states));
   for (uint32_t i = 0; i < t->n_transitions; i++) {
     if (t->transition_kinds[i] != CS_TRANSITION_ADMISSION ||

@@ -39,9 +39,9 @@ static void sbx_approve_record(void *ctx, const struct cs_approval_request *req,
                 (int)getpid(), "id", (json_int_t)req->id, "operation",
                 cs_approval_op_name(req->operation), "layer", req->layer ? req->layer : "?",
                 "command", argv, "path", req->path, "address", req->address, "profile",
-                req->profile, "rule", req->rule, "decision", d->allow ? "allow" : "deny",
-                "scope", cs_approval_scope_name(d->scope), "approver", d->approver, "reason",
-                d->reason, "latency_ms", (json_int_t)d->latency_ms, "run_id", req->run_id);
+                req->profile, "rule", req->rule, "decision", d->allow ? "allow" : "deny", "scope",
+                cs_approval_scope_name(d->scope), "approver", d->approver, "reason", d->reason,
+                "latency_ms", (json_int_t)d->latency_ms, "run_id", req->run_id);
   if (o)
     text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
   if (text) {
@@ -141,12 +141,17 @@ void sbx_approve_end(struct sbx_approve *a)
 static bool sbx_approve_permitted(const struct cs_profile *p, enum cs_approval_operation op)
 {
   switch (op) {
-  case CS_APPROVAL_OP_DELETE: return p->allow_file_delete;
-  case CS_APPROVAL_OP_NETWORK: return p->allow_network;
-  case CS_APPROVAL_OP_GIT_CONFIG: return p->allow_file_write;
-  case CS_APPROVAL_OP_EXEC: return true;
+  case CS_APPROVAL_OP_DELETE:
+    return p->allow_file_delete;
+  case CS_APPROVAL_OP_NETWORK:
+    return p->allow_network;
+  case CS_APPROVAL_OP_GIT_CONFIG:
+    return p->allow_file_write;
+  case CS_APPROVAL_OP_EXEC:
+    return true;
   case CS_APPROVAL_OP_SUDO: /* never: sudo is a way out of every profile */
-  default: return false;
+  default:
+    return false;
   }
 }
 
@@ -237,9 +242,10 @@ int sbx_approve_command(struct sbx_approve *a, FILE *err)
    * the operations the profile lists under `approve` ask, and those it
    * neither permits nor approves are refused (the layers below would
    * refuse them anyway; refusing up front says why). */
-  for (size_t i = 0; i < cs_cmdrules_builtin_count ; i++) {
+  for (size_t i = 0; i < cs_cmdrules_builtin_count; i++) {
     const struct cs_cmdrule *rule = &cs_cmdrules_builtin[i];
-    if (!(p->approval_ops & CS_APPROVAL_OP_BIT(rule->operation)) && sbx_approve_permitted(p, rule->operation))
+    if (!(p->approval_ops & CS_APPROVAL_OP_BIT(rule->operation)) &&
+        sbx_approve_permitted(p, rule->operation))
       continue;
     rules[n++] = *rule;
   }
@@ -258,12 +264,12 @@ int sbx_approve_command(struct sbx_approve *a, FILE *err)
         sbx_approve_permitted(p, (enum cs_approval_operation)cr->operation))
       continue;
     rules[n++] = (struct cs_cmdrule){
-        .name = cr->name,
-        .program = cr->program,
-        .args = cr->args,
-        .action = (enum cs_cmdrule_action)cr->action,
-        .operation = (enum cs_approval_operation)cr->operation,
-        .origin = cr->origin,
+      .name = cr->name,
+      .program = cr->program,
+      .args = cr->args,
+      .action = (enum cs_cmdrule_action)cr->action,
+      .operation = (enum cs_approval_operation)cr->operation,
+      .origin = cr->origin,
     };
   }
   r = cs_cmdrule_match(rules, n, a->argv, p->approval_ops, &res);
@@ -276,8 +282,8 @@ int sbx_approve_command(struct sbx_approve *a, FILE *err)
            cs_approval_op_name(res.rule->operation));
   if (res.action == CS_CMDRULE_DENY) {
     snprintf(a->message, sizeof a->message,
-             "approval: %s denied by %s: profile %s neither permits nor approves '%s'",
-             prog, a->rule, p->name, cs_approval_op_name(res.rule->operation));
+             "approval: %s denied by %s: profile %s neither permits nor approves '%s'", prog,
+             a->rule, p->name, cs_approval_op_name(res.rule->operation));
     fprintf(err, "sbx: %s\n", a->message);
     r = -EPERM;
     goto done;
@@ -318,8 +324,8 @@ int sbx_approve_command(struct sbx_approve *a, FILE *err)
   goto done;
 fail:
   /* Every failure of the workflow itself is a deny. */
-  snprintf(a->message, sizeof a->message, "approval: %s not run: command rules unusable (%s)",
-           prog, strerror(-r));
+  snprintf(a->message, sizeof a->message, "approval: %s not run: command rules unusable (%s)", prog,
+           strerror(-r));
   fprintf(err, "sbx: %s\n", a->message);
   r = -EPERM;
 done:
@@ -366,10 +372,14 @@ int sbx_approvals_cmd(int argc, char *const argv[], FILE *out, FILE *err)
     return 125;
   }
   if (r == -EACCES)
-    fprintf(err, "sbx: error: approvals: %s is not safe to use (must be a regular file owned "
-                 "by you, mode 0600, not a symlink)\n", path);
+    fprintf(err,
+            "sbx: error: approvals: %s is not safe to use (must be a regular file owned "
+            "by you, mode 0600, not a symlink)\n",
+            path);
   else if (r != 0)
     fprintf(err, "sbx: error: approvals: %s: %s\n", path,
-            r == -ENOENT ? "no such grant" : r == -EPROTO ? "malformed store" : strerror(-r));
+            r == -ENOENT   ? "no such grant"
+            : r == -EPROTO ? "malformed store"
+                           : strerror(-r));
   return r == 0 ? 0 : 125;
 }

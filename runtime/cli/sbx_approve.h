@@ -19,9 +19,9 @@
 struct sbx_audit;
 
 struct sbx_approve_opts {
-  const char *approver;   /* --approver: "tty" (default), "exec:PROG", "socket:PATH", "none" */
-  unsigned timeout_ms;    /* --approval-timeout; 0: 60 s */
-  const char *store;      /* --approval-store; NULL: SBX_APPROVAL_STORE, else the default */
+  const char *approver; /* --approver: "tty" (default), "exec:PROG", "socket:PATH", "none" */
+  unsigned timeout_ms;  /* --approval-timeout; 0: 60 s */
+  const char *store;    /* --approval-store; NULL: SBX_APPROVAL_STORE, else the default */
 };
 
 #define SBX_APPROVAL_STORE_ENV "SBX_APPROVAL_STORE"
@@ -32,11 +32,11 @@ struct sbx_approve {
   struct sbx_audit *audit;
   char *const *argv;
   struct sbx_unotify_cfg unotify;
-  bool git_config_granted;   /* the command-level git-config rule was approved */
-  char message[512];         /* why the command was denied */
-  char rule[160];            /* the rule that denied it */
+  bool git_config_granted; /* the command-level git-config rule was approved */
+  char message[512];       /* why the command was denied */
+  char rule[160];          /* the rule that denied it */
   char store[4096];
-  bool store_explicit;       /* --approval-store or SBX_APPROVAL_STORE named it */
+  bool store_explicit; /* --approval-store or SBX_APPROVAL_STORE named it */
   /* --approver tty: the run is frozen while a person is asked. */
   struct sbx_freeze freeze;
   bool freeze_used;

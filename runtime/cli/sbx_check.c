@@ -36,16 +36,15 @@ static int sbx_check_json(const struct sbx_tables *t, const struct sbx_features 
 
   o = json_pack("{s:i, s:{s:b, s:{s:b, s:b, s:b, s:b, s:b, s:b, s:b}, s:b, "
                 "s:{s:b, s:b, s:b, s:b, s:b, s:b}, s:i, s:b, s:b, s:b, s:i, s:{s:s, s:s}}}",
-                "schema", 1, "kernel", "root", f->root, "namespaces", "user", f->ns_user,
-                "mount", f->ns_mount, "pid", f->ns_pid, "ipc", f->ns_ipc, "uts", f->ns_uts,
-                "net", f->ns_net, "cgroup", f->ns_cgroup, "userns_usable", f->userns_usable,
-                "seccomp", "filter", f->seccomp_filter, "tsync", f->seccomp_tsync, "log",
-                f->seccomp_log, "spec_allow", f->seccomp_spec_allow, "new_listener",
-                f->seccomp_new_listener, "wait_killable_recv", f->seccomp_wait_killable_recv,
-                "landlock_abi", f->landlock_abi, "close_range", f->close_range, "mount_setattr",
-                f->mount_setattr, "kmsg_readable", f->kmsg_readable, "io_uring_disabled",
-                f->io_uring_disabled, "cgroup", "mode", sbx_check_cgroup_name(f->cgroup),
-                "detail", f->cgroup_detail);
+                "schema", 1, "kernel", "root", f->root, "namespaces", "user", f->ns_user, "mount",
+                f->ns_mount, "pid", f->ns_pid, "ipc", f->ns_ipc, "uts", f->ns_uts, "net", f->ns_net,
+                "cgroup", f->ns_cgroup, "userns_usable", f->userns_usable, "seccomp", "filter",
+                f->seccomp_filter, "tsync", f->seccomp_tsync, "log", f->seccomp_log, "spec_allow",
+                f->seccomp_spec_allow, "new_listener", f->seccomp_new_listener,
+                "wait_killable_recv", f->seccomp_wait_killable_recv, "landlock_abi",
+                f->landlock_abi, "close_range", f->close_range, "mount_setattr", f->mount_setattr,
+                "kmsg_readable", f->kmsg_readable, "io_uring_disabled", f->io_uring_disabled,
+                "cgroup", "mode", sbx_check_cgroup_name(f->cgroup), "detail", f->cgroup_detail);
   {
     /* Whether a refusal will be named with its rule (docs/confinement.md,
      * "Naming refusals"): seccomp needs a readable log, Landlock also the
@@ -54,10 +53,9 @@ static int sbx_check_json(const struct sbx_tables *t, const struct sbx_features 
     enum sbx_naming nm = sbx_naming_probe(src, sizeof src);
     if (o && json_object_set_new(o, "naming",
                                  json_pack("{s:s, s:b, s:b, s:s?}", "source", src, "seccomp",
-                                           nm != SBX_NAMING_NO_LOG, "landlock",
-                                           nm == SBX_NAMING_OK, "landlock_reason",
-                                           nm == SBX_NAMING_OK ? NULL : sbx_naming_text(nm))) !=
-                     0)
+                                           nm != SBX_NAMING_NO_LOG, "landlock", nm == SBX_NAMING_OK,
+                                           "landlock_reason",
+                                           nm == SBX_NAMING_OK ? NULL : sbx_naming_text(nm))) != 0)
       goto cleanup;
   }
   profiles = json_array();
@@ -69,10 +67,10 @@ static int sbx_check_json(const struct sbx_tables *t, const struct sbx_features 
     int r;
     why[0] = '\0';
     r = sbx_profile_enforceable(p, f, why, sizeof(why));
-    if (json_array_append_new(profiles, json_pack("{s:s, s:s?, s:b, s:s?, s:s?}", "name", p->name,
-                                                  "alias", p->alias, "enforceable", r == 0,
-                                                  "reason", why[0] ? why : NULL,
-                                                  "default_tier", p->default_tier)) != 0)
+    if (json_array_append_new(profiles,
+                              json_pack("{s:s, s:s?, s:b, s:s?, s:s?}", "name", p->name, "alias",
+                                        p->alias, "enforceable", r == 0, "reason",
+                                        why[0] ? why : NULL, "default_tier", p->default_tier)) != 0)
       goto cleanup;
   }
   if (json_object_set(o, "profiles", profiles) != 0 || json_object_set(o, "admission", adm) != 0)
@@ -113,8 +111,8 @@ int sbx_check(const struct sbx_tables *t, const struct sbx_opts *o)
     char src[64];
     enum sbx_naming nm = sbx_naming_probe(src, sizeof src);
     printf("refusals named with their rule: seccomp %s, landlock %s%s%s (records from %s)\n",
-           nm == SBX_NAMING_NO_LOG ? "no" : "yes", nm == SBX_NAMING_OK ? "yes" : "no: ",
-           nm == SBX_NAMING_OK ? "" : sbx_naming_text(nm),
+           nm == SBX_NAMING_NO_LOG ? "no" : "yes",
+           nm == SBX_NAMING_OK ? "yes" : "no: ", nm == SBX_NAMING_OK ? "" : sbx_naming_text(nm),
            nm == SBX_NAMING_AUDIT_DISABLED ? "; sbx never switches it itself" : "", src);
   }
   printf("\nProfiles (from the table sbx is built with):\n");
@@ -143,8 +141,8 @@ int sbx_explain_cmd(const struct sbx_tables *t, const struct sbx_opts *o)
   const struct cs_profile *p = NULL;
   enum sbx_profile_source src;
 
-  if (sbx_profile_select(t->profiles, t->n_profiles, o->profile, getenv(SBX_PROFILE_ENV), &p,
-                         &src, stderr) != 0)
+  if (sbx_profile_select(t->profiles, t->n_profiles, o->profile, getenv(SBX_PROFILE_ENV), &p, &src,
+                         stderr) != 0)
     return SBX_EXIT_FAILURE;
   sbx_explain(stdout, p);
   printf("\nEnvironment passed into the sandbox (all else is removed):");

@@ -5,123 +5,139 @@
 #include <getopt.h>
 #include <string.h>
 
-
 /* A timeout longer than this is a typo, not a wish: refusing it keeps the
  * millisecond arithmetic far from overflow. */
 #define SBX_MAX_TIMEOUT_MS (30ull * 24 * 3600 * 1000)
 
-enum { OPT_PROFILE = 'p', OPT_WORKSPACE = 'w', OPT_TIER = 't', OPT_TIMEOUT = 'T',
-       OPT_NO_WAIT = 'n', OPT_AUDIT = 'a', OPT_HELP = 'h', OPT_BPF = 'b',
-       OPT_APPROVER = 256, OPT_APPROVAL_TIMEOUT, OPT_APPROVAL_STORE, OPT_JSON,
-       OPT_COLD, OPT_IDLE, OPT_ENV, OPT_PASS_ENV, OPT_CWD, OPT_WAIT_TIMEOUT, OPT_RUN_ID,
-       OPT_VERBOSE = 'v' };
+enum {
+  OPT_PROFILE = 'p',
+  OPT_WORKSPACE = 'w',
+  OPT_TIER = 't',
+  OPT_TIMEOUT = 'T',
+  OPT_NO_WAIT = 'n',
+  OPT_AUDIT = 'a',
+  OPT_HELP = 'h',
+  OPT_BPF = 'b',
+  OPT_APPROVER = 256,
+  OPT_APPROVAL_TIMEOUT,
+  OPT_APPROVAL_STORE,
+  OPT_JSON,
+  OPT_COLD,
+  OPT_IDLE,
+  OPT_ENV,
+  OPT_PASS_ENV,
+  OPT_CWD,
+  OPT_WAIT_TIMEOUT,
+  OPT_RUN_ID,
+  OPT_VERBOSE = 'v'
+};
 
 static const struct option sbx_run_options[] = {
-  {"profile", required_argument, NULL, OPT_PROFILE},
-  {"workspace", required_argument, NULL, OPT_WORKSPACE},
-  {"tier", required_argument, NULL, OPT_TIER},
-  {"timeout", required_argument, NULL, OPT_TIMEOUT},
-  {"no-wait", no_argument, NULL, OPT_NO_WAIT},
-  {"audit", required_argument, NULL, OPT_AUDIT},
-  {"help", no_argument, NULL, OPT_HELP},
-  {"bpf", no_argument, NULL, OPT_BPF},
-  {"json", no_argument, NULL, OPT_JSON},
-  {"approver", required_argument, NULL, OPT_APPROVER},
-  {"approval-timeout", required_argument, NULL, OPT_APPROVAL_TIMEOUT},
-  {"approval-store", required_argument, NULL, OPT_APPROVAL_STORE},
-  {"cold", no_argument, NULL, OPT_COLD},
-  {"verbose", no_argument, NULL, OPT_VERBOSE},
-  {"idle", required_argument, NULL, OPT_IDLE},
-  {"env", required_argument, NULL, OPT_ENV},
-  {"pass-env", required_argument, NULL, OPT_PASS_ENV},
-  {"cwd", required_argument, NULL, OPT_CWD},
-  {"wait-timeout", required_argument, NULL, OPT_WAIT_TIMEOUT},
-  {"run-id", required_argument, NULL, OPT_RUN_ID},
-  {NULL, 0, NULL, 0},
+  { "profile", required_argument, NULL, OPT_PROFILE },
+  { "workspace", required_argument, NULL, OPT_WORKSPACE },
+  { "tier", required_argument, NULL, OPT_TIER },
+  { "timeout", required_argument, NULL, OPT_TIMEOUT },
+  { "no-wait", no_argument, NULL, OPT_NO_WAIT },
+  { "audit", required_argument, NULL, OPT_AUDIT },
+  { "help", no_argument, NULL, OPT_HELP },
+  { "bpf", no_argument, NULL, OPT_BPF },
+  { "json", no_argument, NULL, OPT_JSON },
+  { "approver", required_argument, NULL, OPT_APPROVER },
+  { "approval-timeout", required_argument, NULL, OPT_APPROVAL_TIMEOUT },
+  { "approval-store", required_argument, NULL, OPT_APPROVAL_STORE },
+  { "cold", no_argument, NULL, OPT_COLD },
+  { "verbose", no_argument, NULL, OPT_VERBOSE },
+  { "idle", required_argument, NULL, OPT_IDLE },
+  { "env", required_argument, NULL, OPT_ENV },
+  { "pass-env", required_argument, NULL, OPT_PASS_ENV },
+  { "cwd", required_argument, NULL, OPT_CWD },
+  { "wait-timeout", required_argument, NULL, OPT_WAIT_TIMEOUT },
+  { "run-id", required_argument, NULL, OPT_RUN_ID },
+  { NULL, 0, NULL, 0 },
 };
 
 void sbx_cli_usage(FILE *out)
 {
   fprintf(out,
-    "Usage: sbx run [OPTIONS] -- CMD [ARG...]\n"
-    "       sbx check [--json]\n"
-    "       sbx explain [--profile NAME] [--bpf]\n"
-    "       sbx approvals [--approval-store FILE] list | revoke ID | clear\n"
-    "       sbx serve [--idle SECONDS] [-v]\n"
-    "       sbx --help | --version\n"
-    "\n"
-    "Runs CMD confined by a security profile, after the compiled scheduler\n"
-    "admitted it (see sbx(1), docs/sbx.md).\n"
-    "\n"
-    "Commands:\n"
-    "  run        run CMD inside the sandbox\n"
-    "  check      list the kernel features present and the profiles they can enforce\n"
-    "  explain    say in plain words what a profile enforces\n"
-    "  approvals  list, revoke or clear the standing (\"always\") approval grants\n"
-    "  serve      keep warm templates for this user's runs (root only): `sbx run`\n"
-    "             then starts from one when the server answers, else cold, with\n"
-    "             the same layers either way (docs/sbx.md, \"Warm start\")\n"
-    "\n"
-    "Options of run (explain takes --profile, and --bpf to add the disassembly\n"
-    "of the compiled seccomp filter exactly as the kernel gets it):\n"
-    "  --profile NAME     profile name or alias (READ_ONLY, WORKSPACE_WRITE, ...);\n"
-    "                     default: $COMMANDER_SECURITY_PROFILE, else strict.\n"
-    "                     An unknown name is an error, never a fallback.\n"
-    "  --workspace DIR    the workspace the profile's ${WORKSPACE} rules name\n"
-    "                     (default: the current directory)\n"
-    "  --tier NAME        the admission tier (default: the profile's default tier)\n"
-    "  --timeout SECONDS  lower the profile's maximum execution time; a value above\n"
-    "                     it is an error (exit 125), never silently raised\n"
-    "  --no-wait          fail at once (exit 125) when admission is refused,\n"
-    "                     instead of waiting in FIFO order for a slot\n"
-    "  --wait-timeout SECONDS  wait at most SECONDS for a slot, then exit 125;\n"
-    "                     a wait of more than a second is announced on stderr\n"
-    "  --env NAME=VALUE   set NAME in the command's environment (repeatable)\n"
-    "  --pass-env NAME    pass the caller's NAME through (repeatable); loader\n"
-    "                     variables (LD_*, GLIBC_TUNABLES, ...) and names of\n"
-    "                     tokens, keys and passwords are refused (exit 125)\n"
-    "  --cwd DIR          start in DIR, inside the workspace (relative: to the\n"
-    "                     workspace); default: the current directory when it lies\n"
-    "                     in the workspace, else the workspace root\n"
-    "  --run-id ID        the caller's name for the run ([A-Za-z0-9._:-], at most\n"
-    "                     128), in the audit record and approval requests\n"
-    "  --audit FILE       append one JSON line per run to FILE (default:\n"
-    "                     $SBX_AUDIT_LOG; none when unset); checked before CMD runs\n"
-    "  --approver SPEC    who approves the profile's sensitive operations: tty\n"
-    "                     (default: a prompt on sbx's terminal), exec:PROGRAM,\n"
-    "                     socket:PATH, or none (deny them all); see docs/approvals.md\n"
-    "  --approval-timeout SECONDS  no answer within this is a deny (default 60)\n"
-    "  --approval-store FILE  standing grants (default: $SBX_APPROVAL_STORE, else\n"
-    "                     ~/.config/commander/approvals.json; must be 0600 and yours)\n"
-    "  --cold             never ask a running `sbx serve`; always the cold start\n"
-    "  -v, --verbose      say on stderr which start-up path ran (warm or cold, why), and\n"
-    "                     why refusals could not be named after a failed command\n"
-    "\n"
-    "Options of serve:\n"
-    "  --idle SECONDS     exit after SECONDS without a client (default: never)\n"
-    "  -v, --verbose      one line per request on stderr\n"
-    "  The socket is $SBX_STATE_DIR/serve.sock; the directory must be the user's,\n"
-    "  mode 0700. SIGTERM or SIGINT stops the server and kills its runs.\n"
-    "\n"
-    "Environment:\n"
-    "  COMMANDER_SECURITY_PROFILE  profile when --profile is absent\n"
-    "  SBX_AUDIT_LOG               audit log when --audit is absent\n"
-    "  SBX_APPROVAL_STORE          approval store when --approval-store is absent\n"
-    "  SBX_STATE_DIR               directory of the shared admission state and of\n"
-    "                              the `sbx serve` socket\n"
-    "                              (default: /run/commander-sandbox as root,\n"
-    "                              else $XDG_RUNTIME_DIR/commander-sandbox)\n"
-    "\n"
-    "Exit status:\n"
-    "  N      the command's own exit status\n"
-    "  124    the command ran out of time (profile limit or --timeout)\n"
-    "  125    sbx itself failed or refused: bad usage, unknown profile,\n"
-    "         missing kernel feature, admission refused with --no-wait,\n"
-    "         unusable audit log, command denied by the approval workflow\n"
-    "  126    the command was found but could not be executed\n"
-    "  127    the command was not found\n"
-    "  128+N  the command was ended by signal N (e.g. 137 for SIGKILL)\n"
-    "  check, explain, --help and --version exit 0, or 125 on error.\n");
+          "Usage: sbx run [OPTIONS] -- CMD [ARG...]\n"
+          "       sbx check [--json]\n"
+          "       sbx explain [--profile NAME] [--bpf]\n"
+          "       sbx approvals [--approval-store FILE] list | revoke ID | clear\n"
+          "       sbx serve [--idle SECONDS] [-v]\n"
+          "       sbx --help | --version\n"
+          "\n"
+          "Runs CMD confined by a security profile, after the compiled scheduler\n"
+          "admitted it (see sbx(1), docs/sbx.md).\n"
+          "\n"
+          "Commands:\n"
+          "  run        run CMD inside the sandbox\n"
+          "  check      list the kernel features present and the profiles they can enforce\n"
+          "  explain    say in plain words what a profile enforces\n"
+          "  approvals  list, revoke or clear the standing (\"always\") approval grants\n"
+          "  serve      keep warm templates for this user's runs (root only): `sbx run`\n"
+          "             then starts from one when the server answers, else cold, with\n"
+          "             the same layers either way (docs/sbx.md, \"Warm start\")\n"
+          "\n"
+          "Options of run (explain takes --profile, and --bpf to add the disassembly\n"
+          "of the compiled seccomp filter exactly as the kernel gets it):\n"
+          "  --profile NAME     profile name or alias (READ_ONLY, WORKSPACE_WRITE, ...);\n"
+          "                     default: $COMMANDER_SECURITY_PROFILE, else strict.\n"
+          "                     An unknown name is an error, never a fallback.\n"
+          "  --workspace DIR    the workspace the profile's ${WORKSPACE} rules name\n"
+          "                     (default: the current directory)\n"
+          "  --tier NAME        the admission tier (default: the profile's default tier)\n"
+          "  --timeout SECONDS  lower the profile's maximum execution time; a value above\n"
+          "                     it is an error (exit 125), never silently raised\n"
+          "  --no-wait          fail at once (exit 125) when admission is refused,\n"
+          "                     instead of waiting in FIFO order for a slot\n"
+          "  --wait-timeout SECONDS  wait at most SECONDS for a slot, then exit 125;\n"
+          "                     a wait of more than a second is announced on stderr\n"
+          "  --env NAME=VALUE   set NAME in the command's environment (repeatable)\n"
+          "  --pass-env NAME    pass the caller's NAME through (repeatable); loader\n"
+          "                     variables (LD_*, GLIBC_TUNABLES, ...) and names of\n"
+          "                     tokens, keys and passwords are refused (exit 125)\n"
+          "  --cwd DIR          start in DIR, inside the workspace (relative: to the\n"
+          "                     workspace); default: the current directory when it lies\n"
+          "                     in the workspace, else the workspace root\n"
+          "  --run-id ID        the caller's name for the run ([A-Za-z0-9._:-], at most\n"
+          "                     128), in the audit record and approval requests\n"
+          "  --audit FILE       append one JSON line per run to FILE (default:\n"
+          "                     $SBX_AUDIT_LOG; none when unset); checked before CMD runs\n"
+          "  --approver SPEC    who approves the profile's sensitive operations: tty\n"
+          "                     (default: a prompt on sbx's terminal), exec:PROGRAM,\n"
+          "                     socket:PATH, or none (deny them all); see docs/approvals.md\n"
+          "  --approval-timeout SECONDS  no answer within this is a deny (default 60)\n"
+          "  --approval-store FILE  standing grants (default: $SBX_APPROVAL_STORE, else\n"
+          "                     ~/.config/commander/approvals.json; must be 0600 and yours)\n"
+          "  --cold             never ask a running `sbx serve`; always the cold start\n"
+          "  -v, --verbose      say on stderr which start-up path ran (warm or cold, why), and\n"
+          "                     why refusals could not be named after a failed command\n"
+          "\n"
+          "Options of serve:\n"
+          "  --idle SECONDS     exit after SECONDS without a client (default: never)\n"
+          "  -v, --verbose      one line per request on stderr\n"
+          "  The socket is $SBX_STATE_DIR/serve.sock; the directory must be the user's,\n"
+          "  mode 0700. SIGTERM or SIGINT stops the server and kills its runs.\n"
+          "\n"
+          "Environment:\n"
+          "  COMMANDER_SECURITY_PROFILE  profile when --profile is absent\n"
+          "  SBX_AUDIT_LOG               audit log when --audit is absent\n"
+          "  SBX_APPROVAL_STORE          approval store when --approval-store is absent\n"
+          "  SBX_STATE_DIR               directory of the shared admission state and of\n"
+          "                              the `sbx serve` socket\n"
+          "                              (default: /run/commander-sandbox as root,\n"
+          "                              else $XDG_RUNTIME_DIR/commander-sandbox)\n"
+          "\n"
+          "Exit status:\n"
+          "  N      the command's own exit status\n"
+          "  124    the command ran out of time (profile limit or --timeout)\n"
+          "  125    sbx itself failed or refused: bad usage, unknown profile,\n"
+          "         missing kernel feature, admission refused with --no-wait,\n"
+          "         unusable audit log, command denied by the approval workflow\n"
+          "  126    the command was found but could not be executed\n"
+          "  127    the command was not found\n"
+          "  128+N  the command was ended by signal N (e.g. 137 for SIGKILL)\n"
+          "  check, explain, --help and --version exit 0, or 125 on error.\n");
 }
 
 int sbx_cli_parse_seconds(const char *s, uint64_t *ms)
@@ -172,16 +188,17 @@ int sbx_cli_env_name_ok(const char *name, size_t len)
 }
 
 /* Appends --env NAME=VALUE (with_value) or --pass-env NAME to list. */
-static int sbx_cli_add_env(const char **list, int *n, const char *arg, bool with_value,
-                           FILE *err)
+static int sbx_cli_add_env(const char **list, int *n, const char *arg, bool with_value, FILE *err)
 {
   const char *opt = with_value ? "--env" : "--pass-env";
   const char *eq = strchr(arg, '=');
   size_t len = with_value ? (eq ? (size_t)(eq - arg) : 0) : strlen(arg);
 
   if ((with_value && !eq) || sbx_cli_env_name_ok(arg, len) != 0) {
-    fprintf(err, "sbx: error: %s '%s': expected %s with NAME of letters, digits and '_' "
-                 "(not starting with a digit)\n", opt, arg, with_value ? "NAME=VALUE" : "NAME");
+    fprintf(err,
+            "sbx: error: %s '%s': expected %s with NAME of letters, digits and '_' "
+            "(not starting with a digit)\n",
+            opt, arg, with_value ? "NAME=VALUE" : "NAME");
     return -EINVAL;
   }
   if (*n >= SBX_OPT_ENV_MAX) {
@@ -201,8 +218,8 @@ static int sbx_cli_run_id_ok(const char *id)
     return -EINVAL;
   for (size_t i = 0; i < n; i++) {
     char c = id[i];
-    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-          c == '.' || c == '_' || c == ':' || c == '-'))
+    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
+          c == '_' || c == ':' || c == '-'))
       return -EINVAL;
   }
   return 0;
@@ -228,8 +245,10 @@ static int sbx_cli_parse_options(int argc, char *const argv[], struct sbx_opts *
       break;
     case OPT_TIMEOUT:
       if (sbx_cli_parse_seconds(optarg, &o->timeout_ms) != 0) {
-        fprintf(err, "sbx: error: --timeout '%s': expected seconds > 0 (at most 3 decimals, "
-                     "at most 30 days)\n", optarg);
+        fprintf(err,
+                "sbx: error: --timeout '%s': expected seconds > 0 (at most 3 decimals, "
+                "at most 30 days)\n",
+                optarg);
         return -EINVAL;
       }
       o->has_timeout = true;
@@ -252,8 +271,10 @@ static int sbx_cli_parse_options(int argc, char *const argv[], struct sbx_opts *
     case OPT_APPROVAL_TIMEOUT:
       if (sbx_cli_parse_seconds(optarg, &o->approval_timeout_ms) != 0 ||
           o->approval_timeout_ms > 24ull * 3600 * 1000) {
-        fprintf(err, "sbx: error: --approval-timeout '%s': expected seconds > 0, at most "
-                     "one day\n", optarg);
+        fprintf(err,
+                "sbx: error: --approval-timeout '%s': expected seconds > 0, at most "
+                "one day\n",
+                optarg);
         return -EINVAL;
       }
       break;
@@ -289,16 +310,18 @@ static int sbx_cli_parse_options(int argc, char *const argv[], struct sbx_opts *
       break;
     case OPT_WAIT_TIMEOUT:
       if (sbx_cli_parse_seconds(optarg, &o->wait_timeout_ms) != 0) {
-        fprintf(err, "sbx: error: --wait-timeout '%s': expected seconds > 0 (at most 3 "
-                     "decimals, at most 30 days)\n", optarg);
+        fprintf(err,
+                "sbx: error: --wait-timeout '%s': expected seconds > 0 (at most 3 "
+                "decimals, at most 30 days)\n",
+                optarg);
         return -EINVAL;
       }
       o->has_wait_timeout = true;
       break;
     case OPT_RUN_ID:
       if (sbx_cli_run_id_ok(optarg) != 0) {
-        fprintf(err, "sbx: error: --run-id '%s': expected 1 to %d of A-Z a-z 0-9 . _ : -\n",
-                optarg, SBX_RUN_ID_MAX);
+        fprintf(err, "sbx: error: --run-id '%s': expected 1 to %d of A-Z a-z 0-9 . _ : -\n", optarg,
+                SBX_RUN_ID_MAX);
         return -EINVAL;
       }
       o->run_id = optarg;
@@ -310,8 +333,8 @@ static int sbx_cli_parse_options(int argc, char *const argv[], struct sbx_opts *
       fprintf(err, "sbx: error: option '%s' needs an argument\n", argv[optind - 1]);
       return -EINVAL;
     default:
-      fprintf(err, "sbx: error: unknown option '%s' for '%s' (see sbx --help)\n",
-              argv[optind - 1], sub);
+      fprintf(err, "sbx: error: unknown option '%s' for '%s' (see sbx --help)\n", argv[optind - 1],
+              sub);
       return -EINVAL;
     }
   }
@@ -352,7 +375,9 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
     o->sub_argc = argc - 1;
     return 0;
   } else {
-    fprintf(err, "sbx: error: unknown command '%s' (expected run, check, explain, serve or approvals)\n", sub);
+    fprintf(err,
+            "sbx: error: unknown command '%s' (expected run, check, explain, serve or approvals)\n",
+            sub);
     return -EINVAL;
   }
 
@@ -372,8 +397,12 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
   case SBX_CMD_RUN:
     if (o->bpf || o->json || o->idle_ms) {
       fprintf(err, "sbx: error: run: %s belongs to %s\n",
-              o->bpf ? "--bpf" : o->json ? "--json" : "--idle",
-              o->bpf ? "explain" : o->json ? "check" : "serve");
+              o->bpf    ? "--bpf"
+              : o->json ? "--json"
+                        : "--idle",
+              o->bpf    ? "explain"
+              : o->json ? "check"
+                        : "serve");
       return -EINVAL;
     }
     if (o->no_wait && o->has_wait_timeout) {
@@ -391,10 +420,9 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
   case SBX_CMD_EXPLAIN:
     /* Options that mean nothing here are refused, not ignored: a caller
      * who passed them expected them to matter. */
-    if (o->workspace || o->tier || o->has_timeout || o->no_wait || o->audit_path ||
-        o->approver || o->approval_timeout_ms || o->approval_store || o->cold || o->verbose ||
-        o->idle_ms || o->n_set_env || o->n_pass_env || o->cwd || o->has_wait_timeout ||
-        o->run_id ||
+    if (o->workspace || o->tier || o->has_timeout || o->no_wait || o->audit_path || o->approver ||
+        o->approval_timeout_ms || o->approval_store || o->cold || o->verbose || o->idle_ms ||
+        o->n_set_env || o->n_pass_env || o->cwd || o->has_wait_timeout || o->run_id ||
         (o->cmd == SBX_CMD_CHECK && (o->profile || o->bpf)) ||
         (o->cmd == SBX_CMD_EXPLAIN && o->json)) {
       fprintf(err, "sbx: error: %s: only %s accepted\n", sub,
@@ -407,10 +435,9 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
     }
     return 0;
   case SBX_CMD_SERVE:
-    if (o->profile || o->workspace || o->tier || o->has_timeout || o->no_wait ||
-        o->audit_path || o->approver || o->approval_timeout_ms || o->approval_store ||
-        o->bpf || o->json || o->cold || o->n_set_env || o->n_pass_env || o->cwd ||
-        o->has_wait_timeout || o->run_id) {
+    if (o->profile || o->workspace || o->tier || o->has_timeout || o->no_wait || o->audit_path ||
+        o->approver || o->approval_timeout_ms || o->approval_store || o->bpf || o->json ||
+        o->cold || o->n_set_env || o->n_pass_env || o->cwd || o->has_wait_timeout || o->run_id) {
       fprintf(err, "sbx: error: serve: only --idle and -v are accepted\n");
       return -EINVAL;
     }

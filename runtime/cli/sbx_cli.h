@@ -27,9 +27,9 @@ enum sbx_command {
 
 struct sbx_opts {
   enum sbx_command cmd;
-  const char *profile;    /* --profile; NULL: COMMANDER_SECURITY_PROFILE, else strict */
-  const char *workspace;  /* --workspace; NULL: the current directory */
-  const char *tier;       /* --tier; NULL: the profile's default tier */
+  const char *profile;   /* --profile; NULL: COMMANDER_SECURITY_PROFILE, else strict */
+  const char *workspace; /* --workspace; NULL: the current directory */
+  const char *tier;      /* --tier; NULL: the profile's default tier */
   bool has_timeout;
   uint64_t timeout_ms;    /* --timeout, converted; may only lower the profile's limit */
   bool no_wait;           /* --no-wait: a refused admission fails at once */
@@ -39,27 +39,27 @@ struct sbx_opts {
   char *const *cmd_argv;  /* run: the command and its arguments, NULL-terminated */
   int cmd_argc;
   /* Approval workflow (docs/approvals.md). */
-  const char *approver;       /* --approver tty|exec:PROG|socket:PATH|none; NULL: tty */
+  const char *approver;         /* --approver tty|exec:PROG|socket:PATH|none; NULL: tty */
   uint64_t approval_timeout_ms; /* --approval-timeout, 0: 60 s */
-  const char *approval_store; /* --approval-store; NULL: $SBX_APPROVAL_STORE or default */
+  const char *approval_store;   /* --approval-store; NULL: $SBX_APPROVAL_STORE or default */
   /* Warm start (docs/sbx.md, "sbx serve"). */
-  bool cold;                  /* run --cold: never ask a server */
-  bool verbose;               /* run/serve -v: say which start-up path ran / log requests */
-  uint64_t idle_ms;           /* serve --idle: exit after so long without a client; 0 never */
-  char *const *sub_argv;      /* approvals: argv from "approvals" on */
+  bool cold;             /* run --cold: never ask a server */
+  bool verbose;          /* run/serve -v: say which start-up path ran / log requests */
+  uint64_t idle_ms;      /* serve --idle: exit after so long without a client; 0 never */
+  char *const *sub_argv; /* approvals: argv from "approvals" on */
   int sub_argc;
   /* Per-run settings (docs/sbx.md, "Per-run settings"); NULL-terminated
    * lists pointing into argv. The names are checked against the
    * environment's rules by sbx run, not here. */
-  const char *set_env[SBX_OPT_ENV_MAX + 1];  /* --env NAME=VALUE, in order */
+  const char *set_env[SBX_OPT_ENV_MAX + 1]; /* --env NAME=VALUE, in order */
   int n_set_env;
   const char *pass_env[SBX_OPT_ENV_MAX + 1]; /* --pass-env NAME */
   int n_pass_env;
-  const char *cwd;            /* --cwd DIR; NULL: the caller's directory when inside the
+  const char *cwd; /* --cwd DIR; NULL: the caller's directory when inside the
                                  workspace, else the workspace root */
   bool has_wait_timeout;
-  uint64_t wait_timeout_ms;   /* --wait-timeout: the longest admission wait */
-  const char *run_id;         /* --run-id: the caller's name for the run */
+  uint64_t wait_timeout_ms; /* --wait-timeout: the longest admission wait */
+  const char *run_id;       /* --run-id: the caller's name for the run */
 };
 
 /* Parses argv (argv[0] is sbx itself). On success fills *o; the command's

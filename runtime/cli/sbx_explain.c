@@ -5,7 +5,7 @@
 
 const char *sbx_explain_bytes(char *buf, size_t size, uint64_t bytes)
 {
-  static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+  static const char *const units[] = { "bytes", "KiB", "MiB", "GiB", "TiB" };
   unsigned u = 0;
   uint64_t v = bytes;
 
@@ -87,10 +87,10 @@ static void sbx_explain_approvals(FILE *out, uint32_t ops)
     uint32_t bit;
     const char *words;
   } names[] = {
-    {CS_APPROVE_FILE_DELETE, "deleting files"},
-    {CS_APPROVE_EXTERNAL_NETWORK, "reaching an external network"},
-    {CS_APPROVE_SUDO, "running sudo"},
-    {CS_APPROVE_GIT_CONFIG, "changing git configuration"},
+    { CS_APPROVE_FILE_DELETE, "deleting files" },
+    { CS_APPROVE_EXTERNAL_NETWORK, "reaching an external network" },
+    { CS_APPROVE_SUDO, "running sudo" },
+    { CS_APPROVE_GIT_CONFIG, "changing git configuration" },
   };
   uint32_t known = 0;
 
@@ -103,7 +103,8 @@ static void sbx_explain_approvals(FILE *out, uint32_t ops)
       fprintf(out, "  %s\n", names[i].words);
   }
   if (ops & ~known)
-    fprintf(out, "  UNKNOWN approval bits 0x%" PRIx32 " (table newer than this sbx?)\n", ops & ~known);
+    fprintf(out, "  UNKNOWN approval bits 0x%" PRIx32 " (table newer than this sbx?)\n",
+            ops & ~known);
 }
 
 void sbx_explain(FILE *out, const struct cs_profile *p)
@@ -128,19 +129,22 @@ void sbx_explain(FILE *out, const struct cs_profile *p)
   fprintf(out, "File writes:    %s.\n",
           p->allow_file_write ? "allowed where a path rule grants write"
                               : "none: every file system is read-only to the command");
-  fprintf(out, "File deletion:  %s.\n", p->allow_file_delete ? "allowed where writes are" : "denied");
+  fprintf(out, "File deletion:  %s.\n",
+          p->allow_file_delete ? "allowed where writes are" : "denied");
   fprintf(out, "Default tier:   %s (admission, see sbx(1); --tier overrides).\n\n",
           p->default_tier ? p->default_tier : "(none)");
 
   sbx_explain_paths(out, "Allowed paths (${WORKSPACE} is the --workspace directory)",
                     p->allowed_paths, p->n_allowed_paths);
-  sbx_explain_paths(out, "Denied paths (win over allowed ones)", p->denied_paths, p->n_denied_paths);
+  sbx_explain_paths(out, "Denied paths (win over allowed ones)", p->denied_paths,
+                    p->n_denied_paths);
   fprintf(out, "\n");
 
   fprintf(out, "Limits:\n");
   if (p->limits.max_execution_ms)
     fprintf(out, "  %-24s %" PRIu64 ".%03" PRIu64 " s (--timeout may only lower it)\n",
-            "wall-clock time", p->limits.max_execution_ms / 1000, p->limits.max_execution_ms % 1000);
+            "wall-clock time", p->limits.max_execution_ms / 1000,
+            p->limits.max_execution_ms % 1000);
   else
     fprintf(out, "  %-24s no limit\n", "wall-clock time");
   sbx_explain_limit(out, "address space", p->limits.max_memory_bytes, NULL);
@@ -154,8 +158,8 @@ void sbx_explain(FILE *out, const struct cs_profile *p)
   /* The profile's own command rules (docs/approvals.md); sbx's built-in
    * ones (rm, git clean, sudo, curl, ...) apply too. */
   if (p->n_command_rules) {
-    static const char *const actions[] = {"allow", "ask", "deny"};
-    static const char *const ops[] = {"delete", "network", "sudo", "git-config", "exec"};
+    static const char *const actions[] = { "allow", "ask", "deny" };
+    static const char *const ops[] = { "delete", "network", "sudo", "git-config", "exec" };
     fprintf(out, "  command rules of this profile (besides sbx's built-in ones):\n");
     for (uint32_t i = 0; i < p->n_command_rules; i++) {
       const struct cs_command_rule *r = &p->command_rules[i];

@@ -69,8 +69,8 @@ int sbx_profile_select(const struct cs_profile *tab, size_t n, const char *flag,
   if (!*name)
     fprintf(err, "sbx: error: profile: %s is empty; no profile is chosen for you\n", where);
   else
-    fprintf(err, "sbx: error: profile: unknown profile '%s' (from %s); no fallback is used\n",
-            name, where);
+    fprintf(err, "sbx: error: profile: unknown profile '%s' (from %s); no fallback is used\n", name,
+            where);
   sbx_profile_list_known(tab, n, err);
   return -ENOENT;
 }

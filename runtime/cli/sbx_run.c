@@ -93,12 +93,13 @@ static int sbx_run_exposed(const struct cs_profile *p, const char *workspace, co
     else
       exposed = !sbx_run_private(real) && sbx_run_under(log, real);
     if (exposed) {
-      fprintf(stderr, "sbx: error: %s %s%s%s%s lies in %s, which profile '%s' lets the command "
-                      "write (%s); put it outside, or use a narrower --workspace\n", what, given,
-              strcmp(given, log) != 0 ? " (at " : "", strcmp(given, log) != 0 ? log : "",
-              strcmp(given, log) != 0 ? ")" : "",
-              strcmp(real, "/") == 0 && sbx_run_under(log, workspace) ? workspace : real,
-              p->name, pr->origin ? pr->origin : pr->path);
+      fprintf(stderr,
+              "sbx: error: %s %s%s%s%s lies in %s, which profile '%s' lets the command "
+              "write (%s); put it outside, or use a narrower --workspace\n",
+              what, given, strcmp(given, log) != 0 ? " (at " : "",
+              strcmp(given, log) != 0 ? log : "", strcmp(given, log) != 0 ? ")" : "",
+              strcmp(real, "/") == 0 && sbx_run_under(log, workspace) ? workspace : real, p->name,
+              pr->origin ? pr->origin : pr->path);
       r = -EPERM;
     }
     free(real);
@@ -130,8 +131,8 @@ static int sbx_run_log_exposed(const struct cs_profile *p, const char *workspace
 /* A file or directory sbx keeps (it may not exist yet): resolved, or, when
  * missing, its nearest existing ancestor, which is where the command
  * would create it. */
-static int sbx_run_kept_exposed(const struct cs_profile *p, const char *workspace,
-                                const char *what, const char *path, bool whole_host)
+static int sbx_run_kept_exposed(const struct cs_profile *p, const char *workspace, const char *what,
+                                const char *path, bool whole_host)
 {
   char probe[PATH_MAX], *real = NULL, *slash;
   int r;
@@ -147,8 +148,10 @@ static int sbx_run_kept_exposed(const struct cs_profile *p, const char *workspac
     /* A symlink to nothing: the file would be created wherever it points,
      * which may be made to exist later (inside the workspace). */
     if (lstat(probe, &st) == 0) {
-      fprintf(stderr, "sbx: error: %s %s: %s is a symlink to nothing, so where it would be "
-                      "written cannot be told\n", what, path, probe);
+      fprintf(stderr,
+              "sbx: error: %s %s: %s is a symlink to nothing, so where it would be "
+              "written cannot be told\n",
+              what, path, probe);
       return -EPERM;
     }
     if (slash == probe)
@@ -194,8 +197,7 @@ static int sbx_run_env_refused(const struct sbx_opts *o, char *why, size_t why_s
 }
 
 /* The audit view of the confinement result. */
-static void sbx_run_record_result(struct sbx_audit_record *rec,
-                                  const struct sbx_run_result *res,
+static void sbx_run_record_result(struct sbx_audit_record *rec, const struct sbx_run_result *res,
                                   struct sbx_audit_denial *den, size_t *n_den)
 {
   rec->duration_ms = res->elapsed_ms;
@@ -253,12 +255,11 @@ static void sbx_run_record_result(struct sbx_audit_record *rec,
   }
 }
 
-
 int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
 {
   const struct cs_profile *p = NULL;
   enum sbx_profile_source src = SBX_PROFILE_FROM_DEFAULT;
-  struct sbx_audit audit = {.fd = -1};
+  struct sbx_audit audit = { .fd = -1 };
   struct sbx_admit adm;
   struct sbx_audit_record rec;
   struct sbx_run_request req;
@@ -273,7 +274,8 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
   char serve_sock[PATH_MAX], serve_dir[PATH_MAX];
   char cwd[PATH_MAX], env_why[192];
   const char *env_what = NULL;
-  const char *env_passed[SBX_OPT_ENV_MAX + 1] = {NULL}, *env_unset[SBX_OPT_ENV_MAX + 1] = {NULL};
+  const char *env_passed[SBX_OPT_ENV_MAX + 1] = { NULL },
+                                           *env_unset[SBX_OPT_ENV_MAX + 1] = { NULL };
   size_t n_passed = 0, n_unset = 0;
   const char *audit_path = o->audit_path ? o->audit_path : getenv(SBX_AUDIT_ENV);
   bool admit_open = false;
@@ -308,8 +310,8 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
   if (sbx_audit_open(&audit, audit_path, stderr) != 0)
     return SBX_EXIT_FAILURE;
 
-  if (sbx_profile_select(t->profiles, t->n_profiles, o->profile, getenv(SBX_PROFILE_ENV), &p,
-                         &src, stderr) != 0) {
+  if (sbx_profile_select(t->profiles, t->n_profiles, o->profile, getenv(SBX_PROFILE_ENV), &p, &src,
+                         stderr) != 0) {
     const char *asked = o->profile ? o->profile : getenv(SBX_PROFILE_ENV);
     snprintf(profile_error, sizeof(profile_error), "unknown profile '%.64s' (from %s)",
              asked ? asked : SBX_DEFAULT_PROFILE, sbx_profile_source_name(src));
@@ -360,9 +362,9 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
   /* Approvals before admission: a command a human refuses never takes a
    * slot, and one waiting for a human holds none (docs/approvals.md). */
   {
-    struct sbx_approve_opts ao = {.approver = o->approver,
-                                  .timeout_ms = (unsigned)o->approval_timeout_ms,
-                                  .store = o->approval_store};
+    struct sbx_approve_opts ao = { .approver = o->approver,
+                                   .timeout_ms = (unsigned)o->approval_timeout_ms,
+                                   .store = o->approval_store };
     if (sbx_approve_begin(&appr, &ao, p, o->cmd_argv, &audit, stderr) != 0) {
       rec.error = "approval workflow unavailable";
       goto record;
@@ -493,9 +495,11 @@ record:
 int sbx_serve_cmd(const struct sbx_tables *t, const struct sbx_opts *o)
 {
   char sock[PATH_MAX], dir[PATH_MAX];
-  struct sbx_serve_opts so = {.socket_path = sock, .profiles = t->profiles,
-                              .n_profiles = t->n_profiles, .idle_ms = o->idle_ms,
-                              .verbose = o->verbose};
+  struct sbx_serve_opts so = { .socket_path = sock,
+                               .profiles = t->profiles,
+                               .n_profiles = t->n_profiles,
+                               .idle_ms = o->idle_ms,
+                               .verbose = o->verbose };
   if (sbx_run_serve_socket(sock, sizeof(sock), dir, sizeof(dir)) != 0) {
     fprintf(stderr, "sbx serve: no state directory: set %s\n", SBX_STATE_DIR_ENV);
     return SBX_EXIT_FAILURE;

@@ -119,8 +119,7 @@ int sbx_run_workspace(const char *given, char *out, size_t size, FILE *err)
   if (!given) {
     if (!getcwd(cwd, sizeof(cwd))) {
       r = -errno;
-      fprintf(err, "sbx: error: workspace: cannot read the current directory: %s\n",
-              strerror(-r));
+      fprintf(err, "sbx: error: workspace: cannot read the current directory: %s\n", strerror(-r));
       return r;
     }
     given = cwd;
@@ -162,8 +161,8 @@ int sbx_run_confined(struct sbx_run_request *req, struct sbx_run_result *res,
   return r;
 }
 
-int sbx_run_report(const struct sbx_opts *o, int r,
-                   const struct sbx_run_result *res, char *interrupted, size_t interrupted_size)
+int sbx_run_report(const struct sbx_opts *o, int r, const struct sbx_run_result *res,
+                   char *interrupted, size_t interrupted_size)
 {
   int code = r != 0 ? SBX_EXIT_FAILURE : res->exit_code;
 
@@ -211,8 +210,10 @@ int sbx_run_report(const struct sbx_opts *o, int r,
       res->denied_syscall < 0 && res->ll_naming != SBX_NAMING_OK &&
       res->ll_naming != SBX_NAMING_NOT_ASKED && r == 0 && res->exit_code != 0 &&
       (res->outcome == SBX_OUTCOME_EXITED || res->outcome == SBX_OUTCOME_SIGNALED))
-    fprintf(stderr, "sbx: note: refusals by Landlock, if any, could not be named: %s "
-                    "(see sbx check)\n", sbx_naming_text(res->ll_naming));
+    fprintf(stderr,
+            "sbx: note: refusals by Landlock, if any, could not be named: %s "
+            "(see sbx check)\n",
+            sbx_naming_text(res->ll_naming));
   else if (res->audit_lost && res->exit_code != 0 &&
            (o->verbose || res->outcome == SBX_OUTCOME_SIGNALED || res->denied_syscall >= 0 ||
             res->n_ll_denials))

@@ -37,7 +37,7 @@ int sbx_run_confined(struct sbx_run_request *req, struct sbx_run_result *res,
  * rule); returns sbx's exit status (docs/sbx.1). r is sbx_confine_run's
  * return. `interrupted` receives the text of an interruption ("" if
  * none), for the audit record. */
-int sbx_run_report(const struct sbx_opts *o, int r,
-                   const struct sbx_run_result *res, char *interrupted, size_t interrupted_size);
+int sbx_run_report(const struct sbx_opts *o, int r, const struct sbx_run_result *res,
+                   char *interrupted, size_t interrupted_size);
 
 #endif

@@ -10,7 +10,7 @@
 static volatile sig_atomic_t sbx_sig_running;
 static volatile sig_atomic_t sbx_sig_received;
 
-static const int sbx_sig_list[] = {SIGINT, SIGTERM, SIGHUP};
+static const int sbx_sig_list[] = { SIGINT, SIGTERM, SIGHUP };
 
 /* Kills every child of this thread, listed by the kernel in
  * /proc/thread-self/children. Only open/read/close/kill: async-signal-safe. */

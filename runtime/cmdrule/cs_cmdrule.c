@@ -12,11 +12,9 @@
 
 /* grep tag: CS_APPROVAL_OPERATION (cs_approval_ops.h) */
 static const char *const cs_approval_op_names[] = {
-    [CS_APPROVAL_OP_DELETE] = "delete",
-    [CS_APPROVAL_OP_NETWORK] = "network",
-    [CS_APPROVAL_OP_SUDO] = "sudo",
-    [CS_APPROVAL_OP_GIT_CONFIG] = "git-config",
-    [CS_APPROVAL_OP_EXEC] = "exec",
+  [CS_APPROVAL_OP_DELETE] = "delete", [CS_APPROVAL_OP_NETWORK] = "network",
+  [CS_APPROVAL_OP_SUDO] = "sudo",     [CS_APPROVAL_OP_GIT_CONFIG] = "git-config",
+  [CS_APPROVAL_OP_EXEC] = "exec",
 };
 _Static_assert(sizeof cs_approval_op_names / sizeof cs_approval_op_names[0] ==
                    CS_APPROVAL_OP_COUNT_,
@@ -39,67 +37,67 @@ int cs_approval_op_parse(const char *name, enum cs_approval_operation *op)
   return -EINVAL;
 }
 
-#define EX(...) ((const char *const[]){__VA_ARGS__, NULL})
+#define EX(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
 /* grep tag: CS_CMDRULES_BUILTIN. Each rule carries examples that must and
  * must not match; the unit test (approvals_units) checks all of them. */
 const struct cs_cmdrule cs_cmdrules_builtin[] = {
-    {"rm", "rm", NULL, CS_CMDRULE_ASK, CS_APPROVAL_OP_DELETE, "builtin",
-     EX("rm a.txt", "rm -rf build", "/bin/rm -f x"), EX("rmdir x", "echo rm")},
-    {"rmdir", "rmdir", NULL, CS_CMDRULE_ASK, CS_APPROVAL_OP_DELETE, "builtin", EX("rmdir d"),
-     EX("mkdir d")},
-    {"unlink", "unlink", NULL, CS_CMDRULE_ASK, CS_APPROVAL_OP_DELETE, "builtin", EX("unlink f"),
-     EX("link a b")},
-    {"shred", "shred", NULL, CS_CMDRULE_ASK, CS_APPROVAL_OP_DELETE, "builtin", EX("shred -u f"),
-     NULL},
-    {"find -delete", "find", "-delete", CS_CMDRULE_ASK, CS_APPROVAL_OP_DELETE, "builtin",
-     EX("find . -name *.o -delete"), EX("find . -name *.o", "find . -name -deleted")},
-    {"find -exec rm", "find", "-exec rm", CS_CMDRULE_ASK, CS_APPROVAL_OP_DELETE, "builtin",
-     EX("find . -exec rm {} ;"), EX("find . -exec ls {} ;")},
-    {"git clean", "git", "clean", CS_CMDRULE_ASK, CS_APPROVAL_OP_DELETE, "builtin",
-     EX("git clean -fdx", "git -C repo clean -f"), EX("git status", "git commit -m clean")},
-    {"git rm", "git", "rm", CS_CMDRULE_ASK, CS_APPROVAL_OP_DELETE, "builtin", EX("git rm a.c"),
-     EX("git add rm")},
-    {"sudo", "sudo", NULL, CS_CMDRULE_ASK, CS_APPROVAL_OP_SUDO, "builtin",
-     EX("sudo make install", "/usr/bin/sudo -u root id"), EX("sudoedit-like-not")},
-    {"su", "su", NULL, CS_CMDRULE_ASK, CS_APPROVAL_OP_SUDO, "builtin", EX("su -", "su root"),
-     EX("sum f")},
-    {"doas", "doas", NULL, CS_CMDRULE_ASK, CS_APPROVAL_OP_SUDO, "builtin", EX("doas id"), NULL},
-    {"pkexec", "pkexec", NULL, CS_CMDRULE_ASK, CS_APPROVAL_OP_SUDO, "builtin", EX("pkexec id"),
-     NULL},
-    {"run0", "run0", NULL, CS_CMDRULE_ASK, CS_APPROVAL_OP_SUDO, "builtin", EX("run0 id"), NULL},
-    {"git config", "git", "config", CS_CMDRULE_ASK, CS_APPROVAL_OP_GIT_CONFIG, "builtin",
-     EX("git config user.name x", "git config --global core.editor vi"),
-     EX("git status", "git log")},
-    {"git remote add", "git", "remote add", CS_CMDRULE_ASK, CS_APPROVAL_OP_GIT_CONFIG, "builtin",
-     EX("git remote add origin https://example.org/r.git"), EX("git remote -v")},
-    {"git remote set-url", "git", "remote set-url", CS_CMDRULE_ASK, CS_APPROVAL_OP_GIT_CONFIG,
-     "builtin", EX("git remote set-url origin x"), EX("git remote show origin")},
-    {"curl", "curl", NULL, CS_CMDRULE_ASK, CS_APPROVAL_OP_NETWORK, "builtin",
-     EX("curl https://example.org"), NULL},
-    {"wget", "wget", NULL, CS_CMDRULE_ASK, CS_APPROVAL_OP_NETWORK, "builtin",
-     EX("wget -q https://example.org/f"), NULL},
-    {"ssh", "ssh", NULL, CS_CMDRULE_ASK, CS_APPROVAL_OP_NETWORK, "builtin", EX("ssh host ls"),
-     EX("ssh-keygen -t ed25519")},
-    {"scp", "scp", NULL, CS_CMDRULE_ASK, CS_APPROVAL_OP_NETWORK, "builtin", EX("scp a host:b"),
-     NULL},
-    {"sftp", "sftp", NULL, CS_CMDRULE_ASK, CS_APPROVAL_OP_NETWORK, "builtin", EX("sftp host"),
-     NULL},
-    {"rsync", "rsync", NULL, CS_CMDRULE_ASK, CS_APPROVAL_OP_NETWORK, "builtin",
-     EX("rsync -a src host:dst"), NULL},
-    {"nc", "nc", NULL, CS_CMDRULE_ASK, CS_APPROVAL_OP_NETWORK, "builtin", EX("nc host 80"), NULL},
-    {"ncat", "ncat", NULL, CS_CMDRULE_ASK, CS_APPROVAL_OP_NETWORK, "builtin", EX("ncat host 80"),
-     NULL},
-    {"telnet", "telnet", NULL, CS_CMDRULE_ASK, CS_APPROVAL_OP_NETWORK, "builtin",
-     EX("telnet host"), NULL},
-    {"git clone", "git", "clone", CS_CMDRULE_ASK, CS_APPROVAL_OP_NETWORK, "builtin",
-     EX("git clone https://example.org/r.git"), EX("git status")},
-    {"git fetch", "git", "fetch", CS_CMDRULE_ASK, CS_APPROVAL_OP_NETWORK, "builtin",
-     EX("git fetch origin"), NULL},
-    {"git pull", "git", "pull", CS_CMDRULE_ASK, CS_APPROVAL_OP_NETWORK, "builtin",
-     EX("git pull --rebase"), NULL},
-    {"git push", "git", "push", CS_CMDRULE_ASK, CS_APPROVAL_OP_NETWORK, "builtin",
-     EX("git push origin main"), EX("git stash push")},
+  { "rm", "rm", NULL, CS_CMDRULE_ASK, CS_APPROVAL_OP_DELETE, "builtin",
+    EX("rm a.txt", "rm -rf build", "/bin/rm -f x"), EX("rmdir x", "echo rm") },
+  { "rmdir", "rmdir", NULL, CS_CMDRULE_ASK, CS_APPROVAL_OP_DELETE, "builtin", EX("rmdir d"),
+    EX("mkdir d") },
+  { "unlink", "unlink", NULL, CS_CMDRULE_ASK, CS_APPROVAL_OP_DELETE, "builtin", EX("unlink f"),
+    EX("link a b") },
+  { "shred", "shred", NULL, CS_CMDRULE_ASK, CS_APPROVAL_OP_DELETE, "builtin", EX("shred -u f"),
+    NULL },
+  { "find -delete", "find", "-delete", CS_CMDRULE_ASK, CS_APPROVAL_OP_DELETE, "builtin",
+    EX("find . -name *.o -delete"), EX("find . -name *.o", "find . -name -deleted") },
+  { "find -exec rm", "find", "-exec rm", CS_CMDRULE_ASK, CS_APPROVAL_OP_DELETE, "builtin",
+    EX("find . -exec rm {} ;"), EX("find . -exec ls {} ;") },
+  { "git clean", "git", "clean", CS_CMDRULE_ASK, CS_APPROVAL_OP_DELETE, "builtin",
+    EX("git clean -fdx", "git -C repo clean -f"), EX("git status", "git commit -m clean") },
+  { "git rm", "git", "rm", CS_CMDRULE_ASK, CS_APPROVAL_OP_DELETE, "builtin", EX("git rm a.c"),
+    EX("git add rm") },
+  { "sudo", "sudo", NULL, CS_CMDRULE_ASK, CS_APPROVAL_OP_SUDO, "builtin",
+    EX("sudo make install", "/usr/bin/sudo -u root id"), EX("sudoedit-like-not") },
+  { "su", "su", NULL, CS_CMDRULE_ASK, CS_APPROVAL_OP_SUDO, "builtin", EX("su -", "su root"),
+    EX("sum f") },
+  { "doas", "doas", NULL, CS_CMDRULE_ASK, CS_APPROVAL_OP_SUDO, "builtin", EX("doas id"), NULL },
+  { "pkexec", "pkexec", NULL, CS_CMDRULE_ASK, CS_APPROVAL_OP_SUDO, "builtin", EX("pkexec id"),
+    NULL },
+  { "run0", "run0", NULL, CS_CMDRULE_ASK, CS_APPROVAL_OP_SUDO, "builtin", EX("run0 id"), NULL },
+  { "git config", "git", "config", CS_CMDRULE_ASK, CS_APPROVAL_OP_GIT_CONFIG, "builtin",
+    EX("git config user.name x", "git config --global core.editor vi"),
+    EX("git status", "git log") },
+  { "git remote add", "git", "remote add", CS_CMDRULE_ASK, CS_APPROVAL_OP_GIT_CONFIG, "builtin",
+    EX("git remote add origin https://example.org/r.git"), EX("git remote -v") },
+  { "git remote set-url", "git", "remote set-url", CS_CMDRULE_ASK, CS_APPROVAL_OP_GIT_CONFIG,
+    "builtin", EX("git remote set-url origin x"), EX("git remote show origin") },
+  { "curl", "curl", NULL, CS_CMDRULE_ASK, CS_APPROVAL_OP_NETWORK, "builtin",
+    EX("curl https://example.org"), NULL },
+  { "wget", "wget", NULL, CS_CMDRULE_ASK, CS_APPROVAL_OP_NETWORK, "builtin",
+    EX("wget -q https://example.org/f"), NULL },
+  { "ssh", "ssh", NULL, CS_CMDRULE_ASK, CS_APPROVAL_OP_NETWORK, "builtin", EX("ssh host ls"),
+    EX("ssh-keygen -t ed25519") },
+  { "scp", "scp", NULL, CS_CMDRULE_ASK, CS_APPROVAL_OP_NETWORK, "builtin", EX("scp a host:b"),
+    NULL },
+  { "sftp", "sftp", NULL, CS_CMDRULE_ASK, CS_APPROVAL_OP_NETWORK, "builtin", EX("sftp host"),
+    NULL },
+  { "rsync", "rsync", NULL, CS_CMDRULE_ASK, CS_APPROVAL_OP_NETWORK, "builtin",
+    EX("rsync -a src host:dst"), NULL },
+  { "nc", "nc", NULL, CS_CMDRULE_ASK, CS_APPROVAL_OP_NETWORK, "builtin", EX("nc host 80"), NULL },
+  { "ncat", "ncat", NULL, CS_CMDRULE_ASK, CS_APPROVAL_OP_NETWORK, "builtin", EX("ncat host 80"),
+    NULL },
+  { "telnet", "telnet", NULL, CS_CMDRULE_ASK, CS_APPROVAL_OP_NETWORK, "builtin", EX("telnet host"),
+    NULL },
+  { "git clone", "git", "clone", CS_CMDRULE_ASK, CS_APPROVAL_OP_NETWORK, "builtin",
+    EX("git clone https://example.org/r.git"), EX("git status") },
+  { "git fetch", "git", "fetch", CS_CMDRULE_ASK, CS_APPROVAL_OP_NETWORK, "builtin",
+    EX("git fetch origin"), NULL },
+  { "git pull", "git", "pull", CS_CMDRULE_ASK, CS_APPROVAL_OP_NETWORK, "builtin",
+    EX("git pull --rebase"), NULL },
+  { "git push", "git", "push", CS_CMDRULE_ASK, CS_APPROVAL_OP_NETWORK, "builtin",
+    EX("git push origin main"), EX("git stash push") },
 };
 const size_t cs_cmdrules_builtin_count = sizeof cs_cmdrules_builtin / sizeof cs_cmdrules_builtin[0];
 
@@ -133,9 +131,9 @@ static bool cs_word_matches(const char *pat, size_t plen, const char *arg)
 }
 
 /* Global options (before a sub-command) whose value is the next word. */
-static const char *const cs_value_options[] = {"-C",          "-c",          "--git-dir",
-                                               "--work-tree", "--namespace", "--exec-path",
-                                               "--config-env", NULL};
+static const char *const cs_value_options[] = { "-C",           "-c",          "--git-dir",
+                                                "--work-tree",  "--namespace", "--exec-path",
+                                                "--config-env", NULL };
 
 bool cs_cmdrule_matches(const struct cs_cmdrule *r, char *const *argv)
 {
@@ -195,10 +193,10 @@ bool cs_cmdrule_matches(const struct cs_cmdrule *r, char *const *argv)
  * rm. This errs towards asking (`timeout 5 ls rm` asks about rm). */
 static bool cs_is_wrapper(const char *prog)
 {
-  static const char *const w[] = {"env",   "nice",   "ionice", "stdbuf", "timeout", "xargs",
-                                  "sudo",  "doas",   "nohup",  "command", "exec",   "time",
-                                  "setsid", "chroot", "unshare", "flock", "nsenter", "chrt",
-                                  "taskset", "builtin", "run0", "pkexec", NULL};
+  static const char *const w[] = { "env",     "nice",    "ionice",  "stdbuf",  "timeout", "xargs",
+                                   "sudo",    "doas",    "nohup",   "command", "exec",    "time",
+                                   "setsid",  "chroot",  "unshare", "flock",   "nsenter", "chrt",
+                                   "taskset", "builtin", "run0",    "pkexec",  NULL };
   for (size_t i = 0; w[i]; i++)
     if (strcmp(prog, w[i]) == 0)
       return true;
@@ -258,8 +256,7 @@ int cs_cmdrule_split(const char *text, char *buf, size_t buf_len, char **argv, s
   return n ? (int)n : -EINVAL;
 }
 
-int cs_cmdrule_check_examples(const struct cs_cmdrule *rules, size_t n, char *why,
-                              size_t why_len)
+int cs_cmdrule_check_examples(const struct cs_cmdrule *rules, size_t n, char *why, size_t why_len)
 {
   char buf[512];
   char *argv[33];

@@ -94,7 +94,8 @@ static enum sbx_cgroup_mode sbx_cgroup_find(char *dir, size_t len, char *detail,
     if (sbx_file_has_word(ctl, "pids") && sbx_file_has_word(ctl, "memory") &&
         access(path, W_OK) == 0) {
       snprintf(dir, len, "%s", path);
-      snprintf(detail, dlen, "cgroup v2 at %.*s delegates memory and pids", SBX_DETAIL_PATH_MAX, path);
+      snprintf(detail, dlen, "cgroup v2 at %.*s delegates memory and pids", SBX_DETAIL_PATH_MAX,
+               path);
       return SBX_CGROUP_V2;
     }
     /* Root may place the run's cgroup directly under the hierarchy's root
@@ -114,8 +115,8 @@ static enum sbx_cgroup_mode sbx_cgroup_find(char *dir, size_t len, char *detail,
       snprintf(dir, len, "%s", path);
       snprintf(detail, dlen,
                "%scgroup v1 pids at %.*s (pids.max only; memory by RLIMIT_AS per process)",
-               v2root ? "cgroup v2 does not delegate memory+pids here; " : "",
-               SBX_DETAIL_PATH_MAX, path);
+               v2root ? "cgroup v2 does not delegate memory+pids here; " : "", SBX_DETAIL_PATH_MAX,
+               path);
       return SBX_CGROUP_V1;
     }
   }

@@ -85,11 +85,11 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
   const struct sbx_approval_hooks *approvals = NULL;
   struct sbx_features feat;
   struct sbx_plan plan;
-  struct sbx_cgroup cg = {0};
-  struct sbx_fail f = {0};
+  struct sbx_cgroup cg = { 0 };
+  struct sbx_fail f = { 0 };
   void *approvals_state = NULL;
   char why[512];
-  int sv[2] = {-1, -1}, sync_pipe[2] = {-1, -1}, kmsg = -1, one = 1, rc, st = 0;
+  int sv[2] = { -1, -1 }, sync_pipe[2] = { -1, -1 }, kmsg = -1, one = 1, rc, st = 0;
   struct sigaction old_chld;
   bool restore_chld = false;
   bool have_plan = false, init_joins = false;
@@ -186,11 +186,18 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
     close(sync_pipe[1]);
     if (kmsg >= 0)
       close(kmsg);
-    struct sbx_init_args ia = {
-        .cmd = {.plan = &plan, .argv = req->argv, .envp = plan.envp, .flags = req->flags,
-                .unotify = req->unotify, .approvals = approvals, .ruleset = -1,
-                .ruleset_shared = -1},
-        .ctl = sv[1], .sync_rd = sync_pipe[0], .cg_fd = cg.join_fd, .go_note = -1};
+    struct sbx_init_args ia = { .cmd = { .plan = &plan,
+                                         .argv = req->argv,
+                                         .envp = plan.envp,
+                                         .flags = req->flags,
+                                         .unotify = req->unotify,
+                                         .approvals = approvals,
+                                         .ruleset = -1,
+                                         .ruleset_shared = -1 },
+                                .ctl = sv[1],
+                                .sync_rd = sync_pipe[0],
+                                .cg_fd = cg.join_fd,
+                                .go_note = -1 };
     sbx_init_run(&ia);
   }
   /* v1: init joins the cgroup itself (sbx_cgroup.c says why); otherwise,
@@ -210,8 +217,8 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
     goto kill_init;
   }
   if (!init_joins && (rc = sbx_cgroup_attach(&cg, init)) < 0) {
-    sbx_fail_set(&f, SBX_LAYER_CGROUP, -rc, "attaching pid %d to %s: %s", (int)init,
-                 cg.pids_dir, strerror(-rc));
+    sbx_fail_set(&f, SBX_LAYER_CGROUP, -rc, "attaching pid %d to %s: %s", (int)init, cg.pids_dir,
+                 strerror(-rc));
     goto kill_init;
   }
   /* The terminal approver freezes the whole run while it asks
@@ -249,11 +256,17 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
   sync_pipe[1] = -1;
 
   {
-    struct sbx_sup sup = {.ctl = sv[0], .init = init, .init_pidfd = -1, .server = -1,
-                          .t0 = t0, .tmax = tmax, .plan = &plan, .approvals = approvals_state,
-                          .serve_listener = approvals ? approvals->serve_listener : NULL,
-                          .helper_pids = approvals ? approvals->helper_pids : NULL,
-                          .cgroup_dir = cg.mode != SBX_CGROUP_NONE ? cg.pids_dir : NULL};
+    struct sbx_sup sup = { .ctl = sv[0],
+                           .init = init,
+                           .init_pidfd = -1,
+                           .server = -1,
+                           .t0 = t0,
+                           .tmax = tmax,
+                           .plan = &plan,
+                           .approvals = approvals_state,
+                           .serve_listener = approvals ? approvals->serve_listener : NULL,
+                           .helper_pids = approvals ? approvals->helper_pids : NULL,
+                           .cgroup_dir = cg.mode != SBX_CGROUP_NONE ? cg.pids_dir : NULL };
     rc = hooks->supervise(&sup, req, res, kmsg);
     init = -1;
   }

@@ -63,10 +63,10 @@ enum sbx_exit_code {
 };
 
 enum sbx_outcome {
-  SBX_OUTCOME_EXITED = 0,    /* the command exited; status = exit status */
-  SBX_OUTCOME_SIGNALED = 1,  /* killed by signal `status` */
-  SBX_OUTCOME_TIMED_OUT = 2, /* killed by sbx at the deadline (whole tree) */
-  SBX_OUTCOME_FAILED = 3,    /* sbx could not confine it; nothing ran (125) */
+  SBX_OUTCOME_EXITED = 0,      /* the command exited; status = exit status */
+  SBX_OUTCOME_SIGNALED = 1,    /* killed by signal `status` */
+  SBX_OUTCOME_TIMED_OUT = 2,   /* killed by sbx at the deadline (whole tree) */
+  SBX_OUTCOME_FAILED = 3,      /* sbx could not confine it; nothing ran (125) */
   SBX_OUTCOME_EXEC_FAILED = 4, /* confined, but execve failed (126 / 127) */
 };
 
@@ -80,10 +80,10 @@ enum sbx_layer {
   SBX_LAYER_MOUNT,      /* the private root view */
   SBX_LAYER_CGROUP,
   SBX_LAYER_RLIMIT,
-  SBX_LAYER_SESSION,    /* setsid, descriptors */
+  SBX_LAYER_SESSION, /* setsid, descriptors */
   SBX_LAYER_ENV,
   SBX_LAYER_LANDLOCK,
-  SBX_LAYER_CAPS,       /* no_new_privs, capabilities, securebits */
+  SBX_LAYER_CAPS, /* no_new_privs, capabilities, securebits */
   SBX_LAYER_SECCOMP,
   SBX_LAYER_EXEC,
   SBX_LAYER_SUPERVISOR, /* sbx's own process management */
@@ -122,15 +122,15 @@ enum sbx_run_flags {
 
 struct sbx_run_request {
   const struct cs_profile *profile; /* required */
-  const char *workspace;  /* required: existing directory; made absolute and resolved */
-  char *const *argv;      /* required, argv[0] non-empty; looked up in the sandbox's PATH
+  const char *workspace;            /* required: existing directory; made absolute and resolved */
+  char *const *argv;                /* required, argv[0] non-empty; looked up in the sandbox's PATH
                              unless it contains a '/'; never run through a shell */
-  uint64_t timeout_ms;    /* 0: the profile's max_execution_ms; otherwise the smaller
+  uint64_t timeout_ms;              /* 0: the profile's max_execution_ms; otherwise the smaller
                              of the two (a request can only lower the limit) */
   /* Extra environment variable NAMES the caller explicitly passes through
    * (NULL-terminated, may be NULL). Names starting with LD_ are refused. */
   const char *const *pass_env;
-  uint32_t flags;         /* enum sbx_run_flags */
+  uint32_t flags; /* enum sbx_run_flags */
   /* Approval workflow, system-call layer (runtime/supervise/sbx_unotify.h,
    * docs/approvals.md): non-NULL loads a notify filter for unotify->ops
    * in the command and serves it in the supervisor. NULL: none. */
@@ -195,14 +195,14 @@ struct sbx_denial {
  * the refused system call"). */
 #define SBX_SC_DENIALS_MAX 8
 struct sbx_sc_denial {
-  int nr;             /* the call's number (of `arch`'s table) */
-  uint32_t arch;      /* AUDIT_ARCH_X86_64 (0xc000003e), or another ABI's */
-  long pid;           /* the host pid that made it */
-  long sig;           /* the signal that killed it, 0 for a refusal */
-  char name[48];      /* "ptrace", "x32 call 246", "call 20 of arch=40000003" */
-  char what[96];      /* "ptrace (nr 101) in pid 4711" */
-  char rule[352];     /* the rule(s) of the profile that ran that may have decided */
-  char action[48];    /* "errno(EPERM)": what the filter returned (the record's code) */
+  int nr;          /* the call's number (of `arch`'s table) */
+  uint32_t arch;   /* AUDIT_ARCH_X86_64 (0xc000003e), or another ABI's */
+  long pid;        /* the host pid that made it */
+  long sig;        /* the signal that killed it, 0 for a refusal */
+  char name[48];   /* "ptrace", "x32 call 246", "call 20 of arch=40000003" */
+  char what[96];   /* "ptrace (nr 101) in pid 4711" */
+  char rule[352];  /* the rule(s) of the profile that ran that may have decided */
+  char action[48]; /* "errno(EPERM)": what the filter returned (the record's code) */
   /* An expected fallback (every rule that may have decided is an
    * errno(ENOSYS) rule of the profile: clone3, io_uring): recorded, never
    * reported as a refusal. */
@@ -224,13 +224,13 @@ enum sbx_naming {
 
 struct sbx_run_result {
   enum sbx_outcome outcome;
-  int exit_code;          /* what `sbx run` exits with (see enum sbx_exit_code) */
-  int status;             /* exit status, or signal number when SIGNALED */
-  enum sbx_layer layer;   /* layer of a FAILED / EXEC_FAILED outcome */
-  int error;              /* errno behind a FAILED / EXEC_FAILED outcome, 0 if none */
-  char message[512];      /* one line: "landlock: landlock_restrict_self: Operation not permitted" */
-  uint64_t elapsed_ms;    /* wall clock of the confined run */
-  uint64_t timeout_ms;    /* the limit actually applied */
+  int exit_code;        /* what `sbx run` exits with (see enum sbx_exit_code) */
+  int status;           /* exit status, or signal number when SIGNALED */
+  enum sbx_layer layer; /* layer of a FAILED / EXEC_FAILED outcome */
+  int error;            /* errno behind a FAILED / EXEC_FAILED outcome, 0 if none */
+  char message[512];    /* one line: "landlock: landlock_restrict_self: Operation not permitted" */
+  uint64_t elapsed_ms;  /* wall clock of the confined run */
+  uint64_t timeout_ms;  /* the limit actually applied */
   /* When the seccomp filter refused or killed a system call and the kernel's
    * audit record was found (see docs/confinement.md, "Naming the refused
    * system call"): the call's number, name and the profile's rule for it.
@@ -238,14 +238,14 @@ struct sbx_run_result {
   int denied_syscall;
   char denied_syscall_name[48];
   const struct cs_syscall_note *denied_note;
-  int denied_count;       /* audit records found for the sandbox's processes */
+  int denied_count; /* audit records found for the sandbox's processes */
   /* Every distinct seccomp refusal of the run's processes (the first
    * SBX_SC_DENIALS_MAX), expected fallbacks included (marked); the
    * denied_* fields above describe the first one that is not expected (a
    * kill first). */
   struct sbx_sc_denial sc_denials[SBX_SC_DENIALS_MAX];
   int n_sc_denials;
-  char cgroup_info[128];  /* "cgroup v1 pids.max=64" / "none (rlimits only)" */
+  char cgroup_info[128]; /* "cgroup v1 pids.max=64" / "none (rlimits only)" */
   /* Which start-up path ran: "warm" (from a `sbx serve` template) or
    * "cold"; start_note says why a warm start was not used ("" if it was). */
   char start_path[8];
@@ -257,7 +257,7 @@ struct sbx_run_result {
   int n_ll_denials;
   int ll_denied_count;
   enum sbx_naming ll_naming;
-  bool audit_lost;        /* the kernel dropped records (printk rate limit, overrun) */
+  bool audit_lost; /* the kernel dropped records (printk rate limit, overrun) */
 };
 
 /* Runs req->argv confined by every layer of req->profile; blocks until the
@@ -276,22 +276,22 @@ enum sbx_cgroup_mode {
 };
 
 struct sbx_features {
-  bool root;                 /* euid 0 with CAP_SYS_ADMIN: no user namespace needed */
+  bool root; /* euid 0 with CAP_SYS_ADMIN: no user namespace needed */
   bool ns_user, ns_mount, ns_pid, ns_ipc, ns_uts, ns_net, ns_cgroup;
-  bool userns_usable;        /* an unprivileged user namespace can be created */
-  bool seccomp_filter;       /* SECCOMP_SET_MODE_FILTER */
-  bool seccomp_new_listener; /* SECCOMP_FILTER_FLAG_NEW_LISTENER */
-  bool seccomp_tsync;        /* SECCOMP_FILTER_FLAG_TSYNC */
-  bool seccomp_log;          /* SECCOMP_FILTER_FLAG_LOG */
-  bool seccomp_spec_allow;   /* SECCOMP_FILTER_FLAG_SPEC_ALLOW */
+  bool userns_usable;              /* an unprivileged user namespace can be created */
+  bool seccomp_filter;             /* SECCOMP_SET_MODE_FILTER */
+  bool seccomp_new_listener;       /* SECCOMP_FILTER_FLAG_NEW_LISTENER */
+  bool seccomp_tsync;              /* SECCOMP_FILTER_FLAG_TSYNC */
+  bool seccomp_log;                /* SECCOMP_FILTER_FLAG_LOG */
+  bool seccomp_spec_allow;         /* SECCOMP_FILTER_FLAG_SPEC_ALLOW */
   bool seccomp_wait_killable_recv; /* SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV */
-  int landlock_abi;          /* 0: no Landlock (disabled or not built) */
+  int landlock_abi;                /* 0: no Landlock (disabled or not built) */
   bool close_range;
-  bool mount_setattr;        /* recursive read-only binds */
-  bool kmsg_readable;        /* seccomp audit records can be read from /dev/kmsg */
-  int io_uring_disabled;     /* kernel.io_uring_disabled, -1 unknown */
+  bool mount_setattr;    /* recursive read-only binds */
+  bool kmsg_readable;    /* seccomp audit records can be read from /dev/kmsg */
+  int io_uring_disabled; /* kernel.io_uring_disabled, -1 unknown */
   enum sbx_cgroup_mode cgroup;
-  char cgroup_detail[192];   /* why this cgroup mode */
+  char cgroup_detail[192]; /* why this cgroup mode */
 };
 
 /* Probes the running kernel without changing anything outside short-lived
@@ -309,8 +309,8 @@ int sbx_profile_landlock_abi(const struct cs_profile *p);
  * -ENOTSUP and `why` says which layer and what is missing ("landlock: the
  * profile needs ABI 6 (signal and abstract unix socket scoping), the kernel
  * offers 3"). -EINVAL for a malformed profile (no filter, no limits). */
-int sbx_profile_enforceable(const struct cs_profile *p, const struct sbx_features *f,
-                            char *why, size_t why_len);
+int sbx_profile_enforceable(const struct cs_profile *p, const struct sbx_features *f, char *why,
+                            size_t why_len);
 
 /* Prints what sbx_confine_run would set up for *req on this kernel, without
  * running anything: namespaces, every mount of the view (kind, path, why),

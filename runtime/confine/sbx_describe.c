@@ -14,22 +14,23 @@ static const struct {
   uint64_t bit;
   const char *name;
 } sbx_ll_names[] = {
-    /* grep tag: SBX_LL_FS bits, kernel order */
-    {SBX_LL_FS_EXECUTE, "execute"},     {SBX_LL_FS_WRITE_FILE, "write_file"},
-    {SBX_LL_FS_READ_FILE, "read_file"}, {SBX_LL_FS_READ_DIR, "read_dir"},
-    {SBX_LL_FS_REMOVE_DIR, "remove_dir"}, {SBX_LL_FS_REMOVE_FILE, "remove_file"},
-    {SBX_LL_FS_MAKE_CHAR, "make_char"}, {SBX_LL_FS_MAKE_DIR, "make_dir"},
-    {SBX_LL_FS_MAKE_REG, "make_reg"},   {SBX_LL_FS_MAKE_SOCK, "make_sock"},
-    {SBX_LL_FS_MAKE_FIFO, "make_fifo"}, {SBX_LL_FS_MAKE_BLOCK, "make_block"},
-    {SBX_LL_FS_MAKE_SYM, "make_sym"},   {SBX_LL_FS_REFER, "refer"},
-    {SBX_LL_FS_TRUNCATE, "truncate"},   {SBX_LL_FS_IOCTL_DEV, "ioctl_dev"},
+  /* grep tag: SBX_LL_FS bits, kernel order */
+  { SBX_LL_FS_EXECUTE, "execute" },       { SBX_LL_FS_WRITE_FILE, "write_file" },
+  { SBX_LL_FS_READ_FILE, "read_file" },   { SBX_LL_FS_READ_DIR, "read_dir" },
+  { SBX_LL_FS_REMOVE_DIR, "remove_dir" }, { SBX_LL_FS_REMOVE_FILE, "remove_file" },
+  { SBX_LL_FS_MAKE_CHAR, "make_char" },   { SBX_LL_FS_MAKE_DIR, "make_dir" },
+  { SBX_LL_FS_MAKE_REG, "make_reg" },     { SBX_LL_FS_MAKE_SOCK, "make_sock" },
+  { SBX_LL_FS_MAKE_FIFO, "make_fifo" },   { SBX_LL_FS_MAKE_BLOCK, "make_block" },
+  { SBX_LL_FS_MAKE_SYM, "make_sym" },     { SBX_LL_FS_REFER, "refer" },
+  { SBX_LL_FS_TRUNCATE, "truncate" },     { SBX_LL_FS_IOCTL_DEV, "ioctl_dev" },
 };
 _Static_assert(sizeof sbx_ll_names / sizeof sbx_ll_names[0] == 16,
                "one name per Landlock filesystem right up to ABI 5");
 
-static const char *const sbx_kind_names[] = {
-    [SBX_MNT_BIND_RO] = "bind ro", [SBX_MNT_BIND_RW] = "bind rw",
-    [SBX_MNT_SYMLINK] = "symlink", [SBX_MNT_MASK] = "mask"};
+static const char *const sbx_kind_names[] = { [SBX_MNT_BIND_RO] = "bind ro",
+                                              [SBX_MNT_BIND_RW] = "bind rw",
+                                              [SBX_MNT_SYMLINK] = "symlink",
+                                              [SBX_MNT_MASK] = "mask" };
 
 static void sbx_print_rights(uint64_t rights, FILE *out)
 {
@@ -105,27 +106,25 @@ int sbx_confine_describe(const struct sbx_run_request *req, FILE *out)
   fprintf(out, "  tcp: %s; scoped: %s\n",
           f.landlock_abi >= 4 && plan.net_blocked ? "bind and connect refused" : "not handled",
           f.landlock_abi >= 6 ? "abstract unix sockets, signals" : "none");
-  fprintf(out, "limits: %llu ms wall, %llu s cpu, %llu bytes memory, %llu processes, %llu files, "
-               "%llu bytes per file, no core\n",
-          (unsigned long long)p->limits.max_execution_ms,
-          (unsigned long long)p->limits.max_cpu_seconds,
-          (unsigned long long)p->limits.max_memory_bytes,
-          (unsigned long long)p->limits.max_processes,
-          (unsigned long long)p->limits.max_open_files,
-          (unsigned long long)p->limits.max_file_size);
+  fprintf(
+      out,
+      "limits: %llu ms wall, %llu s cpu, %llu bytes memory, %llu processes, %llu files, "
+      "%llu bytes per file, no core\n",
+      (unsigned long long)p->limits.max_execution_ms, (unsigned long long)p->limits.max_cpu_seconds,
+      (unsigned long long)p->limits.max_memory_bytes, (unsigned long long)p->limits.max_processes,
+      (unsigned long long)p->limits.max_open_files, (unsigned long long)p->limits.max_file_size);
   fprintf(out, "cgroup: %s\n", f.cgroup_detail);
   fprintf(out, "privileges: no_new_privs, every capability dropped, securebits locked\n");
   /* Who the command is (docs/confinement.md, "Identity"). */
   fprintf(out, "identity: uid %u gid %u, %s\n", (unsigned)plan.run_uid, (unsigned)plan.run_gid,
-          !plan.run_as      ? "the caller's"
+          !plan.run_as    ? "the caller's"
           : plan.idmap_ws ? "nobody (root owns the workspace: bound idmapped, its files root's)"
                           : "the workspace's owner, no supplementary groups");
   fprintf(out, "seccomp: %u instructions, loaded last\n", p->filter_len);
   fprintf(out, "environment:");
   for (size_t i = 0; i < plan.n_env; i++) {
     const char *eq = strchr(plan.envp[i], '=');
-    fprintf(out, " %.*s", eq ? (int)(eq - plan.envp[i]) : (int)strlen(plan.envp[i]),
-            plan.envp[i]);
+    fprintf(out, " %.*s", eq ? (int)(eq - plan.envp[i]) : (int)strlen(plan.envp[i]), plan.envp[i]);
   }
   fputc('\n', out);
   sbx_plan_free(&plan);

@@ -25,25 +25,27 @@
 /* glibc's list of variables unsafe for set-uid programs (elf/dl-support,
  * "unsecure envvars"), without TMPDIR and TZDIR, which name no code. */
 static const char *const sbx_env_libc_names[] = {
-  "GCONV_PATH", "GETCONF_DIR", "GLIBC_TUNABLES", "HOSTALIASES", "LOCALDOMAIN", "LOCPATH",
-  "MALLOC_TRACE", "NIS_PATH", "NLSPATH", "RESOLV_HOST_CONF", "RES_OPTIONS", NULL};
+  "GCONV_PATH",   "GETCONF_DIR", "GLIBC_TUNABLES", "HOSTALIASES",      "LOCALDOMAIN", "LOCPATH",
+  "MALLOC_TRACE", "NIS_PATH",    "NLSPATH",        "RESOLV_HOST_CONF", "RES_OPTIONS", NULL
+};
 
-static const char *const sbx_env_sbx_names[] = {"PATH", "HOME", "PWD", "SBX_PROFILE", NULL};
+static const char *const sbx_env_sbx_names[] = { "PATH", "HOME", "PWD", "SBX_PROFILE", NULL };
 
 /* Words of a name (split at '_') that mark a secret. */
 static const char *const sbx_env_secret_words[] = {
-  "TOKEN", "TOKENS", "SECRET", "SECRETS", "PASSWORD", "PASSWD", "PASS", "PASSPHRASE",
-  "KEY", "KEYS", "APIKEY", "PRIVKEY", "AUTH", "AUTHTOKEN", "CREDENTIAL", "CREDENTIALS",
-  "CREDS", "COOKIE", "COOKIES", "BEARER", "JWT", "OTP", NULL};
+  "TOKEN", "TOKENS", "SECRET",  "SECRETS", "PASSWORD", "PASSWD",    "PASS",       "PASSPHRASE",
+  "KEY",   "KEYS",   "APIKEY",  "PRIVKEY", "AUTH",     "AUTHTOKEN", "CREDENTIAL", "CREDENTIALS",
+  "CREDS", "COOKIE", "COOKIES", "BEARER",  "JWT",      "OTP",       NULL
+};
 
 /* Parts that mark a secret wherever they stand, even inside a word
  * (PGPASSWORD, GHTOKEN, npm's _authToken). */
-static const char *const sbx_env_secret_parts[] = {"TOKEN", "SECRET", "PASSW", "APIKEY",
-                                                   "PRIVATEKEY", "PRIVATE_KEY", NULL};
+static const char *const sbx_env_secret_parts[] = { "TOKEN",      "SECRET",      "PASSW", "APIKEY",
+                                                    "PRIVATEKEY", "PRIVATE_KEY", NULL };
 
 /* Where agents and credential caches are found. */
-static const char *const sbx_env_secret_names[] = {"GPG_AGENT_INFO", "KRB5CCNAME",
-                                                   "KRB5_KTNAME", NULL};
+static const char *const sbx_env_secret_names[] = { "GPG_AGENT_INFO", "KRB5CCNAME", "KRB5_KTNAME",
+                                                    NULL };
 
 static bool sbx_env_is(const char *name, size_t len, const char *const *list, const char **hit)
 {
@@ -88,8 +90,10 @@ int sbx_env_refusal(const char *name, size_t len, char *why, size_t why_size)
   }
   for (const char *const *p = sbx_env_secret_parts; *p; p++)
     if (sbx_env_contains(name, len, *p)) {
-      snprintf(why, why_size, "env rule 'secret': the name contains %s (tokens, keys and "
-                              "passwords never enter the sandbox)", *p);
+      snprintf(why, why_size,
+               "env rule 'secret': the name contains %s (tokens, keys and "
+               "passwords never enter the sandbox)",
+               *p);
       return -EPERM;
     }
   for (size_t start = 0; start < len;) {
@@ -98,8 +102,10 @@ int sbx_env_refusal(const char *name, size_t len, char *why, size_t why_size)
       end++;
     for (const char *const *w = sbx_env_secret_words; *w; w++)
       if (strlen(*w) == end - start && strncasecmp(name + start, *w, end - start) == 0) {
-        snprintf(why, why_size, "env rule 'secret': the name has the word %s (tokens, keys "
-                                "and passwords never enter the sandbox)", *w);
+        snprintf(why, why_size,
+                 "env rule 'secret': the name has the word %s (tokens, keys "
+                 "and passwords never enter the sandbox)",
+                 *w);
         return -EPERM;
       }
     start = end + 1;

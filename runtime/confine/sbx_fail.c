@@ -6,15 +6,22 @@
 #include "sbx_fail.h"
 
 static const char *const sbx_layer_names[SBX_LAYER_COUNT_] = {
-    /* grep tag: SBX_LAYER order */
-    [SBX_LAYER_NONE] = "none",         [SBX_LAYER_REQUEST] = "request",
-    [SBX_LAYER_KERNEL] = "kernel",     [SBX_LAYER_USERNS] = "user namespace",
-    [SBX_LAYER_NAMESPACES] = "namespaces", [SBX_LAYER_MOUNT] = "mount",
-    [SBX_LAYER_CGROUP] = "cgroup",     [SBX_LAYER_RLIMIT] = "rlimit",
-    [SBX_LAYER_SESSION] = "session",   [SBX_LAYER_ENV] = "env",
-    [SBX_LAYER_LANDLOCK] = "landlock", [SBX_LAYER_CAPS] = "capabilities",
-    [SBX_LAYER_SECCOMP] = "seccomp",   [SBX_LAYER_EXEC] = "exec",
-    [SBX_LAYER_SUPERVISOR] = "supervisor",
+  /* grep tag: SBX_LAYER order */
+  [SBX_LAYER_NONE] = "none",
+  [SBX_LAYER_REQUEST] = "request",
+  [SBX_LAYER_KERNEL] = "kernel",
+  [SBX_LAYER_USERNS] = "user namespace",
+  [SBX_LAYER_NAMESPACES] = "namespaces",
+  [SBX_LAYER_MOUNT] = "mount",
+  [SBX_LAYER_CGROUP] = "cgroup",
+  [SBX_LAYER_RLIMIT] = "rlimit",
+  [SBX_LAYER_SESSION] = "session",
+  [SBX_LAYER_ENV] = "env",
+  [SBX_LAYER_LANDLOCK] = "landlock",
+  [SBX_LAYER_CAPS] = "capabilities",
+  [SBX_LAYER_SECCOMP] = "seccomp",
+  [SBX_LAYER_EXEC] = "exec",
+  [SBX_LAYER_SUPERVISOR] = "supervisor",
 };
 _Static_assert(SBX_LAYER_COUNT_ == 15, "sbx_layer_names must follow enum sbx_layer");
 
@@ -25,8 +32,7 @@ const char *sbx_layer_name(enum sbx_layer layer)
   return sbx_layer_names[layer];
 }
 
-void sbx_result_fail(struct sbx_run_result *res, enum sbx_layer layer, int error,
-                     const char *text)
+void sbx_result_fail(struct sbx_run_result *res, enum sbx_layer layer, int error, const char *text)
 {
   res->outcome = SBX_OUTCOME_FAILED;
   res->exit_code = SBX_EXIT_FAILURE;
@@ -34,7 +40,6 @@ void sbx_result_fail(struct sbx_run_result *res, enum sbx_layer layer, int error
   res->error = error;
   snprintf(res->message, sizeof res->message, "%s", text);
 }
-
 
 void sbx_fail_set(struct sbx_fail *f, enum sbx_layer layer, int error, const char *fmt, ...)
 {

@@ -31,7 +31,6 @@ void sbx_fail_format(const struct sbx_fail *f, char *buf, size_t len);
 /* *res = FAILED (exit 125) in f's layer, message "<layer>: <text>". */
 void sbx_result_from_fail(struct sbx_run_result *res, const struct sbx_fail *f);
 /* The same for a message that already names what failed. */
-void sbx_result_fail(struct sbx_run_result *res, enum sbx_layer layer, int error,
-                     const char *text);
+void sbx_result_fail(struct sbx_run_result *res, enum sbx_layer layer, int error, const char *text);
 
 #endif

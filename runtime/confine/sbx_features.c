@@ -77,13 +77,13 @@ static int sbx_probe(struct sbx_features *f, bool full)
     const char *name;
     size_t off;
   } ns[] = {
-      {"user", offsetof(struct sbx_features, ns_user)},
-      {"mnt", offsetof(struct sbx_features, ns_mount)},
-      {"pid", offsetof(struct sbx_features, ns_pid)},
-      {"ipc", offsetof(struct sbx_features, ns_ipc)},
-      {"uts", offsetof(struct sbx_features, ns_uts)},
-      {"net", offsetof(struct sbx_features, ns_net)},
-      {"cgroup", offsetof(struct sbx_features, ns_cgroup)},
+    { "user", offsetof(struct sbx_features, ns_user) },
+    { "mnt", offsetof(struct sbx_features, ns_mount) },
+    { "pid", offsetof(struct sbx_features, ns_pid) },
+    { "ipc", offsetof(struct sbx_features, ns_ipc) },
+    { "uts", offsetof(struct sbx_features, ns_uts) },
+    { "net", offsetof(struct sbx_features, ns_net) },
+    { "cgroup", offsetof(struct sbx_features, ns_cgroup) },
   };
   char path[64];
   cap_t caps;
@@ -124,7 +124,7 @@ static int sbx_probe(struct sbx_features *f, bool full)
   f->io_uring_disabled = -1;
   fd = open("/proc/sys/kernel/io_uring_disabled", O_RDONLY | O_CLOEXEC);
   if (fd >= 0) {
-    char b[8] = {0};
+    char b[8] = { 0 };
     if (read(fd, b, sizeof b - 1) > 0)
       f->io_uring_disabled = b[0] - '0';
     close(fd);
@@ -133,7 +133,10 @@ static int sbx_probe(struct sbx_features *f, bool full)
   return 0;
 }
 
-static const char *sbx_yn(bool b) { return b ? "yes" : "no"; }
+static const char *sbx_yn(bool b)
+{
+  return b ? "yes" : "no";
+}
 
 void sbx_features_describe(const struct sbx_features *f, FILE *out)
 {
@@ -143,8 +146,9 @@ void sbx_features_describe(const struct sbx_features *f, FILE *out)
   fprintf(out, "namespaces: user=%s (usable=%s) mount=%s pid=%s ipc=%s uts=%s net=%s cgroup=%s\n",
           sbx_yn(f->ns_user), sbx_yn(f->userns_usable), sbx_yn(f->ns_mount), sbx_yn(f->ns_pid),
           sbx_yn(f->ns_ipc), sbx_yn(f->ns_uts), sbx_yn(f->ns_net), sbx_yn(f->ns_cgroup));
-  fprintf(out, "seccomp: filter=%s tsync=%s log=%s spec_allow=%s new_listener=%s "
-               "wait_killable_recv=%s\n",
+  fprintf(out,
+          "seccomp: filter=%s tsync=%s log=%s spec_allow=%s new_listener=%s "
+          "wait_killable_recv=%s\n",
           sbx_yn(f->seccomp_filter), sbx_yn(f->seccomp_tsync), sbx_yn(f->seccomp_log),
           sbx_yn(f->seccomp_spec_allow), sbx_yn(f->seccomp_new_listener),
           sbx_yn(f->seccomp_wait_killable_recv));
@@ -205,13 +209,18 @@ int sbx_profile_enforceable(const struct cs_profile *p, const struct sbx_feature
   if (!f->ns_mount || !f->ns_pid || !f->ns_ipc || !f->ns_uts || !f->ns_cgroup ||
       (!p->allow_network && !f->ns_net)) {
     snprintf(why, why_len, "namespaces: the kernel lacks %s namespaces",
-             !f->ns_mount ? "mount" : !f->ns_pid ? "pid" : !f->ns_ipc ? "ipc"
-             : !f->ns_uts ? "uts" : !f->ns_cgroup ? "cgroup" : "network");
+             !f->ns_mount    ? "mount"
+             : !f->ns_pid    ? "pid"
+             : !f->ns_ipc    ? "ipc"
+             : !f->ns_uts    ? "uts"
+             : !f->ns_cgroup ? "cgroup"
+                             : "network");
     return -ENOTSUP;
   }
   if (!f->mount_setattr) {
-    snprintf(why, why_len, "mount: mount_setattr (Linux 5.12) is needed for recursive "
-                           "read-only binds");
+    snprintf(why, why_len,
+             "mount: mount_setattr (Linux 5.12) is needed for recursive "
+             "read-only binds");
     return -ENOTSUP;
   }
   /* RLIMIT_NPROC does not apply to uid 0 (the kernel exempts the root
@@ -226,8 +235,7 @@ int sbx_profile_enforceable(const struct cs_profile *p, const struct sbx_feature
   }
   need = sbx_profile_landlock_abi(p);
   if (f->landlock_abi < need) {
-    snprintf(why, why_len,
-             "landlock: profile %s needs ABI %d (%s), the kernel offers %s%d",
+    snprintf(why, why_len, "landlock: profile %s needs ABI %d (%s), the kernel offers %s%d",
              p->name ? p->name : "?", need,
              need >= 6 ? "abstract unix socket and signal scoping" : "TCP bind/connect control",
              f->landlock_abi ? "ABI " : "none: ", f->landlock_abi);

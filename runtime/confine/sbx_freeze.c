@@ -127,7 +127,7 @@ static int sbx_freeze_wait(const char *dir)
     now = sbx_freeze_now_ms();
     if (now >= deadline)
       break;
-    struct pollfd p = {.fd = fd, .events = POLLPRI};
+    struct pollfd p = { .fd = fd, .events = POLLPRI };
     if (poll(&p, 1, (int)(deadline - now > 50 ? 50 : deadline - now)) < 0 && errno != EINTR) {
       rc = -errno;
       break;
@@ -187,5 +187,5 @@ static void sbx_freeze_release(void *arg)
 
 struct cs_tty_guard sbx_freeze_guard(struct sbx_freeze *f)
 {
-  return (struct cs_tty_guard){.hold = sbx_freeze_hold, .release = sbx_freeze_release, .arg = f};
+  return (struct cs_tty_guard){ .hold = sbx_freeze_hold, .release = sbx_freeze_release, .arg = f };
 }

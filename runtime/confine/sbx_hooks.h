@@ -88,8 +88,8 @@ struct sbx_confine_hooks {
   /* Required: waits for the run's messages and end (or its deadline:
    * kills pid 1), fills *res; 0 when the command ran, a negative errno
    * otherwise (runtime/supervise, sbx_supervise). */
-  int (*supervise)(struct sbx_sup *s, const struct sbx_run_request *req,
-                   struct sbx_run_result *res, int kmsg);
+  int (*supervise)(struct sbx_sup *s, const struct sbx_run_request *req, struct sbx_run_result *res,
+                   int kmsg);
   /* A descriptor reading the kernel's audit records from now on, or
    * negative (runtime/audit, sbx_kmsg_open). NULL: refusals of the run
    * are not named. */

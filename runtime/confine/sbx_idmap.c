@@ -139,7 +139,7 @@ out:
 int sbx_bind_idmapped(const char *src, const char *dst, uint64_t attrs, uid_t uid, gid_t gid,
                       const char *procfs)
 {
-  struct sbx_idmap_attr a = {.attr_set = attrs | SBX_IDMAP_ATTR_IDMAP};
+  struct sbx_idmap_attr a = { .attr_set = attrs | SBX_IDMAP_ATTR_IDMAP };
   int tree, userns, rc = 0;
   if ((userns = sbx_idmap_userns(procfs, uid, gid)) < 0)
     return userns;

@@ -108,13 +108,12 @@ static int sbx_ll_open_rule(const struct sbx_ll_rule *r, struct sbx_ll_dir *d,
 static int sbx_ll_add(int ruleset, const struct sbx_ll_rule *r, uint64_t handled,
                       struct sbx_fail *f)
 {
-  struct sbx_ll_path_beneath pb = {.allowed_access = r->access & handled};
+  struct sbx_ll_path_beneath pb = { .allowed_access = r->access & handled };
   int fd = open(r->path, O_PATH | O_CLOEXEC | O_DIRECTORY);
   if (fd < 0) {
     if (r->optional && (errno == ENOENT || errno == EACCES))
       return 0;
-    sbx_fail_set(f, SBX_LAYER_LANDLOCK, errno, "open rule path %s: %s", r->path,
-                 strerror(errno));
+    sbx_fail_set(f, SBX_LAYER_LANDLOCK, errno, "open rule path %s: %s", r->path, strerror(errno));
     return -errno;
   }
   pb.parent_fd = fd;
@@ -143,8 +142,8 @@ static bool sbx_ll_per_run(const struct sbx_plan *plan, const struct sbx_ll_rule
   for (size_t i = 0; i < plan->n_mounts; i++) {
     const struct sbx_mount_entry *e = &plan->mounts[i];
     size_t n = strlen(e->path);
-    if ((e->kind == SBX_MNT_BIND_RO || e->kind == SBX_MNT_BIND_RW) &&
-        strncmp(p, e->path, n) == 0 && (p[n] == '\0' || p[n] == '/'))
+    if ((e->kind == SBX_MNT_BIND_RO || e->kind == SBX_MNT_BIND_RW) && strncmp(p, e->path, n) == 0 &&
+        (p[n] == '\0' || p[n] == '/'))
       return false;
   }
   return true;
@@ -155,14 +154,14 @@ static bool sbx_ll_per_run(const struct sbx_plan *plan, const struct sbx_ll_rule
 int sbx_landlock_ruleset(const struct sbx_plan *plan, enum sbx_ll_part part, int *out,
                          struct sbx_fail *f)
 {
-  struct sbx_ll_ruleset_attr attr = {0};
+  struct sbx_ll_ruleset_attr attr = { 0 };
   size_t attr_size;
   int abi = plan->landlock_abi, ruleset = -1, rc = 0;
-  struct sbx_ll_dir d = {.fd = -1};
+  struct sbx_ll_dir d = { .fd = -1 };
   const char *ruled_dir = NULL;
   size_t ruled_len = 0;
   uint64_t handled = sbx_ll_fs_rights(abi);
-  struct sbx_ll_fds batch = {-1, -1};
+  struct sbx_ll_fds batch = { -1, -1 };
 
   *out = -1;
 
@@ -207,7 +206,7 @@ int sbx_landlock_ruleset(const struct sbx_plan *plan, enum sbx_ll_part part, int
        * directory as a whole, once: the intersection is the file list. */
       const char *slash = strrchr(r->path, '/');
       size_t dl = slash ? (size_t)(slash - r->path) : 0;
-      struct sbx_ll_rule dr = {.access = r->access, .optional = true};
+      struct sbx_ll_rule dr = { .access = r->access, .optional = true };
       char dir[4096];
       if (!slash || (ruled_dir && dl == ruled_len && strncmp(r->path, ruled_dir, dl) == 0))
         continue;
@@ -224,8 +223,7 @@ int sbx_landlock_ruleset(const struct sbx_plan *plan, enum sbx_ll_part part, int
       if (r->optional && (errno == ENOENT || errno == EACCES))
         continue;
       rc = -errno;
-      sbx_fail_set(f, SBX_LAYER_LANDLOCK, errno, "open rule path %s: %s", r->path,
-                   strerror(errno));
+      sbx_fail_set(f, SBX_LAYER_LANDLOCK, errno, "open rule path %s: %s", r->path, strerror(errno));
       goto cleanup;
     }
     pb.parent_fd = fd;
@@ -248,7 +246,7 @@ int sbx_landlock_ruleset(const struct sbx_plan *plan, enum sbx_ll_part part, int
   if (part == SBX_LL_SHARED) {
     /* Every right but EXECUTE on the whole view: this layer decides only
      * what may be executed; the run's layer decides everything else. */
-    struct sbx_ll_rule root = {.path = (char *)"/", .access = handled & ~SBX_LL_FS_EXECUTE};
+    struct sbx_ll_rule root = { .path = (char *)"/", .access = handled & ~SBX_LL_FS_EXECUTE };
     if ((rc = sbx_ll_add(ruleset, &root, handled, f)) < 0)
       goto cleanup;
   }

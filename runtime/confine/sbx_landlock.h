@@ -29,24 +29,24 @@
 #define SBX_LL_FS_MAKE_FIFO (1ull << 10)
 #define SBX_LL_FS_MAKE_BLOCK (1ull << 11)
 #define SBX_LL_FS_MAKE_SYM (1ull << 12)
-#define SBX_LL_FS_REFER (1ull << 13)    /* ABI 2 */
-#define SBX_LL_FS_TRUNCATE (1ull << 14) /* ABI 3 */
-#define SBX_LL_FS_IOCTL_DEV (1ull << 15) /* ABI 5 */
-#define SBX_LL_NET_BIND_TCP (1ull << 0)    /* ABI 4 */
-#define SBX_LL_NET_CONNECT_TCP (1ull << 1) /* ABI 4 */
+#define SBX_LL_FS_REFER (1ull << 13)                  /* ABI 2 */
+#define SBX_LL_FS_TRUNCATE (1ull << 14)               /* ABI 3 */
+#define SBX_LL_FS_IOCTL_DEV (1ull << 15)              /* ABI 5 */
+#define SBX_LL_NET_BIND_TCP (1ull << 0)               /* ABI 4 */
+#define SBX_LL_NET_CONNECT_TCP (1ull << 1)            /* ABI 4 */
 #define SBX_LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ull << 0) /* ABI 6 */
 #define SBX_LL_SCOPE_SIGNAL (1ull << 1)               /* ABI 6 */
 
 /* Rights a file (not a directory) can carry in a path-beneath rule. */
-#define SBX_LL_FS_FILE_RIGHTS                                                          \
-  (SBX_LL_FS_EXECUTE | SBX_LL_FS_WRITE_FILE | SBX_LL_FS_READ_FILE | SBX_LL_FS_TRUNCATE | \
+#define SBX_LL_FS_FILE_RIGHTS                                                                      \
+  (SBX_LL_FS_EXECUTE | SBX_LL_FS_WRITE_FILE | SBX_LL_FS_READ_FILE | SBX_LL_FS_TRUNCATE |           \
    SBX_LL_FS_IOCTL_DEV)
 #define SBX_LL_FS_READ (SBX_LL_FS_READ_FILE | SBX_LL_FS_READ_DIR)
-#define SBX_LL_FS_CREATE                                                              \
-  (SBX_LL_FS_MAKE_CHAR | SBX_LL_FS_MAKE_DIR | SBX_LL_FS_MAKE_REG | SBX_LL_FS_MAKE_SOCK | \
+#define SBX_LL_FS_CREATE                                                                           \
+  (SBX_LL_FS_MAKE_CHAR | SBX_LL_FS_MAKE_DIR | SBX_LL_FS_MAKE_REG | SBX_LL_FS_MAKE_SOCK |           \
    SBX_LL_FS_MAKE_FIFO | SBX_LL_FS_MAKE_BLOCK | SBX_LL_FS_MAKE_SYM)
-#define SBX_LL_FS_WRITE                                                                \
-  (SBX_LL_FS_WRITE_FILE | SBX_LL_FS_TRUNCATE | SBX_LL_FS_REFER | SBX_LL_FS_MAKE_DIR |    \
+#define SBX_LL_FS_WRITE                                                                            \
+  (SBX_LL_FS_WRITE_FILE | SBX_LL_FS_TRUNCATE | SBX_LL_FS_REFER | SBX_LL_FS_MAKE_DIR |              \
    SBX_LL_FS_MAKE_REG | SBX_LL_FS_MAKE_SYM | SBX_LL_FS_MAKE_FIFO | SBX_LL_FS_MAKE_SOCK)
 #define SBX_LL_FS_DELETE (SBX_LL_FS_REMOVE_DIR | SBX_LL_FS_REMOVE_FILE)
 

@@ -41,9 +41,8 @@ int sbx_memfd_noexec(const struct sbx_plan *plan, struct sbx_fail *f)
    * file is writable by the host's root only). */
   if (fd < 0 && (errno == ENOENT || errno == EACCES))
     return 0;
-  if (fd < 0 ||
-      (write(fd, "2\n", 2) != 2 && (e = errno, true)) ||
-      lseek(fd, 0, SEEK_SET) != 0 || (n = read(fd, buf, sizeof buf - 1)) <= 0) {
+  if (fd < 0 || (write(fd, "2\n", 2) != 2 && (e = errno, true)) || lseek(fd, 0, SEEK_SET) != 0 ||
+      (n = read(fd, buf, sizeof buf - 1)) <= 0) {
     e = e ? e : errno;
     if (fd >= 0)
       close(fd);

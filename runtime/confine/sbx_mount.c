@@ -58,7 +58,7 @@ struct sbx_mount_attr {
  * e.g., a writable filesystem mounted under /usr writable). */
 static int sbx_setattr(const char *path, uint64_t set, bool recursive)
 {
-  struct sbx_mount_attr a = {.attr_set = set};
+  struct sbx_mount_attr a = { .attr_set = set };
   if (syscall(SYS_mount_setattr, AT_FDCWD, path, recursive ? AT_RECURSIVE : 0, &a, sizeof a) < 0)
     return -errno;
   return 0;
@@ -160,11 +160,14 @@ static int sbx_mount_proc(const char *root, struct sbx_fail *f)
 {
   /* Writable by uid 0 even without capabilities (sysctl permission checks
    * use the file mode), or hardware-facing: bound read-only. */
-  static const char *const ro[] = {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus",
-                                   "/proc/fs", NULL};
+  static const char *const ro[] = { "/proc/sys", "/proc/sysrq-trigger",
+                                    "/proc/irq", "/proc/bus",
+                                    "/proc/fs",  NULL };
   /* Kernel-wide information leaks with no use inside: hidden. */
-  static const char *const hide[] = {"/proc/kcore", "/proc/keys", "/proc/timer_list",
-                                     "/proc/sched_debug", "/proc/kallsyms", "/proc/kmsg", NULL};
+  static const char *const hide[] = {
+    "/proc/kcore", "/proc/keys", "/proc/timer_list", "/proc/sched_debug", "/proc/kallsyms",
+    "/proc/kmsg",  NULL
+  };
   char path[PATH_MAX];
   int rc;
   snprintf(path, sizeof path, "%s/proc", root);
@@ -183,8 +186,9 @@ static int sbx_mount_proc(const char *root, struct sbx_fail *f)
     if (lstat(path, &st) < 0)
       continue;
     if (mount(path, path, NULL, MS_BIND | MS_REC, NULL) < 0 ||
-        (rc = sbx_setattr(path, SBX_MOUNT_ATTR_RDONLY | SBX_MOUNT_ATTR_NOSUID | SBX_MOUNT_ATTR_NODEV,
-                          true)) < 0) {
+        (rc =
+             sbx_setattr(path, SBX_MOUNT_ATTR_RDONLY | SBX_MOUNT_ATTR_NOSUID | SBX_MOUNT_ATTR_NODEV,
+                         true)) < 0) {
       rc = -errno;
       sbx_fail_set(f, SBX_LAYER_MOUNT, -rc, "read-only %s: %s", *p, strerror(-rc));
       return rc;
@@ -221,11 +225,11 @@ static int sbx_mount_shm(const char *root, const struct sbx_plan *plan, struct s
 
 static int sbx_mount_dev(const struct sbx_plan *plan, bool shm, struct sbx_fail *f)
 {
-  static const char *const devs[] = {"null", "zero", "full", "random", "urandom", NULL};
-  static const char *const links[][2] = {{"fd", "/proc/self/fd"},
-                                         {"stdin", "/proc/self/fd/0"},
-                                         {"stdout", "/proc/self/fd/1"},
-                                         {"stderr", "/proc/self/fd/2"}};
+  static const char *const devs[] = { "null", "zero", "full", "random", "urandom", NULL };
+  static const char *const links[][2] = { { "fd", "/proc/self/fd" },
+                                          { "stdin", "/proc/self/fd/0" },
+                                          { "stdout", "/proc/self/fd/1" },
+                                          { "stderr", "/proc/self/fd/2" } };
   char src[PATH_MAX], dst[PATH_MAX];
   int rc;
   const char *what = "mount /dev";
@@ -409,9 +413,10 @@ static int sbx_mount_view(const struct sbx_plan *plan, bool tmpl, struct sbx_fai
     what = "bind the host root";
     if (mount(SBX_OLD, SBX_NEW, NULL, MS_BIND | MS_REC, NULL) < 0)
       goto fail_errno;
-    if ((rc = sbx_setattr(SBX_NEW, (plan->full_root_rw ? 0 : SBX_MOUNT_ATTR_RDONLY) |
-                                       (plan->root_noexec ? SBX_MOUNT_ATTR_NOEXEC : 0) |
-                                       SBX_MOUNT_ATTR_NOSUID | SBX_MOUNT_ATTR_NODEV,
+    if ((rc = sbx_setattr(SBX_NEW,
+                          (plan->full_root_rw ? 0 : SBX_MOUNT_ATTR_RDONLY) |
+                              (plan->root_noexec ? SBX_MOUNT_ATTR_NOEXEC : 0) |
+                              SBX_MOUNT_ATTR_NOSUID | SBX_MOUNT_ATTR_NODEV,
                           true)) < 0) {
       errno = -rc;
       goto fail_errno;
@@ -420,8 +425,7 @@ static int sbx_mount_view(const struct sbx_plan *plan, bool tmpl, struct sbx_fai
     what = "new root tmpfs";
     /* noexec: it holds mount points, symlinks and the masks' empty file,
      * never a program (those are on the binds above it). */
-    if (mount("tmpfs", SBX_NEW, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755,size=1m") <
-        0)
+    if (mount("tmpfs", SBX_NEW, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755,size=1m") < 0)
       goto fail_errno;
   }
 
@@ -457,11 +461,10 @@ static int sbx_mount_view(const struct sbx_plan *plan, bool tmpl, struct sbx_fai
   /* The root tmpfs itself read-only: the command can create nothing at /
    * (only in the workspace and /tmp when the profile allows writing). */
   what = "read-only /";
-  if (!plan->full_root &&
-      (rc = sbx_setattr("/",
-                        SBX_MOUNT_ATTR_RDONLY | SBX_MOUNT_ATTR_NOSUID | SBX_MOUNT_ATTR_NODEV |
-                            SBX_MOUNT_ATTR_NOEXEC,
-                        false)) < 0) {
+  if (!plan->full_root && (rc = sbx_setattr("/",
+                                            SBX_MOUNT_ATTR_RDONLY | SBX_MOUNT_ATTR_NOSUID |
+                                                SBX_MOUNT_ATTR_NODEV | SBX_MOUNT_ATTR_NOEXEC,
+                                            false)) < 0) {
     errno = -rc;
     goto fail_errno;
   }

@@ -26,30 +26,34 @@
  * whole because programs expect their libraries, data and helpers there;
  * none of them holds user secrets on a Debian system. /etc is NOT here:
  * only the entries in sbx_etc_entries are shown (see below). */
-static const char *const sbx_system_dirs[] = {"/usr", "/bin", "/sbin", "/lib", "/lib32",
-                                              "/lib64", "/libx32", NULL};
+static const char *const sbx_system_dirs[] = { "/usr",   "/bin",   "/sbin",   "/lib",
+                                               "/lib32", "/lib64", "/libx32", NULL };
 
 /* /etc entries programs need to start (loader cache, user and group names,
  * alternatives symlinks behind cc/python, locale and time zone, git's and
  * python's system config). /etc as a whole is not shown: it holds shadow
  * password hashes, ssh host keys and service credentials readable by uid 0,
  * and uid 0 without capabilities still passes owner permission checks. */
-static const char *const sbx_etc_entries[] = {
-    "/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
-    "/etc/passwd",       "/etc/group",       "/etc/nsswitch.conf", "/etc/localtime",
-    "/etc/timezone",     "/etc/locale.alias", "/etc/gitconfig",   "/etc/python3",
-    "/etc/python3.11",   "/etc/debian_version", "/etc/os-release", "/etc/mime.types",
-    "/etc/magic",        "/etc/inputrc",     "/etc/profile",       "/etc/perl",
-    "/etc/hosts",        NULL};
+static const char *const sbx_etc_entries[] = { "/etc/alternatives",  "/etc/ld.so.cache",
+                                               "/etc/ld.so.conf",    "/etc/ld.so.conf.d",
+                                               "/etc/passwd",        "/etc/group",
+                                               "/etc/nsswitch.conf", "/etc/localtime",
+                                               "/etc/timezone",      "/etc/locale.alias",
+                                               "/etc/gitconfig",     "/etc/python3",
+                                               "/etc/python3.11",    "/etc/debian_version",
+                                               "/etc/os-release",    "/etc/mime.types",
+                                               "/etc/magic",         "/etc/inputrc",
+                                               "/etc/profile",       "/etc/perl",
+                                               "/etc/hosts",         NULL };
 /* Only when the profile allows the network: name resolution and TLS roots. */
-static const char *const sbx_etc_net_entries[] = {"/etc/resolv.conf", "/etc/host.conf",
-                                                  "/etc/gai.conf",    "/etc/ssl",
-                                                  "/etc/ca-certificates", "/etc/services",
-                                                  "/etc/protocols",   NULL};
+static const char *const sbx_etc_net_entries[] = { "/etc/resolv.conf",     "/etc/host.conf",
+                                                   "/etc/gai.conf",        "/etc/ssl",
+                                                   "/etc/ca-certificates", "/etc/services",
+                                                   "/etc/protocols",       NULL };
 
 /* The directories programs are looked up in (the sandbox's PATH). */
-const char *const sbx_bin_dirs[] = {"/usr/bin", "/usr/sbin", "/usr/local/bin",
-                                           "/usr/local/sbin", NULL};
+const char *const sbx_bin_dirs[] = { "/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin",
+                                     NULL };
 int sbx_expand_path(const char *in, const char *workspace, const char *home, char *out,
                     size_t out_len)
 {
@@ -145,13 +149,13 @@ static int sbx_plan_host_entry(struct sbx_plan *p, const char *path, bool rw, co
     target[n] = '\0';
     return sbx_plan_mount(p, path, SBX_MNT_SYMLINK, target, false, why);
   }
-  return sbx_plan_mount(p, path, rw ? SBX_MNT_BIND_RW : SBX_MNT_BIND_RO, NULL,
-                        S_ISDIR(st.st_mode), why);
+  return sbx_plan_mount(p, path, rw ? SBX_MNT_BIND_RW : SBX_MNT_BIND_RO, NULL, S_ISDIR(st.st_mode),
+                        why);
 }
 
 static bool sbx_is_system_path(const char *path)
 {
-  static const char *const extra[] = {"/etc", "/proc", "/dev", "/tmp", "/sys", NULL};
+  static const char *const extra[] = { "/etc", "/proc", "/dev", "/tmp", "/sys", NULL };
   for (const char *const *d = sbx_system_dirs; *d; d++)
     if (sbx_path_under(path, *d))
       return true;
@@ -275,7 +279,8 @@ static int sbx_plan_workspace(struct sbx_plan *p, struct sbx_planning *c)
   sbx_probe(p, c->req->workspace, SBX_PROBE_RESOLVE);
   if (!realpath(c->req->workspace, c->ws) || stat(c->ws, &st) < 0 || !S_ISDIR(st.st_mode)) {
     rc = errno ? -errno : -ENOTDIR;
-    sbx_fail_set(c->f, SBX_LAYER_REQUEST, -rc, "workspace '%s' is not a directory", c->req->workspace);
+    sbx_fail_set(c->f, SBX_LAYER_REQUEST, -rc, "workspace '%s' is not a directory",
+                 c->req->workspace);
     return rc;
   }
   /* A workspace that is / or inside a system tree would make the system
@@ -293,8 +298,8 @@ static int sbx_plan_workspace(struct sbx_plan *p, struct sbx_planning *c)
     const struct cs_path_rule *d = sbx_denied_covering(c->prof, c->dreal, c->ws);
     if (d) {
       rc = -EACCES;
-      sbx_fail_set(c->f, SBX_LAYER_MOUNT, -rc, "workspace '%s' is inside denied path '%s' (%s)", c->ws,
-               d->path, d->origin ? d->origin : "?");
+      sbx_fail_set(c->f, SBX_LAYER_MOUNT, -rc, "workspace '%s' is inside denied path '%s' (%s)",
+                   c->ws, d->path, d->origin ? d->origin : "?");
       return rc;
     }
   }
@@ -319,7 +324,7 @@ static int sbx_plan_allowed(struct sbx_plan *p, struct sbx_planning *c)
       continue; /* "~" without a home: nothing to allow */
     if (rc < 0) {
       sbx_fail_set(c->f, SBX_LAYER_MOUNT, -rc, "allowed path '%s' (%s): %s", r->path,
-               r->origin ? r->origin : "?", strerror(-rc));
+                   r->origin ? r->origin : "?", strerror(-rc));
       return rc;
     }
     sbx_probe(p, path, SBX_PROBE_RESOLVE);
@@ -336,9 +341,9 @@ static int sbx_plan_allowed(struct sbx_plan *p, struct sbx_planning *c)
         (sbx_path_under(real, c->ws) || sbx_path_under(c->ws, real) || rw)) {
       rc = -EINVAL;
       sbx_fail_set(c->f, SBX_LAYER_REQUEST, -rc,
-               "profile %s allows no shell but grants execute on '%s' (%s), which is "
-               "the workspace or writable: any binary there could be a shell",
-               c->prof->name ? c->prof->name : "?", r->path, r->origin ? r->origin : "?");
+                   "profile %s allows no shell but grants execute on '%s' (%s), which is "
+                   "the workspace or writable: any binary there could be a shell",
+                   c->prof->name ? c->prof->name : "?", r->path, r->origin ? r->origin : "?");
       return rc;
     }
     if (strcmp(real, "/") == 0) {
@@ -401,8 +406,8 @@ static int sbx_plan_system(struct sbx_plan *p, struct sbx_fail *f)
 static int sbx_plan_ws_view(struct sbx_plan *p, struct sbx_planning *c)
 {
   int rc;
-  if ((rc = sbx_plan_mount(p, c->ws, p->workspace_writable ? SBX_MNT_BIND_RW : SBX_MNT_BIND_RO, NULL,
-                           true, "workspace")) < 0 ||
+  if ((rc = sbx_plan_mount(p, c->ws, p->workspace_writable ? SBX_MNT_BIND_RW : SBX_MNT_BIND_RO,
+                           NULL, true, "workspace")) < 0 ||
       (rc = sbx_plan_rule(p, c->ws, c->ws_rights, false)) < 0)
     return sbx_plan_view_fail(c->f, rc);
   /* Git's configuration and code (sbx_plan_git.c, issue 12). */
@@ -427,11 +432,10 @@ static int sbx_plan_fixed_rules(struct sbx_plan *p, struct sbx_fail *f)
       (rc = sbx_plan_rule(p, "/proc", SBX_LL_FS_READ, false)) < 0 ||
       (rc = sbx_plan_rule(p, "/dev", SBX_LL_FS_READ, false)) < 0)
     return sbx_plan_view_fail(f, rc);
-  static const char *const devs[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
-                                     "/dev/urandom", NULL};
+  static const char *const devs[] = { "/dev/null",   "/dev/zero",    "/dev/full",
+                                      "/dev/random", "/dev/urandom", NULL };
   for (const char *const *d = devs; *d; d++)
-    if ((rc = sbx_plan_rule(p, *d,
-                            SBX_LL_FS_READ_FILE | SBX_LL_FS_WRITE_FILE | SBX_LL_FS_TRUNCATE,
+    if ((rc = sbx_plan_rule(p, *d, SBX_LL_FS_READ_FILE | SBX_LL_FS_WRITE_FILE | SBX_LL_FS_TRUNCATE,
                             true)) < 0)
       return sbx_plan_view_fail(f, rc);
   {
@@ -443,16 +447,14 @@ static int sbx_plan_fixed_rules(struct sbx_plan *p, struct sbx_fail *f)
       return sbx_plan_view_fail(f, rc);
   }
   if (p->shell_none) {
-    if ((rc = sbx_plan_rule(p, "/usr", SBX_LL_FS_READ, true)) < 0 ||
-        (rc = sbx_plan_shells(p)) < 0)
+    if ((rc = sbx_plan_rule(p, "/usr", SBX_LL_FS_READ, true)) < 0 || (rc = sbx_plan_shells(p)) < 0)
       return sbx_plan_view_fail(f, rc);
   } else if ((rc = sbx_plan_rule(p, "/usr", SBX_LL_FS_READ | SBX_LL_FS_EXECUTE, true)) < 0)
     return sbx_plan_view_fail(f, rc);
   for (const char *const *d = sbx_system_dirs + 1; *d; d++)
     if ((sbx_probe(p, *d, SBX_PROBE_STAT), lstat(*d, &st) == 0) && S_ISDIR(st.st_mode) &&
-        (rc = sbx_plan_rule(p, *d, p->shell_none ? SBX_LL_FS_READ
-                                                 : SBX_LL_FS_READ | SBX_LL_FS_EXECUTE,
-                            true)) < 0)
+        (rc = sbx_plan_rule(
+             p, *d, p->shell_none ? SBX_LL_FS_READ : SBX_LL_FS_READ | SBX_LL_FS_EXECUTE, true)) < 0)
       return sbx_plan_view_fail(f, rc);
   return 0;
 }
@@ -472,7 +474,7 @@ static int sbx_plan_denied(struct sbx_plan *p, struct sbx_planning *c)
       continue;
     if (rc < 0) {
       sbx_fail_set(c->f, SBX_LAYER_MOUNT, -rc, "denied path '%s' (%s): %s", r->path,
-               r->origin ? r->origin : "?", strerror(-rc));
+                   r->origin ? r->origin : "?", strerror(-rc));
       return rc;
     }
     if (!c->dreal[i])
@@ -480,8 +482,8 @@ static int sbx_plan_denied(struct sbx_plan *p, struct sbx_planning *c)
     snprintf(real, sizeof real, "%s", c->dreal[i]);
     if (strcmp(real, "/") == 0) {
       rc = -EINVAL;
-      sbx_fail_set(c->f, SBX_LAYER_MOUNT, -rc, "denied path '%s' (%s) is /: nothing could run", r->path,
-               r->origin ? r->origin : "?");
+      sbx_fail_set(c->f, SBX_LAYER_MOUNT, -rc, "denied path '%s' (%s) is /: nothing could run",
+                   r->path, r->origin ? r->origin : "?");
       return rc;
     }
     if (!sbx_is_visible(p, real))
@@ -520,15 +522,18 @@ static int sbx_plan_cwd(struct sbx_plan *p, struct sbx_planning *c)
     return -ENOTDIR;
   }
   if (!sbx_path_under(real, p->workspace)) {
-    sbx_fail_set(c->f, SBX_LAYER_REQUEST, EACCES, "cwd '%s' resolves to %s, outside the "
-                 "workspace %s", c->req->cwd, real, p->workspace);
+    sbx_fail_set(c->f, SBX_LAYER_REQUEST, EACCES,
+                 "cwd '%s' resolves to %s, outside the "
+                 "workspace %s",
+                 c->req->cwd, real, p->workspace);
     return -EACCES;
   }
   for (size_t i = 0; i < p->n_mounts; i++)
     if (p->mounts[i].kind == SBX_MNT_MASK && sbx_path_under(real, p->mounts[i].path)) {
-      sbx_fail_set(c->f, SBX_LAYER_REQUEST, EACCES, "cwd '%s' lies in %s, which the view "
-                   "hides (%s)", c->req->cwd, p->mounts[i].path,
-                   p->mounts[i].why ? p->mounts[i].why : "mask");
+      sbx_fail_set(c->f, SBX_LAYER_REQUEST, EACCES,
+                   "cwd '%s' lies in %s, which the view "
+                   "hides (%s)",
+                   c->req->cwd, p->mounts[i].path, p->mounts[i].why ? p->mounts[i].why : "mask");
       return -EACCES;
     }
   if (!(p->cwd = strdup(real))) {
@@ -559,7 +564,7 @@ static int sbx_plan_finish(struct sbx_plan *p, struct sbx_planning *c)
     return rc;
   if ((rc = sbx_plan_environment(p, c->req)) < 0) {
     sbx_fail_set(c->f, SBX_LAYER_ENV, -rc, "%s",
-                 rc == -EINVAL ? "invalid name in pass_env or set_env"
+                 rc == -EINVAL  ? "invalid name in pass_env or set_env"
                  : rc == -EPERM ? "a name in pass_env or set_env is refused by an env rule "
                                   "(loader, sbx or secret; runtime/confine/sbx_env_rules.c)"
                                 : strerror(-rc));
@@ -571,7 +576,7 @@ static int sbx_plan_finish(struct sbx_plan *p, struct sbx_planning *c)
 static int sbx_plan_build_ex(const struct sbx_run_request *req, int abi, const char *home_in,
                              bool record, struct sbx_plan *p, struct sbx_fail *f)
 {
-  struct sbx_planning c = {.req = req, .prof = req->profile, .ws_rights = SBX_LL_FS_READ, .f = f};
+  struct sbx_planning c = { .req = req, .prof = req->profile, .ws_rights = SBX_LL_FS_READ, .f = f };
   const char *home = home_in ? (home_in[0] ? home_in : NULL) : getenv("HOME");
   int rc;
 
@@ -591,10 +596,9 @@ static int sbx_plan_build_ex(const struct sbx_run_request *req, int abi, const c
   c.home = home;
   if ((rc = sbx_plan_workspace(p, &c)) < 0 ||
       (rc = sbx_plan_identity(p, (req->flags & SBX_RUN_TEST_HOST_ROOT) != 0, f)) < 0 ||
-      (rc = sbx_plan_allowed(p, &c)) < 0 ||
-      (!p->full_root && (rc = sbx_plan_system(p, f)) < 0) || (rc = sbx_plan_ws_view(p, &c)) < 0 ||
-      (rc = sbx_plan_fixed_rules(p, f)) < 0 || (rc = sbx_plan_denied(p, &c)) < 0 ||
-      (rc = sbx_plan_finish(p, &c)) < 0) {
+      (rc = sbx_plan_allowed(p, &c)) < 0 || (!p->full_root && (rc = sbx_plan_system(p, f)) < 0) ||
+      (rc = sbx_plan_ws_view(p, &c)) < 0 || (rc = sbx_plan_fixed_rules(p, f)) < 0 ||
+      (rc = sbx_plan_denied(p, &c)) < 0 || (rc = sbx_plan_finish(p, &c)) < 0) {
     sbx_denied_free(c.prof, c.dreal);
     sbx_plan_free(p);
     return rc;

@@ -44,10 +44,10 @@ struct sbx_mount_entry {
 };
 
 struct sbx_ll_rule {
-  char *path;     /* inside the sandbox */
+  char *path;      /* inside the sandbox */
   uint64_t access; /* SBX_LL_FS_* rights, before masking by the ABI */
-  bool optional;  /* skipped silently when absent inside the view */
-  bool is_file;   /* known to be a regular file (per-file EXECUTE grants) */
+  bool optional;   /* skipped silently when absent inside the view */
+  bool is_file;    /* known to be a regular file (per-file EXECUTE grants) */
 };
 
 /* A fact the plan was computed from, recorded (warm templates only) just
@@ -83,7 +83,7 @@ struct sbx_plan {
   bool root_noexec;
   bool net_blocked;
   bool shell_none;
-  bool userns; /* sbx is not root */
+  bool userns;       /* sbx is not root */
   bool full_root;    /* an allowed path is "/": the host root is the view's base */
   bool full_root_rw; /* ... and it is writable */
   int landlock_abi;

@@ -13,8 +13,9 @@
 
 extern char **environ;
 
-const char *const sbx_env_allowlist[] = {"PATH", "HOME", "LANG", "LANGUAGE", "LC_*", "TERM",
-                                         "TZ",   "USER", "LOGNAME", "PWD", "SBX_PROFILE", NULL};
+const char *const sbx_env_allowlist[] = { "PATH",    "HOME", "LANG",        "LANGUAGE",
+                                          "LC_*",    "TERM", "TZ",          "USER",
+                                          "LOGNAME", "PWD",  "SBX_PROFILE", NULL };
 
 /* Appends an owned "NAME=value" string (freed here on failure). */
 static int sbx_plan_env_take(struct sbx_plan *p, char *s)

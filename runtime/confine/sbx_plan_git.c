@@ -178,7 +178,7 @@ static int sbx_git_single_names(struct sbx_git *g, const char *path, const struc
 }
 
 enum sbx_git_missing {
-  SBX_GIT_IF_PRESENT, /* nothing to protect when absent */
+  SBX_GIT_IF_PRESENT,  /* nothing to protect when absent */
   SBX_GIT_CREATE_FILE, /* empty: no configuration */
   SBX_GIT_CREATE_DIR,  /* empty: no hook */
   /* "." : the git directory is its own common dir, which is what git
@@ -209,8 +209,7 @@ static int sbx_git_fix(struct sbx_git *g, const char *dir, const char *name,
       return 0;
     if (stat(dir, &dst) < 0 ||
         (rc = sbx_git_create(path, missing == SBX_GIT_CREATE_DIR,
-                             missing == SBX_GIT_CREATE_SELF_COMMONDIR ? ".\n" : NULL, &dst)) <
-            0)
+                             missing == SBX_GIT_CREATE_SELF_COMMONDIR ? ".\n" : NULL, &dst)) < 0)
       return sbx_git_fail(g, rc < 0 ? rc : -errno, "%s: creating it empty (to protect it): %s",
                           path, strerror(rc < 0 ? -rc : errno));
     if (lstat(path, &st) < 0)
@@ -289,8 +288,8 @@ static int sbx_git_include(struct sbx_git *g, const char *from, const char *valu
   if (!value[0])
     return 0; /* an empty path: git includes nothing */
   if (value[0] == '~' && value[1] != '/')
-    return sbx_git_fail(g, -EINVAL, "%s includes '%s' (~user): refused (not resolved by sbx)",
-                        from, value);
+    return sbx_git_fail(g, -EINVAL, "%s includes '%s' (~user): refused (not resolved by sbx)", from,
+                        value);
   if ((rc = sbx_git_include_path(g, from, value, path, sizeof path)) == -ENOENT)
     return 0; /* ~/ without a HOME: git does not read it either */
   if (rc < 0)
@@ -361,8 +360,7 @@ static int sbx_git_hooks_path(struct sbx_git *g, const char *file, const char *v
                           "%s: core.hooksPath '%s' does not exist and could be created inside: "
                           "refused (create it)",
                           file, value);
-    return sbx_git_fix(g, parent, slash + 1, SBX_GIT_CREATE_DIR, false, sbx_git_why_config,
-                       NULL);
+    return sbx_git_fix(g, parent, slash + 1, SBX_GIT_CREATE_DIR, false, sbx_git_why_config, NULL);
   }
   if (strcmp(real, path) != 0 && sbx_git_writable(g->p, path))
     return sbx_git_fail(g, -ELOOP,
@@ -400,7 +398,7 @@ static int sbx_git_scan_one(void *arg, const struct sbx_git_kv *kv)
 static int sbx_git_scan(struct sbx_git *g, const char *file, sbx_git_kv_fn fn, const char *gitdir,
                         int depth)
 {
-  struct sbx_git_scan_ctx c = {.g = g, .file = file, .gitdir = gitdir, .depth = depth, .fn = fn};
+  struct sbx_git_scan_ctx c = { .g = g, .file = file, .gitdir = gitdir, .depth = depth, .fn = fn };
   int rc = sbx_git_config_scan(file, sbx_git_scan_one, &c);
   if (rc == 0 || c.fn_failed)
     return rc;
@@ -440,9 +438,8 @@ static int sbx_git_protect_config(struct sbx_git *g, const char *file, int depth
   if (!slash || slash == file)
     return sbx_git_fail(g, -EINVAL, "%s: not a file in a directory", file);
   snprintf(dir, sizeof dir, "%.*s", (int)(slash - file), file);
-  if (!sbx_git_bound(g->p, file) &&
-      (rc = sbx_git_fix(g, dir, slash + 1, SBX_GIT_IF_PRESENT, false, sbx_git_why_include, &st)) <
-          0)
+  if (!sbx_git_bound(g->p, file) && (rc = sbx_git_fix(g, dir, slash + 1, SBX_GIT_IF_PRESENT, false,
+                                                      sbx_git_why_include, &st)) < 0)
     return rc;
   sbx_probe(g->p, file, SBX_PROBE_LIST); /* its content is used */
   if (stat(file, &st) < 0 || !S_ISREG(st.st_mode))
@@ -507,8 +504,7 @@ static int sbx_git_each_subdir(struct sbx_git *g, const char *dir, int depth, sb
   while ((de = readdir(d))) {
     if (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
       continue;
-    if ((rc = sbx_git_fix(g, dir, de->d_name, SBX_GIT_IF_PRESENT, true, sbx_git_why_dir, &st)) <
-        0)
+    if ((rc = sbx_git_fix(g, dir, de->d_name, SBX_GIT_IF_PRESENT, true, sbx_git_why_dir, &st)) < 0)
       break;
     if (!S_ISDIR(st.st_mode))
       continue;
@@ -537,11 +533,10 @@ static int sbx_git_protect_linked(struct sbx_git *g, const char *sub, int depth)
     return sbx_git_fail(g, -EINVAL, "%s: not absolute", sub);
   snprintf(parent, sizeof parent, "%.*s", (int)(slash - sub), sub);
   if (sbx_is_visible(g->p, sub) && sbx_git_writable(g->p, sub) &&
-      (rc = sbx_git_fix(g, parent, slash + 1, SBX_GIT_IF_PRESENT, true, sbx_git_why_dir, NULL)) <
-          0)
+      (rc = sbx_git_fix(g, parent, slash + 1, SBX_GIT_IF_PRESENT, true, sbx_git_why_dir, NULL)) < 0)
     return rc;
-  if ((rc = sbx_git_fix(g, sub, "commondir", SBX_GIT_IF_PRESENT, false, sbx_git_why_link,
-                        NULL)) < 0 ||
+  if ((rc = sbx_git_fix(g, sub, "commondir", SBX_GIT_IF_PRESENT, false, sbx_git_why_link, NULL)) <
+          0 ||
       (rc = sbx_git_fix(g, sub, "gitdir", SBX_GIT_IF_PRESENT, false, sbx_git_why_link, NULL)) < 0 ||
       (rc = sbx_git_fix(g, sub, "config.worktree", SBX_GIT_CREATE_FILE, false, sbx_git_why_config,
                         NULL)) < 0)
@@ -602,7 +597,7 @@ static int sbx_git_protect_modules(struct sbx_git *g, const char *dir, int depth
  * level of a name (submodule names may hold slashes: modules/a/b). */
 static int sbx_git_protect_module(struct sbx_git *g, const char *sub, int depth)
 {
-  static const char *const marks[] = {"HEAD", "config", "hooks", "objects", "refs", NULL};
+  static const char *const marks[] = { "HEAD", "config", "hooks", "objects", "refs", NULL };
   char probe[PATH_MAX];
   struct stat st;
   for (const char *const *m = marks; *m; m++)
@@ -625,13 +620,13 @@ static int sbx_git_protect_modules(struct sbx_git *g, const char *dir, int depth
  * (a linked worktree's common dir) and is added to the view. */
 static int sbx_git_protect_gitdir(struct sbx_git *g, const char *gitdir, bool bind_dir, int depth)
 {
-  static const char *const legacy[] = {"config", "hooks", "config.worktree", "info", NULL};
+  static const char *const legacy[] = { "config", "hooks", "config.worktree", "info", NULL };
   char path[PATH_MAX];
   struct stat st;
   int rc;
   if (depth > SBX_GIT_MAX_DEPTH)
-    return sbx_git_fail(g, -ELOOP, "%s: git directories nested more than %d deep: refused",
-                        gitdir, SBX_GIT_MAX_DEPTH);
+    return sbx_git_fail(g, -ELOOP, "%s: git directories nested more than %d deep: refused", gitdir,
+                        SBX_GIT_MAX_DEPTH);
   if (bind_dir && !sbx_is_visible(g->p, gitdir) &&
       (rc = sbx_plan_mount(g->p, gitdir, SBX_MNT_BIND_RW, NULL, true, sbx_git_why_common)) < 0)
     return sbx_git_fail(g, rc, "%s: %s", gitdir, strerror(-rc));
@@ -678,8 +673,8 @@ static int sbx_git_protect_gitdir(struct sbx_git *g, const char *gitdir, bool bi
                         NULL)) < 0 ||
       (rc = sbx_git_fix(g, gitdir, "config.worktree", SBX_GIT_CREATE_FILE, false,
                         sbx_git_why_config, NULL)) < 0 ||
-      (rc = sbx_git_fix(g, gitdir, "hooks", SBX_GIT_CREATE_DIR, false, sbx_git_why_config,
-                        NULL)) < 0 ||
+      (rc = sbx_git_fix(g, gitdir, "hooks", SBX_GIT_CREATE_DIR, false, sbx_git_why_config, NULL)) <
+          0 ||
       /* info/attributes can select filter, diff and merge drivers (code),
        * info/exclude and info/sparse-checkout what git reads or writes. */
       (rc = sbx_git_fix(g, gitdir, "info", SBX_GIT_CREATE_DIR, false, sbx_git_why_config, NULL)) <
@@ -735,8 +730,7 @@ static int sbx_git_protect_gitfile(struct sbx_git *g, const char *dotgit, int de
   if (!g->legacy &&
       (rc = sbx_git_fix(g, base, ".git", SBX_GIT_IF_PRESENT, false, sbx_git_why_link, NULL)) < 0)
     return rc;
-  if (sbx_git_first_line(g->p, dotgit, line, sizeof line) < 0 ||
-      strncmp(line, "gitdir: ", 8) != 0)
+  if (sbx_git_first_line(g->p, dotgit, line, sizeof line) < 0 || strncmp(line, "gitdir: ", 8) != 0)
     return 0; /* not a link git follows: git refuses it too */
   if (sbx_git_resolve(base, line + 8, gitdir) < 0) {
     char named[PATH_MAX];
@@ -776,7 +770,7 @@ static int sbx_git_protect_gitfile(struct sbx_git *g, const char *dotgit, int de
 
 int sbx_plan_git(struct sbx_plan *p, const char *home, bool legacy, char *err, size_t err_len)
 {
-  struct sbx_git g = {.p = p, .home = home, .legacy = legacy, .err = err, .err_len = err_len};
+  struct sbx_git g = { .p = p, .home = home, .legacy = legacy, .err = err, .err_len = err_len };
   char dotgit[PATH_MAX];
   struct stat st;
   int rc;
@@ -786,8 +780,8 @@ int sbx_plan_git(struct sbx_plan *p, const char *home, bool legacy, char *err, s
   if (lstat(dotgit, &st) < 0)
     return 0; /* not a repository's top (docs/threat-model.md: nested repositories) */
   if (S_ISLNK(st.st_mode))
-    return sbx_git_fail(&g, -ELOOP,
-                        "%s is a symlink: refused (its target could be written inside)", dotgit);
+    return sbx_git_fail(&g, -ELOOP, "%s is a symlink: refused (its target could be written inside)",
+                        dotgit);
   if (S_ISDIR(st.st_mode))
     rc = sbx_git_protect_gitdir(&g, dotgit, false, 0);
   else if (S_ISREG(st.st_mode))

@@ -16,15 +16,15 @@
 
 /* Names of shells withheld from CS_SHELL_NONE profiles. busybox is in the
  * list because `busybox sh` is a shell; tmux because it starts one. */
-static const char *const sbx_shell_names[] = {"sh",   "bash", "dash",  "rbash", "zsh",   "ksh",
-                                              "ksh93", "mksh", "pdksh", "ash",  "yash",  "posh",
-                                              "csh",  "tcsh", "fish",  "busybox", "tmux", "screen",
-                                              NULL};
+static const char *const sbx_shell_names[] = { "sh",      "bash",  "dash",   "rbash", "zsh",
+                                               "ksh",     "ksh93", "mksh",   "pdksh", "ash",
+                                               "yash",    "posh",  "csh",    "tcsh",  "fish",
+                                               "busybox", "tmux",  "screen", NULL };
 /* Library hierarchies that must stay executable for the dynamic loader
  * (the kernel opens the ELF interpreter with exec intent) and for helper
  * programs (gcc's cc1, git-core). */
-static const char *const sbx_lib_dirs[] = {"/usr/lib", "/usr/lib32", "/usr/lib64", "/usr/libx32",
-                                           "/usr/libexec", NULL};
+static const char *const sbx_lib_dirs[] = { "/usr/lib",    "/usr/lib32",   "/usr/lib64",
+                                            "/usr/libx32", "/usr/libexec", NULL };
 
 struct sbx_inode {
   dev_t dev;
@@ -136,7 +136,7 @@ int sbx_plan_shells(struct sbx_plan *p)
       snprintf(path, sizeof path, "%s/%s", *d, *n);
       if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && n_shells < 64 &&
           !sbx_inode_in(shells, n_shells, &st))
-        shells[n_shells++] = (struct sbx_inode){st.st_dev, st.st_ino};
+        shells[n_shells++] = (struct sbx_inode){ st.st_dev, st.st_ino };
     }
   fp = fopen("/etc/shells", "re");
   while (fp && fgets(path, sizeof path, fp)) {
@@ -148,7 +148,7 @@ int sbx_plan_shells(struct sbx_plan *p)
     }
     if (path[0] == '/' && stat(path, &st) == 0 && S_ISREG(st.st_mode) && n_shells < 64 &&
         !sbx_inode_in(shells, n_shells, &st))
-      shells[n_shells++] = (struct sbx_inode){st.st_dev, st.st_ino};
+      shells[n_shells++] = (struct sbx_inode){ st.st_dev, st.st_ino };
   }
   if (fp)
     fclose(fp);

@@ -26,7 +26,7 @@
 
 static int sbx_rlimit(int res, const char *name, uint64_t soft, uint64_t hard, struct sbx_fail *f)
 {
-  struct rlimit rl = {.rlim_cur = soft, .rlim_max = hard};
+  struct rlimit rl = { .rlim_cur = soft, .rlim_max = hard };
   struct rlimit old;
   /* Never raise a limit the caller already had lower. */
   if (getrlimit(res, &old) == 0) {
@@ -62,14 +62,14 @@ int sbx_rlimits_apply(const struct sbx_plan *plan, struct sbx_fail *f)
    * the identity change makes execve fail (EAGAIN). There the pids
    * cgroup, which sbx requires as root (sbx_profile_enforceable), is the
    * limit, counting the run's processes only. */
-  if (l->max_processes && !plan->run_as && (rc = sbx_rlimit(RLIMIT_NPROC, "RLIMIT_NPROC", l->max_processes,
-                                           l->max_processes, f)) < 0)
+  if (l->max_processes && !plan->run_as &&
+      (rc = sbx_rlimit(RLIMIT_NPROC, "RLIMIT_NPROC", l->max_processes, l->max_processes, f)) < 0)
     return rc;
   if (l->max_open_files && (rc = sbx_rlimit(RLIMIT_NOFILE, "RLIMIT_NOFILE", l->max_open_files,
                                             l->max_open_files, f)) < 0)
     return rc;
-  if (l->max_file_size && (rc = sbx_rlimit(RLIMIT_FSIZE, "RLIMIT_FSIZE", l->max_file_size,
-                                           l->max_file_size, f)) < 0)
+  if (l->max_file_size &&
+      (rc = sbx_rlimit(RLIMIT_FSIZE, "RLIMIT_FSIZE", l->max_file_size, l->max_file_size, f)) < 0)
     return rc;
   return 0;
 }
@@ -182,8 +182,8 @@ int sbx_identity_apply(const struct sbx_plan *p, struct sbx_fail *f)
   }
   return 0;
 fail_errno:
-  sbx_fail_set(f, SBX_LAYER_CAPS, errno, "running as uid %u gid %u (%s): %s",
-               (unsigned)p->run_uid, (unsigned)p->run_gid, what, strerror(errno));
+  sbx_fail_set(f, SBX_LAYER_CAPS, errno, "running as uid %u gid %u (%s): %s", (unsigned)p->run_uid,
+               (unsigned)p->run_gid, what, strerror(errno));
   return -errno;
 }
 
@@ -230,8 +230,7 @@ int sbx_seccomp_load(const struct cs_profile *p, bool log, struct sbx_fail *f)
   prog.filter = (struct sock_filter *)p->filter;
   /* FLAG_LOG: the kernel also logs refused (not only killed) calls, which
    * is how sbx names the call and the rule afterwards (sbx_kmsg.c). */
-  if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, log ? SECCOMP_FILTER_FLAG_LOG : 0, &prog) <
-      0) {
+  if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, log ? SECCOMP_FILTER_FLAG_LOG : 0, &prog) < 0) {
     sbx_fail_set(f, SBX_LAYER_SECCOMP, errno, "loading the filter of profile %s: %s",
                  p->name ? p->name : "?", strerror(errno));
     return -errno;

@@ -27,7 +27,7 @@ static bool sbx_path_plain(const char *path)
     return false;
   if (path[1] == '\0')
     return true;
-  for (const char *c = path; *c; ) {
+  for (const char *c = path; *c;) {
     const char *e = strchr(c + 1, '/');
     size_t n = e ? (size_t)(e - c - 1) : strlen(c + 1);
     if (n == 0 || (n == 1 && c[1] == '.') || (n == 2 && c[1] == '.' && c[2] == '.'))
@@ -74,7 +74,7 @@ static char *sbx_path_resolve_open(const char *path)
 char *sbx_path_resolve(const char *path)
 {
   if (sbx_path_plain(path)) {
-    struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS};
+    struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS };
     int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
     if (fd >= 0) {
       close(fd);
@@ -161,7 +161,7 @@ static bool sbx_plan_fresh_ex(const struct sbx_plan *p, bool skip_watched, char 
   }
   for (size_t i = 0; i < p->n_probes; i++) {
     const struct sbx_probe *old = &p->probes[i];
-    struct sbx_probe now = {.path = old->path, .kind = old->kind};
+    struct sbx_probe now = { .path = old->path, .kind = old->kind };
     bool same, racy = false;
     if (skip_watched && old->watched)
       continue;
@@ -170,16 +170,18 @@ static bool sbx_plan_fresh_ex(const struct sbx_plan *p, bool skip_watched, char 
       same = old->exists == now.exists && (!old->exists || strcmp(old->real, now.real) == 0);
       free(now.real);
     } else {
-      same = old->exists == now.exists &&
-             (!old->exists || (old->dev == now.dev && old->ino == now.ino && old->type == now.type));
+      same =
+          old->exists == now.exists &&
+          (!old->exists || (old->dev == now.dev && old->ino == now.ino && old->type == now.type));
       if (same && old->exists && old->kind == SBX_PROBE_LIST) {
         same = sbx_ts_eq(&old->mtime, &now.mtime) && sbx_ts_eq(&old->ctime, &now.ctime);
-        racy = same && (sbx_ts_racy(&old->mtime, &old->taken) || sbx_ts_racy(&old->ctime, &old->taken));
+        racy = same &&
+               (sbx_ts_racy(&old->mtime, &old->taken) || sbx_ts_racy(&old->ctime, &old->taken));
       }
     }
     if (racy) {
-      snprintf(why, why_len, "%s changed within 2 s before the template was made (coarse timestamps)",
-               old->path);
+      snprintf(why, why_len,
+               "%s changed within 2 s before the template was made (coarse timestamps)", old->path);
       return false;
     }
     if (!same) {

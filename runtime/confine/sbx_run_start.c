@@ -13,14 +13,12 @@
 #include "sbx_fail.h"
 #include "sbx_sandbox.h"
 
-int sbx_confine_begin(const struct sbx_run_request *req, struct sbx_run_result *res,
-                      uint64_t *tmax)
+int sbx_confine_begin(const struct sbx_run_request *req, struct sbx_run_result *res, uint64_t *tmax)
 {
   struct sbx_fail f;
   memset(res, 0, sizeof *res);
   res->denied_syscall = -1;
-  if (!req || !req->profile || !req->workspace || !req->argv || !req->argv[0] ||
-      !req->argv[0][0]) {
+  if (!req || !req->profile || !req->workspace || !req->argv || !req->argv[0] || !req->argv[0][0]) {
     sbx_fail_set(&f, SBX_LAYER_REQUEST, EINVAL,
                  "a profile, a workspace and a non-empty argv are required");
     sbx_result_from_fail(res, &f);

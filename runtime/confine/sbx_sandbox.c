@@ -240,8 +240,8 @@ fail:
  * around the request. */
 static _Noreturn void sbx_command(const struct sbx_cmd *c, int ctl)
 {
-  struct sbx_fail f = {0};
-  int keep[3] = {ctl, c->ruleset, c->ruleset_shared};
+  struct sbx_fail f = { 0 };
+  int keep[3] = { ctl, c->ruleset, c->ruleset_shared };
 
   /* Dies with init; the pid namespace guarantees it, this makes it prompt. */
   prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -265,8 +265,8 @@ static _Noreturn void sbx_command(const struct sbx_cmd *c, int ctl)
  * runtime/warm/sbx_serve_spare.c). */
 _Noreturn void sbx_init_run(const struct sbx_init_args *a)
 {
-  struct sbx_fail f = {0};
-  int keep[3] = {a->ctl, a->cmd.ruleset, a->cmd.ruleset_shared};
+  struct sbx_fail f = { 0 };
+  int keep[3] = { a->ctl, a->cmd.ruleset, a->cmd.ruleset_shared };
   struct sbx_cmd cmd = a->cmd;
   int ctl = a->ctl;
   char go = 0;
@@ -348,7 +348,7 @@ _Noreturn void sbx_init_run(const struct sbx_init_args *a)
   sigprocmask(SIG_BLOCK, &chld, NULL); /* the command was forked already */
   sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
   for (;;) {
-    struct pollfd pf[2] = {{.fd = sfd, .events = POLLIN}, {.fd = ctl, .events = 0}};
+    struct pollfd pf[2] = { { .fd = sfd, .events = POLLIN }, { .fd = ctl, .events = 0 } };
     pid = waitpid(-1, &st, sfd >= 0 ? WNOHANG : 0);
     if (pid == child) {
       sbx_send(ctl, SBX_MSG_EXIT, NULL, st);

@@ -25,25 +25,25 @@ struct sbx_cmd {
   const struct sbx_plan *plan; /* profile, Landlock ABI; cold: the rules */
   char *const *argv;
   char *const *envp;
-  uint32_t flags;              /* enum sbx_run_flags */
+  uint32_t flags; /* enum sbx_run_flags */
   const struct sbx_unotify_cfg *unotify;
   /* With unotify: the layer's hand-off (sbx_hooks.h); NULL otherwise. */
   const struct sbx_approval_hooks *approvals;
-  int ruleset;                 /* warm: the spare's built Landlock ruleset; -1 cold */
-  int ruleset_shared;          /* warm, no-shell: the template's shared layer; else -1 */
-  bool bound_dropped;          /* warm: sbx_caps_drop_bound done before the request */
+  int ruleset;        /* warm: the spare's built Landlock ruleset; -1 cold */
+  int ruleset_shared; /* warm, no-shell: the template's shared layer; else -1 */
+  bool bound_dropped; /* warm: sbx_caps_drop_bound done before the request */
 };
 
 /* pid 1 of a sandbox. */
 struct sbx_init_args {
   struct sbx_cmd cmd;
-  int ctl;     /* control socket to the supervisor */
-  int sync_rd; /* 'g' from the supervisor (maps written, cgroup attached) */
-  int cg_fd;   /* v1 cgroup tasks file to join, or -1 */
-  bool view_ready; /* warm spare: the view is in place (else built here) */
+  int ctl;                          /* control socket to the supervisor */
+  int sync_rd;                      /* 'g' from the supervisor (maps written, cgroup attached) */
+  int cg_fd;                        /* v1 cgroup tasks file to join, or -1 */
+  bool view_ready;                  /* warm spare: the view is in place (else built here) */
   const struct sbx_fail *prep_fail; /* warm spare: its preparation failed; NULL cold */
-  pid_t child;   /* warm: the pre-forked command (pid in the run's namespace), or 0 */
-  int go_note;   /* warm: the server's socket, closed once the go came; cold: -1 */
+  pid_t child; /* warm: the pre-forked command (pid in the run's namespace), or 0 */
+  int go_note; /* warm: the server's socket, closed once the go came; cold: -1 */
 };
 _Noreturn void sbx_init_run(const struct sbx_init_args *a);
 /* The command's steps (sbx_sandbox.c), shared by the cold command and a

@@ -58,8 +58,7 @@ static _Noreturn void sbx_front_core(char *const argv[], const char *declined)
   char *slash;
 
   if (declined && setenv(SBX_WARM_DECLINED_ENV, declined, 1) != 0) {
-    fprintf(stderr, "sbx: error: handing the run to %s: %s\n", SBX_CORE_INSTALLED,
-            strerror(errno));
+    fprintf(stderr, "sbx: error: handing the run to %s: %s\n", SBX_CORE_INSTALLED, strerror(errno));
     _exit(SBX_EXIT_FAILURE);
   }
   if (n > 0 && (self[n] = '\0', slash = strrchr(self, '/')) != NULL) {
@@ -88,9 +87,12 @@ static bool sbx_front_rule_matches(const struct cs_profile *p, char *const *argv
     return true;
   for (uint32_t i = 0; i < p->n_command_rules; i++) {
     const struct cs_command_rule *cr = &p->command_rules[i];
-    struct cs_cmdrule r = {.name = cr->name, .program = cr->program, .args = cr->args,
-                           .action = CS_CMDRULE_ASK, .operation = CS_APPROVAL_OP_EXEC,
-                           .origin = cr->origin};
+    struct cs_cmdrule r = { .name = cr->name,
+                            .program = cr->program,
+                            .args = cr->args,
+                            .action = CS_CMDRULE_ASK,
+                            .operation = CS_APPROVAL_OP_EXEC,
+                            .origin = cr->origin };
     if (cs_cmdrule_match(&r, 1, argv, 0, &res) != 0 || res.rule)
       return true;
   }
@@ -153,8 +155,7 @@ static int sbx_front_run(const struct sbx_tables *t, const struct sbx_opts *o,
     *declined = note;
     return -1;
   }
-  code = sbx_run_report(o, r == SBX_WARM_DECLINED ? 0 : r, &res, interrupted,
-                        sizeof interrupted);
+  code = sbx_run_report(o, r == SBX_WARM_DECLINED ? 0 : r, &res, interrupted, sizeof interrupted);
   if (sbx_admit_release(&adm, stderr) != 0)
     code = SBX_EXIT_FAILURE;
   sbx_admit_close(&adm);
@@ -163,8 +164,9 @@ static int sbx_front_run(const struct sbx_tables *t, const struct sbx_opts *o,
 
 int main(int argc, char *argv[])
 {
-  struct sbx_tables t = {.profiles = SBX_PROFILES, .n_profiles = SBX_N_PROFILES,
-                         .model = &SBX_MODEL};
+  struct sbx_tables t = { .profiles = SBX_PROFILES,
+                          .n_profiles = SBX_N_PROFILES,
+                          .model = &SBX_MODEL };
   enum sbx_profile_source src;
   const struct cs_profile *p = NULL;
   const char *declined = NULL, *warm = getenv("SBX_WARM");
@@ -180,13 +182,12 @@ int main(int argc, char *argv[])
    * reports (and records) what they find. */
   if (!(quiet = fopen("/dev/null", "we")))
     sbx_front_core(argv, NULL);
-  if (sbx_cli_parse(argc, argv, &o, quiet) != 0 ||
-      o.cmd != SBX_CMD_RUN)
+  if (sbx_cli_parse(argc, argv, &o, quiet) != 0 || o.cmd != SBX_CMD_RUN)
     sbx_front_core(argv, NULL);
   /* Asked to run cold, or with a log or an approval setting: the full sbx. */
-  if (o.cold || (warm && strcmp(warm, "0") == 0) || getenv(SBX_WARM_DECLINED_ENV) ||
-      o.audit_path || getenv(SBX_AUDIT_ENV) || o.approver || o.approval_store ||
-      o.approval_timeout_ms || !sbx_warm_caller_ok() ||
+  if (o.cold || (warm && strcmp(warm, "0") == 0) || getenv(SBX_WARM_DECLINED_ENV) || o.audit_path ||
+      getenv(SBX_AUDIT_ENV) || o.approver || o.approval_store || o.approval_timeout_ms ||
+      !sbx_warm_caller_ok() ||
       /* Per-run settings are recorded and checked by the full sbx. */
       o.n_set_env || o.n_pass_env || o.cwd || o.run_id || o.has_wait_timeout)
     sbx_front_core(argv, NULL);

@@ -74,11 +74,11 @@ struct cs_sched;
  * but complete it exactly once; cs_complete detects a second completion
  * (-EALREADY) and a ticket it never issued (-EINVAL). */
 struct cs_ticket {
-  uint32_t slot;        /* index in the scheduler's ticket registry */
-  uint32_t admission;   /* the admission transition it was granted for */
-  uint64_t generation;  /* registry slot generation at grant time */
-  uint32_t from_state;  /* state of S the admission fired in */
-  uint32_t to_state;    /* state of S it led to */
+  uint32_t slot;       /* index in the scheduler's ticket registry */
+  uint32_t admission;  /* the admission transition it was granted for */
+  uint64_t generation; /* registry slot generation at grant time */
+  uint32_t from_state; /* state of S the admission fired in */
+  uint32_t to_state;   /* state of S it led to */
 };
 
 struct cs_sched_opts {
@@ -164,7 +164,7 @@ uint32_t cs_sched_outstanding(const struct cs_sched *sched);
 struct cs_shared_sched;
 
 struct cs_shared_ticket {
-  uint32_t holder;     /* holder record index */
+  uint32_t holder; /* holder record index */
   uint32_t admission;
   uint64_t generation; /* holder record generation at grant time */
 };
@@ -195,9 +195,9 @@ int cs_shared_admit(struct cs_shared_sched *sh, uint32_t admission, const struct
 /* What a waiting admission waits for, as the file shows it (a snapshot:
  * for messages, never for decisions). */
 struct cs_shared_wait_info {
-  uint32_t state;    /* the current state of S */
-  uint32_t in_use;   /* live or dead holders of the same admission (the tier's slots in use) */
-  uint32_t ahead;    /* waiters of the same admission that arrived earlier */
+  uint32_t state;     /* the current state of S */
+  uint32_t in_use;    /* live or dead holders of the same admission (the tier's slots in use) */
+  uint32_t ahead;     /* waiters of the same admission that arrived earlier */
   uint64_t waited_ms; /* since the caller queued */
 };
 /* A word to the caller while it waits: fn(ctx, info) is called once, with

@@ -43,14 +43,14 @@ enum cs_approval_scope {
 #define CS_APPROVAL_MAX_REPLY 65536u /* bytes an approver may answer */
 
 struct cs_approval_request {
-  uint64_t id;                      /* set by the manager */
+  uint64_t id; /* set by the manager */
   enum cs_approval_operation operation;
-  const char *const *argv;          /* the command (NULL-terminated) */
-  const char *path;                 /* NULL when the operation has none */
-  const char *address;              /* "203.0.113.7:443", "[2001:db8::1]:22", NULL */
-  const char *profile;              /* "standard" */
-  const char *rule;                 /* "builtin rm (delete)", "unlinkat(2)" */
-  const char *layer;                /* "command" or "syscall" */
+  const char *const *argv; /* the command (NULL-terminated) */
+  const char *path;        /* NULL when the operation has none */
+  const char *address;     /* "203.0.113.7:443", "[2001:db8::1]:22", NULL */
+  const char *profile;     /* "standard" */
+  const char *rule;        /* "builtin rm (delete)", "unlinkat(2)" */
+  const char *layer;       /* "command" or "syscall" */
   /* The workspace as the command sees it, or NULL: the terminal approver
    * shows a path inside it relative to it. path is always the resolved,
    * absolute path the call acts on (the system-call layer resolves every
@@ -70,8 +70,8 @@ struct cs_approval_request {
 struct cs_approval_decision {
   bool allow;
   enum cs_approval_scope scope;
-  char approver[64];  /* "exec:/usr/bin/x", "socket:/run/a.sock", "tty", "store", "session" */
-  char reason[256];   /* why: "approver answered deny", "approver timed out after 60000 ms" */
+  char approver[64]; /* "exec:/usr/bin/x", "socket:/run/a.sock", "tty", "store", "session" */
+  char reason[256];  /* why: "approver answered deny", "approver timed out after 60000 ms" */
   uint64_t latency_ms;
 };
 

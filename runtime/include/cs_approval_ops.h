@@ -34,7 +34,7 @@ enum cs_approval_op_bits {
 
 /* The CS_APPROVE_* bit of an operation; 0 for exec and for a value out of
  * range (so an unknown operation is never taken as approvable). */
-#define CS_APPROVAL_OP_BIT(op)                                                                \
+#define CS_APPROVAL_OP_BIT(op)                                                                     \
   ((unsigned)(op) < (unsigned)CS_APPROVAL_OP_EXEC ? (1u << (unsigned)(op)) : 0u)
 
 #ifdef __cplusplus

@@ -41,8 +41,8 @@ struct cs_cmdrule {
   const char *args;
   enum cs_cmdrule_action action;
   enum cs_approval_operation operation;
-  const char *origin;  /* "builtin", "profiles.pol:12:3" */
-  const char *const *must_match;     /* examples, NULL-terminated or NULL */
+  const char *origin;            /* "builtin", "profiles.pol:12:3" */
+  const char *const *must_match; /* examples, NULL-terminated or NULL */
   const char *const *must_not_match;
 };
 
@@ -64,8 +64,7 @@ int cs_cmdrule_match(const struct cs_cmdrule *rules, size_t n, char *const *argv
 bool cs_cmdrule_matches(const struct cs_cmdrule *r, char *const *argv);
 /* Checks every example of every rule; on failure returns -EPROTO and
  * writes which rule and example into why. */
-int cs_cmdrule_check_examples(const struct cs_cmdrule *rules, size_t n, char *why,
-                              size_t why_len);
+int cs_cmdrule_check_examples(const struct cs_cmdrule *rules, size_t n, char *why, size_t why_len);
 /* Splits an example ("rm -rf build") at spaces into argv (max 32 words). */
 int cs_cmdrule_split(const char *text, char *buf, size_t buf_len, char **argv, size_t max);
 

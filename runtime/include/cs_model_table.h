@@ -46,9 +46,9 @@ struct cs_model_table {
 
   uint32_t n_transitions;
   const char *const *transition_names;
-  const uint8_t *transition_kinds;    /* enum cs_transition_kind */
+  const uint8_t *transition_kinds;      /* enum cs_transition_kind */
   const int32_t *transition_completion; /* admission -> its completing progress step, -1 */
-  const uint32_t *pre_start;  /* arcs of t are pre_arcs[pre_start[t] .. pre_start[t+1]) */
+  const uint32_t *pre_start;            /* arcs of t are pre_arcs[pre_start[t] .. pre_start[t+1]) */
   const struct cs_model_arc *pre_arcs;
   const uint32_t *post_start;
   const struct cs_model_arc *post_arcs;
@@ -56,11 +56,11 @@ struct cs_model_table {
   /* The safe set S, one row per marking, numbered in breadth-first order
    * from the initial marking (state 0). */
   uint32_t n_states;
-  uint32_t n_tracked;               /* columns of markings */
-  const uint32_t *tracked_places;   /* column -> place index */
-  const uint32_t *markings;         /* n_states x n_tracked token counts */
-  const int32_t *next_state;        /* n_states x n_transitions: state, CS_DISABLED or CS_REFUSED */
-  uint32_t initial_state;           /* always 0 */
+  uint32_t n_tracked;             /* columns of markings */
+  const uint32_t *tracked_places; /* column -> place index */
+  const uint32_t *markings;       /* n_states x n_tracked token counts */
+  const int32_t *next_state;      /* n_states x n_transitions: state, CS_DISABLED or CS_REFUSED */
+  uint32_t initial_state;         /* always 0 */
 };
 
 #endif

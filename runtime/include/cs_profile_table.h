@@ -43,7 +43,7 @@ struct cs_command_rule {
   const char *args;    /* argument patterns, "" for none */
   uint32_t action;
   uint32_t operation;
-  const char *origin;  /* "profiles.pol:140:3 (profile standard)" */
+  const char *origin; /* "profiles.pol:140:3 (profile standard)" */
 };
 
 /* Which rule of which profile decides a system call; sbx uses it to name
@@ -71,8 +71,8 @@ struct cs_limits {
 };
 
 struct cs_profile {
-  const char *name;   /* strict */
-  const char *alias;  /* READ_ONLY */
+  const char *name;    /* strict */
+  const char *alias;   /* READ_ONLY */
   const char *extends; /* parent profile's name, NULL for a root */
   const char *summary; /* one line in plain words */
   const char *origin;

@@ -44,19 +44,21 @@ static void sbx_approvals_close(void *state)
 static void sbx_mark_run_start(struct sbx_unotify_cfg *cfg)
 {
   const char *off = getenv(SBX_DELETE_TEST_AS_BEFORE_ENV);
-  struct timespec coarse, tick = {.tv_sec = 0, .tv_nsec = 1000000};
+  struct timespec coarse, tick = { .tv_sec = 0, .tv_nsec = 1000000 };
 
   cfg->run_start_set = false;
   if (off && strcmp(off, "1") == 0) {
-    fprintf(stderr, "sbx: warning: %s=1: every deletion and replacing rename is asked about, "
-                    "as before issue 13 (test only)\n",
+    fprintf(stderr,
+            "sbx: warning: %s=1: every deletion and replacing rename is asked about, "
+            "as before issue 13 (test only)\n",
             SBX_DELETE_TEST_AS_BEFORE_ENV);
     return;
   }
   off = getenv(SBX_DELETE_TEST_NO_LOCK_ENV);
   if (off && strcmp(off, "1") == 0)
-    fprintf(stderr, "sbx: warning: %s=1: a removal's check and act are NOT under the "
-                    "directory's lock (test only)\n",
+    fprintf(stderr,
+            "sbx: warning: %s=1: a removal's check and act are NOT under the "
+            "directory's lock (test only)\n",
             SBX_DELETE_TEST_NO_LOCK_ENV);
   if (clock_gettime(CLOCK_REALTIME, &cfg->run_start) != 0)
     return;
@@ -97,8 +99,7 @@ static void sbx_take_listener(struct sbx_sup *s, pid_t from, const struct sbx_ru
     if (cfg.ops & CS_APPROVE_FILE_DELETE)
       sbx_mark_run_start(&cfg);
   }
-  if (!req->unotify || !srv || srv->running ||
-      sbx_unotify_start(srv, fd, &cfg, s->plan) != 0) {
+  if (!req->unotify || !srv || srv->running || sbx_unotify_start(srv, fd, &cfg, s->plan) != 0) {
     if (!req->unotify || !srv || srv->running)
       close(fd);
     fprintf(stderr, "sbx: approval: system-call layer not served; those calls fail\n");
@@ -112,9 +113,9 @@ static size_t sbx_helper_pids(struct sbx_sup *s, pid_t *out, size_t max)
 }
 
 const struct sbx_approval_hooks sbx_approvals_unotify = {
-    .handoff = sbx_approvals_handoff,
-    .open = sbx_approvals_open,
-    .serve_listener = sbx_take_listener,
-    .helper_pids = sbx_helper_pids,
-    .close = sbx_approvals_close,
+  .handoff = sbx_approvals_handoff,
+  .open = sbx_approvals_open,
+  .serve_listener = sbx_take_listener,
+  .helper_pids = sbx_helper_pids,
+  .close = sbx_approvals_close,
 };

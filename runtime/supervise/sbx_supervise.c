@@ -38,9 +38,10 @@ static int sbx_recv(int fd, struct sbx_msg *m, pid_t *sender)
     struct cmsghdr h;
     char buf[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int))];
   } cbuf;
-  struct iovec iov = {.iov_base = m, .iov_len = sizeof *m};
-  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.buf,
-                      .msg_controllen = sizeof cbuf.buf};
+  struct iovec iov = { .iov_base = m, .iov_len = sizeof *m };
+  struct msghdr mh = {
+    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.buf, .msg_controllen = sizeof cbuf.buf
+  };
   ssize_t n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
   if (n <= 0)
     return n == 0 ? 0 : -errno;
@@ -164,8 +165,7 @@ static void sbx_explain_denial(const struct sbx_run_request *req, const struct s
     marker[0] = '\0';
   if (scan) {
     sbx_kmsg_collect_until(kmsg, cmd_pid, helpers, n_helpers, old_naming ? 0 : session,
-                           n > 0 ? exe : NULL, marker[0] ? marker : NULL, SBX_KMSG_MARK_MS,
-                           scan);
+                           n > 0 ? exe : NULL, marker[0] ? marker : NULL, SBX_KMSG_MARK_MS, scan);
     res->audit_lost = scan->lost;
   }
   if (req->flags & SBX_RUN_NO_KMSG)
@@ -253,10 +253,10 @@ static void sbx_sup_reap(struct sbx_sup *s, int *st, bool need_status)
   }
 }
 
-int sbx_supervise(struct sbx_sup *s, const struct sbx_run_request *req,
-                  struct sbx_run_result *res, int kmsg)
+int sbx_supervise(struct sbx_sup *s, const struct sbx_run_request *req, struct sbx_run_result *res,
+                  int kmsg)
 {
-  struct sbx_msg m, fail_msg = {0}, exec_msg = {0};
+  struct sbx_msg m, fail_msg = { 0 }, exec_msg = { 0 };
   struct sbx_fail f;
   bool have_exit = false, have_fail = false, have_exec_fail = false, timed_out = false;
   bool fail_first = false;
@@ -268,7 +268,7 @@ int sbx_supervise(struct sbx_sup *s, const struct sbx_run_request *req,
   if (s->tmax)
     deadline = s->t0 + s->tmax;
   for (;;) {
-    struct pollfd pfd = {.fd = s->ctl, .events = POLLIN};
+    struct pollfd pfd = { .fd = s->ctl, .events = POLLIN };
     int wait_ms = -1;
     pid_t sender = 0;
     if (deadline) {
@@ -357,8 +357,7 @@ int sbx_supervise(struct sbx_sup *s, const struct sbx_run_request *req,
      * executed could have sent that FAIL. */
     s->fail_before_ready =
         !cmd_pid && !have_exec_fail &&
-        (!have_exit ||
-         (fail_first && WIFEXITED(wst) && WEXITSTATUS(wst) == SBX_EXIT_FAILURE));
+        (!have_exit || (fail_first && WIFEXITED(wst) && WEXITSTATUS(wst) == SBX_EXIT_FAILURE));
     /* The layer's own report, as the sandbox's process filled it. */
     sbx_fail_set(&f, (enum sbx_layer)fail_msg.layer, fail_msg.error, "%s", fail_msg.text);
     sbx_result_from_fail(res, &f);
@@ -370,14 +369,12 @@ int sbx_supervise(struct sbx_sup *s, const struct sbx_run_request *req,
     res->outcome = SBX_OUTCOME_TIMED_OUT;
     res->exit_code = SBX_EXIT_TIMEOUT;
     snprintf(res->message, sizeof res->message,
-             "timeout: killed after %llu ms (the whole process tree)",
-             (unsigned long long)s->tmax);
+             "timeout: killed after %llu ms (the whole process tree)", (unsigned long long)s->tmax);
   } else if (have_exec_fail) {
     res->outcome = SBX_OUTCOME_EXEC_FAILED;
     res->layer = SBX_LAYER_EXEC;
     res->error = exec_msg.error;
-    res->exit_code =
-        exec_msg.error == ENOENT ? SBX_EXIT_NOT_FOUND : SBX_EXIT_NOT_EXECUTABLE;
+    res->exit_code = exec_msg.error == ENOENT ? SBX_EXIT_NOT_FOUND : SBX_EXIT_NOT_EXECUTABLE;
     snprintf(res->message, sizeof res->message, "exec: %s", exec_msg.text);
   } else if (have_exit && WIFEXITED(wst)) {
     res->outcome = SBX_OUTCOME_EXITED;
@@ -403,6 +400,4 @@ int sbx_supervise(struct sbx_sup *s, const struct sbx_run_request *req,
     sbx_explain_denial(req, s->plan, kmsg, cmd_pid, session, helpers, n_helpers, res);
   }
   return rc;
-
 }
-

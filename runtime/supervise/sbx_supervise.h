@@ -9,7 +9,7 @@
 
 /* Waits for the run's messages and end (or its deadline: kills pid 1),
  * fills *res; returns 0 when the command ran, a negative errno otherwise. */
-int sbx_supervise(struct sbx_sup *s, const struct sbx_run_request *req,
-                  struct sbx_run_result *res, int kmsg);
+int sbx_supervise(struct sbx_sup *s, const struct sbx_run_request *req, struct sbx_run_result *res,
+                  int kmsg);
 
 #endif

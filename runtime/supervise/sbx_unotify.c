@@ -31,7 +31,6 @@
 #include <grp.h>
 #include <unistd.h>
 
-
 /* The compiled notify filter, built before the sandbox's process exists:
  * that process runs under the profile's rlimits (RLIMIT_AS) by the time
  * it loads the filter, so it must not need libseccomp's allocations (nor
@@ -44,10 +43,10 @@ static struct {
 
 int sbx_unotify_prepare(uint32_t ops)
 {
-  static const char *const del[] = {"unlink", "unlinkat", "rmdir", "rename", "renameat",
-                                    "renameat2"};
+  static const char *const del[] = { "unlink", "unlinkat", "rmdir",
+                                     "rename", "renameat", "renameat2" };
   scmp_filter_ctx c = NULL;
-  int p[2] = {-1, -1}, r = 0;
+  int p[2] = { -1, -1 }, r = 0;
   ssize_t n;
 
   if (!(ops & SBX_UNOTIFY_OPS))
@@ -62,7 +61,7 @@ int sbx_unotify_prepare(uint32_t ops)
     r = seccomp_rule_add(c, SCMP_ACT_NOTIFY, SCMP_SYS(connect), 0);
     /* sendto with a destination reaches an address without connect(). */
     if (r == 0) {
-      const struct scmp_arg_cmp to = {.arg = 4, .op = SCMP_CMP_NE, .datum_a = 0, .datum_b = 0};
+      const struct scmp_arg_cmp to = { .arg = 4, .op = SCMP_CMP_NE, .datum_a = 0, .datum_b = 0 };
       r = seccomp_rule_add_array(c, SCMP_ACT_NOTIFY, SCMP_SYS(sendto), 1, &to);
     }
     /* The destination of sendmsg/sendmmsg is inside a msghdr the filter
@@ -89,7 +88,7 @@ int sbx_unotify_prepare(uint32_t ops)
    * profile that does not (ERRNO wins over NOTIFY and ALLOW). ENOSYS, as
    * the profiles answer: runtimes take it as "not here". */
   for (int i = 0; i < 3 && r == 0; i++) {
-    static const char *const uring[] = {"io_uring_setup", "io_uring_enter", "io_uring_register"};
+    static const char *const uring[] = { "io_uring_setup", "io_uring_enter", "io_uring_register" };
     r = seccomp_rule_add(c, SCMP_ACT_ERRNO(ENOSYS), seccomp_syscall_resolve_name(uring[i]), 0);
   }
   if ((ops & CS_APPROVE_GIT_CONFIG) && r == 0)
@@ -98,7 +97,7 @@ int sbx_unotify_prepare(uint32_t ops)
    * which does nothing, is always notified. Under `network` every
    * sendmmsg already is (a second rule would clash). */
   if (!(ops & CS_APPROVE_EXTERNAL_NETWORK) && r == 0) {
-    const struct scmp_arg_cmp none = {.arg = 2, .op = SCMP_CMP_EQ, .datum_a = 0, .datum_b = 0};
+    const struct scmp_arg_cmp none = { .arg = 2, .op = SCMP_CMP_EQ, .datum_a = 0, .datum_b = 0 };
     r = seccomp_rule_add_array(c, SCMP_ACT_NOTIFY, SCMP_SYS(sendmmsg), 1, &none);
   }
   if (r != 0)
@@ -378,7 +377,8 @@ static int sbx_un_handle(int listener, const struct seccomp_notif *n,
           sbx_un_reach_local(dom, &m->name, m->namelen, false, addr, sizeof addr))
         continue;
       for (unsigned j = 0; j < i && !seen; j++)
-        seen = op->msgs[j].namelen == m->namelen && memcmp(&op->msgs[j].name, &m->name, m->namelen) == 0;
+        seen = op->msgs[j].namelen == m->namelen &&
+               memcmp(&op->msgs[j].name, &m->name, m->namelen) == 0;
       if (seen)
         continue;
       req.address = addr;
@@ -387,8 +387,8 @@ static int sbx_un_handle(int listener, const struct seccomp_notif *n,
           resp->error = -ESRCH;
           goto cleanup;
         }
-        fprintf(stderr, "sbx: approval: denied send to %s (%s, profile %s): %s [%s]\n", addr,
-                rule, cfg->profile ? cfg->profile : "?", d.reason, d.approver);
+        fprintf(stderr, "sbx: approval: denied send to %s (%s, profile %s): %s [%s]\n", addr, rule,
+                cfg->profile ? cfg->profile : "?", d.reason, d.approver);
         resp->error = -EPERM;
         goto cleanup;
       }
@@ -424,11 +424,12 @@ static int sbx_un_handle(int listener, const struct seccomp_notif *n,
    * loose form only made the question depend on how git stored the ref.
    * With the run's start unknown (the test knob), asked as before. */
   if (ask && cfg->run_start_set && op->kind == SBX_UN_UNLINK && !(op->flags & AT_REMOVEDIR) &&
-      (strstr(shown, "/.git/refs/") || strstr(shown, "/.git/logs/") || sbx_un_git_pseudo_ref(shown)))
+      (strstr(shown, "/.git/refs/") || strstr(shown, "/.git/logs/") ||
+       sbx_un_git_pseudo_ref(shown)))
     ask = false;
-  if (ask && (cfg->preapproved & (req.operation == CS_APPROVAL_OP_DELETE
-                                        ? CS_APPROVE_FILE_DELETE
-                                        : CS_APPROVE_EXTERNAL_NETWORK)))
+  if (ask &&
+      (cfg->preapproved & (req.operation == CS_APPROVAL_OP_DELETE ? CS_APPROVE_FILE_DELETE
+                                                                  : CS_APPROVE_EXTERNAL_NETWORK)))
     ask = false;
   if (ask) {
     r = sbx_un_ask(listener, n, cfg, &req, &d);
@@ -569,7 +570,7 @@ int sbx_unotify_serve(int listener, const struct sbx_unotify_cfg *cfg, int stop_
     return -errno;
   /* The kernel's structures may be larger than our headers'. */
   nsize = pool.sz.seccomp_notif > sizeof(struct seccomp_notif) ? pool.sz.seccomp_notif
-                                                                : sizeof(struct seccomp_notif);
+                                                               : sizeof(struct seccomp_notif);
   rsize = pool.sz.seccomp_notif_resp > sizeof(struct seccomp_notif_resp)
               ? pool.sz.seccomp_notif_resp
               : sizeof(struct seccomp_notif_resp);
@@ -587,7 +588,8 @@ int sbx_unotify_serve(int listener, const struct sbx_unotify_cfg *cfg, int stop_
     return -ENOMEM;
   }
   for (;;) {
-    struct pollfd p[2] = {{.fd = listener, .events = POLLIN}, {.fd = stop_fd, .events = POLLIN}};
+    struct pollfd p[2] = { { .fd = listener, .events = POLLIN },
+                           { .fd = stop_fd, .events = POLLIN } };
     struct sbx_un_job *job = NULL;
     struct sbx_un_open *o = NULL;
     const struct sbx_unotify_gitfile *g = NULL;

@@ -51,19 +51,19 @@ struct sbx_freeze;
  * recognised; opened again through `dirfd` (the directory, held since
  * before the command ran) + `name` when an approved write needs it. */
 struct sbx_unotify_gitfile {
-  int dirfd;          /* O_PATH, taken with RESOLVE_NO_SYMLINKS */
-  char name[32];      /* "config", "config.worktree" */
-  char shown[4096];   /* the path shown to the approver */
+  int dirfd;        /* O_PATH, taken with RESOLVE_NO_SYMLINKS */
+  char name[32];    /* "config", "config.worktree" */
+  char shown[4096]; /* the path shown to the approver */
   dev_t dev;
   ino_t ino;
-  nlink_t nlink;      /* > 1: other names may reach it outside the mount */
+  nlink_t nlink; /* > 1: other names may reach it outside the mount */
 };
 
 struct sbx_unotify_cfg {
   struct cs_approval_mgr *mgr; /* required */
   const char *profile;
-  char *const *argv;           /* the command the sandbox was started with */
-  uint32_t ops;                /* CS_APPROVE_* bits the filter was built for */
+  char *const *argv; /* the command the sandbox was started with */
+  uint32_t ops;      /* CS_APPROVE_* bits the filter was built for */
   /* CS_APPROVE_* bits a human already approved for this whole command at
    * the command layer (`rm -rf build` was approved: its unlinks are not
    * asked about one by one). Still performed by the supervisor. */
@@ -130,7 +130,7 @@ int sbx_unotify_git_add(struct sbx_unotify_gitfile **arr, size_t *n, const char 
 void sbx_unotify_git_free(struct sbx_unotify_gitfile *arr, size_t n);
 
 /* Which CS_APPROVE_* bits the system-call layer handles. */
-#define SBX_UNOTIFY_OPS \
+#define SBX_UNOTIFY_OPS                                                                            \
   (CS_APPROVE_FILE_DELETE | CS_APPROVE_EXTERNAL_NETWORK | CS_APPROVE_GIT_CONFIG)
 
 /* Compiles the notify filter for `ops` (libseccomp) into a buffer of this
@@ -162,6 +162,5 @@ void sbx_unotify_barrier(void);
  * Returns 0, or -errno when the listener failed; pending calls then fail
  * with ENOSYS in the sandbox (the kernel's answer without a listener). */
 int sbx_unotify_serve(int listener, const struct sbx_unotify_cfg *cfg, int stop_fd);
-
 
 #endif

@@ -49,7 +49,7 @@ static struct {
   pthread_mutex_t lock;
   unsigned next;
   struct sbx_un_carried slot[SBX_UN_CARRY_SLOTS];
-} sbx_un_carry = {.lock = PTHREAD_MUTEX_INITIALIZER};
+} sbx_un_carry = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static bool sbx_un_carry_same(const struct sbx_un_carried *c, const struct seccomp_notif *n,
                               const struct cs_approval_request *req)

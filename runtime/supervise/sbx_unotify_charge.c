@@ -43,8 +43,8 @@
 #define SBX_UN_CGROUP2_MAGIC 0x63677270
 
 struct sbx_un_charge {
-  int cgroup_fd;  /* v2: the cgroup directory, for CLONE_INTO_CGROUP; -1 */
-  int tasks_fd;   /* v1: the cgroup's `tasks`, written by the child; -1 */
+  int cgroup_fd; /* v2: the cgroup directory, for CLONE_INTO_CGROUP; -1 */
+  int tasks_fd;  /* v1: the cgroup's `tasks`, written by the child; -1 */
   uint64_t budget_ns;
   _Atomic uint64_t spent_ns;
   atomic_flag told;

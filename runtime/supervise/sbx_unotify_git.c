@@ -87,8 +87,7 @@ static void sbx_sha1_block(struct sbx_sha1 *s, const unsigned char *p)
 
 static void sbx_sha1_init(struct sbx_sha1 *s)
 {
-  static const uint32_t iv[5] = {0x67452301u, 0xefcdab89u, 0x98badcfeu, 0x10325476u,
-                                 0xc3d2e1f0u};
+  static const uint32_t iv[5] = { 0x67452301u, 0xefcdab89u, 0x98badcfeu, 0x10325476u, 0xc3d2e1f0u };
   memcpy(s->h, iv, sizeof iv);
   s->len = 0;
   s->fill = 0;
@@ -194,13 +193,13 @@ static bool sbx_un_idx_has(int fd, const unsigned char id[20])
     return false;
   if (memcmp(m, "\377tOc\0\0\0\2", 8) == 0) {
     const unsigned char *fan = m + 8;
-#define SBX_BE32(p) ((uint32_t)(p)[0] << 24 | (uint32_t)(p)[1] << 16 | (uint32_t)(p)[2] << 8 | (p)[3])
+#define SBX_BE32(p)                                                                                \
+  ((uint32_t)(p)[0] << 24 | (uint32_t)(p)[1] << 16 | (uint32_t)(p)[2] << 8 | (p)[3])
     uint32_t hi = SBX_BE32(fan + 4 * id[0]), lo = id[0] ? SBX_BE32(fan + 4 * (id[0] - 1)) : 0;
     uint32_t total = SBX_BE32(fan + 4 * 255);
 #undef SBX_BE32
     /* A truncated or inconsistent index: nothing in it counts. */
-    if (lo <= hi && hi <= total &&
-        (uint64_t)st.st_size >= 8 + 1024 + (uint64_t)total * 20) {
+    if (lo <= hi && hi <= total && (uint64_t)st.st_size >= 8 + 1024 + (uint64_t)total * 20) {
       const unsigned char *ids = m + 8 + 1024;
       while (lo < hi && !found) {
         uint32_t mid = lo + (hi - lo) / 2;

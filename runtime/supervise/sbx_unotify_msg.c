@@ -44,7 +44,7 @@
  * refuses SCM_CREDENTIALS. */
 static int sbx_un_msg_control(pid_t tgid, struct sbx_un_msg *m, struct sbx_un_op *op)
 {
-  struct msghdr mh = {.msg_control = m->control, .msg_controllen = m->controllen};
+  struct msghdr mh = { .msg_control = m->control, .msg_controllen = m->controllen };
   /* Routing headers and IP options first: refused whatever the socket. */
   int r = sbx_un_cmsg_check(m->control, m->controllen);
   if (r != 0)
@@ -190,13 +190,13 @@ long sbx_un_msg_send(const struct sbx_un_op *op)
   long count = 0;
   for (unsigned i = 0; i < op->nmsgs; i++) {
     const struct sbx_un_msg *m = &op->msgs[i];
-    struct iovec iov = {.iov_base = m->data, .iov_len = m->datalen};
-    struct msghdr mh = {.msg_name = m->namelen ? (void *)&m->name : NULL,
-                        .msg_namelen = m->namelen,
-                        .msg_iov = &iov,
-                        .msg_iovlen = 1,
-                        .msg_control = m->control,
-                        .msg_controllen = m->controllen};
+    struct iovec iov = { .iov_base = m->data, .iov_len = m->datalen };
+    struct msghdr mh = { .msg_name = m->namelen ? (void *)&m->name : NULL,
+                         .msg_namelen = m->namelen,
+                         .msg_iov = &iov,
+                         .msg_iovlen = 1,
+                         .msg_control = m->control,
+                         .msg_controllen = m->controllen };
     ssize_t r = sendmsg(op->sock, &mh, op->flags | MSG_NOSIGNAL);
     if (r < 0) {
       if (i == 0)
@@ -241,11 +241,11 @@ int sbx_un_msg_writeback(const struct sbx_un_op *op, pid_t tid, long count)
 {
   for (long i = 0; i < count && i < (long)op->nmsgs; i++) {
     unsigned len = (unsigned)op->sent[i];
-    struct iovec l = {.iov_base = &len, .iov_len = sizeof len};
-    struct iovec r = {.iov_base = (void *)(uintptr_t)(op->mmsg_addr +
-                                                      (uint64_t)i * sizeof(struct mmsghdr) +
-                                                      offsetof(struct mmsghdr, msg_len)),
-                      .iov_len = sizeof len};
+    struct iovec l = { .iov_base = &len, .iov_len = sizeof len };
+    struct iovec r = { .iov_base = (void *)(uintptr_t)(op->mmsg_addr +
+                                                       (uint64_t)i * sizeof(struct mmsghdr) +
+                                                       offsetof(struct mmsghdr, msg_len)),
+                       .iov_len = sizeof len };
     if (process_vm_writev(tid, &l, 1, &r, 1, 0) != (ssize_t)sizeof len)
       return -EFAULT;
   }

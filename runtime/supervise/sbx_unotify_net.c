@@ -133,8 +133,8 @@ bool sbx_un_reach_local(int domain, const struct sockaddr_storage *ss, unsigned 
       /* IPv4 reading (what an AF_INET socket does with it) and the IPv6
        * one (IPV6_ADDRFORM race, and AF_INET6 raw sockets). */
       v6 = sbx_un_read_v6(ss, len, bind, ip6, sizeof ip6);
-      snprintf(text, tlen, "%s:%u (family AF_UNSPEC on an IPv%c socket)", ip4,
-               ntohs(in->sin_port), domain == AF_INET ? '4' : '6');
+      snprintf(text, tlen, "%s:%u (family AF_UNSPEC on an IPv%c socket)", ip4, ntohs(in->sin_port),
+               domain == AF_INET ? '4' : '6');
       return v4 == 1 && v6 != 0;
     }
     snprintf(text, tlen, "%s:%u", ip4, ntohs(in->sin_port));
@@ -222,7 +222,7 @@ static bool sbx_un_cmsg_harmless(int level, int type)
 
 int sbx_un_cmsg_check(const unsigned char *control, size_t len)
 {
-  struct msghdr mh = {.msg_control = (void *)control, .msg_controllen = len};
+  struct msghdr mh = { .msg_control = (void *)control, .msg_controllen = len };
   for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
     if (sbx_un_cmsg_harmless(c->cmsg_level, c->cmsg_type))
       continue;
@@ -240,11 +240,11 @@ int sbx_un_cmsg_check(const unsigned char *control, size_t len)
 static const struct {
   int level, optname;
 } sbx_un_route_opts[] = {
-    {IPPROTO_IPV6, IPV6_RTHDR},        {IPPROTO_IPV6, IPV6_2292RTHDR},
-    {IPPROTO_IPV6, IPV6_HOPOPTS},      {IPPROTO_IPV6, IPV6_2292HOPOPTS},
-    {IPPROTO_IPV6, IPV6_DSTOPTS},      {IPPROTO_IPV6, IPV6_2292DSTOPTS},
-    {IPPROTO_IPV6, IPV6_RTHDRDSTOPTS}, {IPPROTO_IPV6, IPV6_2292PKTOPTIONS},
-    {IPPROTO_IP, IP_OPTIONS},          {IPPROTO_IP, IP_RETOPTS},
+  { IPPROTO_IPV6, IPV6_RTHDR },        { IPPROTO_IPV6, IPV6_2292RTHDR },
+  { IPPROTO_IPV6, IPV6_HOPOPTS },      { IPPROTO_IPV6, IPV6_2292HOPOPTS },
+  { IPPROTO_IPV6, IPV6_DSTOPTS },      { IPPROTO_IPV6, IPV6_2292DSTOPTS },
+  { IPPROTO_IPV6, IPV6_RTHDRDSTOPTS }, { IPPROTO_IPV6, IPV6_2292PKTOPTIONS },
+  { IPPROTO_IP, IP_OPTIONS },          { IPPROTO_IP, IP_RETOPTS },
 };
 
 int sbx_un_net_rules(scmp_filter_ctx c)
@@ -254,18 +254,22 @@ int sbx_un_net_rules(scmp_filter_ctx c)
    * for any profile that approves `network`: a custom profile that
    * forgot them does not open the hole. 32-bit arguments: low word only. */
   for (size_t i = 0; i < sizeof sbx_un_route_opts / sizeof sbx_un_route_opts[0] && r == 0; i++) {
-    const struct scmp_arg_cmp cmp[2] = {
-        {.arg = 1, .op = SCMP_CMP_MASKED_EQ, .datum_a = 0xffffffffu,
-         .datum_b = (uint64_t)sbx_un_route_opts[i].level},
-        {.arg = 2, .op = SCMP_CMP_MASKED_EQ, .datum_a = 0xffffffffu,
-         .datum_b = (uint64_t)sbx_un_route_opts[i].optname}};
+    const struct scmp_arg_cmp cmp[2] = { { .arg = 1,
+                                           .op = SCMP_CMP_MASKED_EQ,
+                                           .datum_a = 0xffffffffu,
+                                           .datum_b = (uint64_t)sbx_un_route_opts[i].level },
+                                         { .arg = 2,
+                                           .op = SCMP_CMP_MASKED_EQ,
+                                           .datum_a = 0xffffffffu,
+                                           .datum_b = (uint64_t)sbx_un_route_opts[i].optname } };
     r = seccomp_rule_add_array(c, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(setsockopt), 2, cmp);
   }
   /* SCTP connects and binds addresses through setsockopt
    * (SCTP_SOCKOPT_CONNECTX, SCTP_SOCKOPT_BINDX_ADD): past connect/bind. */
   if (r == 0) {
-    const struct scmp_arg_cmp sctp = {.arg = 1, .op = SCMP_CMP_MASKED_EQ, .datum_a = 0xffffffffu,
-                                      .datum_b = IPPROTO_SCTP};
+    const struct scmp_arg_cmp sctp = {
+      .arg = 1, .op = SCMP_CMP_MASKED_EQ, .datum_a = 0xffffffffu, .datum_b = IPPROTO_SCTP
+    };
     r = seccomp_rule_add_array(c, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(setsockopt), 1, &sctp);
   }
   return r;

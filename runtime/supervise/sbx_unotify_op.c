@@ -41,8 +41,8 @@ int sbx_un_read_str(pid_t pid, uint64_t addr, char *out, size_t len)
     size_t chunk = 4096 - ((addr + got) & 4095);
     if (chunk > len - got)
       chunk = len - got;
-    struct iovec l = {.iov_base = out + got, .iov_len = chunk};
-    struct iovec r = {.iov_base = (void *)(uintptr_t)(addr + got), .iov_len = chunk};
+    struct iovec l = { .iov_base = out + got, .iov_len = chunk };
+    struct iovec r = { .iov_base = (void *)(uintptr_t)(addr + got), .iov_len = chunk };
     ssize_t n = process_vm_readv(pid, &l, 1, &r, 1, 0);
     if (n <= 0)
       return -EFAULT;
@@ -55,8 +55,8 @@ int sbx_un_read_str(pid_t pid, uint64_t addr, char *out, size_t len)
 
 int sbx_un_read_mem(pid_t pid, uint64_t addr, void *out, size_t len)
 {
-  struct iovec l = {.iov_base = out, .iov_len = len};
-  struct iovec r = {.iov_base = (void *)(uintptr_t)addr, .iov_len = len};
+  struct iovec l = { .iov_base = out, .iov_len = len };
+  struct iovec r = { .iov_base = (void *)(uintptr_t)addr, .iov_len = len };
   if (len == 0)
     return 0;
   return process_vm_readv(pid, &l, 1, &r, 1, 0) == (ssize_t)len ? 0 : -EFAULT;
@@ -353,7 +353,7 @@ done:
  * hook. 0 or an errno. */
 static int sbx_un_enter(const struct sbx_un_op *op, int rootfd, const struct sbx_unotify_cfg *cfg)
 {
-  struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+  struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
   struct __user_cap_data_struct d[2];
 
   int err;
@@ -376,8 +376,8 @@ static int sbx_un_enter(const struct sbx_un_op *op, int rootfd, const struct sbx
   if (fchdir(rootfd) != 0 || chroot(".") != 0 ||
       (syscall(SYS_setgroups, 0, NULL) != 0 && !(op->userns >= 0 && errno == EPERM)) ||
       syscall(SYS_setresgid, op->gid, op->gid, op->gid) != 0 ||
-      syscall(SYS_setresuid, op->uid, op->uid, op->uid) != 0 ||
-      syscall(SYS_capset, &h, d) != 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+      syscall(SYS_setresuid, op->uid, op->uid, op->uid) != 0 || syscall(SYS_capset, &h, d) != 0 ||
+      prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
     return errno ? errno : EPERM;
   /* A unix socket's relative path names a file in the caller's cwd. */
   if (op->kind >= SBX_UN_CONNECT && op->fd[0] >= 0 && fchdir(op->fd[0]) != 0)
@@ -390,8 +390,7 @@ static int sbx_un_enter(const struct sbx_un_op *op, int rootfd, const struct sbx
 /* The helper: the process's root, ids, no capabilities, the confine hook,
  * then the call. Returns the call's result or -errno, via the pipe. */
 static _Noreturn void sbx_un_helper(const struct sbx_un_op *op, int rootfd,
-                                    const struct sbx_unotify_cfg *cfg, int flags_override,
-                                    int out)
+                                    const struct sbx_unotify_cfg *cfg, int flags_override, int out)
 {
   long ret = -1;
   int err = sbx_un_enter(op, rootfd, cfg);
@@ -432,7 +431,7 @@ static _Noreturn void sbx_un_helper(const struct sbx_un_op *op, int rootfd,
   }
   err = ret < 0 ? errno : 0;
 report:;
-  long msg[2] = {err ? -1 : ret, err};
+  long msg[2] = { err ? -1 : ret, err };
   (void)!write(out, msg, sizeof msg);
   /* sendmmsg: the bytes each message took, for msg_len (a pipe write of
    * this size is atomic and fits its buffer). */
@@ -481,14 +480,14 @@ static _Noreturn void sbx_un_resolve_helper(const struct sbx_un_op *op, int root
 {
   int k = op->kind == SBX_UN_RENAME ? 2 : 1, fds[2], nfds = 0;
   int err = sbx_un_enter(op, rootfd, cfg);
-  struct sbx_un_resolved res = {.errs = {0, 0}};
+  struct sbx_un_resolved res = { .errs = { 0, 0 } };
   int *errs = res.errs;
   union {
     struct cmsghdr h;
     char buf[CMSG_SPACE(sizeof fds)];
   } c;
-  struct iovec iov = {.iov_base = &res, .iov_len = sizeof res};
-  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+  struct iovec iov = { .iov_base = &res, .iov_len = sizeof res };
+  struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 
   for (int i = 0; i < k; i++) {
     ssize_t at = sbx_un_name_at(op->path[i]);
@@ -530,17 +529,18 @@ static _Noreturn void sbx_un_resolve_helper(const struct sbx_un_op *op, int root
 int sbx_un_resolve(struct sbx_un_op *op, int rootfd, const struct sbx_unotify_cfg *cfg,
                    bool probe_tmp, int *failed, int *exempt, long *result)
 {
-  int k = op->kind == SBX_UN_RENAME ? 2 : 1, sv[2], st, got[2] = {-1, -1}, ngot = 0;
-  struct sbx_un_resolved res = {.errs = {EIO, EIO}};
+  int k = op->kind == SBX_UN_RENAME ? 2 : 1, sv[2], st, got[2] = { -1, -1 }, ngot = 0;
+  struct sbx_un_resolved res = { .errs = { EIO, EIO } };
   int *errs = res.errs;
   bool bare = true;
   union {
     struct cmsghdr h;
     char buf[CMSG_SPACE(2 * sizeof(int))];
   } c;
-  struct iovec iov = {.iov_base = &res, .iov_len = sizeof res};
-  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.buf,
-                      .msg_controllen = sizeof c.buf};
+  struct iovec iov = { .iov_base = &res, .iov_len = sizeof res };
+  struct msghdr mh = {
+    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.buf, .msg_controllen = sizeof c.buf
+  };
   ssize_t n;
   pid_t pid;
   struct rusage ru;
@@ -617,7 +617,7 @@ int sbx_un_resolve(struct sbx_un_op *op, int rootfd, const struct sbx_unotify_cf
 int sbx_un_perform(const struct sbx_un_op *op, int rootfd, const struct sbx_unotify_cfg *cfg,
                    int flags_override, long *result)
 {
-  long msg[2] = {-1, EIO};
+  long msg[2] = { -1, EIO };
   int p[2], st;
   pid_t pid;
   struct rusage ru;

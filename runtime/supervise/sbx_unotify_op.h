@@ -30,7 +30,7 @@ enum sbx_un_kind {
   SBX_UN_CONNECT,
   SBX_UN_SENDTO,
   SBX_UN_SENDMSG,
-  SBX_UN_BIND,  /* where the socket listens (sbx_unotify_net.c) */
+  SBX_UN_BIND, /* where the socket listens (sbx_unotify_net.c) */
   SBX_UN_LISTEN
 };
 
@@ -56,11 +56,11 @@ struct sbx_un_op {
   enum sbx_un_kind kind;
   int nr;
   char path[2][4096];
-  int dirfd[2];   /* in the process; AT_FDCWD for the cwd */
-  int fd[2];      /* ours: O_PATH directories */
-  int flags;      /* unlinkat / renameat2 / sendto flags */
-  int sockfd;     /* the process's socket number */
-  int sock;       /* ours: the same open file description (pidfd_getfd) */
+  int dirfd[2]; /* in the process; AT_FDCWD for the cwd */
+  int fd[2];    /* ours: O_PATH directories */
+  int flags;    /* unlinkat / renameat2 / sendto flags */
+  int sockfd;   /* the process's socket number */
+  int sock;     /* ours: the same open file description (pidfd_getfd) */
   struct sockaddr_storage addr;
   unsigned addrlen;
   unsigned char *data;

@@ -62,14 +62,16 @@ int sbx_unotify_open_rules(scmp_filter_ctx c)
   /* "Write intent": any of these bits in the flags argument. One rule
    * per bit (libseccomp ORs the rules of a syscall, ANDs within one).
    * O_RDONLY|O_TRUNC truncates on Linux, so O_TRUNC counts. */
-  static const unsigned long bits[] = {O_WRONLY, O_RDWR, O_CREAT, O_TRUNC};
+  static const unsigned long bits[] = { O_WRONLY, O_RDWR, O_CREAT, O_TRUNC };
   int r = 0;
 
   for (size_t i = 0; i < sizeof bits / sizeof bits[0] && r == 0; i++) {
-    const struct scmp_arg_cmp o = {.arg = 1, .op = SCMP_CMP_MASKED_EQ, .datum_a = bits[i],
-                                   .datum_b = bits[i]};
-    const struct scmp_arg_cmp oa = {.arg = 2, .op = SCMP_CMP_MASKED_EQ, .datum_a = bits[i],
-                                    .datum_b = bits[i]};
+    const struct scmp_arg_cmp o = {
+      .arg = 1, .op = SCMP_CMP_MASKED_EQ, .datum_a = bits[i], .datum_b = bits[i]
+    };
+    const struct scmp_arg_cmp oa = {
+      .arg = 2, .op = SCMP_CMP_MASKED_EQ, .datum_a = bits[i], .datum_b = bits[i]
+    };
     r = seccomp_rule_add_array(c, SCMP_ACT_NOTIFY, SCMP_SYS(open), 1, &o);
     if (r == 0)
       r = seccomp_rule_add_array(c, SCMP_ACT_NOTIFY, SCMP_SYS(openat), 1, &oa);
@@ -87,11 +89,11 @@ int sbx_unotify_open_rules(scmp_filter_ctx c)
 
 int sbx_unotify_git_add(struct sbx_unotify_gitfile **arr, size_t *n, const char *path)
 {
-  struct open_how dir_how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-                             .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
-  struct open_how file_how = {.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
-                              .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
-                                         RESOLVE_NO_MAGICLINKS};
+  struct open_how dir_how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+                              .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+  struct open_how file_how = { .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+                               .resolve =
+                                   RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
   struct sbx_unotify_gitfile *g, *grown;
   char dir[4096];
   const char *slash = strrchr(path, '/');
@@ -153,7 +155,7 @@ void sbx_unotify_git_free(struct sbx_unotify_gitfile *arr, size_t n)
 
 /* The call's arguments, copied once. */
 struct sbx_un_open {
-  int dirfd;          /* the caller's; AT_FDCWD */
+  int dirfd; /* the caller's; AT_FDCWD */
   int flags;
   uint64_t resolve;   /* openat2 */
   bool truncate_call; /* truncate(2): length below */
@@ -218,7 +220,7 @@ static const struct sbx_unotify_gitfile *sbx_un_open_match(pid_t tid, const stru
                                                            const struct sbx_unotify_cfg *cfg)
 {
   const struct sbx_unotify_gitfile *hit = NULL;
-  struct open_how how = {.flags = O_PATH | O_CLOEXEC};
+  struct open_how how = { .flags = O_PATH | O_CLOEXEC };
   char root[64];
   struct stat st;
   int base, fd;
@@ -254,9 +256,9 @@ static int sbx_un_open_real(const struct sbx_unotify_gitfile *g, int flags)
   /* Access mode, append, truncate and the harmless ones; never O_CREAT
    * (the file exists), O_PATH, O_TMPFILE or O_NOATIME. */
   const int keep = O_ACCMODE | O_APPEND | O_TRUNC | O_NONBLOCK | O_DSYNC | O_SYNC | O_NOCTTY;
-  struct open_how how = {.flags = (uint64_t)((flags & keep) | O_NOFOLLOW | O_CLOEXEC),
-                         .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
-                                    RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV};
+  struct open_how how = { .flags = (uint64_t)((flags & keep) | O_NOFOLLOW | O_CLOEXEC),
+                          .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
+                                     RESOLVE_NO_XDEV };
   struct stat st;
   int fd;
 
@@ -336,8 +338,8 @@ int sbx_un_open_handle(int listener, const struct seccomp_notif *n,
     if (r != 0) {
       char esc[8192];
       cs_approval_escape(g->shown, esc, sizeof esc); /* to the terminal: escaped */
-      fprintf(stderr, "sbx: approval: denied git-config %s (%s, profile %s): %s [%s]\n", esc,
-              rule, cfg->profile ? cfg->profile : "?", d.reason, d.approver);
+      fprintf(stderr, "sbx: approval: denied git-config %s (%s, profile %s): %s [%s]\n", esc, rule,
+              cfg->profile ? cfg->profile : "?", d.reason, d.approver);
       goto done;
     }
   }
@@ -356,9 +358,11 @@ int sbx_un_open_handle(int listener, const struct seccomp_notif *n,
     goto done;
   }
   {
-    struct seccomp_notif_addfd add = {.id = n->id, .flags = SECCOMP_ADDFD_FLAG_SEND,
-                                      .srcfd = (__u32)fd, .newfd = 0,
-                                      .newfd_flags = (__u32)(o->flags & O_CLOEXEC)};
+    struct seccomp_notif_addfd add = { .id = n->id,
+                                       .flags = SECCOMP_ADDFD_FLAG_SEND,
+                                       .srcfd = (__u32)fd,
+                                       .newfd = 0,
+                                       .newfd_flags = (__u32)(o->flags & O_CLOEXEC) };
     r = ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
     if (r >= 0) {
       answered = 1; /* the call returned r in the caller */

@@ -122,8 +122,9 @@ int sbx_unotify_start(struct sbx_unotify_srv *s, int listener, const struct sbx_
        * the read-only mount: writes through it are not stopped there, and
        * a write-open swapped to it after our check would not be either. */
       if (r == 0 && s->git[s->n_git - 1].nlink > 1)
-        fprintf(stderr, "sbx: approval: warning: %s has %lu hard links; a write through "
-                        "another name is not stopped by its read-only mount\n",
+        fprintf(stderr,
+                "sbx: approval: warning: %s has %lu hard links; a write through "
+                "another name is not stopped by its read-only mount\n",
                 me->path, (unsigned long)s->git[s->n_git - 1].nlink);
     }
     s->cfg.git = s->git;

@@ -31,7 +31,6 @@
 #include "sbx_plan.h"
 #include "sbx_unotify.h"
 
-
 /* Helpers remembered per run; a run with more has its first ones named. */
 #define SBX_UNOTIFY_HELPERS_MAX 64
 

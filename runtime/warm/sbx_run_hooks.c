@@ -7,8 +7,8 @@
 #include "sbx_warm.h"
 
 const struct sbx_confine_hooks sbx_run_hooks = {
-    .supervise = sbx_supervise,
-    .kmsg_open = sbx_kmsg_open,
-    .warm_run = sbx_warm_run,
-    .approvals = &sbx_approvals_unotify,
+  .supervise = sbx_supervise,
+  .kmsg_open = sbx_kmsg_open,
+  .warm_run = sbx_warm_run,
+  .approvals = &sbx_approvals_unotify,
 };

@@ -92,7 +92,7 @@ static const struct cs_profile *sbx_serve_profile(const struct sbx_srv *s, const
 static void sbx_serve_request(struct sbx_srv *s, struct sbx_conn *c)
 {
   struct sbx_warm_req hdr;
-  struct sbx_key k = {0};
+  struct sbx_key k = { 0 };
   struct sbx_tmpl *t = NULL;
   char why[256] = "", note[128] = "", stale[200], **argv = NULL, **envp = NULL, **head = NULL;
   const char *facts = "template new";
@@ -123,8 +123,10 @@ static void sbx_serve_request(struct sbx_srv *s, struct sbx_conn *c)
    * for such a profile, so a request for one is refused, not served
    * without the layer. */
   if (k.profile && (k.profile->approval_ops & SBX_UNOTIFY_OPS)) {
-    snprintf(why, sizeof why, "profile '%.64s' has approvals at the system-call layer: "
-                              "cold only", head[0]);
+    snprintf(why, sizeof why,
+             "profile '%.64s' has approvals at the system-call layer: "
+             "cold only",
+             head[0]);
     goto refuse;
   }
   /* Only the flags sbx run sets itself; an unknown bit is not ignored
@@ -214,8 +216,8 @@ static void sbx_serve_request(struct sbx_srv *s, struct sbx_conn *c)
   }
   t->last_used = sbx_now_ms();
   sbx_send_reply(c->fd, SBX_WARM_STARTED, c->init, c->cmd, 0, c->pidfd, note[0] ? note : NULL);
-  sbx_serve_log(s, "run %d started warm (profile %s, %s; %s)", (int)c->init, k.profile->name,
-                k.ws, facts);
+  sbx_serve_log(s, "run %d started warm (profile %s, %s; %s)", (int)c->init, k.profile->name, k.ws,
+                facts);
   for (int i = 0; i < n_fds; i++)
     close(fds[i]);
   n_fds = 0;
@@ -250,14 +252,15 @@ cleanup:
 
 static int sbx_serve_listen(struct sbx_srv *s)
 {
-  struct sockaddr_un sa = {.sun_family = AF_UNIX}, tmp = {.sun_family = AF_UNIX};
+  struct sockaddr_un sa = { .sun_family = AF_UNIX }, tmp = { .sun_family = AF_UNIX };
   const char *path = s->o->socket_path;
   char dir[PATH_MAX], lock[PATH_MAX + 16], *slash;
   struct stat st;
   mode_t old;
   int fd, rc;
 
-  if (strlen(path) >= sizeof sa.sun_path || snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir)
+  if (strlen(path) >= sizeof sa.sun_path ||
+      snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir)
     return fprintf(stderr, "sbx serve: socket path too long: %s\n", path), -ENAMETOOLONG;
   strcpy(sa.sun_path, path);
   slash = strrchr(dir, '/');
@@ -267,8 +270,10 @@ static int sbx_serve_listen(struct sbx_srv *s)
   /* The directory is the socket's access control: ours, nobody else's. */
   if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
       (st.st_mode & 0077)) {
-    fprintf(stderr, "sbx serve: state directory %s must be a directory of uid %d with mode "
-                    "0700\n", dir, (int)geteuid());
+    fprintf(stderr,
+            "sbx serve: state directory %s must be a directory of uid %d with mode "
+            "0700\n",
+            dir, (int)geteuid());
     return -EPERM;
   }
   /* One server per directory, for its whole life: two starting at once
@@ -382,13 +387,14 @@ static void sbx_serve_reap(struct sbx_srv *s, struct sbx_conn *c)
 
 int sbx_serve(const struct sbx_serve_opts *o)
 {
-  struct sbx_srv s = {.o = o, .listen_fd = -1, .mountinfo_fd = -1, .lock_fd = -1,
-                      .watch = {.fd = -1}};
+  struct sbx_srv s = {
+    .o = o, .listen_fd = -1, .mountinfo_fd = -1, .lock_fd = -1, .watch = { .fd = -1 }
+  };
   /* The listening socket; per connection its socket, pid 1's pidfd and
    * the wait for its go; per template its spares' pidfds. */
   struct pollfd pfd[SBX_SERVE_WHO_END];
   int who[SBX_SERVE_WHO_END];
-  struct sigaction sa = {.sa_handler = sbx_serve_on_signal};
+  struct sigaction sa = { .sa_handler = sbx_serve_on_signal };
   uint64_t last = sbx_now_ms();
   int rc = 0;
 
@@ -404,18 +410,18 @@ int sbx_serve(const struct sbx_serve_opts *o)
       }
     }
   for (int i = 0; i < SBX_SERVE_MAX_CONNS; i++)
-    s.conns[i] = (struct sbx_conn){.fd = -1, .init = 0, .pidfd = -1, .spare_sock = -1,
-                                     .mntns = -1, .next_slot = -1};
+    s.conns[i] = (struct sbx_conn){
+      .fd = -1, .init = 0, .pidfd = -1, .spare_sock = -1, .mntns = -1, .next_slot = -1
+    };
   sbx_probe_for_run(&s.feat);
-  s.n_tmpl = o->max_templates > 0 && o->max_templates <= SBX_SERVE_MAX_TEMPLATES
-                 ? o->max_templates
-                 : 16;
+  s.n_tmpl =
+      o->max_templates > 0 && o->max_templates <= SBX_SERVE_MAX_TEMPLATES ? o->max_templates : 16;
   s.tmpl = calloc((size_t)s.n_tmpl, sizeof *s.tmpl);
   s.buf = malloc(SBX_WARM_MAX_REQ);
   s.policy = sched_getscheduler(0);
   if (s.policy < 0 || sched_getparam(0, &s.param) < 0) {
     s.policy = SCHED_OTHER;
-    s.param = (struct sched_param){0};
+    s.param = (struct sched_param){ 0 };
   }
   if (!s.tmpl || !s.buf) {
     rc = -ENOMEM;
@@ -440,7 +446,7 @@ int sbx_serve(const struct sbx_serve_opts *o)
 
   while (!sbx_serve_stop) {
     int n = 0, timeout = -1, busy = 0;
-    pfd[n] = (struct pollfd){.fd = s.listen_fd, .events = POLLIN};
+    pfd[n] = (struct pollfd){ .fd = s.listen_fd, .events = POLLIN };
     who[n++] = -1;
     for (int i = 0; i < SBX_SERVE_MAX_CONNS; i++) {
       struct sbx_conn *c = &s.conns[i];
@@ -454,17 +460,17 @@ int sbx_serve(const struct sbx_serve_opts *o)
           timeout = (int)(end - now);
       }
       if (c->fd >= 0) {
-        pfd[n] = (struct pollfd){.fd = c->fd, .events = POLLIN};
+        pfd[n] = (struct pollfd){ .fd = c->fd, .events = POLLIN };
         who[n++] = i;
       }
       if (c->init > 0) {
-        pfd[n] = (struct pollfd){.fd = c->pidfd, .events = POLLIN};
+        pfd[n] = (struct pollfd){ .fd = c->pidfd, .events = POLLIN };
         who[n++] = SBX_SERVE_WHO_PIDFD + i;
       }
       /* No events asked: only the hang-up (pid 1 had its go, or died);
        * the pre-forked command's unread "ready" may sit in the socket. */
       if (c->init > 0 && c->go_pending && c->spare_sock >= 0) {
-        pfd[n] = (struct pollfd){.fd = c->spare_sock, .events = 0};
+        pfd[n] = (struct pollfd){ .fd = c->spare_sock, .events = 0 };
         who[n++] = SBX_SERVE_WHO_GO + i;
       }
       busy |= c->fd >= 0 || c->init > 0;
@@ -472,7 +478,7 @@ int sbx_serve(const struct sbx_serve_opts *o)
     for (int i = 0; i < s.n_tmpl; i++)
       for (int k = 0; k < SBX_SERVE_SPARES; k++)
         if (s.tmpl[i].spares[k].pid > 0) {
-          pfd[n] = (struct pollfd){.fd = s.tmpl[i].spares[k].pidfd, .events = POLLIN};
+          pfd[n] = (struct pollfd){ .fd = s.tmpl[i].spares[k].pidfd, .events = POLLIN };
           who[n++] = SBX_SERVE_WHO_SPARE + i * SBX_SERVE_SPARES + k;
         }
     if (busy)
@@ -522,7 +528,7 @@ int sbx_serve(const struct sbx_serve_opts *o)
         } else {
           /* Anything from a running client is its end closing (killed,
            * or gone): the run dies with it, the whole pid namespace. */
-          struct pollfd gone = {.fd = c->pidfd, .events = POLLIN};
+          struct pollfd gone = { .fd = c->pidfd, .events = POLLIN };
           /* After a normal end the client leaves once pid 1 is gone. */
           if (poll(&gone, 1, 0) == 0) {
             syscall(SYS_pidfd_send_signal, c->pidfd, SIGKILL, NULL, 0);

@@ -94,7 +94,7 @@ struct sbx_tmpl {
 };
 
 struct sbx_conn {
-  int fd;    /* -1: free slot (unless a run is still to be reaped) */
+  int fd;     /* -1: free slot (unless a run is still to be reaped) */
   pid_t init; /* > 0 while a run's pid 1 is not reaped */
   pid_t cmd;  /* its pre-forked command's host pid, or <= 0 */
   int pidfd;
@@ -160,12 +160,12 @@ void sbx_serve_log(const struct sbx_srv *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* sbx_serve_wire.c */
-void sbx_send_reply(int fd, enum sbx_warm_kind kind, pid_t pid, pid_t cmd, int status,
-                    int pass_fd, const char *note);
+void sbx_send_reply(int fd, enum sbx_warm_kind kind, pid_t pid, pid_t cmd, int status, int pass_fd,
+                    const char *note);
 /* Checks a request's header and splits its strings (pointers into buf,
  * the arrays malloc'd). 0 or -EPROTO. */
 int sbx_warm_parse(char *buf, size_t n, int n_fds, struct sbx_warm_req *hdr, char ***head,
-                          char ***argv, char ***envp);
+                   char ***argv, char ***envp);
 /* Receives one message with up to SBX_WARM_FDS descriptors into buf. */
 ssize_t sbx_warm_recv(int sock, char *buf, size_t size, int *fds, int *n_fds, bool *trunc);
 
@@ -205,7 +205,7 @@ struct sbx_spare *sbx_spare_free(struct sbx_tmpl *t);
 /* Hands the request in s->buf (n bytes, with fds) to t's spare, which
  * becomes the run's pid 1 (c->init, c->pidfd). */
 int sbx_spare_take(struct sbx_srv *s, struct sbx_tmpl *t, struct sbx_conn *c, size_t n,
-                          const int *fds, int n_fds);
+                   const int *fds, int n_fds);
 
 /* sbx_serve_peer.c */
 /* Our own namespaces and root, read once: the server never changes them

@@ -12,8 +12,8 @@
 #include "sbx_serve_parts.h"
 
 /* What a peer must share with us (sbx_serve_peer_ok). */
-static const char *const sbx_peer_ns[SBX_PEER_NS] = {"ns/mnt", "ns/pid", "ns/net", "ns/user",
-                                                     "root"};
+static const char *const sbx_peer_ns[SBX_PEER_NS] = { "ns/mnt", "ns/pid", "ns/net", "ns/user",
+                                                      "root" };
 
 /* Our own namespaces and root, read once: the server never changes them
  * (only its children join others), and every request compares them. */
@@ -82,8 +82,7 @@ bool sbx_serve_peer_ok(const struct sbx_srv *s, int fd, char *why, size_t why_le
       goto cleanup;
     }
   } else if (sbx_pidfd_pid(pidfd) != cred.pid) {
-    snprintf(why, why_len, "refused client pid %d: its pidfd names another process",
-             (int)cred.pid);
+    snprintf(why, why_len, "refused client pid %d: its pidfd names another process", (int)cred.pid);
     goto cleanup;
   }
   snprintf(path, sizeof path, "/proc/%d", (int)cred.pid);
@@ -104,18 +103,22 @@ bool sbx_serve_peer_ok(const struct sbx_srv *s, int fd, char *why, size_t why_le
    * (filters stack, the profile's on top); a warm run starts from the
    * server's processes and would shed it: such a caller runs cold. */
   if (!(sec = strstr(status, "\nSeccomp:")) || sscanf(sec + 9, "%d", &mode) != 1 || mode != 0) {
-    snprintf(why, why_len, "refused client pid %d: it runs under a seccomp filter, which a warm "
-                           "run would not keep", (int)cred.pid);
+    snprintf(why, why_len,
+             "refused client pid %d: it runs under a seccomp filter, which a warm "
+             "run would not keep",
+             (int)cred.pid);
     goto cleanup;
   }
   for (int i = 0; i < SBX_PEER_NS; i++)
     if (!sbx_peer_same(s, dir, i)) {
-      snprintf(why, why_len, "refused client pid %d: its %s is not the server's (a sandboxed "
-                             "command?)", (int)cred.pid, sbx_peer_ns[i]);
+      snprintf(why, why_len,
+               "refused client pid %d: its %s is not the server's (a sandboxed "
+               "command?)",
+               (int)cred.pid, sbx_peer_ns[i]);
       goto cleanup;
     }
   /* Still the process we checked: not exited, so its pid not reused. */
-  pp = (struct pollfd){.fd = pidfd, .events = POLLIN};
+  pp = (struct pollfd){ .fd = pidfd, .events = POLLIN };
   if (poll(&pp, 1, 0) != 0) {
     snprintf(why, why_len, "refused client pid %d: exited during the check", (int)cred.pid);
     goto cleanup;

@@ -30,7 +30,7 @@ static void sbx_sched_restore(const struct sbx_srv *s, pid_t pid)
 
 void sbx_spare_clear(struct sbx_spare *sp)
 {
-  *sp = (struct sbx_spare){.pidfd = -1, .sock = -1};
+  *sp = (struct sbx_spare){ .pidfd = -1, .sock = -1 };
 }
 
 void sbx_spare_drop(struct sbx_spare *sp)
@@ -97,7 +97,7 @@ static int sbx_spare_rlimits(const struct sbx_warm_req *h, const struct sbx_plan
   if (same)
     return 0;
   for (int r = 0; r < RLIM_NLIMITS; r++) {
-    rl = (struct rlimit){.rlim_cur = h->rlim[r][0], .rlim_max = h->rlim[r][1]};
+    rl = (struct rlimit){ .rlim_cur = h->rlim[r][0], .rlim_max = h->rlim[r][1] };
     if (setrlimit(r, &rl) < 0) {
       sbx_fail_set(f, SBX_LAYER_RLIMIT, errno, "the caller's rlimit %d: %s", r, strerror(errno));
       return -1;
@@ -156,11 +156,11 @@ cleanup:
  * then for that unshare; the bounding set went before the request),
  * seccomp last, execve. Until the go it runs nothing of the request: a spare dropped
  * before (stale template, client gone) never executes anything. */
-static _Noreturn void sbx_spare_command(const struct sbx_srv *s, const struct sbx_tmpl *t,
-                                        int srv, int req, int ruleset)
+static _Noreturn void sbx_spare_command(const struct sbx_srv *s, const struct sbx_tmpl *t, int srv,
+                                        int req, int ruleset)
 {
-  struct sbx_fail f = {0};
-  struct sbx_cmd cmd = {.plan = &t->plan, .ruleset = -1, .ruleset_shared = -1};
+  struct sbx_fail f = { 0 };
+  struct sbx_cmd cmd = { .plan = &t->plan, .ruleset = -1, .ruleset_shared = -1 };
   struct sbx_warm_req hdr;
   char **head = NULL, **argv = NULL, **envp = NULL, go = 0;
   int fds[SBX_WARM_FDS], n_fds = 0, keep[3], oom;
@@ -172,8 +172,7 @@ static _Noreturn void sbx_spare_command(const struct sbx_srv *s, const struct sb
   oom = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
   if (setsid() < 0)
     sbx_fail_set(&f, SBX_LAYER_SESSION, errno, "setsid: %s", strerror(errno));
-  else if (sbx_command_limit(&cmd, ruleset, t->ll_shared, &f) == 0 &&
-           sbx_caps_drop_bound(&f) == 0)
+  else if (sbx_command_limit(&cmd, ruleset, t->ll_shared, &f) == 0 && sbx_caps_drop_bound(&f) == 0)
     /* The bounding set now, off the run's path (about 85 prctl calls);
      * the effective set stays until after the go, for the cgroup join. */
     cmd.bound_dropped = true;
@@ -184,8 +183,7 @@ static _Noreturn void sbx_spare_command(const struct sbx_srv *s, const struct sb
   (void)!send(srv, "r", 1, MSG_NOSIGNAL);
   close(srv);
   n = sbx_warm_recv(req, s->buf, SBX_WARM_MAX_REQ, fds, &n_fds, &trunc);
-  if (n <= 0 || trunc ||
-      sbx_warm_parse(s->buf, (size_t)n, n_fds, &hdr, &head, &argv, &envp) < 0)
+  if (n <= 0 || trunc || sbx_warm_parse(s->buf, (size_t)n, n_fds, &hdr, &head, &argv, &envp) < 0)
     _exit(SBX_EXIT_FAILURE);
   for (int i = 0; i < 3; i++)
     if (dup2(fds[i], i) < 0)
@@ -230,18 +228,18 @@ static _Noreturn void sbx_spare_command(const struct sbx_srv *s, const struct sb
  * request by the server. */
 static _Noreturn void sbx_spare_main(const struct sbx_srv *s, const struct sbx_tmpl *t, int sock)
 {
-  struct sbx_fail f = {0};
-  struct sbx_init_args ia = {.go_note = -1};
+  struct sbx_fail f = { 0 };
+  struct sbx_init_args ia = { .go_note = -1 };
   struct sbx_warm_req hdr;
   struct rlimit mine[RLIM_NLIMITS];
   char **head = NULL, **argv = NULL, **envp = NULL;
-  int ruleset = -1, fds[SBX_WARM_FDS], n_fds = 0, cp[2] = {-1, -1};
+  int ruleset = -1, fds[SBX_WARM_FDS], n_fds = 0, cp[2] = { -1, -1 };
   bool trunc = false;
   ssize_t n;
 
   {
     /* Its socket, the template's namespace and shared Landlock layer. */
-    int keep[3] = {sock, t->mntns, t->ll_shared};
+    int keep[3] = { sock, t->mntns, t->ll_shared };
     sbx_close_except(keep, 3);
   }
   prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -288,14 +286,12 @@ static _Noreturn void sbx_spare_main(const struct sbx_srv *s, const struct sbx_t
     (void)!send(sock, "f", 1, MSG_NOSIGNAL);
   }
   n = sbx_warm_recv(sock, s->buf, SBX_WARM_MAX_REQ, fds, &n_fds, &trunc);
-  if (n <= 0 || trunc ||
-      sbx_warm_parse(s->buf, (size_t)n, n_fds, &hdr, &head, &argv, &envp) < 0)
+  if (n <= 0 || trunc || sbx_warm_parse(s->buf, (size_t)n, n_fds, &hdr, &head, &argv, &envp) < 0)
     _exit(SBX_EXIT_FAILURE); /* dropped, or a request the server did not check */
   /* Kept until the go: its closing tells the server (sbx_serve_next_spare). */
   ia.go_note = sock;
   /* A failure here is reported to the run, before anything executed. */
-  if (f.layer == SBX_LAYER_NONE &&
-      sbx_spare_rlimits(&hdr, &t->plan, ia.child, mine, &f) == 0)
+  if (f.layer == SBX_LAYER_NONE && sbx_spare_rlimits(&hdr, &t->plan, ia.child, mine, &f) == 0)
     sbx_spare_process(&hdr, open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC), &f);
   /* A failed spare never passes the request on: its command, which would
    * get its own go together with ours, gets no argv and is killed, so it
@@ -316,8 +312,8 @@ static _Noreturn void sbx_spare_main(const struct sbx_srv *s, const struct sbx_t
       struct cmsghdr h;
       char buf[CMSG_SPACE(sizeof(int) * SBX_WARM_FDS)];
     } cbuf;
-    struct iovec iov = {.iov_base = s->buf, .iov_len = (size_t)n};
-    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+    struct iovec iov = { .iov_base = s->buf, .iov_len = (size_t)n };
+    struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
     sbx_msg_put_fds(&mh, cbuf.buf, fds, n_fds);
     if (sendmsg(cp[0], &mh, MSG_NOSIGNAL) != n)
       sbx_fail_set(&f, SBX_LAYER_SUPERVISOR, errno, "handing the request to the command: %s",
@@ -329,9 +325,13 @@ static _Noreturn void sbx_spare_main(const struct sbx_srv *s, const struct sbx_t
     if (dup2(fds[i], i) < 0)
       _exit(SBX_EXIT_FAILURE);
   /* The flags the server checked and keyed the template on. */
-  ia.cmd = (struct sbx_cmd){.plan = &t->plan, .argv = argv, .envp = envp,
-                   .flags = t->flags | (hdr.flags & SBX_RUN_NO_KMSG),
-                            .unotify = NULL, .ruleset = -1, .ruleset_shared = -1};
+  ia.cmd = (struct sbx_cmd){ .plan = &t->plan,
+                             .argv = argv,
+                             .envp = envp,
+                             .flags = t->flags | (hdr.flags & SBX_RUN_NO_KMSG),
+                             .unotify = NULL,
+                             .ruleset = -1,
+                             .ruleset_shared = -1 };
   ia.ctl = fds[3];
   ia.sync_rd = fds[4];
   ia.cg_fd = n_fds > 5 ? fds[5] : -1;
@@ -351,7 +351,7 @@ int sbx_spare_make(struct sbx_srv *s, struct sbx_tmpl *t, struct sbx_spare *slot
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
     return -errno;
   /* Its "ready" carries the sender's pid: the pre-forked command's. */
-  if (setsockopt(sp[0], SOL_SOCKET, SO_PASSCRED, &(int){1}, sizeof(int)) < 0) {
+  if (setsockopt(sp[0], SOL_SOCKET, SO_PASSCRED, &(int){ 1 }, sizeof(int)) < 0) {
     e = errno;
     close(sp[0]);
     close(sp[1]);
@@ -361,7 +361,7 @@ int sbx_spare_make(struct sbx_srv *s, struct sbx_tmpl *t, struct sbx_spare *slot
   /* The spare (and the clone's namespace set-up, done here) runs while
    * the previous run's command does: idle priority keeps it off that
    * run's critical path (sbx_sched_restore when taken). */
-  (void)!sched_setscheduler(0, SCHED_IDLE, &(struct sched_param){0});
+  (void)!sched_setscheduler(0, SCHED_IDLE, &(struct sched_param){ 0 });
   pid = (pid_t)syscall(SYS_clone, cflags | SIGCHLD, NULL, NULL, NULL, 0);
   if (pid != 0)
     sbx_sched_restore(s, 0);
@@ -418,11 +418,12 @@ static int sbx_spare_ready(struct sbx_spare *sp)
     char buf[CMSG_SPACE(sizeof(struct ucred))];
   } cbuf;
   char what = 0;
-  struct iovec iov = {.iov_base = &what, .iov_len = 1};
-  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.buf,
-                      .msg_controllen = sizeof cbuf.buf};
-  struct pollfd pfd = {.fd = sp->sock, .events = POLLIN};
-  struct ucred cr = {0};
+  struct iovec iov = { .iov_base = &what, .iov_len = 1 };
+  struct msghdr mh = {
+    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.buf, .msg_controllen = sizeof cbuf.buf
+  };
+  struct pollfd pfd = { .fd = sp->sock, .events = POLLIN };
+  struct ucred cr = { 0 };
   int rc;
   if (sp->cmd != 0)
     return 0;
@@ -454,8 +455,8 @@ int sbx_spare_take(struct sbx_srv *s, struct sbx_tmpl *t, struct sbx_conn *c, si
     struct cmsghdr h;
     char buf[CMSG_SPACE(sizeof(int) * SBX_WARM_FDS)];
   } cbuf;
-  struct iovec iov = {.iov_base = s->buf, .iov_len = n};
-  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+  struct iovec iov = { .iov_base = s->buf, .iov_len = n };
+  struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
   struct sbx_spare *sp;
   int rc;
   for (int attempt = 0; attempt < 1 + SBX_SERVE_SPARES; attempt++) {

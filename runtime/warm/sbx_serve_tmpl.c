@@ -52,14 +52,14 @@ bool sbx_key_eq(const struct sbx_tmpl *t, const struct sbx_key *k)
  * `sock` with the verdict. */
 static _Noreturn void sbx_tmpl_builder(const struct sbx_plan *plan, bool shared, int sock)
 {
-  struct sbx_fail f = {0};
+  struct sbx_fail f = { 0 };
   union {
     struct cmsghdr h;
     char buf[CMSG_SPACE(2 * sizeof(int))];
   } cbuf;
-  struct iovec iov = {.iov_base = f.text, .iov_len = sizeof f.text};
-  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-  int fds[2] = {-1, -1};
+  struct iovec iov = { .iov_base = f.text, .iov_len = sizeof f.text };
+  struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+  int fds[2] = { -1, -1 };
 
   sbx_close_except(&sock, 1);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -85,9 +85,10 @@ fail:
  * slot. 0, or a negative errno with `why` set. */
 int sbx_tmpl_build(struct sbx_srv *s, const struct sbx_key *k, char *why, size_t why_len)
 {
-  char *const dummy_argv[] = {(char *)"true", NULL};
-  struct sbx_run_request rq = {.profile = k->profile, .workspace = k->ws, .argv = dummy_argv,
-                               .flags = k->flags};
+  char *const dummy_argv[] = { (char *)"true", NULL };
+  struct sbx_run_request rq = {
+    .profile = k->profile, .workspace = k->ws, .argv = dummy_argv, .flags = k->flags
+  };
   struct sbx_tmpl *t = NULL;
   char err[512], text[sizeof((struct sbx_fail *)0)->text] = "", sdir[PATH_MAX], *slash;
   struct sbx_fail fail;
@@ -95,11 +96,12 @@ int sbx_tmpl_build(struct sbx_srv *s, const struct sbx_key *k, char *why, size_t
     struct cmsghdr h;
     char buf[CMSG_SPACE(2 * sizeof(int))];
   } cbuf;
-  struct iovec iov = {.iov_base = text, .iov_len = sizeof text};
-  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.buf,
-                      .msg_controllen = sizeof cbuf.buf};
+  struct iovec iov = { .iov_base = text, .iov_len = sizeof text };
+  struct msghdr mh = {
+    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.buf, .msg_controllen = sizeof cbuf.buf
+  };
   struct pollfd pfd;
-  int sp[2] = {-1, -1}, fds[2] = {-1, -1}, nf = 0, rc, st;
+  int sp[2] = { -1, -1 }, fds[2] = { -1, -1 }, nf = 0, rc, st;
   bool shared = false;
   ssize_t n = -1;
   pid_t pid;
@@ -139,8 +141,9 @@ int sbx_tmpl_build(struct sbx_srv *s, const struct sbx_key *k, char *why, size_t
   for (size_t i = 0; i < t->plan.n_rules && !shared; i++)
     shared = t->plan.rules[i].is_file;
   if (!sbx_mount_warm_ok(&t->plan)) {
-    snprintf(why, why_len, "the view of this profile (the host's root, or a symlink under /tmp) "
-                           "is built by the cold path only");
+    snprintf(why, why_len,
+             "the view of this profile (the host's root, or a symlink under /tmp) "
+             "is built by the cold path only");
     rc = -EOPNOTSUPP;
     goto fail;
   }
@@ -162,7 +165,7 @@ int sbx_tmpl_build(struct sbx_srv *s, const struct sbx_key *k, char *why, size_t
   }
   close(sp[1]);
   sp[1] = -1;
-  pfd = (struct pollfd){.fd = sp[0], .events = POLLIN};
+  pfd = (struct pollfd){ .fd = sp[0], .events = POLLIN };
   if (poll(&pfd, 1, SBX_SERVE_BUILD_MS) == 1)
     n = recvmsg(sp[0], &mh, MSG_CMSG_CLOEXEC);
   for (struct cmsghdr *c = n >= 0 ? CMSG_FIRSTHDR(&mh) : NULL; c; c = CMSG_NXTHDR(&mh, c))
@@ -208,7 +211,7 @@ fail:
  * open mountinfo file with POLLPRI; reading it re-arms.) Unknown: yes. */
 bool sbx_mounts_changed(struct sbx_srv *s)
 {
-  struct pollfd pfd = {.fd = s->mountinfo_fd, .events = POLLPRI};
+  struct pollfd pfd = { .fd = s->mountinfo_fd, .events = POLLPRI };
   char buf[4096];
   if (s->mountinfo_fd < 0)
     return true;

@@ -10,17 +10,18 @@
 
 #include "sbx_serve_parts.h"
 
-void sbx_send_reply(int fd, enum sbx_warm_kind kind, pid_t pid, pid_t cmd, int status,
-                    int pass_fd, const char *note)
+void sbx_send_reply(int fd, enum sbx_warm_kind kind, pid_t pid, pid_t cmd, int status, int pass_fd,
+                    const char *note)
 {
   union {
     struct cmsghdr h;
     char buf[CMSG_SPACE(sizeof(int))];
   } cbuf;
-  struct sbx_warm_reply r = {.magic = SBX_WARM_MAGIC, .kind = kind, .init_pid = pid,
-                             .cmd_pid = cmd, .status = status};
-  struct iovec iov = {.iov_base = &r, .iov_len = sizeof r};
-  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+  struct sbx_warm_reply r = {
+    .magic = SBX_WARM_MAGIC, .kind = kind, .init_pid = pid, .cmd_pid = cmd, .status = status
+  };
+  struct iovec iov = { .iov_base = &r, .iov_len = sizeof r };
+  struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
   if (note)
     snprintf(r.note, sizeof r.note, "%s", note);
   if (pass_fd >= 0)
@@ -81,9 +82,10 @@ ssize_t sbx_warm_recv(int sock, char *buf, size_t size, int *fds, int *n_fds, bo
     struct cmsghdr h;
     char buf[CMSG_SPACE(sizeof(int) * SBX_WARM_FDS)];
   } cbuf;
-  struct iovec iov = {.iov_base = buf, .iov_len = size};
-  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.buf,
-                      .msg_controllen = sizeof cbuf.buf};
+  struct iovec iov = { .iov_base = buf, .iov_len = size };
+  struct msghdr mh = {
+    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.buf, .msg_controllen = sizeof cbuf.buf
+  };
   ssize_t n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
   *n_fds = 0;
   if (n < 0)

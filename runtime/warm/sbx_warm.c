@@ -172,7 +172,7 @@ static bool sbx_warm_put(char *buf, size_t *len, const char *s)
 
 static int sbx_warm_connect(const char *path, char *why, size_t why_len)
 {
-  struct sockaddr_un sa = {.sun_family = AF_UNIX};
+  struct sockaddr_un sa = { .sun_family = AF_UNIX };
   struct ucred cred;
   socklen_t cl = sizeof cred;
   int fd;
@@ -219,8 +219,8 @@ static int sbx_warm_send(int fd, const char *buf, size_t len, const int *fds, in
     struct cmsghdr h;
     char buf[CMSG_SPACE(sizeof(int) * SBX_WARM_FDS)];
   } cbuf;
-  struct iovec iov = {.iov_base = (void *)buf, .iov_len = len};
-  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+  struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+  struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
   sbx_msg_put_fds(&mh, cbuf.buf, fds, n_fds);
   if (sendmsg(fd, &mh, MSG_NOSIGNAL) != (ssize_t)len)
     return -errno;
@@ -234,10 +234,11 @@ static int sbx_warm_reply(int fd, struct sbx_warm_reply *r, int *pidfd, int ms)
     struct cmsghdr h;
     char buf[CMSG_SPACE(sizeof(int))];
   } cbuf;
-  struct iovec iov = {.iov_base = r, .iov_len = sizeof *r};
-  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.buf,
-                      .msg_controllen = sizeof cbuf.buf};
-  struct pollfd pfd = {.fd = fd, .events = POLLIN};
+  struct iovec iov = { .iov_base = r, .iov_len = sizeof *r };
+  struct msghdr mh = {
+    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.buf, .msg_controllen = sizeof cbuf.buf
+  };
+  struct pollfd pfd = { .fd = fd, .events = POLLIN };
   uint64_t end = sbx_now_ms() + (uint64_t)ms;
   ssize_t n;
   int rc;
@@ -281,7 +282,7 @@ static int sbx_warm_reply(int fd, struct sbx_warm_reply *r, int *pidfd, int ms)
 
 int sbx_warm_wait_gone(int pidfd)
 {
-  struct pollfd pfd = {.fd = pidfd, .events = POLLIN};
+  struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
   uint64_t end = sbx_now_ms() + SBX_WARM_DONE_MS;
   for (;;) {
     uint64_t now = sbx_now_ms();
@@ -312,7 +313,7 @@ int sbx_warm_wait_done(int server, int init_pidfd, int *status)
  * reads one bit, every change of capabilities still goes through libcap. */
 bool sbx_warm_caller_ok(void)
 {
-  struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+  struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
   struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
   if (geteuid() != 0 || syscall(SYS_capget, &h, d) != 0)
     return false;
@@ -321,9 +322,9 @@ bool sbx_warm_caller_ok(void)
 
 int sbx_warm_run(const struct sbx_run_request *req, uint64_t tmax, struct sbx_run_result *res)
 {
-  struct sbx_features feat0 = {0}, *feat = &feat0;
-  struct sbx_plan envp = {0};
-  struct sbx_cgroup cg = {.join_fd = -1};
+  struct sbx_features feat0 = { 0 }, *feat = &feat0;
+  struct sbx_plan envp = { 0 };
+  struct sbx_cgroup cg = { .join_fd = -1 };
   struct sbx_warm_req *hdr;
   struct sbx_warm_reply reply;
   char ws[PATH_MAX], why[160], cgerr[sizeof(struct sbx_fail) + 64];
@@ -332,7 +333,7 @@ int sbx_warm_run(const struct sbx_run_request *req, uint64_t tmax, struct sbx_ru
   const char *home = getenv("HOME");
   size_t len = sizeof *hdr;
   struct stat st;
-  int server = -1, kmsg = -1, sv[2] = {-1, -1}, sync_pipe[2] = {-1, -1}, pidfd = -1;
+  int server = -1, kmsg = -1, sv[2] = { -1, -1 }, sync_pipe[2] = { -1, -1 }, pidfd = -1;
   int fds[SBX_WARM_FDS], n_fds = 5, one = 1, null_fd = -1, rc;
   uint64_t t0;
 
@@ -455,27 +456,23 @@ int sbx_warm_run(const struct sbx_run_request *req, uint64_t tmax, struct sbx_ru
   /* v2: pid 1 is moved into the run's cgroup before it may fork (it
    * waits for 'g'); v1: it joins by itself through the passed file. */
   if (cg.join_fd < 0 && (rc = sbx_cgroup_attach(&cg, reply.init_pid)) < 0) {
-    sbx_warm_decline(res, tmax, "cgroup: attaching pid %d: %s", (int)reply.init_pid,
-                     strerror(-rc));
+    sbx_warm_decline(res, tmax, "cgroup: attaching pid %d: %s", (int)reply.init_pid, strerror(-rc));
     goto kill_declined;
   }
   /* The attach went by pid number: it named pid 1 only if the pidfd is
    * that pid's and pid 1 (waiting for the go) is still running now, so
    * the number was never reused in between. */
   {
-    struct pollfd pp = {.fd = pidfd, .events = POLLIN};
+    struct pollfd pp = { .fd = pidfd, .events = POLLIN };
     if (sbx_pidfd_pid(pidfd) != reply.init_pid || poll(&pp, 1, 0) != 0) {
-      sbx_warm_decline(res, tmax, "pid %d is not the run's pid 1 any more",
-                       (int)reply.init_pid);
+      sbx_warm_decline(res, tmax, "pid %d is not the run's pid 1 any more", (int)reply.init_pid);
       goto kill_declined;
     }
   }
   /* v2: so is the spare's pre-forked command (it waits for pid 1's go,
    * which follows ours); v1: it joins by itself, as pid 1. */
-  if (cg.join_fd < 0 && reply.cmd_pid > 0 &&
-      (rc = sbx_cgroup_attach(&cg, reply.cmd_pid)) < 0) {
-    sbx_warm_decline(res, tmax, "cgroup: attaching pid %d: %s", (int)reply.cmd_pid,
-                     strerror(-rc));
+  if (cg.join_fd < 0 && reply.cmd_pid > 0 && (rc = sbx_cgroup_attach(&cg, reply.cmd_pid)) < 0) {
+    sbx_warm_decline(res, tmax, "cgroup: attaching pid %d: %s", (int)reply.cmd_pid, strerror(-rc));
     goto kill_declined;
   }
   /* The admission slot now lasts as long as the sandbox (sbx_admit.h);
@@ -498,9 +495,14 @@ int sbx_warm_run(const struct sbx_run_request *req, uint64_t tmax, struct sbx_ru
   close(sync_pipe[1]);
   sync_pipe[1] = -1;
   snprintf(res->cgroup_info, sizeof res->cgroup_info, "%s", cg.info);
-  struct sbx_sup sup = {.ctl = sv[0], .init = reply.init_pid, .init_pidfd = pidfd,
-                        .server = server, .t0 = t0, .tmax = tmax,
-                        .wait_gone = sbx_warm_wait_gone, .wait_done = sbx_warm_wait_done};
+  struct sbx_sup sup = { .ctl = sv[0],
+                         .init = reply.init_pid,
+                         .init_pidfd = pidfd,
+                         .server = server,
+                         .t0 = t0,
+                         .tmax = tmax,
+                         .wait_gone = sbx_warm_wait_gone,
+                         .wait_done = sbx_warm_wait_done };
   rc = sbx_supervise(&sup, req, res, kmsg);
   if (res->outcome == SBX_OUTCOME_FAILED && sup.fail_before_ready &&
       !(req->interrupted && req->interrupted())) {

@@ -49,10 +49,10 @@ struct sbx_warm_req {
   uint32_t version;
   uint64_t profile_fp; /* sbx_profile_fingerprint of the client's profile */
   uint64_t ws_dev, ws_ino;
-  uint32_t uid, gid;   /* the client's effective ids */
-  uint32_t flags;      /* enum sbx_run_flags */
+  uint32_t uid, gid; /* the client's effective ids */
+  uint32_t flags;    /* enum sbx_run_flags */
   uint32_t n_argv, n_env;
-  uint32_t n_fds;      /* 5, or 6 with the cgroup tasks file */
+  uint32_t n_fds; /* 5, or 6 with the cgroup tasks file */
   /* What a cold run inherits from sbx run and the warm run's pid 1 (a
    * child of the server) gets from here instead: warm == cold. */
   uint32_t umask;
@@ -119,9 +119,9 @@ struct sbx_serve_opts {
   const char *socket_path;
   const struct cs_profile *profiles;
   size_t n_profiles;
-  uint64_t idle_ms;   /* exit after this long without a connection; 0 never */
-  int max_templates;  /* 0: 16 */
-  bool verbose;       /* one line per request on stderr */
+  uint64_t idle_ms;  /* exit after this long without a connection; 0 never */
+  int max_templates; /* 0: 16 */
+  bool verbose;      /* one line per request on stderr */
 };
 /* Serves until idle or SIGTERM/SIGINT; returns 0 or a negative errno
  * after a message on stderr. */

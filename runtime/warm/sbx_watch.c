@@ -49,8 +49,8 @@
  * directory and, reported by the kernel on the directory's watch, of each
  * entry); the directory itself deleted or moved. Not IN_MODIFY: no fact of
  * a vouched probe is a file's content. */
-#define SBX_WATCH_MASK                                                                          \
-  (IN_ATTRIB | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF |           \
+#define SBX_WATCH_MASK                                                                             \
+  (IN_ATTRIB | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF |              \
    IN_MOVE_SELF | IN_ONLYDIR)
 
 /* As the kernel's path walk: at most 40 symlinks per resolution. */
@@ -170,8 +170,7 @@ static int sbx_watch_dir(struct sbx_watch_pass *ps, const char *dir)
 static int sbx_watch_path(struct sbx_watch_pass *ps, const char *path, bool follow_last,
                           bool watch_last)
 {
-  char cur[PATH_MAX] = "", rest[2 * PATH_MAX], next[PATH_MAX], link[PATH_MAX],
-       tmp[2 * PATH_MAX];
+  char cur[PATH_MAX] = "", rest[2 * PATH_MAX], next[PATH_MAX], link[PATH_MAX], tmp[2 * PATH_MAX];
   const char *r;
   int links = 0, rc;
 
@@ -241,7 +240,7 @@ static int sbx_watch_path(struct sbx_watch_pass *ps, const char *path, bool foll
 
 int sbx_watch_plan(struct sbx_watch *w, struct sbx_plan *p)
 {
-  struct sbx_watch_pass ps = {.w = w};
+  struct sbx_watch_pass ps = { .w = w };
   int rc = 0;
   if (w->fd < 0)
     return -EBADF;
@@ -249,8 +248,7 @@ int sbx_watch_plan(struct sbx_watch *w, struct sbx_plan *p)
     struct sbx_probe *pr = &p->probes[i];
     bool file_content = pr->kind == SBX_PROBE_LIST && pr->exists && pr->type != S_IFDIR;
     pr->watched = false;
-    rc = sbx_watch_path(&ps, pr->path, pr->kind == SBX_PROBE_RESOLVE,
-                        pr->kind == SBX_PROBE_LIST);
+    rc = sbx_watch_path(&ps, pr->path, pr->kind == SBX_PROBE_RESOLVE, pr->kind == SBX_PROBE_LIST);
     pr->watched = rc == 0 && !file_content;
   }
   for (size_t i = 0; i < ps.n_seen; i++)

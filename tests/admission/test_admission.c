@@ -47,7 +47,7 @@ START_TEST(create_rejects_bad_tables)
   memcpy(next, fixture_opposite.next_state, sizeof next);
   next[7] = 5;
   bad.next_state = next;
-  struct cs_sched_opts trust = {.skip_table_check = 1};
+  struct cs_sched_opts trust = { .skip_table_check = 1 };
   ck_assert_int_eq(cs_sched_create(&bad, &trust, &s), -EPROTO);
   /* A progress step marked refused means S is not closed: rejected. */
   memcpy(next, fixture_opposite.next_state, sizeof next);
@@ -151,7 +151,7 @@ END_TEST
 START_TEST(ticket_registry_full)
 {
   struct cs_sched *s = NULL;
-  struct cs_sched_opts o = {.max_tickets = 1};
+  struct cs_sched_opts o = { .max_tickets = 1 };
   struct cs_ticket a, b;
   ck_assert_int_eq(cs_sched_create(&fixture_opposite, &o, &s), 0);
   ck_assert_int_eq(cs_try_admit(s, 0, &a), 0);
@@ -228,7 +228,7 @@ START_TEST(fifo_per_admission)
 
   ck_assert_int_eq(cs_admit(s, 3, &hold), 0); /* admit_b: admit_a is refused now */
   for (int i = 0; i < NFIFO; i++) {
-    args[i] = (struct fifo_arg){s, i, order, &next, &m};
+    args[i] = (struct fifo_arg){ s, i, order, &next, &m };
     ck_assert_int_eq(pthread_create(&th[i], NULL, fifo_waiter, &args[i]), 0);
     /* Arrival order is the order in which they queue. */
     for (int spin = 0; cs_sched_waiting(s, 0) != i + 1; spin++) {
@@ -260,7 +260,8 @@ END_TEST
 /* Breadth-first search over the table, avoiding completion steps (they need
  * a ticket), for a state where some admission is refused. Returns the path
  * length and fills path/adm, or -1. */
-static int path_to_refusal(const struct cs_model_table *t, uint32_t *path, int maxlen, uint32_t *adm)
+static int path_to_refusal(const struct cs_model_table *t, uint32_t *path, int maxlen,
+                           uint32_t *adm)
 {
   uint32_t n = t->n_states;
   int32_t *pred = malloc(n * sizeof *pred);
@@ -370,7 +371,7 @@ static void *admit_complete_once(void *p)
 START_TEST(parked_words_return_at_thread_exit)
 {
   struct cs_sched *s = NULL, *s2 = NULL;
-  struct cs_sched_opts o = {.max_tickets = 64};
+  struct cs_sched_opts o = { .max_tickets = 64 };
   struct cs_ticket tk[17];
   ck_assert_int_eq(cs_sched_create(&cs_model_default, &o, &s), 0);
   for (int i = 0; i < 200; i++) {
@@ -384,7 +385,8 @@ START_TEST(parked_words_return_at_thread_exit)
    * from this thread, then none left over. */
   int n = 0;
   for (uint32_t a = 0; a < cs_model_default.n_transitions; a++)
-    while (cs_sched_table(s)->transition_kinds[a] == CS_TRANSITION_ADMISSION && cs_try_admit(s, a, &tk[n]) == 0)
+    while (cs_sched_table(s)->transition_kinds[a] == CS_TRANSITION_ADMISSION &&
+           cs_try_admit(s, a, &tk[n]) == 0)
       n++;
   ck_assert_int_eq(n, 17);
   ck_assert_uint_eq(cs_sched_outstanding(s), 17);
@@ -406,8 +408,10 @@ START_TEST(default_counts_slots)
 {
   struct cs_sched *s = make(&cs_model_default);
   const struct cs_model_table *t = &cs_model_default;
-  static const struct { const char *tier; int slots; } tiers[] = {
-      {"v8", 10}, {"seccomp", 4}, {"wasm", 2}, {"tee", 1}};
+  static const struct {
+    const char *tier;
+    int slots;
+  } tiers[] = { { "v8", 10 }, { "seccomp", 4 }, { "wasm", 2 }, { "tee", 1 } };
   struct cs_ticket tk[17], x;
   int64_t tok[64];
   int n = 0;

@@ -24,7 +24,7 @@ static void probe(struct cs_sched *s)
   struct cs_ticket tk;
   cs_sched_test_after_change = NULL; /* once */
   probe_state = cs_sched_state(s);
-  probe_rc = cs_try_admit(s, 0, &tk);         /* admit_a: a waiter is queued */
+  probe_rc = cs_try_admit(s, 0, &tk); /* admit_a: a waiter is queued */
   probe_waiting = cs_sched_waiting(s, 0);
 }
 
@@ -57,10 +57,10 @@ START_TEST(no_overtaking_in_the_window)
   }
   ck_assert_int_eq(cs_fire_progress(s, 4), 0); /* start_b */
   cs_sched_test_after_change = probe;
-  ck_assert_int_eq(cs_complete(s, &hold), 0);  /* s4 -> s0: admit_a allowed */
+  ck_assert_int_eq(cs_complete(s, &hold), 0); /* s4 -> s0: admit_a allowed */
   ck_assert_uint_eq(probe_state, 0);
-  ck_assert_int_eq(probe_waiting, 1);         /* the waiter was still queued */
-  ck_assert_int_eq(probe_rc, -EAGAIN);         /* and the newcomer did not overtake it */
+  ck_assert_int_eq(probe_waiting, 1);  /* the waiter was still queued */
+  ck_assert_int_eq(probe_rc, -EAGAIN); /* and the newcomer did not overtake it */
   ck_assert_int_eq(pthread_join(th, &r), 0);
   ck_assert_ptr_null(r);
   ck_assert_uint_eq(cs_sched_state(s), 0);

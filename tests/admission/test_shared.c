@@ -147,8 +147,8 @@ START_TEST(shared_wait_notice)
 {
   struct cs_shared_sched *sh = open_or_die(&fixture_opposite);
   struct cs_shared_ticket held[16], tk;
-  struct notice_seen seen = {0};
-  struct cs_shared_wait_notice notice = {.after_ms = 100, .fn = notice_count, .ctx = &seen};
+  struct notice_seen seen = { 0 };
+  struct cs_shared_wait_notice notice = { .after_ms = 100, .fn = notice_count, .ctx = &seen };
   struct cs_shared_wait_info info;
   struct timespec dl;
   int n = 0;
@@ -265,7 +265,8 @@ START_TEST(shared_kill_inside_commit)
       _exit(9); /* not reached: the commit kills us */
     }
     ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-    ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "at %d: status %d", at, status);
+    ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "at %d: status %d", at,
+                  status);
     cs_shared_reclaim(sh);
     ck_assert_msg(cs_shared_state(sh) == 0 && cs_shared_holders(sh) == 0,
                   "killed after %d journal entries: state %u, %d holders", at, cs_shared_state(sh),
@@ -286,7 +287,7 @@ START_TEST(shared_fifo_across_processes)
   enum { N = 5 };
   pid_t kids[N];
   int fds[2];
-  char order[N + 1] = {0};
+  char order[N + 1] = { 0 };
 
   ck_assert_int_eq(pipe(fds), 0);
   ck_assert_int_eq(cs_shared_try_admit(sh, 3, &hold), 0); /* admit_b: admit_a refused */
@@ -329,7 +330,7 @@ END_TEST
 static const struct {
   const char *tier;
   int slots;
-} tiers[] = {{"v8", 10}, {"seccomp", 4}, {"wasm", 2}, {"tee", 1}};
+} tiers[] = { { "v8", 10 }, { "seccomp", 4 }, { "wasm", 2 }, { "tee", 1 } };
 
 /* A child that admits `tier`, says so on fd, and then holds it forever. */
 static pid_t spawn_holder(int fd, const char *tier, bool hold_forever)
@@ -371,7 +372,8 @@ START_TEST(shared_sigkill_returns_slots)
     for (int k = 0; k < tiers[i].slots; k++)
       holders[nh++] = spawn_holder(fds[1], tiers[i].tier, true);
   for (int got = 0; got < nh;)
-    got += (int)read(fds[0], buf, (size_t)(nh - got) < sizeof buf ? (size_t)(nh - got) : sizeof buf);
+    got +=
+        (int)read(fds[0], buf, (size_t)(nh - got) < sizeof buf ? (size_t)(nh - got) : sizeof buf);
   ck_assert_int_eq(cs_shared_holders(sh), 17);
   int ntiers = (int)(sizeof tiers / sizeof *tiers);
   for (int i = 0; i < 8; i++)

@@ -51,14 +51,14 @@ static const struct cs_model_table *tab;
 static struct cs_sched *sched;
 static uint64_t target;
 static _Atomic uint64_t admitted, completed, tried_refused, waited;
-static _Atomic int64_t *fired;   /* per transition */
-static _Atomic uint32_t *owner;  /* per ticket slot: 0 free, else thread id + 1 */
+static _Atomic int64_t *fired;  /* per transition */
+static _Atomic uint32_t *owner; /* per ticket slot: 0 free, else thread id + 1 */
 static _Atomic int violations;
 static _Atomic bool stop;
 static pthread_mutex_t fin_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t fin_cond;
 static uint32_t *progress_steps, nprogress;
-static int64_t **effect;         /* [transition][column] from the arcs */
+static int64_t **effect; /* [transition][column] from the arcs */
 static _Atomic int finished;
 
 static void violation(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -96,8 +96,8 @@ static void check_state(uint32_t st)
   for (uint32_t c = 0; c < tab->n_tracked; c++) {
     int64_t cap = tab->place_capacities[tab->tracked_places[c]];
     if (cap >= 0 && m[c] > cap)
-      violation("state %u: %s holds %u > capacity %lld", st, tab->place_names[tab->tracked_places[c]], m[c],
-                (long long)cap);
+      violation("state %u: %s holds %u > capacity %lld", st,
+                tab->place_names[tab->tracked_places[c]], m[c], (long long)cap);
   }
 }
 
@@ -112,12 +112,14 @@ static void check_admission(const struct cs_ticket *tk, uint32_t tid)
     if ((int64_t)t[c] != (int64_t)f[c] + effect[tk->admission][c]) {
       violation("%s granted %u -> %u, but %s went %u -> %u (the arcs say %+lld)",
                 tab->transition_names[tk->admission], tk->from_state, tk->to_state,
-                tab->place_names[tab->tracked_places[c]], f[c], t[c], (long long)effect[tk->admission][c]);
+                tab->place_names[tab->tracked_places[c]], f[c], t[c],
+                (long long)effect[tk->admission][c]);
       return;
     }
   uint32_t prev = atomic_exchange(&owner[tk->slot], tid + 1);
   if (prev != 0)
-    violation("ticket slot %u handed to thread %u while thread %u holds it", tk->slot, tid, prev - 1);
+    violation("ticket slot %u handed to thread %u while thread %u holds it", tk->slot, tid,
+              prev - 1);
 }
 
 static uint64_t rnd(uint64_t *x)
@@ -138,7 +140,8 @@ static bool past(const struct timespec *ts)
 /* Completes one of the held tickets (the one at *k first), firing
  * progress steps their work needs. It tries every held ticket: the one
  * picked may wait for a resource another ticket of the same thread holds. */
-static bool complete_one(struct cs_ticket *held, uint32_t *nheld, uint32_t k, uint32_t tid, uint64_t *seed)
+static bool complete_one(struct cs_ticket *held, uint32_t *nheld, uint32_t k, uint32_t tid,
+                         uint64_t *seed)
 {
   struct timespec dl;
   test_deadline_in(&dl, STEP_DEADLINE_S * 1000L);
@@ -173,7 +176,8 @@ static bool complete_one(struct cs_ticket *held, uint32_t *nheld, uint32_t k, ui
     }
     sched_yield(); /* 2 cores, 8+ threads: let the holder that can move run */
     if (past(&dl)) {
-      violation("thread %u: none of its %u tickets could complete for %d s", tid, *nheld, STEP_DEADLINE_S);
+      violation("thread %u: none of its %u tickets could complete for %d s", tid, *nheld,
+                STEP_DEADLINE_S);
       return false;
     }
     if (atomic_load(&stop))
@@ -207,8 +211,8 @@ static void *work(void *p)
       test_deadline_in(&dl, STEP_DEADLINE_S * 1000L);
       rc = cs_admit_timed(sched, a, &dl, &tk);
       if (rc == -ETIMEDOUT) {
-        violation("thread %u: %s waited %d s (deadlock or lost wake-up)", w->id, tab->transition_names[a],
-                  STEP_DEADLINE_S);
+        violation("thread %u: %s waited %d s (deadlock or lost wake-up)", w->id,
+                  tab->transition_names[a], STEP_DEADLINE_S);
         break;
       }
       atomic_fetch_add(&waited, 1);
@@ -273,8 +277,8 @@ static void check_end(void)
     for (uint32_t t = 0; t < tab->n_transitions; t++)
       want += atomic_load(&fired[t]) * effect[t][c];
     if (want != (int64_t)m[c])
-      violation("place %s holds %u, but the firings counted give %lld", tab->place_names[tab->tracked_places[c]],
-                m[c], (long long)want);
+      violation("place %s holds %u, but the firings counted give %lld",
+                tab->place_names[tab->tracked_places[c]], m[c], (long long)want);
   }
   /* The default model's per-tier invariants, by name. */
   for (uint32_t c = 0; c < tab->n_tracked; c++) {
@@ -312,7 +316,7 @@ static const struct cs_model_table *pick(const char *name)
 int main(int argc, char **argv)
 {
   struct worker w[MAX_THREADS];
-  struct cs_sched_opts opts = {.max_tickets = tickets_total};
+  struct cs_sched_opts opts = { .max_tickets = tickets_total };
   uint32_t nthreads;
   bool expect_violation;
   struct timespec t0, t1, dl;
@@ -382,8 +386,8 @@ int main(int argc, char **argv)
   pthread_mutex_lock(&fin_lock);
   while (atomic_load(&finished) < (int)nthreads && !atomic_load(&stop)) {
     if (pthread_cond_timedwait(&fin_cond, &fin_lock, &dl) == ETIMEDOUT) {
-      fprintf(stderr, "FAIL: %d of %u threads finished within %d s (deadlock)\n", atomic_load(&finished),
-              nthreads, RUN_DEADLINE_S);
+      fprintf(stderr, "FAIL: %d of %u threads finished within %d s (deadlock)\n",
+              atomic_load(&finished), nthreads, RUN_DEADLINE_S);
       if (expect_violation) {
         fprintf(stderr, "ok: the broken table was caught (run could not finish)\n");
         _exit(0);
@@ -408,11 +412,12 @@ int main(int argc, char **argv)
   if (!atomic_load(&stop))
     check_end();
   double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-  printf("model %s: %u threads, %llu admissions (%llu through the blocking call), %llu completions, "
-         "%llu try-refusals, final state %u, %.2f s, %d violations\n",
-         tab->model_name, nthreads, (unsigned long long)admitted, (unsigned long long)waited,
-         (unsigned long long)completed, (unsigned long long)tried_refused, cs_sched_state(sched), secs,
-         atomic_load(&violations));
+  printf(
+      "model %s: %u threads, %llu admissions (%llu through the blocking call), %llu completions, "
+      "%llu try-refusals, final state %u, %.2f s, %d violations\n",
+      tab->model_name, nthreads, (unsigned long long)admitted, (unsigned long long)waited,
+      (unsigned long long)completed, (unsigned long long)tried_refused, cs_sched_state(sched), secs,
+      atomic_load(&violations));
   if (expect_violation) {
     rc = atomic_load(&violations) > 0 ? 0 : 1;
     if (rc)

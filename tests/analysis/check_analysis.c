@@ -15,7 +15,8 @@
 
 /* Two jobs take locks A and B in opposite orders: the textbook deadlock.
  * Each job is admitted (slot_i), then takes its locks as progress steps. */
-static struct pn_net *two_locks(void) {
+static struct pn_net *two_locks(void)
+{
   struct pn_net *net = nb_new("two_locks");
   nb_place(net, "pending", PN_PLACE_SOURCE, 0);
   nb_place(net, "done", PN_PLACE_SINK, 0);
@@ -40,22 +41,26 @@ static struct pn_net *two_locks(void) {
   return net;
 }
 
-static struct pn_analysis *analyze(const struct pn_net *net, uint64_t max) {
-  struct pn_analysis_opts o = {.max_states = max};
+static struct pn_analysis *analyze(const struct pn_net *net, uint64_t max)
+{
+  struct pn_analysis_opts o = { .max_states = max };
   struct pn_analysis *a = NULL;
   ck_assert_int_eq(pn_analyze(net, &o, &a), 0);
   return a;
 }
 
 /* Fires trace from the initial marking; returns the state reached. */
-static int64_t replay(const struct pn_analysis *a, const uint32_t *trace, uint32_t n) {
+static int64_t replay(const struct pn_analysis *a, const uint32_t *trace, uint32_t n)
+{
   int64_t s = 0;
-  for (uint32_t i = 0; i < n && s >= 0; i++) s = pn_analysis_successor(a, (uint64_t)s, trace[i]);
+  for (uint32_t i = 0; i < n && s >= 0; i++)
+    s = pn_analysis_successor(a, (uint64_t)s, trace[i]);
   return s;
 }
 
 static int64_t tokens_of(const struct pn_analysis *a, const struct pn_net *net, uint64_t s,
-                         const char *place) {
+                         const char *place)
+{
   int64_t *m = calloc(net->nplaces, sizeof *m);
   ck_assert_ptr_nonnull(m);
   pn_analysis_marking(a, s, m);
@@ -64,7 +69,8 @@ static int64_t tokens_of(const struct pn_analysis *a, const struct pn_net *net, 
   return v;
 }
 
-START_TEST(test_two_locks_classes) {
+START_TEST(test_two_locks_classes)
+{
   struct pn_net *net = two_locks();
   nb_assert(net, PN_ASSERT_NO_DEADLOCK, NULL);
   struct pn_analysis *a = analyze(net, 0);
@@ -79,7 +85,8 @@ START_TEST(test_two_locks_classes) {
   /* W1 and W2 both admitted: progress alone reaches the deadlock. */
   for (uint64_t s = 0; s < pn_analysis_states(a); s++) {
     bool both = tokens_of(a, net, s, "W1") && tokens_of(a, net, s, "W2");
-    if (both) ck_assert_int_eq(pn_analysis_class(a, s), PN_CLASS_UNSAFE);
+    if (both)
+      ck_assert_int_eq(pn_analysis_class(a, s), PN_CLASS_UNSAFE);
     bool deadlock = tokens_of(a, net, s, "H1A") && tokens_of(a, net, s, "H2B");
     ck_assert_int_eq(pn_analysis_class(a, s) == PN_CLASS_DEAD, deadlock);
   }
@@ -97,7 +104,8 @@ START_TEST(test_two_locks_classes) {
 }
 END_TEST
 
-START_TEST(test_initial_outside_safe_set) {
+START_TEST(test_initial_outside_safe_set)
+{
   /* From m0 a progress step leads to a dead marking: no supervisor that
    * only refuses admissions can avoid it, so S is empty. */
   struct pn_net *net = nb_new("doomed");
@@ -119,7 +127,8 @@ START_TEST(test_initial_outside_safe_set) {
 }
 END_TEST
 
-START_TEST(test_state_limit) {
+START_TEST(test_state_limit)
+{
   /* Unbounded: a source feeds p forever. The limit must stop it with a
    * message, not a crash or a hang. */
   struct pn_net *net = nb_new("unbounded");
@@ -131,7 +140,7 @@ START_TEST(test_state_limit) {
   FILE *mem = open_memstream(&text, &len);
   ck_assert_ptr_nonnull(mem);
   diag_set_stream(mem);
-  struct pn_analysis_opts o = {.max_states = 1000};
+  struct pn_analysis_opts o = { .max_states = 1000 };
   struct pn_analysis *a = (struct pn_analysis *)1;
   ck_assert_int_eq(pn_analyze(net, &o, &a), -E2BIG);
   ck_assert_ptr_null(a);
@@ -144,7 +153,8 @@ START_TEST(test_state_limit) {
 }
 END_TEST
 
-START_TEST(test_token_overflow) {
+START_TEST(test_token_overflow)
+{
   /* 2^30 tokens per firing: the fifth marking would need 2^32 tokens in p,
    * more than a count can hold. A clear error, not a wrap-around. */
   struct pn_net *net = nb_new("flood");
@@ -169,7 +179,8 @@ END_TEST
 
 /* budget + p = 300; with mint, a transition that never fires (nothing
  * marks "never") but would add a token to p, no P-semiflow covers p. */
-static struct pn_net *budget_net(bool mint) {
+static struct pn_net *budget_net(bool mint)
+{
   struct pn_net *net = nb_new("budget");
   nb_place(net, "budget", PN_PLACE_TRACKED, 300);
   nb_place(net, "p", PN_PLACE_TRACKED, 0);
@@ -182,7 +193,8 @@ static struct pn_net *budget_net(bool mint) {
   return net;
 }
 
-START_TEST(test_adaptive_width) {
+START_TEST(test_adaptive_width)
+{
   /* p starts with 0 tokens (a 1-bit field) and grows to 300; the
    * semiflows do not bound it (mint), so the store is re-encoded several
    * times while states are being added. */
@@ -205,7 +217,8 @@ START_TEST(test_adaptive_width) {
 }
 END_TEST
 
-START_TEST(test_presized_width) {
+START_TEST(test_presized_width)
+{
   /* The same net without mint: budget + p is a P-semiflow, both fields
    * get 9 bits from the start and are never widened; same markings. */
   struct pn_net *net = budget_net(false);
@@ -217,14 +230,16 @@ START_TEST(test_presized_width) {
   ck_assert_uint_eq(pn_analysis_states(a), 301);
   ck_assert_uint_eq(pn_analysis_reencodes(a), 0);
   ck_assert_uint_eq(pn_analysis_state_bits(a), 18);
-  for (uint64_t s = 0; s < 301; s++) ck_assert_int_eq(tokens_of(a, net, s, "p"), (int64_t)s);
+  for (uint64_t s = 0; s < 301; s++)
+    ck_assert_int_eq(tokens_of(a, net, s, "p"), (int64_t)s);
   pn_analysis_free(a);
   pn_net_free(net);
 }
 END_TEST
 
 /* tokens tokens in p0 of a chain p0 -> p1 -> ... -> p40. */
-static struct pn_net *chain(int tokens) {
+static struct pn_net *chain(int tokens)
+{
   struct pn_net *net = nb_new("chain");
   char name[16], next[16];
   for (int i = 0; i <= 40; i++) {
@@ -239,7 +254,8 @@ static struct pn_net *chain(int tokens) {
   return net;
 }
 
-START_TEST(test_multiword_states) {
+START_TEST(test_multiword_states)
+{
   /* 3 tokens move along 41 places: C(43, 3) markings, 2 bits per place,
    * 82 bits per state: more than one 64-bit word. */
   struct pn_net *net = chain(3);
@@ -263,7 +279,8 @@ START_TEST(test_multiword_states) {
 }
 END_TEST
 
-START_TEST(test_degenerate_nets) {
+START_TEST(test_degenerate_nets)
+{
   /* Only environment places: every marking is the empty one. */
   struct pn_net *net = nb_new("env_only");
   nb_place(net, "in", PN_PLACE_SOURCE, 0);
@@ -300,20 +317,22 @@ END_TEST
 
 /* Assertion kinds on the two-lock net, each trace checked for validity and
  * against the naive breadth-first distance. */
-START_TEST(test_shortest_traces) {
+START_TEST(test_shortest_traces)
+{
   struct pn_net *net = two_locks();
-  nb_assert(net, PN_ASSERT_INVARIANT, "1*H1A+1*H2B<=1");  /* fails: the deadlock */
-  nb_assert(net, PN_ASSERT_REACHABLE, "1*H1AB>=1");       /* holds in 3 steps */
-  nb_assert(net, PN_ASSERT_UNREACHABLE, "1*W1+1*W2>=2");  /* fails in 2 steps */
-  nb_assert(net, PN_ASSERT_REACHABLE, "1*A+1*H1AB>=2");   /* never */
-  nb_assert(net, PN_ASSERT_UNREACHABLE, "1*A>=2");        /* holds */
+  nb_assert(net, PN_ASSERT_INVARIANT, "1*H1A+1*H2B<=1"); /* fails: the deadlock */
+  nb_assert(net, PN_ASSERT_REACHABLE, "1*H1AB>=1");      /* holds in 3 steps */
+  nb_assert(net, PN_ASSERT_UNREACHABLE, "1*W1+1*W2>=2"); /* fails in 2 steps */
+  nb_assert(net, PN_ASSERT_REACHABLE, "1*A+1*H1AB>=2");  /* never */
+  nb_assert(net, PN_ASSERT_UNREACHABLE, "1*A>=2");       /* holds */
   nb_assert(net, PN_ASSERT_INVARIANT, "1*A+1*H1A+1*H1AB+1*H2AB==1;1*B+1*H1AB+1*H2B+1*H2AB==1");
-  nb_assert(net, PN_ASSERT_CAPACITY, NULL);               /* W2 capacity 0: 1 step */
+  nb_assert(net, PN_ASSERT_CAPACITY, NULL); /* W2 capacity 0: 1 step */
   nb_capacity(net, "W2", 0);
   static const struct {
     bool holds;
     int len; /* -1: no trace */
-  } want[] = {{false, 4}, {true, 3}, {false, 2}, {false, -1}, {true, -1}, {true, -1}, {false, 1}};
+  } want[] = { { false, 4 }, { true, 3 },  { false, 2 }, { false, -1 },
+               { true, -1 }, { true, -1 }, { false, 1 } };
   struct pn_analysis *a = analyze(net, 0);
   struct naive nv;
   ck_assert_int_eq(naive_explore(net, 100000, &nv), 0);
@@ -341,20 +360,24 @@ START_TEST(test_shortest_traces) {
 END_TEST
 
 /* Compares every figure and every state's class and depth with naive.c. */
-static void cross_check(const struct pn_net *net) {
+static void cross_check(const struct pn_net *net)
+{
   struct naive nv;
   ck_assert_int_eq(naive_explore(net, 200000, &nv), 0);
   struct pn_analysis *a = analyze(net, 0);
   ck_assert_uint_eq(pn_analysis_states(a), nv.n);
   ck_assert_uint_eq(pn_analysis_edges(a), nv.nedges);
-  uint64_t counts[4] = {0};
-  for (uint64_t s = 0; s < nv.n; s++) counts[nv.cls[s]]++;
-  for (int c = 0; c < 4; c++) ck_assert_uint_eq(pn_analysis_class_count(a, (enum pn_class)c), counts[c]);
+  uint64_t counts[4] = { 0 };
+  for (uint64_t s = 0; s < nv.n; s++)
+    counts[nv.cls[s]]++;
+  for (int c = 0; c < 4; c++)
+    ck_assert_uint_eq(pn_analysis_class_count(a, (enum pn_class)c), counts[c]);
   /* Bounds: the largest count in any marking (environment places: -1). */
   for (uint32_t p = 0; p < net->nplaces; p++) {
     int64_t max = net->places[p].role == PN_PLACE_TRACKED ? 0 : -1;
     for (uint64_t s = 0; s < nv.n && max >= 0; s++)
-      if (nv.marks[s * nv.nplaces + p] > max) max = nv.marks[s * nv.nplaces + p];
+      if (nv.marks[s * nv.nplaces + p] > max)
+        max = nv.marks[s * nv.nplaces + p];
     ck_assert_int_eq(pn_analysis_bounds(a)[p], max);
   }
   int64_t *m = calloc(net->nplaces + 1, sizeof *m);
@@ -375,7 +398,8 @@ static void cross_check(const struct pn_net *net) {
   naive_free(&nv);
 }
 
-START_TEST(test_cross_two_locks) {
+START_TEST(test_cross_two_locks)
+{
   struct pn_net *net = two_locks();
   cross_check(net);
   pn_net_free(net);
@@ -384,7 +408,8 @@ END_TEST
 
 /* Dining philosophers (MCC): 3^n markings, 2 dead ones; with admission
  * transitions for the first fork, so S is not trivial. */
-static struct pn_net *philosophers(int n, bool admissions) {
+static struct pn_net *philosophers(int n, bool admissions)
+{
   struct pn_net *net = nb_new("philosophers");
   char a[32], b[32], c[32], d[32], e[32], f[32], pre[96], post[96];
   for (int i = 0; i < n; i++) {
@@ -421,7 +446,8 @@ static struct pn_net *philosophers(int n, bool admissions) {
   return net;
 }
 
-START_TEST(test_cross_philosophers) {
+START_TEST(test_cross_philosophers)
+{
   struct pn_net *net = philosophers(5, false);
   struct pn_analysis *a = analyze(net, 0);
   /* Published (MCC Philosophers-PT-000005): 243 markings, 945 firings, 2 dead. */
@@ -443,8 +469,9 @@ END_TEST
 /* The searches run in several threads (docs/analysis.md, "Parallel
  * searches"): the numbering, every marking, the classes, the safe set and
  * the traces must be exactly those of the one-thread search. */
-static void same_with_threads(const struct pn_net *net, uint64_t min_states) {
-  struct pn_analysis_opts o1 = {.threads = 1};
+static void same_with_threads(const struct pn_net *net, uint64_t min_states)
+{
+  struct pn_analysis_opts o1 = { .threads = 1 };
   struct pn_analysis *one = NULL;
   ck_assert_int_eq(pn_analyze(net, &o1, &one), 0);
   uint64_t n = pn_analysis_states(one);
@@ -453,7 +480,7 @@ static void same_with_threads(const struct pn_net *net, uint64_t min_states) {
   int64_t *m1 = calloc(net->nplaces, sizeof *m1), *m2 = calloc(net->nplaces, sizeof *m2);
   ck_assert(m1 && m2);
   for (unsigned threads = 2; threads <= 3; threads++) {
-    struct pn_analysis_opts o = {.threads = threads};
+    struct pn_analysis_opts o = { .threads = threads };
     struct pn_analysis *par = NULL;
     ck_assert_int_eq(pn_analyze(net, &o, &par), 0);
     ck_assert_uint_eq(pn_analysis_states(par), n);
@@ -478,7 +505,8 @@ static void same_with_threads(const struct pn_net *net, uint64_t min_states) {
       ck_assert_int_eq(r1->holds, r2->holds);
       ck_assert_int_eq(r1->witness, r2->witness);
       ck_assert_uint_eq(r1->ntrace, r2->ntrace);
-      if (r1->ntrace) ck_assert_mem_eq(r1->trace, r2->trace, r1->ntrace * sizeof *r1->trace);
+      if (r1->ntrace)
+        ck_assert_mem_eq(r1->trace, r2->trace, r1->ntrace * sizeof *r1->trace);
     }
     pn_analysis_free(par);
   }
@@ -487,7 +515,8 @@ static void same_with_threads(const struct pn_net *net, uint64_t min_states) {
   pn_analysis_free(one);
 }
 
-START_TEST(test_threads_philosophers) {
+START_TEST(test_threads_philosophers)
+{
   /* 3^10 markings, admissions: the closure step runs too. */
   struct pn_net *net = philosophers(10, true);
   nb_assert(net, PN_ASSERT_NO_DEADLOCK, NULL);
@@ -496,7 +525,8 @@ START_TEST(test_threads_philosophers) {
 }
 END_TEST
 
-START_TEST(test_threads_widening) {
+START_TEST(test_threads_widening)
+{
   /* 14 switches x_i -> y_i, each turn adding a token to count: 2^14
    * markings, and count outgrows its field at 2, 4 and 8 tokens; the last
    * happens while the 3432 states of level 7 are expanded in parallel
@@ -528,7 +558,8 @@ START_TEST(test_threads_widening) {
 }
 END_TEST
 
-START_TEST(test_threads_multiword) {
+START_TEST(test_threads_multiword)
+{
   /* 4 tokens on a 41-place chain: C(44, 4) markings of 123 bits. */
   struct pn_net *net = chain(4);
   nb_assert(net, PN_ASSERT_NO_DEADLOCK, NULL);
@@ -540,12 +571,14 @@ END_TEST
 /* Random token-conserving nets (bounded by construction) with admissions,
  * sources and sinks. */
 static uint64_t rng_state;
-static uint32_t rng(uint32_t n) {
+static uint32_t rng(uint32_t n)
+{
   rng_state = rng_state * 6364136223846793005u + 1442695040888963407u;
   return (uint32_t)((rng_state >> 33) % n);
 }
 
-static struct pn_net *random_net(uint64_t seed) {
+static struct pn_net *random_net(uint64_t seed)
+{
   rng_state = seed;
   struct pn_net *net = nb_new("random");
   uint32_t np = 2 + rng(5), nt = 2 + rng(6);
@@ -559,20 +592,28 @@ static struct pn_net *random_net(uint64_t seed) {
   for (uint32_t t = 0; t < nt; t++) {
     /* Move w tokens from up to two places to up to two places. */
     uint32_t w = 1 + rng(2), a = rng(np), b = rng(np), c = rng(np), d = rng(np);
-    if (rng(2) || a == b) snprintf(pre, sizeof pre, "p%u:%u", a, w);
-    else snprintf(pre, sizeof pre, "p%u:%u p%u:1", a, w, b);
-    if (strchr(pre, ' ')) w++;
-    if (rng(2) || c == d || w < 2) snprintf(post, sizeof post, "p%u:%u", c, w);
-    else snprintf(post, sizeof post, "p%u:%u p%u:1", c, w - 1, d);
-    if (rng(3) == 0) strcat(pre, " src");
-    if (rng(3) == 0) strcat(post, " snk");
+    if (rng(2) || a == b)
+      snprintf(pre, sizeof pre, "p%u:%u", a, w);
+    else
+      snprintf(pre, sizeof pre, "p%u:%u p%u:1", a, w, b);
+    if (strchr(pre, ' '))
+      w++;
+    if (rng(2) || c == d || w < 2)
+      snprintf(post, sizeof post, "p%u:%u", c, w);
+    else
+      snprintf(post, sizeof post, "p%u:%u p%u:1", c, w - 1, d);
+    if (rng(3) == 0)
+      strcat(pre, " src");
+    if (rng(3) == 0)
+      strcat(post, " snk");
     snprintf(name, sizeof name, "t%u", t);
     nb_trans(net, name, rng(3) == 0 ? PN_ADMISSION : PN_PROGRESS, pre, post);
   }
   return net;
 }
 
-START_TEST(test_cross_random) {
+START_TEST(test_cross_random)
+{
   for (uint64_t seed = 1; seed <= 300; seed++) {
     struct pn_net *net = random_net(seed);
     cross_check(net);
@@ -585,7 +626,8 @@ END_TEST
 
 /* Random nets that need not conserve anything: weights 1-3, outputs
  * optional; many are unbounded. */
-static struct pn_net *random_free_net(uint64_t seed) {
+static struct pn_net *random_free_net(uint64_t seed)
+{
   rng_state = seed;
   struct pn_net *net = nb_new("random_free");
   uint32_t np = 2 + rng(4), nt = 1 + rng(5);
@@ -598,10 +640,13 @@ static struct pn_net *random_free_net(uint64_t seed) {
   for (uint32_t t = 0; t < nt; t++) {
     uint32_t a = rng(np), b = rng(np), c = rng(np);
     snprintf(pre, sizeof pre, "p%u:%u", a, 1 + rng(3));
-    if (rng(3) == 0 && b != a) snprintf(pre + strlen(pre), sizeof pre - strlen(pre), " p%u:%u", b, 1 + rng(2));
-    if (rng(4) == 0) strcat(pre, " src");
+    if (rng(3) == 0 && b != a)
+      snprintf(pre + strlen(pre), sizeof pre - strlen(pre), " p%u:%u", b, 1 + rng(2));
+    if (rng(4) == 0)
+      strcat(pre, " src");
     post[0] = 0;
-    if (rng(5)) snprintf(post, sizeof post, "p%u:%u", c, 1 + rng(3));
+    if (rng(5))
+      snprintf(post, sizeof post, "p%u:%u", c, 1 + rng(3));
     snprintf(name, sizeof name, "t%u", t);
     nb_trans(net, name, PN_PROGRESS, pre, post[0] ? post : "src");
   }
@@ -610,29 +655,37 @@ static struct pn_net *random_free_net(uint64_t seed) {
 
 /* Incidence of net place p under transition t, from the arcs as given
  * (the test's own reading of the net, not verify/'s). */
-static int64_t incidence(const struct pn_net *net, uint32_t p, uint32_t t) {
+static int64_t incidence(const struct pn_net *net, uint32_t p, uint32_t t)
+{
   const struct pn_transition *tr = &net->transitions[t];
   int64_t d = 0;
   for (uint32_t i = 0; i < tr->npre; i++)
-    if (tr->pre[i].place == p) d -= tr->pre[i].weight;
+    if (tr->pre[i].place == p)
+      d -= tr->pre[i].weight;
   for (uint32_t i = 0; i < tr->npost; i++)
-    if (tr->post[i].place == p) d += tr->post[i].weight;
+    if (tr->post[i].place == p)
+      d += tr->post[i].weight;
   return d;
 }
 
-static bool is_semiflow(const struct pn_net *net, const int64_t *y) {
+static bool is_semiflow(const struct pn_net *net, const int64_t *y)
+{
   for (uint32_t t = 0; t < net->ntransitions; t++) {
     int64_t sum = 0;
     for (uint32_t p = 0; p < net->nplaces; p++)
-      if (net->places[p].role == PN_PLACE_TRACKED) sum += y[p] * incidence(net, p, t);
-    if (sum) return false;
+      if (net->places[p].role == PN_PLACE_TRACKED)
+        sum += y[p] * incidence(net, p, t);
+    if (sum)
+      return false;
   }
   return true;
 }
 
-static bool support_within(const int64_t *a, const int64_t *b, uint32_t n) {
+static bool support_within(const int64_t *a, const int64_t *b, uint32_t n)
+{
   for (uint32_t p = 0; p < n; p++)
-    if (a[p] && !b[p]) return false;
+    if (a[p] && !b[p])
+      return false;
   return true;
 }
 
@@ -644,7 +697,8 @@ static bool support_within(const int64_t *a, const int64_t *b, uint32_t n) {
  * bound smaller than the computed one; and when the net has at most
  * 20000 markings (tests/analysis/naive.c), no reachable marking exceeds a
  * computed bound. */
-static void check_semiflows(const struct pn_net *net) {
+static void check_semiflows(const struct pn_net *net)
+{
   uint32_t n = net->nplaces;
   struct pn_semiflows sf;
   ck_assert_int_eq(pn_semiflows_compute(net, &sf), 0);
@@ -657,23 +711,32 @@ static void check_semiflows(const struct pn_net *net) {
     int64_t g = 0;
     for (uint32_t p = 0; p < n; p++) {
       ck_assert_int_ge(row[p], 0);
-      if (net->places[p].role != PN_PLACE_TRACKED) ck_assert_int_eq(row[p], 0);
-      for (int64_t a = g, b = row[p]; ; ) { /* g = gcd(g, row[p]) */
-        if (!b) { g = a; break; }
-        int64_t t = a % b; a = b; b = t;
+      if (net->places[p].role != PN_PLACE_TRACKED)
+        ck_assert_int_eq(row[p], 0);
+      for (int64_t a = g, b = row[p];;) { /* g = gcd(g, row[p]) */
+        if (!b) {
+          g = a;
+          break;
+        }
+        int64_t t = a % b;
+        a = b;
+        b = t;
       }
     }
     ck_assert_int_eq(g, 1);
     for (uint32_t k = 0; k < sf.nrows; k++)
-      if (k != r) ck_assert(!support_within(sf.y + (size_t)k * n, row, n));
+      if (k != r)
+        ck_assert(!support_within(sf.y + (size_t)k * n, row, n));
   }
   /* Brute force over y in {0..3}^tracked. */
   uint32_t tracked[8], nt = 0;
   for (uint32_t p = 0; p < n; p++)
-    if (net->places[p].role == PN_PLACE_TRACKED && nt < 8) tracked[nt++] = p;
+    if (net->places[p].role == PN_PLACE_TRACKED && nt < 8)
+      tracked[nt++] = p;
   if (nt <= 6) {
     uint32_t combos = 1;
-    for (uint32_t i = 0; i < nt; i++) combos *= 4;
+    for (uint32_t i = 0; i < nt; i++)
+      combos *= 4;
     for (uint32_t c = 1; c < combos; c++) {
       memset(y, 0, n * sizeof *y);
       int64_t total = 0;
@@ -681,14 +744,16 @@ static void check_semiflows(const struct pn_net *net) {
         y[tracked[i]] = v % 4;
         total += y[tracked[i]] * net->places[tracked[i]].initial;
       }
-      if (!is_semiflow(net, y)) continue;
+      if (!is_semiflow(net, y))
+        continue;
       bool covered = false;
       for (uint32_t r = 0; r < sf.nrows && !covered; r++)
         covered = support_within(sf.y + (size_t)r * n, y, n);
       ck_assert_msg(covered, "a semiflow with no minimal row inside its support");
       for (uint32_t i = 0; i < nt; i++) {
         uint32_t p = tracked[i];
-        if (!y[p]) continue;
+        if (!y[p])
+          continue;
         ck_assert_int_ge(bound[p], 0);
         ck_assert_int_le(bound[p], total / y[p]);
       }
@@ -698,14 +763,16 @@ static void check_semiflows(const struct pn_net *net) {
   if (naive_explore(net, 20000, &nv) == 0)
     for (uint64_t s = 0; s < nv.n; s++)
       for (uint32_t p = 0; p < n; p++)
-        if (bound[p] >= 0) ck_assert_int_le(nv.marks[s * nv.nplaces + p], bound[p]);
+        if (bound[p] >= 0)
+          ck_assert_int_le(nv.marks[s * nv.nplaces + p], bound[p]);
   naive_free(&nv); /* also what a search over the limit allocated */
   free(bound);
   free(y);
   pn_semiflows_free(&sf);
 }
 
-START_TEST(test_semiflow_random) {
+START_TEST(test_semiflow_random)
+{
   for (uint64_t seed = 1; seed <= 300; seed++) {
     struct pn_net *net = random_net(seed);
     check_semiflows(net);
@@ -717,7 +784,8 @@ START_TEST(test_semiflow_random) {
 }
 END_TEST
 
-START_TEST(test_semiflow_philosophers) {
+START_TEST(test_semiflow_philosophers)
+{
   /* Dining philosophers, n = 5: the 2n minimal P-semiflows the model's
    * structure gives (each philosopher: think_i + catch1_i + catch2_i +
    * eat_i = 1; each fork: fork_i + catch1_i + catch2_(i-1) + eat_i +
@@ -728,7 +796,8 @@ START_TEST(test_semiflow_philosophers) {
   ck_assert_uint_eq(sf.nrows, 10);
   int64_t bound[25];
   ck_assert_int_eq(pn_semiflow_bounds(net, bound), 0);
-  for (uint32_t p = 0; p < net->nplaces; p++) ck_assert_int_eq(bound[p], 1);
+  for (uint32_t p = 0; p < net->nplaces; p++)
+    ck_assert_int_eq(bound[p], 1);
   pn_semiflows_free(&sf);
   check_semiflows(net);
   pn_net_free(net);
@@ -739,7 +808,8 @@ END_TEST
  * each, a token in every seventh place): Farkas' rows blow up, so the
  * computation must give up (-E2BIG) within its limits, prove nothing, and
  * leave the analysis correct (widening on demand). */
-static struct pn_net *random_big_net(uint64_t seed, uint32_t np, uint32_t nt) {
+static struct pn_net *random_big_net(uint64_t seed, uint32_t np, uint32_t nt)
+{
   rng_state = seed;
   struct pn_net *net = nb_new("random_big");
   char name[16], pre[64], post[64];
@@ -748,7 +818,8 @@ static struct pn_net *random_big_net(uint64_t seed, uint32_t np, uint32_t nt) {
     nb_place(net, name, PN_PLACE_TRACKED, i % 7 == 0);
   }
   for (uint32_t t = 0; t < nt; t++) {
-    uint32_t a = rng(np), b = (a + 1 + rng(np - 1)) % np, c = rng(np), d = (c + 1 + rng(np - 1)) % np;
+    uint32_t a = rng(np), b = (a + 1 + rng(np - 1)) % np, c = rng(np),
+             d = (c + 1 + rng(np - 1)) % np;
     snprintf(pre, sizeof pre, "p%u p%u", a, b);
     snprintf(post, sizeof post, "p%u p%u", c, d);
     snprintf(name, sizeof name, "t%u", t);
@@ -757,7 +828,8 @@ static struct pn_net *random_big_net(uint64_t seed, uint32_t np, uint32_t nt) {
   return net;
 }
 
-START_TEST(test_semiflow_give_up) {
+START_TEST(test_semiflow_give_up)
+{
   unsigned gave_up = 0;
   for (uint64_t seed = 1; seed <= 4; seed++) {
     struct pn_net *net = random_big_net(seed, 120, 200);
@@ -771,7 +843,8 @@ START_TEST(test_semiflow_give_up) {
       gave_up++;
       ck_assert_ptr_null(sf.y);
       ck_assert_uint_eq(sf.nrows, 0);
-      for (uint32_t p = 0; p < net->nplaces; p++) ck_assert_int_eq(bound[p], -1);
+      for (uint32_t p = 0; p < net->nplaces; p++)
+        ck_assert_int_eq(bound[p], -1);
     } else {
       pn_semiflows_free(&sf);
     }
@@ -783,7 +856,8 @@ START_TEST(test_semiflow_give_up) {
 }
 END_TEST
 
-static Suite *analysis_suite(void) {
+static Suite *analysis_suite(void)
+{
   Suite *s = suite_create("analysis");
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 300);
@@ -818,7 +892,8 @@ static Suite *analysis_suite(void) {
   return s;
 }
 
-int main(void) {
+int main(void)
+{
   SRunner *sr = srunner_create(analysis_suite());
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);

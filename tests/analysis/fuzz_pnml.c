@@ -13,19 +13,23 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
   static FILE *promela_sink; /* the emitter runs; its text is not kept */
-  if (!promela_sink && !(promela_sink = fopen("/dev/null", "w"))) abort();
+  if (!promela_sink && !(promela_sink = fopen("/dev/null", "w")))
+    abort();
   diag_set_quiet(true);
   struct pn_net *net = pnml_parse_memory("fuzz.pnml", (const char *)data, size);
   if (net) {
-    struct pn_analysis_opts opts = {.max_states = 5000};
+    struct pn_analysis_opts opts = { .max_states = 5000 };
     struct pn_analysis *a = NULL;
     if (pn_analyze(net, &opts, &a) == 0) {
-      for (uint32_t i = 0; i < net->nassertions; i++) (void)pn_analysis_assertion(a, i);
+      for (uint32_t i = 0; i < net->nassertions; i++)
+        (void)pn_analysis_assertion(a, i);
       pn_analysis_free(a);
     }
-    if (emit_promela(promela_sink, net) != 0) abort();
+    if (emit_promela(promela_sink, net) != 0)
+      abort();
   }
   pn_net_free(net);
   diag_reset();

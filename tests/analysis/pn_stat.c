@@ -14,8 +14,9 @@
 #include "pn_semiflow.h"
 #include "pnml.h"
 
-int main(int argc, char **argv) {
-  struct pn_analysis_opts opts = {0};
+int main(int argc, char **argv)
+{
+  struct pn_analysis_opts opts = { 0 };
   const char *path = NULL;
   int promela = 0;
   for (int i = 1; i < argc; i++) {
@@ -33,7 +34,8 @@ int main(int argc, char **argv) {
     return 2;
   }
   struct pn_net *net = pnml_parse_file(path);
-  if (!net) return 2;
+  if (!net)
+    return 2;
   if (promela) {
     int prc = emit_promela(stdout, net);
     pn_net_free(net);
@@ -57,10 +59,12 @@ int main(int argc, char **argv) {
     printf("assert[%u]=%s %s", i, r->holds ? "holds" : "FAILS", net->assertions[i].text);
     if (r->trace) {
       printf(" trace:");
-      for (uint32_t k = 0; k < r->ntrace; k++) printf(" %s", net->transitions[r->trace[k]].name);
+      for (uint32_t k = 0; k < r->ntrace; k++)
+        printf(" %s", net->transitions[r->trace[k]].name);
     }
     printf("\n");
-    if (!r->holds) exit_code = 1;
+    if (!r->holds)
+      exit_code = 1;
   }
   /* P-semiflows and, per place, the largest count reached next to the
    * bound the semiflows prove (-1: none). */
@@ -70,7 +74,8 @@ int main(int argc, char **argv) {
   if (src == -E2BIG) {
     printf("semiflows=gave-up\n"); /* too large: the analysis widens instead */
   } else if (src || pn_semiflow_bounds(net, sb)) {
-    if (!src) pn_semiflows_free(&sf);
+    if (!src)
+      pn_semiflows_free(&sf);
     fprintf(stderr, "pn_stat: semiflows failed\n");
     exit_code = 2;
   } else {
@@ -79,7 +84,8 @@ int main(int argc, char **argv) {
       printf("semiflow.%" PRIu32 "=", r);
       for (uint32_t p = 0, first = 1; p < net->nplaces; p++) {
         int64_t y = sf.y[(size_t)r * net->nplaces + p];
-        if (y) printf("%s%s:%" PRId64, first ? "" : " ", net->places[p].name, y), first = 0;
+        if (y)
+          printf("%s%s:%" PRId64, first ? "" : " ", net->places[p].name, y), first = 0;
       }
       printf("\n");
     }

@@ -17,11 +17,13 @@ int main(int argc, char **argv)
   char name[64];
   int n = argc > 2 ? atoi(argv[2]) : 1000;
   if (argc > 2 && strcmp(argv[1], "--udp") == 0) {
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
     socklen_t sl = sizeof sa;
     char buf[64] = "payload", in[64];
-    struct iovec iov = {.iov_base = buf, .iov_len = sizeof buf};
-    struct msghdr mh = {.msg_name = &sa, .msg_namelen = sizeof sa, .msg_iov = &iov, .msg_iovlen = 1};
+    struct iovec iov = { .iov_base = buf, .iov_len = sizeof buf };
+    struct msghdr mh = {
+      .msg_name = &sa, .msg_namelen = sizeof sa, .msg_iov = &iov, .msg_iovlen = 1
+    };
     int rx = socket(AF_INET, SOCK_DGRAM, 0), tx = socket(AF_INET, SOCK_DGRAM, 0);
     if (rx < 0 || tx < 0 || bind(rx, (struct sockaddr *)&sa, sizeof sa) != 0 ||
         getsockname(rx, (struct sockaddr *)&sa, &sl) != 0)

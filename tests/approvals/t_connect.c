@@ -17,7 +17,7 @@
 
 int main(int argc, char **argv)
 {
-  struct sockaddr_in sa = {.sin_family = AF_INET};
+  struct sockaddr_in sa = { .sin_family = AF_INET };
   int srv, cli, usrv, ucli, one = 1, inherited;
   if (argc != 3 || inet_pton(AF_INET, argv[1], &sa.sin_addr) != 1)
     return 2;
@@ -52,8 +52,11 @@ int main(int argc, char **argv)
   }
   /* sendmsg: two pieces, unconnected socket, destination in msg_name. */
   {
-    struct iovec iov[2] = {{.iov_base = "hello-", .iov_len = 6}, {.iov_base = "msg", .iov_len = 3}};
-    struct msghdr mh = {.msg_name = &sa, .msg_namelen = sizeof sa, .msg_iov = iov, .msg_iovlen = 2};
+    struct iovec iov[2] = { { .iov_base = "hello-", .iov_len = 6 },
+                            { .iov_base = "msg", .iov_len = 3 } };
+    struct msghdr mh = {
+      .msg_name = &sa, .msg_namelen = sizeof sa, .msg_iov = iov, .msg_iovlen = 2
+    };
     char b[32];
     ssize_t r = sendmsg(ucli, &mh, 0), n;
     if (r == 9) {
@@ -66,12 +69,17 @@ int main(int argc, char **argv)
   }
   /* sendmmsg: two datagrams; msg_len must be filled in. */
   {
-    struct iovec i1 = {.iov_base = "one", .iov_len = 3}, i2 = {.iov_base = "second", .iov_len = 6};
+    struct iovec i1 = { .iov_base = "one", .iov_len = 3 },
+                 i2 = { .iov_base = "second", .iov_len = 6 };
     struct mmsghdr mm[2];
     char b[32];
     memset(mm, 0, sizeof mm);
-    mm[0].msg_hdr = (struct msghdr){.msg_name = &sa, .msg_namelen = sizeof sa, .msg_iov = &i1, .msg_iovlen = 1};
-    mm[1].msg_hdr = (struct msghdr){.msg_name = &sa, .msg_namelen = sizeof sa, .msg_iov = &i2, .msg_iovlen = 1};
+    mm[0].msg_hdr = (struct msghdr){
+      .msg_name = &sa, .msg_namelen = sizeof sa, .msg_iov = &i1, .msg_iovlen = 1
+    };
+    mm[1].msg_hdr = (struct msghdr){
+      .msg_name = &sa, .msg_namelen = sizeof sa, .msg_iov = &i2, .msg_iovlen = 1
+    };
     int r = sendmmsg(ucli, mm, 2, 0);
     if (r == 2) {
       ssize_t n1 = recv(usrv, b, sizeof b, MSG_DONTWAIT);
@@ -90,8 +98,10 @@ int main(int argc, char **argv)
   {
     int sp[2], pp[2], got = -1;
     char c = 'x', buf[CMSG_SPACE(sizeof(int))], rbuf[CMSG_SPACE(sizeof(int))], r4[4] = "";
-    struct iovec iov = {.iov_base = &c, .iov_len = 1};
-    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = buf, .msg_controllen = sizeof buf};
+    struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+    struct msghdr mh = {
+      .msg_iov = &iov, .msg_iovlen = 1, .msg_control = buf, .msg_controllen = sizeof buf
+    };
     struct cmsghdr *cm;
     if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sp) != 0 || pipe(pp) != 0)
       return 2;
@@ -102,19 +112,24 @@ int main(int argc, char **argv)
     cm->cmsg_len = CMSG_LEN(sizeof(int));
     memcpy(CMSG_DATA(cm), &pp[0], sizeof(int));
     if (sendmsg(sp[0], &mh, 0) == 1) {
-      struct msghdr rh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = rbuf, .msg_controllen = sizeof rbuf};
+      struct msghdr rh = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = rbuf, .msg_controllen = sizeof rbuf
+      };
       if (recvmsg(sp[1], &rh, 0) == 1 && (cm = CMSG_FIRSTHDR(&rh)) && cm->cmsg_type == SCM_RIGHTS)
         memcpy(&got, CMSG_DATA(cm), sizeof got);
       (void)!write(pp[1], "fd!", 3);
       printf("scm_rights: ok (%s)\n", got >= 0 && read(got, r4, 3) == 3 && memcmp(r4, "fd!", 3) == 0
-                                          ? "descriptor works" : "BROKEN");
+                                          ? "descriptor works"
+                                          : "BROKEN");
     } else {
       printf("scm_rights: %s\n", strerror(errno));
     }
     {
-      struct ucred uc = {.pid = getpid(), .uid = getuid(), .gid = getgid()};
+      struct ucred uc = { .pid = getpid(), .uid = getuid(), .gid = getgid() };
       char cb[CMSG_SPACE(sizeof uc)];
-      struct msghdr ch = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cb, .msg_controllen = sizeof cb};
+      struct msghdr ch = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cb, .msg_controllen = sizeof cb
+      };
       memset(cb, 0, sizeof cb);
       cm = CMSG_FIRSTHDR(&ch);
       cm->cmsg_level = SOL_SOCKET;

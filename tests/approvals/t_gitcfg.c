@@ -55,8 +55,9 @@ int main(int argc, char **argv)
     show("openat .git config", openat(d, "config", O_RDWR | O_APPEND));
     close(d);
   } else if (strcmp(m, "openat2") == 0) {
-    struct open_how how = {.flags = O_WRONLY | O_APPEND};
-    show("openat2 .git/config", (int)syscall(SYS_openat2, AT_FDCWD, ".git/config", &how, sizeof how));
+    struct open_how how = { .flags = O_WRONLY | O_APPEND };
+    show("openat2 .git/config",
+         (int)syscall(SYS_openat2, AT_FDCWD, ".git/config", &how, sizeof how));
   } else if (strcmp(m, "creat") == 0) {
     int fd = creat(".git/config", 0644);
     printf("creat .git/config: %s\n", fd < 0 ? strerror(errno) : "ok");

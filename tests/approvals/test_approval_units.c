@@ -16,16 +16,19 @@
 #include "cs_profile_table.h"
 
 static const char *g_dir;
-static const char *const g_argv[] = {"rm", "-rf", "build", NULL};
+static const char *const g_argv[] = { "rm", "-rf", "build", NULL };
 
 static int ask_exec(const char *script, unsigned timeout_ms, struct cs_approval_decision *d)
 {
   char prog[1024];
-  struct cs_approval_opts o = {0};
+  struct cs_approval_opts o = { 0 };
   struct cs_approval_mgr *m = NULL;
-  struct cs_approval_request req = {.operation = CS_APPROVAL_OP_DELETE, .argv = g_argv,
-                                    .path = "/w/build", .profile = "standard",
-                                    .rule = "builtin rm", .layer = "command"};
+  struct cs_approval_request req = { .operation = CS_APPROVAL_OP_DELETE,
+                                     .argv = g_argv,
+                                     .path = "/w/build",
+                                     .profile = "standard",
+                                     .rule = "builtin rm",
+                                     .layer = "command" };
   int r;
   snprintf(prog, sizeof prog, "%s/%s", g_dir, script);
   ck_assert_int_eq(cs_approver_exec(prog, &o.approver), 0);
@@ -71,10 +74,10 @@ END_TEST
 
 START_TEST(no_approver_denies)
 {
-  struct cs_approval_opts o = {0};
+  struct cs_approval_opts o = { 0 };
   struct cs_approval_mgr *m = NULL;
   struct cs_approval_decision d;
-  struct cs_approval_request req = {.operation = CS_APPROVAL_OP_SUDO, .argv = g_argv};
+  struct cs_approval_request req = { .operation = CS_APPROVAL_OP_SUDO, .argv = g_argv };
   ck_assert_int_eq(cs_approval_create(&o, &m), 0);
   ck_assert_int_eq(cs_approval_ask(m, &req, &d), -EPERM);
   ck_assert_ptr_nonnull(strstr(d.reason, "no approver"));
@@ -98,12 +101,13 @@ START_TEST(scopes_and_store)
 {
   char dir[] = "/tmp/approvals_units.XXXXXX", store[256];
   enum cs_approval_scope scope = CS_APPROVAL_SESSION;
-  struct cs_approval_opts o = {.approver = {.kind = "count", .decide = counting, .ctx = &scope}};
+  struct cs_approval_opts o = { .approver = {
+                                    .kind = "count", .decide = counting, .ctx = &scope } };
   struct cs_approval_mgr *m = NULL;
   struct cs_approval_decision d;
-  const char *const make[] = {"make", "clean", NULL};
-  const char *const other[] = {"make", "install", NULL};
-  struct cs_approval_request req = {.operation = CS_APPROVAL_OP_DELETE, .argv = make};
+  const char *const make[] = { "make", "clean", NULL };
+  const char *const other[] = { "make", "install", NULL };
+  struct cs_approval_request req = { .operation = CS_APPROVAL_OP_DELETE, .argv = make };
   uint64_t id;
 
   ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -163,7 +167,8 @@ START_TEST(reply_parsing)
 {
   struct cs_approval_decision d;
   memset(&d, 0, sizeof d);
-  ck_assert_int_eq(cs_approval_reply_parse("{\"decision\":\"allow\",\"scope\":\"session\"}", 0, &d), 0);
+  ck_assert_int_eq(cs_approval_reply_parse("{\"decision\":\"allow\",\"scope\":\"session\"}", 0, &d),
+                   0);
   ck_assert(d.allow);
   ck_assert_int_eq(d.scope, CS_APPROVAL_SESSION);
   ck_assert_int_eq(cs_approval_reply_parse("{\"decision\":\"allow\",\"scope\":\"forever\"}", 0, &d),
@@ -200,7 +205,8 @@ static void *srv_main(void *arg)
     char out[256];
     if (strcmp(s->mode, "allow") == 0) {
       /* A stale answer for another id first: must be skipped. */
-      snprintf(out, sizeof out, "{\"id\":%ld,\"decision\":\"deny\"}\n{\"id\":%ld,\"decision\":\"allow\"}\n",
+      snprintf(out, sizeof out,
+               "{\"id\":%ld,\"decision\":\"deny\"}\n{\"id\":%ld,\"decision\":\"allow\"}\n",
                v + 1000, v);
       (void)!write(c, out, strlen(out));
     } else if (strcmp(s->mode, "garbage") == 0) {
@@ -217,12 +223,13 @@ static void *srv_main(void *arg)
 static int ask_socket(const char *mode, unsigned timeout, struct cs_approval_decision *d)
 {
   char dir[] = "/tmp/approvals_sock.XXXXXX";
-  struct sockaddr_un sa = {.sun_family = AF_UNIX};
-  struct srv s = {.mode = mode};
-  struct cs_approval_opts o = {0};
+  struct sockaddr_un sa = { .sun_family = AF_UNIX };
+  struct srv s = { .mode = mode };
+  struct cs_approval_opts o = { 0 };
   struct cs_approval_mgr *m = NULL;
-  struct cs_approval_request req = {.operation = CS_APPROVAL_OP_NETWORK, .argv = g_argv,
-                                    .address = "203.0.113.1:443"};
+  struct cs_approval_request req = { .operation = CS_APPROVAL_OP_NETWORK,
+                                     .argv = g_argv,
+                                     .address = "203.0.113.1:443" };
   pthread_t t;
   int r;
   ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -258,12 +265,13 @@ END_TEST
 START_TEST(rules_examples)
 {
   char why[512] = "";
-  int r = cs_cmdrule_check_examples(cs_cmdrules_builtin, cs_cmdrules_builtin_count, why, sizeof why);
+  int r =
+      cs_cmdrule_check_examples(cs_cmdrules_builtin, cs_cmdrules_builtin_count, why, sizeof why);
   ck_assert_msg(r == 0, "%s", why);
   /* And the check can fail. */
-  static const char *const ex[] = {"ls x", NULL};
-  static const struct cs_cmdrule bad[] = {
-      {"bad", "rm", NULL, CS_CMDRULE_ASK, CS_APPROVAL_OP_DELETE, "t", ex, NULL}};
+  static const char *const ex[] = { "ls x", NULL };
+  static const struct cs_cmdrule bad[] = { { "bad", "rm", NULL, CS_CMDRULE_ASK,
+                                             CS_APPROVAL_OP_DELETE, "t", ex, NULL } };
   ck_assert_int_eq(cs_cmdrule_check_examples(bad, 1, why, sizeof why), -EPROTO);
   ck_assert_ptr_nonnull(strstr(why, "ls x"));
 }
@@ -274,7 +282,8 @@ static enum cs_cmdrule_action act(const char *cmd, uint32_t ops, const char **ru
   char buf[512], *argv[33];
   struct cs_cmdrule_result res;
   ck_assert_int_gt(cs_cmdrule_split(cmd, buf, sizeof buf, argv, 33), 0);
-  ck_assert_int_eq(cs_cmdrule_match(cs_cmdrules_builtin, cs_cmdrules_builtin_count, argv, ops, &res), 0);
+  ck_assert_int_eq(
+      cs_cmdrule_match(cs_cmdrules_builtin, cs_cmdrules_builtin_count, argv, ops, &res), 0);
   if (rule)
     *rule = res.rule ? res.rule->name : NULL;
   return res.action;
@@ -315,8 +324,9 @@ START_TEST(escape_for_terminal)
   ck_assert_str_eq(out, "a\\x1b[2J\\x0d\\x0a\\x7f");
   /* C1 as a byte and as UTF-8, bidi override and isolate, zero width,
    * a letter, a 4-byte character. */
-  cs_approval_escape("\x9b|\xc2\x9b|\xe2\x80\xae|\xe2\x81\xa6|\xe2\x80\x8b|\xc3\xa9|\xf0\x9f\x98\x80", out,
-                     sizeof out);
+  cs_approval_escape(
+      "\x9b|\xc2\x9b|\xe2\x80\xae|\xe2\x81\xa6|\xe2\x80\x8b|\xc3\xa9|\xf0\x9f\x98\x80", out,
+      sizeof out);
   ck_assert_str_eq(out, "\\x9b|\\u{009b}|\\u{202e}|\\u{2066}|\\u{200b}|\\u{00e9}|\\u{1f600}");
   /* Not well-formed UTF-8: overlong, surrogate, truncated, stray. */
   cs_approval_escape("\xc0\xaf|\xed\xa0\x80|\xe2\x80|\x80\xff", out, sizeof out);
@@ -335,9 +345,9 @@ END_TEST
 START_TEST(prefix_and_names)
 {
   char b[64];
-  const char *const a1[] = {"/usr/bin/git", "config", "x", NULL};
-  const char *const a2[] = {"rm", "-rf", "x", NULL};
-  const char *const a3[] = {"make", "/etc/passwd", NULL};
+  const char *const a1[] = { "/usr/bin/git", "config", "x", NULL };
+  const char *const a2[] = { "rm", "-rf", "x", NULL };
+  const char *const a3[] = { "make", "/etc/passwd", NULL };
   enum cs_approval_operation op;
   ck_assert_int_eq(cs_approval_prefix(a1, b, sizeof b), 0);
   ck_assert_str_eq(b, "git config");
@@ -346,7 +356,8 @@ START_TEST(prefix_and_names)
   ck_assert_int_eq(cs_approval_prefix(a3, b, sizeof b), 0);
   ck_assert_str_eq(b, "make");
   for (int i = 0; i < CS_APPROVAL_OP_COUNT_; i++) {
-    ck_assert_int_eq(cs_approval_op_parse(cs_approval_op_name((enum cs_approval_operation)i), &op), 0);
+    ck_assert_int_eq(cs_approval_op_parse(cs_approval_op_name((enum cs_approval_operation)i), &op),
+                     0);
     ck_assert_int_eq((int)op, i);
   }
   ck_assert_int_eq(cs_approval_op_parse("format-disk", &op), -EINVAL);

@@ -47,14 +47,15 @@ static void naive_serve(int l)
   struct seccomp_notif n;
   struct seccomp_notif_resp r;
   for (;;) {
-    struct pollfd p = {.fd = l, .events = POLLIN};
+    struct pollfd p = { .fd = l, .events = POLLIN };
     if (poll(&p, 1, -1) < 0 || !(p.revents & POLLIN))
       return;
     memset(&n, 0, sizeof n);
     if (ioctl(l, SECCOMP_IOCTL_NOTIF_RECV, &n) != 0)
       continue;
     char path[256] = "";
-    struct iovec lo = {path, sizeof path - 1}, re = {(void *)(uintptr_t)n.data.args[0], sizeof path - 1};
+    struct iovec lo = { path, sizeof path - 1 },
+                 re = { (void *)(uintptr_t)n.data.args[0], sizeof path - 1 };
     process_vm_readv((pid_t)n.pid, &lo, 1, &re, 1, 0);
     memset(&r, 0, sizeof r);
     r.id = n.id;
@@ -68,9 +69,9 @@ static void naive_serve(int l)
 
 int main(int argc, char **argv)
 {
-  struct cs_approval_opts o = {0};
+  struct cs_approval_opts o = { 0 };
   struct cs_approval_mgr *m = NULL;
-  struct sbx_unotify_cfg cfg = {0};
+  struct sbx_unotify_cfg cfg = { 0 };
   uint32_t ops = 0;
   struct sbx_unotify_gitfile *git = NULL;
   size_t n_git = 0;

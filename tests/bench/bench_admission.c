@@ -28,27 +28,43 @@ extern const struct cs_model_table cs_model_default;
 #ifndef HAVE_MODEL_DEFAULT
 /* Fallback table: pending (source) + slots(10) -> busy; busy -> slots.
  * 11 states: state k has k slots taken. */
-static const char *const fb_places[] = {"pending", "v8_slots", "executing_v8", "completed"};
-static const uint8_t fb_roles[] = {CS_PLACE_SOURCE, CS_PLACE_TRACKED, CS_PLACE_TRACKED, CS_PLACE_SINK};
-static const int64_t fb_caps[] = {-1, NSLOTS, -1, -1};
-static const int64_t fb_init[] = {0, NSLOTS, 0, 0};
-static const char *const fb_trans[] = {"admit_v8", "complete_v8"};
-static const uint8_t fb_kinds[] = {CS_TRANSITION_ADMISSION, CS_TRANSITION_PROGRESS};
-static const int32_t fb_compl[] = {1, -1};
-static const uint32_t fb_pre_start[] = {0, 2, 3};
-static const struct cs_model_arc fb_pre[] = {{0, 1}, {1, 1}, {2, 1}};
-static const uint32_t fb_post_start[] = {0, 1, 3};
-static const struct cs_model_arc fb_post[] = {{2, 1}, {1, 1}, {3, 1}};
-static const uint32_t fb_tracked[] = {1, 2};
+static const char *const fb_places[] = { "pending", "v8_slots", "executing_v8", "completed" };
+static const uint8_t fb_roles[] = { CS_PLACE_SOURCE, CS_PLACE_TRACKED, CS_PLACE_TRACKED,
+                                    CS_PLACE_SINK };
+static const int64_t fb_caps[] = { -1, NSLOTS, -1, -1 };
+static const int64_t fb_init[] = { 0, NSLOTS, 0, 0 };
+static const char *const fb_trans[] = { "admit_v8", "complete_v8" };
+static const uint8_t fb_kinds[] = { CS_TRANSITION_ADMISSION, CS_TRANSITION_PROGRESS };
+static const int32_t fb_compl[] = { 1, -1 };
+static const uint32_t fb_pre_start[] = { 0, 2, 3 };
+static const struct cs_model_arc fb_pre[] = { { 0, 1 }, { 1, 1 }, { 2, 1 } };
+static const uint32_t fb_post_start[] = { 0, 1, 3 };
+static const struct cs_model_arc fb_post[] = { { 2, 1 }, { 1, 1 }, { 3, 1 } };
+static const uint32_t fb_tracked[] = { 1, 2 };
 static uint32_t fb_markings[(NSLOTS + 1) * 2];
 static int32_t fb_next[(NSLOTS + 1) * 2];
-static struct cs_model_table fallback = {
-    .version = CS_MODEL_TABLE_VERSION, .model_name = "bench_slots", .source_path = "tests/bench/bench_admission.c",
-    .n_places = 4, .place_names = fb_places, .place_roles = fb_roles, .place_capacities = fb_caps,
-    .place_initial = fb_init, .n_transitions = 2, .transition_names = fb_trans, .transition_kinds = fb_kinds,
-    .transition_completion = fb_compl, .pre_start = fb_pre_start, .pre_arcs = fb_pre,
-    .post_start = fb_post_start, .post_arcs = fb_post, .n_states = NSLOTS + 1, .n_tracked = 2,
-    .tracked_places = fb_tracked, .markings = fb_markings, .next_state = fb_next, .initial_state = 0};
+static struct cs_model_table fallback = { .version = CS_MODEL_TABLE_VERSION,
+                                          .model_name = "bench_slots",
+                                          .source_path = "tests/bench/bench_admission.c",
+                                          .n_places = 4,
+                                          .place_names = fb_places,
+                                          .place_roles = fb_roles,
+                                          .place_capacities = fb_caps,
+                                          .place_initial = fb_init,
+                                          .n_transitions = 2,
+                                          .transition_names = fb_trans,
+                                          .transition_kinds = fb_kinds,
+                                          .transition_completion = fb_compl,
+                                          .pre_start = fb_pre_start,
+                                          .pre_arcs = fb_pre,
+                                          .post_start = fb_post_start,
+                                          .post_arcs = fb_post,
+                                          .n_states = NSLOTS + 1,
+                                          .n_tracked = 2,
+                                          .tracked_places = fb_tracked,
+                                          .markings = fb_markings,
+                                          .next_state = fb_next,
+                                          .initial_state = 0 };
 #endif
 
 static const struct cs_model_table *bench_table(void)
@@ -119,7 +135,8 @@ static int cmp(const void *a, const void *b)
 
 /* One run of one configuration: mean ns per pair per thread, wall clock
  * and thread CPU time (*cpu). */
-static double run_once(enum kind kind, int threads, long pairs, struct cs_sched *s, uint32_t adm, double *cpu)
+static double run_once(enum kind kind, int threads, long pairs, struct cs_sched *s, uint32_t adm,
+                       double *cpu)
 {
   sem_t sem;
   pthread_barrier_t b;
@@ -129,7 +146,7 @@ static double run_once(enum kind kind, int threads, long pairs, struct cs_sched 
   sem_init(&sem, 0, NSLOTS);
   pthread_barrier_init(&b, NULL, (unsigned)threads);
   for (int i = 0; i < threads; i++) {
-    r[i] = (struct run){kind, s, &sem, adm, pairs, &b, 0, 0, 0};
+    r[i] = (struct run){ kind, s, &sem, adm, pairs, &b, 0, 0, 0 };
     pthread_create(&th[i], NULL, loop, &r[i]);
   }
   for (int i = 0; i < threads; i++) {
@@ -167,9 +184,11 @@ int main(int argc, char **argv)
     fprintf(stderr, "bench_admission: model %s has no admit_v8\n", t->model_name);
     return 1;
   }
-  printf("model %s (%u states), %ld pairs per thread, medians of %d alternating runs: wall clock (thread CPU time)\n", t->model_name, t->n_states, pairs,
-         repeats);
-  printf("| configuration | cs_admit + cs_complete (ns/pair) | sem_wait + sem_post (ns/pair) | ratio |\n");
+  printf(
+      "model %s (%u states), %ld pairs per thread, medians of %d alternating runs: wall clock (thread CPU time)\n",
+      t->model_name, t->n_states, pairs, repeats);
+  printf(
+      "| configuration | cs_admit + cs_complete (ns/pair) | sem_wait + sem_post (ns/pair) | ratio |\n");
   printf("|---|---|---|---|\n");
   /* The two contenders alternate run by run, so a change in the machine's
    * load during the benchmark hits both alike. */
@@ -185,8 +204,8 @@ int main(int argc, char **argv)
     qsort(bc, (size_t)repeats, sizeof *bc, cmp);
     int m = repeats / 2;
     printf("| %s | %.1f (cpu %.1f) | %.1f (cpu %.1f) | %.2f (cpu %.2f) |\n",
-           threads == 1 ? "1 thread (uncontended)" : "2 threads (same slots)", a[m], ac[m], b[m], bc[m],
-           a[m] / b[m], ac[m] / bc[m]);
+           threads == 1 ? "1 thread (uncontended)" : "2 threads (same slots)", a[m], ac[m], b[m],
+           bc[m], a[m] / b[m], ac[m] / bc[m]);
   }
   rc = cs_sched_destroy(s);
   return rc ? 1 : 0;

@@ -31,7 +31,8 @@ struct stats {
   bool ok;
 };
 
-static void typical(struct seccomp_data *sd, uint32_t nr) {
+static void typical(struct seccomp_data *sd, uint32_t nr)
+{
   memset(sd, 0, sizeof *sd);
   sd->nr = (int)nr;
   sd->arch = AUDIT_ARCH_X86_64;
@@ -40,8 +41,9 @@ static void typical(struct seccomp_data *sd, uint32_t nr) {
   sd->args[2] = 0x100;
 }
 
-static struct stats measure(const struct sc_ruleset *rs, const struct sock_filter *f, uint32_t len) {
-  struct stats s = {.len = len, .ok = true};
+static struct stats measure(const struct sc_ruleset *rs, const struct sock_filter *f, uint32_t len)
+{
+  struct stats s = { .len = len, .ok = true };
   unsigned n = 0;
   double total = 0;
   for (uint32_t nr = 0; nr <= TL_MAX_NR; nr++) {
@@ -49,21 +51,25 @@ static struct stats measure(const struct sc_ruleset *rs, const struct sock_filte
     typical(&sd, nr);
     uint32_t want = sc_ruleset_eval(rs, &sd);
     struct bpf_run_result r;
-    if (bpf_run(f, len, &sd, &r) != 0 || r.ret != want) s.ok = false;
+    if (bpf_run(f, len, &sd, &r) != 0 || r.ret != want)
+      s.ok = false;
     if (tl_plain_allow(rs, nr)) {
       s.plain++;
       s.cached += bpf_nr_is_const_allow(f, len, AUDIT_ARCH_X86_64, nr);
     }
-    if (want != SECCOMP_RET_ALLOW) continue;
+    if (want != SECCOMP_RET_ALLOW)
+      continue;
     n++;
     total += r.executed;
-    if (r.executed > s.worst) s.worst = r.executed;
+    if (r.executed > s.worst)
+      s.worst = r.executed;
   }
   s.mean = n ? total / n : 0;
   return s;
 }
 
-static unsigned allowed_count(const struct sc_ruleset *rs) {
+static unsigned allowed_count(const struct sc_ruleset *rs)
+{
   unsigned n = 0;
   for (uint32_t nr = 0; nr <= TL_MAX_NR; nr++) {
     struct seccomp_data sd;
@@ -73,24 +79,30 @@ static unsigned allowed_count(const struct sc_ruleset *rs) {
   return n;
 }
 
-static void row(const char *input, const char *gen, struct stats s) {
+static void row(const char *input, const char *gen, struct stats s)
+{
   printf("| %s | %s | %u | %.2f | %u | %u/%u%s |\n", input, gen, s.len, s.mean, s.worst, s.cached,
          s.plain, s.ok ? "" : " (WRONG DECISIONS)");
 }
 
-static int via_export(const struct sc_ruleset *rs, int level, struct sock_filter **f, uint32_t *len) {
+static int via_export(const struct sc_ruleset *rs, int level, struct sock_filter **f, uint32_t *len)
+{
   char tmp[] = "/tmp/bench_bpf_XXXXXX.json";
   int fd = mkstemps(tmp, 5);
-  if (fd < 0) return -errno;
+  if (fd < 0)
+    return -errno;
   FILE *out = fdopen(fd, "w");
   int rc = oci_export_ruleset(out, rs);
-  if (fclose(out) != 0 && rc == 0) rc = -EIO;
-  if (rc == 0) rc = tl_runc_filter_opt(tmp, level, f, len);
+  if (fclose(out) != 0 && rc == 0)
+    rc = -EIO;
+  if (rc == 0)
+    rc = tl_runc_filter_opt(tmp, level, f, len);
   unlink(tmp);
   return rc;
 }
 
-static int bench_ruleset(const char *label, const struct sc_ruleset *rs) {
+static int bench_ruleset(const char *label, const struct sc_ruleset *rs)
+{
   struct bpf_program_out p;
   int rc = bpf_compile(rs, &p);
   if (rc) {
@@ -113,8 +125,8 @@ static int bench_ruleset(const char *label, const struct sc_ruleset *rs) {
        * profile --emit oci writes (tested to decide identically), loaded
        * the way runc loads it. */
       rc = via_export(rs, level, &f, &len);
-      snprintf(gen, sizeof gen, "libseccomp %u.%u.%u optimize=%d (via --emit oci)", seccomp_version()->major,
-               seccomp_version()->minor, seccomp_version()->micro, level);
+      snprintf(gen, sizeof gen, "libseccomp %u.%u.%u optimize=%d (via --emit oci)",
+               seccomp_version()->major, seccomp_version()->minor, seccomp_version()->micro, level);
     }
     if (rc) {
       printf("| %s | %s | n/a (%s) | | | |\n", lab, gen, strerror(-rc));
@@ -127,12 +139,14 @@ static int bench_ruleset(const char *label, const struct sc_ruleset *rs) {
   return mine.ok ? 0 : 1;
 }
 
-static bool ends_with(const char *s, const char *suf) {
+static bool ends_with(const char *s, const char *suf)
+{
   size_t a = strlen(s), b = strlen(suf);
   return a >= b && strcmp(s + a - b, suf) == 0;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
   int bad = 0;
   printf("| rule set | generator | instructions | mean insns / allowed call | worst | "
          "plain allows cacheable |\n|---|---|---|---|---|---|\n");

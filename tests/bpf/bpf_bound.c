@@ -48,8 +48,9 @@ struct walk {
  * at the first argument load (the leaf is that block); otherwise runs to
  * the ret. -EINVAL for anything but the number-only instructions. */
 static int walk_one(const struct sock_filter *f, uint32_t len, uint32_t nr, bool to_leaf,
-                    struct walk *w) {
-  struct seccomp_data sd = {.nr = (int)nr, .arch = AUDIT_ARCH_X86_64};
+                    struct walk *w)
+{
+  struct seccomp_data sd = { .nr = (int)nr, .arch = AUDIT_ARCH_X86_64 };
   sd.args[0] = 3;
   sd.args[1] = 0x7ffc12345000ull;
   sd.args[2] = 0x100;
@@ -60,7 +61,8 @@ static int walk_one(const struct sock_filter *f, uint32_t len, uint32_t nr, bool
     const struct sock_filter *x = &f[pc];
     switch (x->code) {
     case BPF_LD | BPF_W | BPF_ABS:
-      if (x->k > sizeof sd - 4 || x->k % 4) return -EINVAL;
+      if (x->k > sizeof sd - 4 || x->k % 4)
+        return -EINVAL;
       if (x->k >= offsetof(struct seccomp_data, args) && to_leaf) {
         w->leaf = 0x10000u + pc;
         return 0;
@@ -69,12 +71,16 @@ static int walk_one(const struct sock_filter *f, uint32_t len, uint32_t nr, bool
       nr_loaded = nr_loaded || x->k == offsetof(struct seccomp_data, nr);
       pc++;
       break;
-    case BPF_RET | BPF_K: w->leaf = x->k; return 0;
+    case BPF_RET | BPF_K:
+      w->leaf = x->k;
+      return 0;
     case BPF_ALU | BPF_AND | BPF_K:
       a &= x->k;
       pc++;
       break;
-    case BPF_JMP | BPF_JA: pc += 1 + x->k; break;
+    case BPF_JMP | BPF_JA:
+      pc += 1 + x->k;
+      break;
     case BPF_JMP | BPF_JEQ | BPF_K:
     case BPF_JMP | BPF_JGE | BPF_K:
     case BPF_JMP | BPF_JGT | BPF_K:
@@ -87,7 +93,8 @@ static int walk_one(const struct sock_filter *f, uint32_t len, uint32_t nr, bool
       pc += 1 + (t ? x->jt : x->jf);
       break;
     }
-    default: return -EINVAL;
+    default:
+      return -EINVAL;
     }
   }
   return -EINVAL;
@@ -105,36 +112,47 @@ struct ent {
 };
 static struct ent *tab;
 
-static uint64_t *slot(uint64_t key, bool *found) {
+static uint64_t *slot(uint64_t key, bool *found)
+{
   uint64_t h = key * 0x9e3779b97f4a7c15ull;
   size_t i = (size_t)(h >> (64 - TAB_BITS));
-  while (tab[i].key && tab[i].key != key) i = (i + 1) & ((1u << TAB_BITS) - 1);
+  while (tab[i].key && tab[i].key != key)
+    i = (i + 1) & ((1u << TAB_BITS) - 1);
   *found = tab[i].key == key;
   tab[i].key = key;
   return &tab[i].val;
 }
 
-static bool removed(uint32_t s, uint32_t r) { return heavy[s] >= 0 && (r >> heavy[s] & 1); }
+static bool removed(uint32_t s, uint32_t r)
+{
+  return heavy[s] >= 0 && (r >> heavy[s] & 1);
+}
 
 /* An exception chain over runs i..j minus r: every number not of the main
  * leaf tested by one jeq, heaviest first. UINT64_MAX when impossible. */
-static uint64_t chain(uint32_t i, uint32_t j, uint32_t r) {
+static uint64_t chain(uint32_t i, uint32_t j, uint32_t r)
+{
   uint64_t best = UINT64_MAX;
   for (uint32_t c = i; c <= j; c++) {
-    if (removed(c, r)) continue;
+    if (removed(c, r))
+      continue;
     uint32_t main_leaf = nleaf[seg_lo[c]], h = 0, ew[NNR + 1];
     uint64_t wm = 0;
     bool ok = true;
     for (uint32_t s = i; s <= j && ok; s++) {
-      if (removed(s, r)) continue;
+      if (removed(s, r))
+        continue;
       if (nleaf[seg_lo[s]] == main_leaf) {
         wm += seg_w[s];
         continue;
       }
-      if (seg_lo[s] == NNR) ok = false; /* the x32 run is not one number */
-      for (uint32_t x = seg_lo[s]; x <= seg_hi[s] && ok; x++) ew[h++] = nweight[x];
+      if (seg_lo[s] == NNR)
+        ok = false; /* the x32 run is not one number */
+      for (uint32_t x = seg_lo[s]; x <= seg_hi[s] && ok; x++)
+        ew[h++] = nweight[x];
     }
-    if (!ok) continue;
+    if (!ok)
+      continue;
     for (uint32_t a = 1; a < h; a++)
       for (uint32_t b = a; b > 0 && ew[b] > ew[b - 1]; b--) {
         uint32_t t = ew[b];
@@ -142,29 +160,37 @@ static uint64_t chain(uint32_t i, uint32_t j, uint32_t r) {
         ew[b - 1] = t;
       }
     uint64_t cost = wm * h;
-    for (uint32_t a = 0; a < h; a++) cost += (uint64_t)(a + 1) * ew[a];
-    if (cost < best) best = cost;
+    for (uint32_t a = 0; a < h; a++)
+      cost += (uint64_t)(a + 1) * ew[a];
+    if (cost < best)
+      best = cost;
   }
   return best;
 }
 
-static uint64_t opt(uint32_t i, uint32_t j, uint32_t r) {
+static uint64_t opt(uint32_t i, uint32_t j, uint32_t r)
+{
   uint64_t key = 1 + ((uint64_t)i | (uint64_t)j << 10 | (uint64_t)r << 20);
   bool found;
   uint64_t *v = slot(key, &found);
-  if (found) return *v;
+  if (found)
+    return *v;
   uint64_t w = 0;
   for (uint32_t s = i; s <= j; s++)
-    if (!removed(s, r)) w += seg_w[s];
+    if (!removed(s, r))
+      w += seg_w[s];
   uint64_t best = chain(i, j, r);
   bool pure = true;
   uint32_t first = UINT32_MAX;
   for (uint32_t s = i; s <= j; s++) {
-    if (removed(s, r)) continue;
-    if (first == UINT32_MAX) first = nleaf[seg_lo[s]];
+    if (removed(s, r))
+      continue;
+    if (first == UINT32_MAX)
+      first = nleaf[seg_lo[s]];
     pure = pure && nleaf[seg_lo[s]] == first;
   }
-  if (pure) best = 0;
+  if (pure)
+    best = 0;
   for (uint32_t k = i + 1; k <= j && best; k++) {
     uint32_t rl = 0, rr = 0, nl = 0, nr = 0;
     for (uint32_t s = i; s <= j; s++) {
@@ -173,23 +199,29 @@ static uint64_t opt(uint32_t i, uint32_t j, uint32_t r) {
       else
         (*(s < k ? &nl : &nr))++;
     }
-    if (!nl || !nr) continue;
+    if (!nl || !nr)
+      continue;
     uint64_t c = w + opt(i, k - 1, rl);
-    if (c >= best) continue;
+    if (c >= best)
+      continue;
     c += opt(k, j, rr);
-    if (c < best) best = c;
+    if (c < best)
+      best = c;
   }
   for (uint32_t s = i + 1; s < j && best; s++) {
-    if (heavy[s] < 0 || removed(s, r)) continue;
+    if (heavy[s] < 0 || removed(s, r))
+      continue;
     uint64_t c = w + opt(i, j, r | 1u << heavy[s]);
-    if (c < best) best = c;
+    if (c < best)
+      best = c;
   }
   v = slot(key, &found);
   *v = best;
   return best;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
   if (argc < 2) {
     fprintf(stderr, "usage: bpf_bound FILTER.bpf [LABEL]\n");
     return 2;
@@ -229,15 +261,18 @@ int main(int argc, char **argv) {
     }
   }
   tab = calloc((size_t)1 << TAB_BITS, sizeof *tab);
-  if (!tab) return 3;
+  if (!tab)
+    return 3;
   /* The best tree with every jeq in the exception chains at the bottom:
    * a tree pnetc could emit without bit tests. */
-  for (uint32_t s = 0; s < nseg; s++) heavy[s] = -1;
+  for (uint32_t s = 0; s < nseg; s++)
+    heavy[s] = -1;
   uint64_t chains = opt(0, nseg - 1, 0);
   /* Single allowed numbers between two runs: a jeq may take them out
    * anywhere in the tree. */
   for (uint32_t s = 0; s < nseg; s++)
-    if (s > 0 && s + 1 < nseg && seg_lo[s] == seg_hi[s] && seg_w[s] > 0) heavy[s] = (int)nheavy++;
+    if (s > 0 && s + 1 < nseg && seg_lo[s] == seg_hi[s] && seg_w[s] > 0)
+      heavy[s] = (int)nheavy++;
   bool exact = nheavy <= MAX_HEAVY;
   if (!exact)
     for (uint32_t s = 0; s < nseg; s++)

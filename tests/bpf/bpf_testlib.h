@@ -11,14 +11,14 @@
 
 #include "sc_rules.h"
 
-#define A_ALLOW ((struct sc_action){.kind = SC_ACT_ALLOW})
-#define A_ERRNO(e) ((struct sc_action){.kind = SC_ACT_ERRNO, .data = (e)})
-#define A_KILLP ((struct sc_action){.kind = SC_ACT_KILL_PROCESS})
-#define A_KILLT ((struct sc_action){.kind = SC_ACT_KILL_THREAD})
-#define A_TRAP ((struct sc_action){.kind = SC_ACT_TRAP})
-#define A_LOG ((struct sc_action){.kind = SC_ACT_LOG})
-#define A_NOTIFY ((struct sc_action){.kind = SC_ACT_NOTIFY})
-#define A_TRACE(d) ((struct sc_action){.kind = SC_ACT_TRACE, .data = (d)})
+#define A_ALLOW ((struct sc_action){ .kind = SC_ACT_ALLOW })
+#define A_ERRNO(e) ((struct sc_action){ .kind = SC_ACT_ERRNO, .data = (e) })
+#define A_KILLP ((struct sc_action){ .kind = SC_ACT_KILL_PROCESS })
+#define A_KILLT ((struct sc_action){ .kind = SC_ACT_KILL_THREAD })
+#define A_TRAP ((struct sc_action){ .kind = SC_ACT_TRAP })
+#define A_LOG ((struct sc_action){ .kind = SC_ACT_LOG })
+#define A_NOTIFY ((struct sc_action){ .kind = SC_ACT_NOTIFY })
+#define A_TRACE(d) ((struct sc_action){ .kind = SC_ACT_TRACE, .data = (d) })
 
 /* An empty x86_64 rule set (bad arch: kill-process, x32 refused). */
 void tl_init(struct sc_ruleset *rs, struct sc_action def);

@@ -19,15 +19,31 @@
 #include "oci_import.h"
 #include "pol.h"
 
-#define C32(a, o, v) {.arg = (a), .op = (o), .value = (v), .is32 = true}
-#define C64(a, o, v) {.arg = (a), .op = (o), .value = (v)}
-#define M64(a, m, v) {.arg = (a), .op = SC_CMP_MASKED_EQ, .mask = (m), .value = (v)}
-#define M32(a, m, v) {.arg = (a), .op = SC_CMP_MASKED_EQ, .mask = (m), .value = (v), .is32 = true}
+#define C32(a, o, v)                                                                               \
+  {                                                                                                \
+    .arg = (a), .op = (o), .value = (v), .is32 = true                                              \
+  }
+#define C64(a, o, v)                                                                               \
+  {                                                                                                \
+    .arg = (a), .op = (o), .value = (v)                                                            \
+  }
+#define M64(a, m, v)                                                                               \
+  {                                                                                                \
+    .arg = (a), .op = SC_CMP_MASKED_EQ, .mask = (m), .value = (v)                                  \
+  }
+#define M32(a, m, v)                                                                               \
+  {                                                                                                \
+    .arg = (a), .op = SC_CMP_MASKED_EQ, .mask = (m), .value = (v), .is32 = true                    \
+  }
 
-static void one(struct sc_ruleset *rs, uint32_t r, struct sc_cond c) { tl_clause(rs, r, &c, 1); }
+static void one(struct sc_ruleset *rs, uint32_t r, struct sc_cond c)
+{
+  tl_clause(rs, r, &c, 1);
+}
 
 /* Every action kind, each on its own call. */
-static void rs_actions(struct sc_ruleset *rs) {
+static void rs_actions(struct sc_ruleset *rs)
+{
   tl_init(rs, A_ERRNO(EPERM));
   rs->name = "actions";
   tl_rule(rs, "read", A_ALLOW);
@@ -44,7 +60,8 @@ static void rs_actions(struct sc_ruleset *rs) {
 
 /* Every comparison on 64-bit arguments, with values that straddle the
  * word boundary (0xffffffff, 1 << 32, high word only, both words). */
-static void rs_ops64(struct sc_ruleset *rs) {
+static void rs_ops64(struct sc_ruleset *rs)
+{
   tl_init(rs, A_ERRNO(EPERM));
   rs->name = "ops64";
   one(rs, tl_rule(rs, "read", A_ALLOW), (struct sc_cond)C64(0, SC_CMP_EQ, 0x100000005ull));
@@ -53,7 +70,8 @@ static void rs_ops64(struct sc_ruleset *rs) {
   one(rs, tl_rule(rs, "mmap", A_ALLOW), (struct sc_cond)C64(1, SC_CMP_LE, 0x2000000001ull));
   one(rs, tl_rule(rs, "mprotect", A_ALLOW), (struct sc_cond)C64(2, SC_CMP_GT, 0x7fffffffull));
   one(rs, tl_rule(rs, "munmap", A_ALLOW), (struct sc_cond)C64(1, SC_CMP_GE, 0x300000000ull));
-  one(rs, tl_rule(rs, "brk", A_ALLOW), (struct sc_cond)M64(0, 0xff000000000000ffull, 0x1200000000000034ull));
+  one(rs, tl_rule(rs, "brk", A_ALLOW),
+      (struct sc_cond)M64(0, 0xff000000000000ffull, 0x1200000000000034ull));
   one(rs, tl_rule(rs, "pread64", A_ALLOW), (struct sc_cond)M64(3, 0xffull, 0x10ull));
   one(rs, tl_rule(rs, "pwrite64", A_ALLOW), (struct sc_cond)C64(3, SC_CMP_GE, 0));
   one(rs, tl_rule(rs, "readv", A_ALLOW), (struct sc_cond)C64(0, SC_CMP_LT, 0));
@@ -64,7 +82,8 @@ static void rs_ops64(struct sc_ruleset *rs) {
 
 /* The same on 32-bit arguments: a set high word must not change the
  * verdict (the kernel truncates the argument). */
-static void rs_ops32(struct sc_ruleset *rs) {
+static void rs_ops32(struct sc_ruleset *rs)
+{
   tl_init(rs, A_ALLOW);
   rs->name = "ops32";
   /* ioctl(fd, TIOCSTI) is refused even as TIOCSTI | 1 << 32 (CVE-2019-10063). */
@@ -81,17 +100,18 @@ static void rs_ops32(struct sc_ruleset *rs) {
 
 /* Disjunctions of conjunctions, several rules per call with the same
  * action, conditions on several arguments. */
-static void rs_dnf(struct sc_ruleset *rs) {
+static void rs_dnf(struct sc_ruleset *rs)
+{
   tl_init(rs, A_KILLP);
   rs->name = "dnf";
   uint32_t r = tl_rule(rs, "openat", A_ALLOW);
-  struct sc_cond a[] = {C32(0, SC_CMP_EQ, (uint32_t)-100 /* AT_FDCWD */), M64(2, 3, 0)};
+  struct sc_cond a[] = { C32(0, SC_CMP_EQ, (uint32_t)-100 /* AT_FDCWD */), M64(2, 3, 0) };
   tl_clause(rs, r, a, 2);
   /* (libseccomp refuses one rule naming an argument twice, so the oracle
    * tables do not.) */
-  struct sc_cond b[] = {C32(0, SC_CMP_LT, 1024), M64(2, 0x40, 0x40)};
+  struct sc_cond b[] = { C32(0, SC_CMP_LT, 1024), M64(2, 0x40, 0x40) };
   tl_clause(rs, r, b, 2);
-  struct sc_cond c[] = {C64(3, SC_CMP_EQ, 7), C64(4, SC_CMP_NE, 8), C64(5, SC_CMP_GT, 9)};
+  struct sc_cond c[] = { C64(3, SC_CMP_EQ, 7), C64(4, SC_CMP_NE, 8), C64(5, SC_CMP_GT, 9) };
   uint32_t r2 = tl_rule(rs, "openat", A_ALLOW);
   tl_clause(rs, r2, c, 3);
   uint32_t w = tl_rule(rs, "write", A_ALLOW);
@@ -110,13 +130,17 @@ static void rs_dnf(struct sc_ruleset *rs) {
 
 /* Runs of adjacent numbers, holes, both ends of the table, and the largest
  * native numbers. */
-static void rs_ranges(struct sc_ruleset *rs) {
+static void rs_ranges(struct sc_ruleset *rs)
+{
   tl_init(rs, A_ERRNO(ENOSYS));
   rs->name = "ranges";
   for (int nr = 0; nr <= 60; nr++)
-    if (nr != 17 && nr != 33 && nr != 34) tl_rule_nr(rs, nr, A_ALLOW);
-  for (int nr = 200; nr < 230; nr += 2) tl_rule_nr(rs, nr, A_ERRNO(EPERM));
-  for (int nr = 300; nr <= 334; nr++) tl_rule_nr(rs, nr, nr % 7 ? A_ALLOW : A_LOG);
+    if (nr != 17 && nr != 33 && nr != 34)
+      tl_rule_nr(rs, nr, A_ALLOW);
+  for (int nr = 200; nr < 230; nr += 2)
+    tl_rule_nr(rs, nr, A_ERRNO(EPERM));
+  for (int nr = 300; nr <= 334; nr++)
+    tl_rule_nr(rs, nr, nr % 7 ? A_ALLOW : A_LOG);
   tl_rule_nr(rs, 435, A_ALLOW);
   tl_rule_nr(rs, 456, A_ALLOW); /* the last call libseccomp 2.5.4 names */
 }
@@ -124,18 +148,22 @@ static void rs_ranges(struct sc_ruleset *rs) {
 /* Allowed numbers whose pattern is in their low bits (every number of
  * [200, 263] but the multiples of 4): the tree tests bits (JSET) instead of
  * peeling 16 holes one by one, and stays cacheable. */
-static void rs_bits(struct sc_ruleset *rs) {
+static void rs_bits(struct sc_ruleset *rs)
+{
   tl_init(rs, A_ERRNO(EPERM));
   rs->name = "bits";
-  for (int nr = 0; nr <= 40; nr++) tl_rule_nr(rs, nr, A_ALLOW);
+  for (int nr = 0; nr <= 40; nr++)
+    tl_rule_nr(rs, nr, A_ALLOW);
   for (int nr = 200; nr <= 263; nr++)
-    if (nr % 4) tl_rule_nr(rs, nr, A_ALLOW);
+    if (nr % 4)
+      tl_rule_nr(rs, nr, A_ALLOW);
 }
 
 /* A call newer than libseccomp's table (mseal, 462): compiled by number,
  * but not exportable, since runc would skip the unknown name and, with a
  * default allow, silently drop the deny. */
-static void rs_unnamed(struct sc_ruleset *rs) {
+static void rs_unnamed(struct sc_ruleset *rs)
+{
   tl_init(rs, A_ALLOW);
   rs->name = "unnamed";
   tl_rule_nr(rs, 462, A_ERRNO(EPERM));
@@ -143,7 +171,8 @@ static void rs_unnamed(struct sc_ruleset *rs) {
 }
 
 /* A default-allow deny list. */
-static void rs_denylist(struct sc_ruleset *rs) {
+static void rs_denylist(struct sc_ruleset *rs)
+{
   tl_init(rs, A_ALLOW);
   rs->name = "denylist";
   tl_rule(rs, "kexec_load", A_KILLP);
@@ -154,7 +183,8 @@ static void rs_denylist(struct sc_ruleset *rs) {
 }
 
 /* x32 accepted: x32 numbers reach the tree and have their own rules. */
-static void rs_x32(struct sc_ruleset *rs) {
+static void rs_x32(struct sc_ruleset *rs)
+{
   tl_init(rs, A_ERRNO(EPERM));
   rs->name = "x32";
   rs->allow_x32 = true;
@@ -165,18 +195,21 @@ static void rs_x32(struct sc_ruleset *rs) {
 
 /* Long argument blocks so the tree's jumps to the shared returns exceed
  * 255 instructions: trampolines. */
-static void rs_far(struct sc_ruleset *rs) {
+static void rs_far(struct sc_ruleset *rs)
+{
   tl_init(rs, A_ERRNO(EPERM));
   rs->name = "far";
   for (int nr = 0; nr < 160; nr++) {
     uint32_t r = tl_rule_nr(rs, nr, nr % 3 ? A_ALLOW : A_ERRNO(EACCES));
-    one(rs, r, (struct sc_cond)C64(nr % 6, SC_CMP_EQ, 0x100000000ull * (uint64_t)nr + 17u * (uint64_t)nr));
+    one(rs, r,
+        (struct sc_cond)C64(nr % 6, SC_CMP_EQ, 0x100000000ull * (uint64_t)nr + 17u * (uint64_t)nr));
   }
   tl_rule(rs, "exit_group", A_ALLOW);
 }
 
 /* More than BPF_MAXINSNS instructions: refused with -E2BIG. */
-static void rs_too_big(struct sc_ruleset *rs) {
+static void rs_too_big(struct sc_ruleset *rs)
+{
   tl_init(rs, A_ERRNO(EPERM));
   rs->name = "too big";
   for (int nr = 0; nr < 400; nr++) {
@@ -187,7 +220,8 @@ static void rs_too_big(struct sc_ruleset *rs) {
 }
 
 /* No rule at all: the decision does not even load the number. */
-static void rs_empty(struct sc_ruleset *rs) {
+static void rs_empty(struct sc_ruleset *rs)
+{
   tl_init(rs, A_ERRNO(EPERM));
   rs->name = "empty";
 }
@@ -197,7 +231,7 @@ struct case_def {
   void (*build)(struct sc_ruleset *);
   int want_rc;
   bool want_trampoline;
-  bool exportable; /* --emit oci can say it exactly */
+  bool exportable;    /* --emit oci can say it exactly */
   bool want_bit_test; /* the tree must contain a JSET on nr */
 };
 
@@ -205,20 +239,28 @@ struct case_def {
  * integers (signed in jansson, refused by runc when negative) cannot hold;
  * x32 cannot be exported (runc would apply the x86_64 rules to x32). */
 static const struct case_def cases[] = {
-    {"actions", rs_actions, 0, false, true, false},   {"ops64", rs_ops64, 0, false, false, false},
-    {"ops32", rs_ops32, 0, false, true, false},       {"dnf", rs_dnf, 0, false, true, false},
-    {"ranges", rs_ranges, 0, false, true, false},     {"denylist", rs_denylist, 0, false, true, false},
-    {"x32", rs_x32, 0, false, false, false},          {"far", rs_far, 0, true, true, false},
-    {"too_big", rs_too_big, -E2BIG, false, true, false}, {"empty", rs_empty, 0, false, true, false},
-    {"unnamed", rs_unnamed, 0, false, false, false},  {"bits", rs_bits, 0, false, true, true},
+  { "actions", rs_actions, 0, false, true, false },
+  { "ops64", rs_ops64, 0, false, false, false },
+  { "ops32", rs_ops32, 0, false, true, false },
+  { "dnf", rs_dnf, 0, false, true, false },
+  { "ranges", rs_ranges, 0, false, true, false },
+  { "denylist", rs_denylist, 0, false, true, false },
+  { "x32", rs_x32, 0, false, false, false },
+  { "far", rs_far, 0, true, true, false },
+  { "too_big", rs_too_big, -E2BIG, false, true, false },
+  { "empty", rs_empty, 0, false, true, false },
+  { "unnamed", rs_unnamed, 0, false, false, false },
+  { "bits", rs_bits, 0, false, true, true },
 };
 
-static void check_program(const struct sc_ruleset *rs, const struct bpf_program_out *p) {
+static void check_program(const struct sc_ruleset *rs, const struct bpf_program_out *p)
+{
   char err[256] = "";
   ck_assert_msg(bpf_validate(p->insns, p->len, err, sizeof err) == 0, "%s: kernel would refuse: %s",
                 rs->name, err);
   ck_assert_uint_le(p->len, BPF_MAXINSNS);
-  for (uint32_t i = 0; i < p->len; i++) ck_assert_ptr_nonnull(p->comments[i]);
+  for (uint32_t i = 0; i < p->len; i++)
+    ck_assert_ptr_nonnull(p->comments[i]);
 
   struct sock_filter *lsc = NULL;
   uint32_t lsc_len = 0;
@@ -236,7 +278,8 @@ static void check_program(const struct sc_ruleset *rs, const struct bpf_program_
   for (uint32_t nr = 0; nr <= TL_MAX_NR; nr++) {
     bool plain = tl_plain_allow(rs, nr);
     bool cached = bpf_nr_is_const_allow(p->insns, p->len, AUDIT_ARCH_X86_64, nr);
-    ck_assert_msg(plain == cached, "%s: nr %u plain allow %d but cacheable %d", rs->name, nr, plain, cached);
+    ck_assert_msg(plain == cached, "%s: nr %u plain allow %d but cacheable %d", rs->name, nr, plain,
+                  cached);
   }
   ck_assert(!bpf_nr_is_const_allow(p->insns, p->len, AUDIT_ARCH_I386, 0) ||
             rs->bad_arch_action.kind == SC_ACT_ALLOW);
@@ -253,7 +296,8 @@ static unsigned libseccomp_export_bugs; /* inputs libseccomp 2.5.4 got wrong */
 static unsigned libseccomp_timeouts;    /* profiles it did not compile in 3 s */
 static unsigned libseccomp_oracle_bugs; /* inputs its own filter got wrong */
 
-static bool check_export_mode(const struct sc_ruleset *rs, bool strict) {
+static bool check_export_mode(const struct sc_ruleset *rs, bool strict)
+{
   char tmp[] = "/tmp/cs_oci_export_XXXXXX.json";
   int fd = mkstemps(tmp, 5);
   ck_assert_int_ge(fd, 0);
@@ -273,13 +317,17 @@ static bool check_export_mode(const struct sc_ruleset *rs, bool strict) {
   for (size_t i = 0; i < in.n; i++) {
     uint32_t want = sc_ruleset_eval(rs, &in.v[i]), got = tl_oci_eval(oci, &in.v[i]);
     if (want != got && bad++ < 5)
-      fprintf(stderr, "%s: export: nr %d args {%#llx,%#llx,%#llx,%#llx,%#llx,%#llx}: rules %#x, profile %#x\n",
-              rs->name, in.v[i].nr, (unsigned long long)in.v[i].args[0], (unsigned long long)in.v[i].args[1],
-              (unsigned long long)in.v[i].args[2], (unsigned long long)in.v[i].args[3],
-              (unsigned long long)in.v[i].args[4], (unsigned long long)in.v[i].args[5], want, got);
+      fprintf(
+          stderr,
+          "%s: export: nr %d args {%#llx,%#llx,%#llx,%#llx,%#llx,%#llx}: rules %#x, profile %#x\n",
+          rs->name, in.v[i].nr, (unsigned long long)in.v[i].args[0],
+          (unsigned long long)in.v[i].args[1], (unsigned long long)in.v[i].args[2],
+          (unsigned long long)in.v[i].args[3], (unsigned long long)in.v[i].args[4],
+          (unsigned long long)in.v[i].args[5], want, got);
   }
   tl_oci_free(oci);
-  ck_assert_msg(bad == 0, "%s: the exported profile means something else for %zu inputs (%s)", rs->name, bad, tmp);
+  ck_assert_msg(bad == 0, "%s: the exported profile means something else for %zu inputs (%s)",
+                rs->name, bad, tmp);
   /* 2. What runc's libseccomp builds from it. */
   struct sock_filter *runc = NULL;
   uint32_t runc_len = 0;
@@ -290,11 +338,14 @@ static bool check_export_mode(const struct sc_ruleset *rs, bool strict) {
     tl_inputs_free(&in);
     return true;
   }
-  ck_assert_msg(rc == 0, "%s: runc/libseccomp refuses the exported profile (%d), kept in %s", rs->name, rc, tmp);
+  ck_assert_msg(rc == 0, "%s: runc/libseccomp refuses the exported profile (%d), kept in %s",
+                rs->name, rc, tmp);
   bad = tl_compare(rs, runc, runc_len, NULL, 0, &in, strict ? stderr : NULL);
   if (strict)
-    ck_assert_msg(bad == 0, "%s: exported profile under libseccomp decides %zu of %zu inputs differently (%s)",
-                  rs->name, bad, in.n, tmp);
+    ck_assert_msg(
+        bad == 0,
+        "%s: exported profile under libseccomp decides %zu of %zu inputs differently (%s)",
+        rs->name, bad, in.n, tmp);
   libseccomp_export_bugs += (unsigned)bad;
   unlink(tmp);
   tl_inputs_free(&in);
@@ -302,9 +353,13 @@ static bool check_export_mode(const struct sc_ruleset *rs, bool strict) {
   return true;
 }
 
-static bool check_export(const struct sc_ruleset *rs) { return check_export_mode(rs, true); }
+static bool check_export(const struct sc_ruleset *rs)
+{
+  return check_export_mode(rs, true);
+}
 
-START_TEST(test_rule_sets) {
+START_TEST(test_rule_sets)
+{
   const struct case_def *c = &cases[_i];
   struct sc_ruleset rs;
   struct bpf_program_out p;
@@ -328,26 +383,31 @@ START_TEST(test_rule_sets) {
   if (rc == 0) {
     check_program(&rs, &p);
     bool tramp = false;
-    for (uint32_t i = 0; i < p.len; i++) tramp = tramp || p.insns[i].code == (BPF_JMP | BPF_JA);
+    for (uint32_t i = 0; i < p.len; i++)
+      tramp = tramp || p.insns[i].code == (BPF_JMP | BPF_JA);
     ck_assert_msg(tramp == c->want_trampoline, "%s: trampolines %d, expected %d", c->name, tramp,
                   c->want_trampoline);
     /* A bit test of the number sits before the first argument load. */
     bool jset = false;
-    for (uint32_t i = 0; i < p.len && !(p.insns[i].code == (BPF_LD | BPF_W | BPF_ABS) && p.insns[i].k >= 16); i++)
+    for (uint32_t i = 0;
+         i < p.len && !(p.insns[i].code == (BPF_LD | BPF_W | BPF_ABS) && p.insns[i].k >= 16); i++)
       jset = jset || p.insns[i].code == (BPF_JMP | BPF_JSET | BPF_K);
-    if (c->want_bit_test) ck_assert_msg(jset, "%s: no bit test in the tree", c->name);
+    if (c->want_bit_test)
+      ck_assert_msg(jset, "%s: no bit test in the tree", c->name);
     FILE *quiet = fopen("/dev/null", "w");
     diag_set_stream(quiet);
     bool exported = check_export(&rs);
     diag_set_stream(stderr);
     fclose(quiet);
-    ck_assert_msg(exported == c->exportable, "%s: export %s", c->name, exported ? "worked" : "refused");
+    ck_assert_msg(exported == c->exportable, "%s: export %s", c->name,
+                  exported ? "worked" : "refused");
     /* Deterministic: a second run gives the same bytes and comments. */
     struct bpf_program_out q;
     ck_assert_int_eq(bpf_compile(&rs, &q), 0);
     ck_assert_uint_eq(p.len, q.len);
     ck_assert(memcmp(p.insns, q.insns, p.len * sizeof *p.insns) == 0);
-    for (uint32_t i = 0; i < p.len; i++) ck_assert_str_eq(p.comments[i], q.comments[i]);
+    for (uint32_t i = 0; i < p.len; i++)
+      ck_assert_str_eq(p.comments[i], q.comments[i]);
     bpf_program_out_free(&q);
   } else {
     ck_assert_ptr_null(p.insns);
@@ -360,14 +420,15 @@ END_TEST
 /* The 32-bit width rule in isolation: TIOCSTI with the high word set is
  * still TIOCSTI for the filter (libseccomp's 64-bit compare would let it
  * through; this is the CVE-2019-10063 pattern). */
-START_TEST(test_tiocsti_high_bits) {
+START_TEST(test_tiocsti_high_bits)
+{
   struct sc_ruleset rs;
   struct bpf_program_out p;
   rs_ops32(&rs);
   ck_assert_int_eq(bpf_compile(&rs, &p), 0);
-  struct seccomp_data sd = {.nr = 16 /* ioctl */, .arch = AUDIT_ARCH_X86_64};
+  struct seccomp_data sd = { .nr = 16 /* ioctl */, .arch = AUDIT_ARCH_X86_64 };
   struct bpf_run_result r;
-  const uint64_t variants[] = {TIOCSTI, TIOCSTI | (1ull << 32), TIOCSTI | 0xffffffff00000000ull};
+  const uint64_t variants[] = { TIOCSTI, TIOCSTI | (1ull << 32), TIOCSTI | 0xffffffff00000000ull };
   for (size_t i = 0; i < 3; i++) {
     sd.args[1] = variants[i];
     ck_assert_int_eq(bpf_run(p.insns, p.len, &sd, &r), 0);
@@ -381,11 +442,15 @@ START_TEST(test_tiocsti_high_bits) {
 }
 END_TEST
 
-static const char *moby_path(void) { return CS_SHARED_DATA "/oci/moby-default.json"; }
+static const char *moby_path(void)
+{
+  return CS_SHARED_DATA "/oci/moby-default.json";
+}
 
 /* Docker's default profile, imported the way runc loads it, decides every
  * x86_64 call and argument case like the filter libseccomp builds. */
-START_TEST(test_moby_default) {
+START_TEST(test_moby_default)
+{
   struct diag_source *src = NULL;
   struct sc_ruleset rs;
   struct oci_import_report rep;
@@ -404,35 +469,43 @@ START_TEST(test_moby_default) {
 END_TEST
 
 /* The interpreter refuses what the kernel refuses. */
-START_TEST(test_validator) {
+START_TEST(test_validator)
+{
   char err[128];
-  struct sock_filter back[] = {BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0), BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 5, 0),
-                               BPF_STMT(BPF_RET | BPF_K, 0)};
+  struct sock_filter back[] = { BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0),
+                                BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 5, 0),
+                                BPF_STMT(BPF_RET | BPF_K, 0) };
   ck_assert_int_eq(bpf_validate(back, 3, err, sizeof err), -EINVAL); /* jump past the end */
-  struct sock_filter noret[] = {BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0)};
+  struct sock_filter noret[] = { BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0) };
   ck_assert_int_eq(bpf_validate(noret, 1, err, sizeof err), -EINVAL);
-  struct sock_filter badoff[] = {BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 64), BPF_STMT(BPF_RET | BPF_K, 0)};
+  struct sock_filter badoff[] = { BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 64),
+                                  BPF_STMT(BPF_RET | BPF_K, 0) };
   ck_assert_int_eq(bpf_validate(badoff, 2, err, sizeof err), -EINVAL);
-  struct sock_filter unal[] = {BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 2), BPF_STMT(BPF_RET | BPF_K, 0)};
+  struct sock_filter unal[] = { BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 2),
+                                BPF_STMT(BPF_RET | BPF_K, 0) };
   ck_assert_int_eq(bpf_validate(unal, 2, err, sizeof err), -EINVAL);
-  struct sock_filter mem[] = {BPF_STMT(BPF_LD | BPF_MEM, 3), BPF_STMT(BPF_RET | BPF_K, 0)};
+  struct sock_filter mem[] = { BPF_STMT(BPF_LD | BPF_MEM, 3), BPF_STMT(BPF_RET | BPF_K, 0) };
   ck_assert_int_eq(bpf_validate(mem, 2, err, sizeof err), -EINVAL);
-  struct sock_filter pkt[] = {BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 0), BPF_STMT(BPF_RET | BPF_K, 0)};
+  struct sock_filter pkt[] = { BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 0),
+                               BPF_STMT(BPF_RET | BPF_K, 0) };
   ck_assert_int_eq(bpf_validate(pkt, 2, err, sizeof err), -EINVAL);
-  struct sock_filter ok[] = {BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0), BPF_STMT(BPF_ST, 1),
-                             BPF_STMT(BPF_LD | BPF_MEM, 1), BPF_STMT(BPF_RET | BPF_A, 0)};
+  struct sock_filter ok[] = { BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0), BPF_STMT(BPF_ST, 1),
+                              BPF_STMT(BPF_LD | BPF_MEM, 1), BPF_STMT(BPF_RET | BPF_A, 0) };
   ck_assert_int_eq(bpf_validate(ok, 4, err, sizeof err), 0);
-  struct seccomp_data sd = {.nr = 42};
+  struct seccomp_data sd = { .nr = 42 };
   struct bpf_run_result r;
   ck_assert_int_eq(bpf_run(ok, 4, &sd, &r), 0);
   ck_assert_uint_eq(r.ret, 42);
   ck_assert_uint_eq(r.executed, 4);
   /* The cache checker gives up at an argument load, as the kernel does. */
-  struct sock_filter args[] = {BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 16), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
+  struct sock_filter args[] = { BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 16),
+                                BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW) };
   ck_assert(!bpf_nr_is_const_allow(args, 2, AUDIT_ARCH_X86_64, 0));
-  struct sock_filter cst[] = {BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0), BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 1),
-                              BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 1, 0, 1), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-                              BPF_STMT(BPF_RET | BPF_K, 0)};
+  struct sock_filter cst[] = { BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0),
+                               BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 1),
+                               BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 1, 0, 1),
+                               BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+                               BPF_STMT(BPF_RET | BPF_K, 0) };
   ck_assert(bpf_nr_is_const_allow(cst, 5, AUDIT_ARCH_X86_64, 1));
   ck_assert(!bpf_nr_is_const_allow(cst, 5, AUDIT_ARCH_X86_64, 2));
 }
@@ -441,7 +514,8 @@ END_TEST
 /* An OCI profile imported by us decides every input like the filter runc
  * builds with libseccomp from the same JSON (tl_runc_filter, written
  * independently of the importer), and survives export + re-import. */
-static void check_oci_profile(const char *path) {
+static void check_oci_profile(const char *path)
+{
   struct diag_source *src = NULL, *src2 = NULL;
   struct sc_ruleset rs, rs2;
   struct oci_import_report rep, rep2;
@@ -484,7 +558,8 @@ static void check_oci_profile(const char *path) {
   diag_source_free(src2);
 }
 
-START_TEST(test_oci_overlap) {
+START_TEST(test_oci_overlap)
+{
   check_oci_profile(CS_BPF_TEST_DATA "/overlap.json");
   /* What the import reports. */
   struct diag_source *src = NULL;
@@ -502,7 +577,10 @@ START_TEST(test_oci_overlap) {
 }
 END_TEST
 
-START_TEST(test_moby_runc) { check_oci_profile(moby_path()); }
+START_TEST(test_moby_runc)
+{
+  check_oci_profile(moby_path());
+}
 END_TEST
 
 /* Bad profiles: file:line:col: error: + the line + a caret, -EINVAL. */
@@ -510,12 +588,13 @@ static const struct {
   const char *file;
   const char *want;
 } bad_profiles[] = {
-    {"malformed.json", "malformed.json:4:24: error: malformed JSON"},
-    {"bad_action.json", "bad_action.json:4:35: error: unknown seccomp action 'SCMP_ACT_MAYBE'"},
-    {"conflict.json", "conflict.json:5:16: error: 'socket' has rules with different actions"},
+  { "malformed.json", "malformed.json:4:24: error: malformed JSON" },
+  { "bad_action.json", "bad_action.json:4:35: error: unknown seccomp action 'SCMP_ACT_MAYBE'" },
+  { "conflict.json", "conflict.json:5:16: error: 'socket' has rules with different actions" },
 };
 
-START_TEST(test_oci_errors) {
+START_TEST(test_oci_errors)
+{
   char path[512], *buf = NULL;
   size_t len = 0;
   snprintf(path, sizeof path, "%s/%s", CS_BPF_TEST_DATA, bad_profiles[_i].file);
@@ -528,7 +607,8 @@ START_TEST(test_oci_errors) {
   diag_set_stream(stderr);
   fclose(mem);
   ck_assert_int_eq(rc, -EINVAL);
-  ck_assert_msg(strstr(buf, bad_profiles[_i].want) != NULL, "got:\n%s\nwant: %s", buf, bad_profiles[_i].want);
+  ck_assert_msg(strstr(buf, bad_profiles[_i].want) != NULL, "got:\n%s\nwant: %s", buf,
+                bad_profiles[_i].want);
   ck_assert_msg(strstr(buf, "^\n") != NULL, "no caret line in:\n%s", buf);
   ck_assert_uint_eq(rs.nrules, 0);
   free(buf);
@@ -538,7 +618,8 @@ START_TEST(test_oci_errors) {
 END_TEST
 
 /* Golden disassembly + pseudo-code of a small rule set. */
-static void rs_golden(struct sc_ruleset *rs) {
+static void rs_golden(struct sc_ruleset *rs)
+{
   tl_init(rs, A_ERRNO(EPERM));
   rs->name = "golden";
   tl_rule(rs, "read", A_ALLOW);
@@ -559,9 +640,10 @@ static void rs_golden(struct sc_ruleset *rs) {
 static const struct {
   const char *file;
   void (*build)(struct sc_ruleset *);
-} goldens[] = {{"small.disasm", rs_golden}, {"bits.disasm", rs_bits}};
+} goldens[] = { { "small.disasm", rs_golden }, { "bits.disasm", rs_bits } };
 
-START_TEST(test_golden_disasm) {
+START_TEST(test_golden_disasm)
+{
   struct sc_ruleset rs;
   struct bpf_program_out p;
   char *buf = NULL;
@@ -586,8 +668,8 @@ START_TEST(test_golden_disasm) {
   char *want = calloc(1, len + 2);
   size_t got = fread(want, 1, len + 1, g);
   fclose(g);
-  ck_assert_msg(got == len && memcmp(want, buf, len) == 0,
-                "disassembly differs from %s:\n%s", golden, buf);
+  ck_assert_msg(got == len && memcmp(want, buf, len) == 0, "disassembly differs from %s:\n%s",
+                golden, buf);
   free(want);
   free(buf);
   bpf_program_out_free(&p);
@@ -598,7 +680,8 @@ END_TEST
 /* The seed policy's profiles (models/profiles.pol): compiled filters decide
  * like the lowered rules; libseccomp's filter is compared too when the
  * rules can be written in its model. */
-START_TEST(test_pol_profiles) {
+START_TEST(test_pol_profiles)
+{
   struct pol_policy *pol = NULL;
   ck_assert_int_eq(pol_load(CS_PROFILES_POL, &pol), 0);
   ck_assert_uint_gt(pol_profile_count(pol), 0);
@@ -619,7 +702,8 @@ START_TEST(test_pol_profiles) {
     size_t bad = tl_compare(&rs, p.insns, p.len, lrc ? NULL : lsc, lsc_len, &in, stderr);
     ck_assert_msg(bad == 0, "profile %s: %zu of %zu inputs disagree", pp->name, bad, in.n);
     for (uint32_t nr = 0; nr <= TL_MAX_NR; nr++)
-      ck_assert_msg(tl_plain_allow(&rs, nr) == bpf_nr_is_const_allow(p.insns, p.len, AUDIT_ARCH_X86_64, nr),
+      ck_assert_msg(tl_plain_allow(&rs, nr) ==
+                        bpf_nr_is_const_allow(p.insns, p.len, AUDIT_ARCH_X86_64, nr),
                     "profile %s: nr %u cacheability", pp->name, nr);
     ck_assert_msg(check_export(&rs), "profile %s: --emit oci refused it", pp->name);
     tl_inputs_free(&in);
@@ -638,28 +722,44 @@ END_TEST
  * plain allows cacheable, agree with libseccomp where its model can say
  * it, and survive --emit oci where the exporter accepts it. */
 static uint32_t rr_state;
-static uint32_t rr(uint32_t n) {
+static uint32_t rr(uint32_t n)
+{
   rr_state = rr_state * 1664525u + 1013904223u;
   return (rr_state >> 8) % n;
 }
 
 static bool rr_small; /* only values below 2^63, which OCI JSON can carry */
 
-static uint64_t rr_value(void) {
-  static const uint64_t pool[] = {0, 1, 2, 0x7f, 0xff, 0x5412, 0x7fffffff, 0x80000000u, 0xfffffffeu,
-                                  0xffffffffu, 0x100000000ull, 0x100000001ull, 0x123456789ull,
-                                  0x7ffffffffffffffeull, 0xffffffff00000000ull};
+static uint64_t rr_value(void)
+{
+  static const uint64_t pool[] = { 0,
+                                   1,
+                                   2,
+                                   0x7f,
+                                   0xff,
+                                   0x5412,
+                                   0x7fffffff,
+                                   0x80000000u,
+                                   0xfffffffeu,
+                                   0xffffffffu,
+                                   0x100000000ull,
+                                   0x100000001ull,
+                                   0x123456789ull,
+                                   0x7ffffffffffffffeull,
+                                   0xffffffff00000000ull };
   uint64_t v = pool[rr(rr_small ? 14 : 15)];
   return rr(4) == 0 ? v + rr(3) : v;
 }
 
-static struct sc_action rr_action(void) {
-  static const struct sc_action acts[] = {A_ALLOW, A_ERRNO(EPERM), A_ERRNO(EACCES), A_KILLP,
-                                          A_KILLT, A_TRAP,         A_LOG,           A_TRACE(3)};
+static struct sc_action rr_action(void)
+{
+  static const struct sc_action acts[] = { A_ALLOW, A_ERRNO(EPERM), A_ERRNO(EACCES), A_KILLP,
+                                           A_KILLT, A_TRAP,         A_LOG,           A_TRACE(3) };
   return acts[rr(8)];
 }
 
-static void rs_random(struct sc_ruleset *rs, uint32_t seed) {
+static void rs_random(struct sc_ruleset *rs, uint32_t seed)
+{
   rr_state = seed;
   rr_small = seed % 2 == 0;
   tl_init(rs, rr(3) ? A_ERRNO(EPERM) : A_ALLOW);
@@ -675,17 +775,21 @@ static void rs_random(struct sc_ruleset *rs, uint32_t seed) {
       for (uint32_t k = 0; k < n; k++) {
         uint8_t arg = (uint8_t)rr(6);
         /* An argument has one width (from the call's prototype). */
-        conds[k] = (struct sc_cond){.arg = arg, .op = (enum sc_cmp)rr(7), .value = rr_value(),
-                                    .mask = rr(2) ? rr_value() : (1ull << rr(64)),
-                                    .is32 = ((uint32_t)nr * 7u + arg) % 3 == 0};
-        if (conds[k].op == SC_CMP_MASKED_EQ && rr(2)) conds[k].value &= conds[k].mask;
+        conds[k] = (struct sc_cond){ .arg = arg,
+                                     .op = (enum sc_cmp)rr(7),
+                                     .value = rr_value(),
+                                     .mask = rr(2) ? rr_value() : (1ull << rr(64)),
+                                     .is32 = ((uint32_t)nr * 7u + arg) % 3 == 0 };
+        if (conds[k].op == SC_CMP_MASKED_EQ && rr(2))
+          conds[k].value &= conds[k].mask;
       }
       tl_clause(rs, r, conds, n);
     }
   }
 }
 
-START_TEST(test_random_rule_sets) {
+START_TEST(test_random_rule_sets)
+{
   unsigned oracle_runs = 0, exports = 0;
   for (uint32_t seed = 1; seed <= 100; seed++) {
     struct sc_ruleset rs;
@@ -702,13 +806,16 @@ START_TEST(test_random_rule_sets) {
     struct tl_inputs in;
     tl_make_inputs(&rs, &in);
     size_t bad = tl_compare(&rs, p.insns, p.len, NULL, 0, &in, stderr);
-    if (bad) bpf_write_pseudocode(stderr, &rs); /* the rules, for the record */
+    if (bad)
+      bpf_write_pseudocode(stderr, &rs); /* the rules, for the record */
     ck_assert_msg(bad == 0, "seed %u: %zu of %zu inputs disagree", seed, bad, in.n);
     /* libseccomp 2.5.4 itself mis-merges some of these rule sets (see
      * docs/bpf-layout.md); its disagreements are counted, not trusted. */
-    if (lrc == 0) libseccomp_oracle_bugs += tl_compare(&rs, lsc, lsc_len, NULL, 0, &in, NULL);
+    if (lrc == 0)
+      libseccomp_oracle_bugs += tl_compare(&rs, lsc, lsc_len, NULL, 0, &in, NULL);
     for (uint32_t nr = 0; nr <= TL_MAX_NR; nr++)
-      ck_assert_msg(tl_plain_allow(&rs, nr) == bpf_nr_is_const_allow(p.insns, p.len, AUDIT_ARCH_X86_64, nr),
+      ck_assert_msg(tl_plain_allow(&rs, nr) ==
+                        bpf_nr_is_const_allow(p.insns, p.len, AUDIT_ARCH_X86_64, nr),
                     "seed %u: nr %u cacheability", seed, nr);
     FILE *quiet = fopen("/dev/null", "w");
     diag_set_stream(quiet);
@@ -723,11 +830,12 @@ START_TEST(test_random_rule_sets) {
     sc_ruleset_free(&rs);
   }
   /* The oracle and the exporter must not quietly give up on everything. */
-  fprintf(stderr,
-          "random rule sets: libseccomp oracle for %u of 100, export checked for %u; inputs libseccomp 2.5.4 "
-          "decides against the exported profile's meaning: %u, against the rules: %u; libseccomp timeouts: "
-          "%u\n",
-          oracle_runs, exports, libseccomp_export_bugs, libseccomp_oracle_bugs, libseccomp_timeouts);
+  fprintf(
+      stderr,
+      "random rule sets: libseccomp oracle for %u of 100, export checked for %u; inputs libseccomp 2.5.4 "
+      "decides against the exported profile's meaning: %u, against the rules: %u; libseccomp timeouts: "
+      "%u\n",
+      oracle_runs, exports, libseccomp_export_bugs, libseccomp_oracle_bugs, libseccomp_timeouts);
   ck_assert_uint_ge(oracle_runs, 8);
   ck_assert_uint_ge(exports, 8);
 }
@@ -736,14 +844,16 @@ END_TEST
 /* Damaged copies of Docker's profile (cut short, bytes flipped) are
  * refused with a diagnostic or imported and compiled: never a crash, a
  * leak (the sanitizer build checks) or a half-filled rule set. */
-START_TEST(test_oci_damaged) {
+START_TEST(test_oci_damaged)
+{
   FILE *f = fopen(moby_path(), "rb");
   ck_assert_ptr_nonnull(f);
   char *text = NULL;
   size_t len = 0;
   FILE *mem = open_memstream(&text, &len);
   int ch;
-  while ((ch = fgetc(f)) != EOF) fputc(ch, mem);
+  while ((ch = fgetc(f)) != EOF)
+    fputc(ch, mem);
   fclose(f);
   fclose(mem);
   FILE *quiet = fopen("/dev/null", "w");
@@ -794,7 +904,8 @@ START_TEST(test_oci_damaged) {
 }
 END_TEST
 
-static Suite *suite(bool moby) {
+static Suite *suite(bool moby)
+{
   Suite *s = suite_create("bpf");
   TCase *tc = tcase_create(moby ? "moby" : "core");
   tcase_set_timeout(tc, 300);
@@ -818,7 +929,8 @@ static Suite *suite(bool moby) {
 
 /* test_bpf        the hand-built rule sets
  * test_bpf moby   Docker's default profile (exit 77 = skipped if absent) */
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
   bool moby = argc > 1 && strcmp(argv[1], "moby") == 0;
   if (moby && access(moby_path(), R_OK) != 0) {
     fprintf(stderr, "SKIP: %s is absent (Docker's default seccomp profile, ../shared/data/oci)\n",

@@ -56,7 +56,7 @@ const char *cfx_source(void)
  * which clang's -Wmissing-field-initializers rejects. */
 static struct scmp_arg_cmp cfx_cmp(unsigned arg, enum scmp_compare op, uint64_t a, uint64_t b)
 {
-  struct scmp_arg_cmp c = {.arg = arg, .op = op, .datum_a = a, .datum_b = b};
+  struct scmp_arg_cmp c = { .arg = arg, .op = op, .datum_a = a, .datum_b = b };
   return c;
 }
 
@@ -68,7 +68,9 @@ static int cfx_refuse_cmds(scmp_filter_ctx ctx, int nr, uint64_t a, uint64_t b)
                        cfx_cmp(1, SCMP_CMP_MASKED_EQ, 0xffffffffu, a)) < 0)
     return -1;
   return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
-                          cfx_cmp(1, SCMP_CMP_MASKED_EQ, 0xffffffffu, b)) < 0 ? -1 : 0;
+                          cfx_cmp(1, SCMP_CMP_MASKED_EQ, 0xffffffffu, b)) < 0
+             ? -1
+             : 0;
 }
 
 /* As models/profiles.pol: no set-uid or set-gid mode bit in any call
@@ -80,10 +82,10 @@ static int cfx_refuse_setid(scmp_filter_ctx ctx)
   static const struct {
     const char *name;
     unsigned arg;
-  } mode_arg[] = {{"chmod", 1}, {"fchmod", 1}, {"fchmodat", 2}, {"fchmodat2", 2},
-                  {"open", 2},  {"openat", 3}, {"creat", 1},    {"mkdir", 1},
-                  {"mkdirat", 2}, {"mknod", 1}, {"mknodat", 2}};
-  static const uint64_t not_fifo[] = {S_IFREG, 0, S_IFCHR, S_IFBLK, S_IFDIR, S_IFLNK, S_IFSOCK};
+  } mode_arg[] = { { "chmod", 1 },   { "fchmod", 1 }, { "fchmodat", 2 }, { "fchmodat2", 2 },
+                   { "open", 2 },    { "openat", 3 }, { "creat", 1 },    { "mkdir", 1 },
+                   { "mkdirat", 2 }, { "mknod", 1 },  { "mknodat", 2 } };
+  static const uint64_t not_fifo[] = { S_IFREG, 0, S_IFCHR, S_IFBLK, S_IFDIR, S_IFLNK, S_IFSOCK };
   for (size_t i = 0; i < sizeof mode_arg / sizeof mode_arg[0]; i++) {
     int nr = seccomp_syscall_resolve_name(mode_arg[i].name);
     bool mknod = strncmp(mode_arg[i].name, "mknod", 5) == 0;
@@ -107,19 +109,33 @@ static int cfx_refuse_setid(scmp_filter_ctx ctx)
  * them: the same runs must escape there). */
 static int cfx_filter(bool net, bool weak, struct cfx_entry *e)
 {
-  static const int eperm[] = {
-      SCMP_SYS(process_vm_readv), SCMP_SYS(process_vm_writev), SCMP_SYS(unshare),
-      SCMP_SYS(setns),            SCMP_SYS(mount),             SCMP_SYS(umount2),
-      SCMP_SYS(pivot_root),       SCMP_SYS(chroot),            SCMP_SYS(bpf),
-      SCMP_SYS(perf_event_open),  SCMP_SYS(keyctl),            SCMP_SYS(add_key),
-      SCMP_SYS(request_key),      SCMP_SYS(kexec_load),        SCMP_SYS(init_module),
-      SCMP_SYS(finit_module),     SCMP_SYS(delete_module),     SCMP_SYS(userfaultfd),
-      SCMP_SYS(open_by_handle_at), SCMP_SYS(reboot),           SCMP_SYS(swapon),
-      SCMP_SYS(iopl),             SCMP_SYS(ioperm)};
-  static const int enosys[] = {SCMP_SYS(io_uring_setup), SCMP_SYS(io_uring_enter),
-                               SCMP_SYS(io_uring_register), SCMP_SYS(clone3)};
-  static const uint64_t nsflags[] = {CLONE_NEWUSER, CLONE_NEWNS,  CLONE_NEWPID, CLONE_NEWNET,
-                                     CLONE_NEWIPC,  CLONE_NEWUTS, CLONE_NEWCGROUP};
+  static const int eperm[] = { SCMP_SYS(process_vm_readv),
+                               SCMP_SYS(process_vm_writev),
+                               SCMP_SYS(unshare),
+                               SCMP_SYS(setns),
+                               SCMP_SYS(mount),
+                               SCMP_SYS(umount2),
+                               SCMP_SYS(pivot_root),
+                               SCMP_SYS(chroot),
+                               SCMP_SYS(bpf),
+                               SCMP_SYS(perf_event_open),
+                               SCMP_SYS(keyctl),
+                               SCMP_SYS(add_key),
+                               SCMP_SYS(request_key),
+                               SCMP_SYS(kexec_load),
+                               SCMP_SYS(init_module),
+                               SCMP_SYS(finit_module),
+                               SCMP_SYS(delete_module),
+                               SCMP_SYS(userfaultfd),
+                               SCMP_SYS(open_by_handle_at),
+                               SCMP_SYS(reboot),
+                               SCMP_SYS(swapon),
+                               SCMP_SYS(iopl),
+                               SCMP_SYS(ioperm) };
+  static const int enosys[] = { SCMP_SYS(io_uring_setup), SCMP_SYS(io_uring_enter),
+                                SCMP_SYS(io_uring_register), SCMP_SYS(clone3) };
+  static const uint64_t nsflags[] = { CLONE_NEWUSER, CLONE_NEWNS,  CLONE_NEWPID,   CLONE_NEWNET,
+                                      CLONE_NEWIPC,  CLONE_NEWUTS, CLONE_NEWCGROUP };
   scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
   size_t n_notes = 0, cap = 64;
   int fd = -1, rc = -1;
@@ -129,10 +145,11 @@ static int cfx_filter(bool net, bool weak, struct cfx_entry *e)
   e->notes = calloc(cap, sizeof *e->notes);
   if (!e->notes)
     goto out;
-#define CFX_NOTE(nr_, action_)                                                          \
-  do {                                                                                  \
-    if (n_notes < cap)                                                                  \
-      e->notes[n_notes++] = (struct cs_syscall_note){(nr_), NULL, (action_), "confine_fixture.c", 0}; \
+#define CFX_NOTE(nr_, action_)                                                                     \
+  do {                                                                                             \
+    if (n_notes < cap)                                                                             \
+      e->notes[n_notes++] =                                                                        \
+          (struct cs_syscall_note){ (nr_), NULL, (action_), "confine_fixture.c", 0 };              \
   } while (0)
   if (seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS) < 0 ||
       seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(ptrace), 0) < 0)
@@ -162,7 +179,7 @@ static int cfx_filter(bool net, bool weak, struct cfx_entry *e)
   if (!weak) {
     static const struct {
       int level, lo, hi;
-    } route[] = {{IPPROTO_IPV6, 3, 6}, {IPPROTO_IPV6, 54, 59}, {IPPROTO_IP, 4, 7}};
+    } route[] = { { IPPROTO_IPV6, 3, 6 }, { IPPROTO_IPV6, 54, 59 }, { IPPROTO_IP, 4, 7 } };
     for (size_t i = 0; i < sizeof route / sizeof route[0]; i++)
       for (int opt = route[i].lo; opt <= route[i].hi; opt++)
         if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(setsockopt), 2,
@@ -234,12 +251,12 @@ const struct cs_profile *cfx_profile(const char *name)
     e->p.allow_network = standard;
     e->p.allow_file_write = standard;
     e->p.allow_file_delete = standard;
-    e->p.limits = (struct cs_limits){.max_execution_ms = 60000,
-                                     .max_memory_bytes = (hardened ? 512ull : 2048ull) << 20,
-                                     .max_cpu_seconds = 60,
-                                     .max_processes = hardened ? 32 : 256,
-                                     .max_open_files = 1024,
-                                     .max_file_size = 64ull << 20};
+    e->p.limits = (struct cs_limits){ .max_execution_ms = 60000,
+                                      .max_memory_bytes = (hardened ? 512ull : 2048ull) << 20,
+                                      .max_cpu_seconds = 60,
+                                      .max_processes = hardened ? 32 : 256,
+                                      .max_open_files = 1024,
+                                      .max_file_size = 64ull << 20 };
     if (cfx_filter(standard, weak, e) < 0)
       return NULL;
   } else
@@ -255,13 +272,13 @@ const struct cs_profile *cfx_profile(const char *name)
     memcpy(e->allowed, e->p.allowed_paths, n * sizeof *e->allowed);
   if (!base) {
     e->allowed[n++] = (struct cs_path_rule){
-        "${WORKSPACE}",
-        CS_PATH_READ | (standard ? CS_PATH_WRITE | CS_PATH_EXEC : 0), "fixture"};
-    e->allowed[n++] = (struct cs_path_rule){"/usr", CS_PATH_READ | CS_PATH_EXEC, "fixture"};
-    e->allowed[n++] = (struct cs_path_rule){"/etc", CS_PATH_READ, "fixture"};
+      "${WORKSPACE}", CS_PATH_READ | (standard ? CS_PATH_WRITE | CS_PATH_EXEC : 0), "fixture"
+    };
+    e->allowed[n++] = (struct cs_path_rule){ "/usr", CS_PATH_READ | CS_PATH_EXEC, "fixture" };
+    e->allowed[n++] = (struct cs_path_rule){ "/etc", CS_PATH_READ, "fixture" };
   }
-  e->allowed[n++] = (struct cs_path_rule){CONFINE_ESCAPE_DIR, CS_PATH_READ | CS_PATH_EXEC,
-                                          "test: escape programs"};
+  e->allowed[n++] = (struct cs_path_rule){ CONFINE_ESCAPE_DIR, CS_PATH_READ | CS_PATH_EXEC,
+                                           "test: escape programs" };
   e->p.allowed_paths = e->allowed;
   e->p.n_allowed_paths = n;
 
@@ -271,9 +288,9 @@ const struct cs_profile *cfx_profile(const char *name)
     return NULL;
   if (n)
     memcpy(e->denied, e->p.denied_paths, n * sizeof *e->denied);
-  e->denied[n++] = (struct cs_path_rule){"${WORKSPACE}/secret.txt", 7, "test: denied file"};
-  e->denied[n++] = (struct cs_path_rule){"${WORKSPACE}/secrets", 7, "test: denied dir"};
-  e->denied[n++] = (struct cs_path_rule){"~/.ssh", 7, "test: credentials"};
+  e->denied[n++] = (struct cs_path_rule){ "${WORKSPACE}/secret.txt", 7, "test: denied file" };
+  e->denied[n++] = (struct cs_path_rule){ "${WORKSPACE}/secrets", 7, "test: denied dir" };
+  e->denied[n++] = (struct cs_path_rule){ "~/.ssh", 7, "test: credentials" };
   e->p.denied_paths = e->denied;
   e->p.n_denied_paths = n;
   cfx_n++;

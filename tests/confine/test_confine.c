@@ -118,7 +118,7 @@ static int run_va(const struct cs_profile *prof, const char *dir, uint64_t timeo
 {
   char *argv[32];
   int n = 0, rc;
-  struct sbx_run_request req = {0};
+  struct sbx_run_request req = { 0 };
   while (n < 31 && (argv[n] = va_arg(ap, char *)))
     n++;
   argv[n] = NULL;
@@ -180,7 +180,7 @@ static void assert_escaped(const struct sbx_run_result *res, const char *what)
 
 START_TEST(t_write_outside)
 {
-  static const char *const profiles[] = {"standard", "strict", "hardened"};
+  static const char *const profiles[] = { "standard", "strict", "hardened" };
   struct sbx_run_result res;
   char path[PATH_MAX];
   struct stat st;
@@ -196,7 +196,7 @@ END_TEST
 
 START_TEST(t_read_denied)
 {
-  static const char *const profiles[] = {"standard", "strict", "hardened"};
+  static const char *const profiles[] = { "standard", "strict", "hardened" };
   struct sbx_run_result res;
   char target[PATH_MAX], link[PATH_MAX];
   put_file(ws, "secret.txt", "top secret\n");
@@ -238,9 +238,9 @@ END_TEST
 START_TEST(t_denied_workspace)
 {
   struct sbx_run_result res;
-  struct sbx_run_request req = {0};
+  struct sbx_run_request req = { 0 };
   char home[256], inner[300];
-  char *argv[] = {"true", NULL};
+  char *argv[] = { "true", NULL };
   const char *old = getenv("HOME");
   char *saved = old ? strdup(old) : NULL;
   snprintf(home, sizeof home, "%s/home", outside);
@@ -294,7 +294,7 @@ END_TEST
  * readable, printk rate limit) it says so instead of guessing. */
 START_TEST(t_denial_named)
 {
-  static const char *const profiles[] = {"standard", "strict"};
+  static const char *const profiles[] = { "standard", "strict" };
   struct sbx_run_result res;
   for (size_t i = 0; i < 2; i++) {
     RUN(profiles[i], &res, ESC("esc_proc"), "ptrace_only");
@@ -315,7 +315,7 @@ END_TEST
 
 START_TEST(t_tiocsti)
 {
-  static const char *const profiles[] = {"standard", "strict"};
+  static const char *const profiles[] = { "standard", "strict" };
   for (size_t i = 0; i < 2; i++) {
     int master = posix_openpt(O_RDWR | O_NOCTTY), st;
     pid_t helper;
@@ -347,15 +347,15 @@ START_TEST(t_tiocsti)
     }
     ck_assert_int_eq(waitpid(helper, &st, 0), helper);
     close(master);
-    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "TIOCSTI under %s: status %d",
-                  profiles[i], WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "TIOCSTI under %s: status %d", profiles[i],
+                  WIFEXITED(st) ? WEXITSTATUS(st) : -1);
   }
 }
 END_TEST
 
 START_TEST(t_other_abis)
 {
-  static const char *const profiles[] = {"standard", "strict"};
+  static const char *const profiles[] = { "standard", "strict" };
   struct sbx_run_result res;
   for (size_t i = 0; i < 2; i++) {
     RUN(profiles[i], &res, ESC("esc_arch"), "i386");
@@ -368,7 +368,7 @@ END_TEST
 
 START_TEST(t_namespaces_io_uring)
 {
-  static const char *const profiles[] = {"standard", "strict", "hardened"};
+  static const char *const profiles[] = { "standard", "strict", "hardened" };
   struct sbx_run_result res;
   for (size_t i = 0; i < 3; i++) {
     RUN(profiles[i], &res, ESC("esc_ns"));
@@ -381,7 +381,7 @@ END_TEST
 
 static int tcp_listener(int *port)
 {
-  struct sockaddr_in a = {.sin_family = AF_INET};
+  struct sockaddr_in a = { .sin_family = AF_INET };
   socklen_t len = sizeof a;
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -395,7 +395,7 @@ static int tcp_listener(int *port)
 
 static int abstract_listener(char *name, size_t len)
 {
-  struct sockaddr_un a = {.sun_family = AF_UNIX};
+  struct sockaddr_un a = { .sun_family = AF_UNIX };
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   snprintf(name, len, "sbx-confine-test-%d", (int)getpid());
   memcpy(a.sun_path + 1, name, strlen(name));
@@ -437,7 +437,7 @@ END_TEST
 
 START_TEST(t_fds_env)
 {
-  static const char *const profiles[] = {"standard", "strict", "hardened"};
+  static const char *const profiles[] = { "standard", "strict", "hardened" };
   struct sbx_run_result res;
   int fd = open("/etc/hostname", O_RDONLY), sock[2];
   ck_assert_int_ge(fd, 0);
@@ -495,7 +495,7 @@ END_TEST
  * same program through: the negative control. */
 START_TEST(t_leases)
 {
-  static const char *const profiles[] = {"standard", "strict", "hardened", "permissive"};
+  static const char *const profiles[] = { "standard", "strict", "hardened", "permissive" };
   struct sbx_run_result res;
   put_file(ws, "file.txt", "x\n");
   for (size_t i = 0; i < 4; i++) {
@@ -520,7 +520,7 @@ END_TEST
  * setsockopt rules; standard-weak lets them through (negative control). */
 START_TEST(t_route_headers)
 {
-  static const char *const profiles[] = {"standard", "strict", "hardened"};
+  static const char *const profiles[] = { "standard", "strict", "hardened" };
   struct sbx_run_result res;
   for (size_t i = 0; i < 3; i++) {
     RUN(profiles[i], &res, ESC("esc_reach"), "route", "2001:db8::1", "198.51.100.1", "4400");
@@ -533,7 +533,7 @@ END_TEST
 
 START_TEST(t_privileges)
 {
-  static const char *const profiles[] = {"standard", "strict", "hardened"};
+  static const char *const profiles[] = { "standard", "strict", "hardened" };
   struct sbx_run_result res;
   for (size_t i = 0; i < 3; i++) {
     RUN(profiles[i], &res, ESC("esc_priv"));
@@ -564,8 +564,7 @@ START_TEST(t_memory_hog)
   char want[32];
   snprintf(want, sizeof want, "%llu", (unsigned long long)p->limits.max_memory_bytes * 2);
   run_in("hardened", ws, 20000, &res, ESC("esc_res"), "memory", want, (char *)NULL);
-  if (!(res.outcome == SBX_OUTCOME_SIGNALED &&
-        (res.status == SIGKILL || res.status == SIGSEGV)))
+  if (!(res.outcome == SBX_OUTCOME_SIGNALED && (res.status == SIGKILL || res.status == SIGSEGV)))
     assert_held(&res, false);
 }
 END_TEST
@@ -670,7 +669,7 @@ END_TEST
 
 START_TEST(t_no_shell)
 {
-  static const char *const profiles[] = {"strict", "hardened"};
+  static const char *const profiles[] = { "strict", "hardened" };
   struct sbx_run_result res;
   for (size_t i = 0; i < 2; i++) {
     RUN(profiles[i], &res, ESC("esc_shell"));
@@ -684,9 +683,9 @@ START_TEST(t_no_shell)
   /* No shell + EXECUTE on the workspace is a contradiction: refused. */
   {
     struct cs_profile bad = *cfx_profile("strict");
-    struct cs_path_rule rules[1] = {{"${WORKSPACE}", CS_PATH_READ | CS_PATH_EXEC, "test"}};
-    struct sbx_run_request req = {0};
-    char *argv[] = {"true", NULL};
+    struct cs_path_rule rules[1] = { { "${WORKSPACE}", CS_PATH_READ | CS_PATH_EXEC, "test" } };
+    struct sbx_run_request req = { 0 };
+    char *argv[] = { "true", NULL };
     bad.allowed_paths = rules;
     bad.n_allowed_paths = 1;
     req.profile = &bad;
@@ -754,7 +753,7 @@ static struct cs_profile weakened(const struct cs_profile *p, const struct cs_pr
  * places it may write but not execute from: /tmp, /dev/shm, HOME. */
 START_TEST(t_exec_loader)
 {
-  static const char *const no_exec_ws[] = {"strict", "hardened"};
+  static const char *const no_exec_ws[] = { "strict", "hardened" };
   struct sbx_run_result res;
   put_copy("/usr/bin/bash", ws, "x");
   put_copy(ESC("esc_lib.so"), ws, "lib.so");
@@ -777,15 +776,15 @@ START_TEST(t_exec_loader)
    * (SBX_RUN_TEST_EXEC_MOUNTS: the mounts as before the fix) escape, so
    * the attempts above do detect the hole. */
   for (size_t i = 0; i < 2; i++) {
-    run_cold(cfx_profile(no_exec_ws[i]), SBX_RUN_TEST_EXEC_MOUNTS, &res, ESC("esc_exec"),
-             "loader", "./x", (char *)NULL);
+    run_cold(cfx_profile(no_exec_ws[i]), SBX_RUN_TEST_EXEC_MOUNTS, &res, ESC("esc_exec"), "loader",
+             "./x", (char *)NULL);
     assert_escaped(&res, "loader, exec mounts");
-    run_cold(cfx_profile(no_exec_ws[i]), SBX_RUN_TEST_EXEC_MOUNTS, &res, ESC("esc_exec"),
-             "dlopen", "./lib.so", (char *)NULL);
+    run_cold(cfx_profile(no_exec_ws[i]), SBX_RUN_TEST_EXEC_MOUNTS, &res, ESC("esc_exec"), "dlopen",
+             "./lib.so", (char *)NULL);
     assert_escaped(&res, "dlopen, exec mounts");
   }
   {
-    static const char *const dirs[] = {"/tmp", "/dev/shm", "/tmp/home" /* HOME */};
+    static const char *const dirs[] = { "/tmp", "/dev/shm", "/tmp/home" /* HOME */ };
     for (size_t i = 0; i < 3; i++) {
       run_cold(cfx_profile("standard"), SBX_RUN_TEST_EXEC_MOUNTS, &res, ESC("esc_exec"), "place",
                "/usr/bin/bash", dirs[i], (char *)NULL);
@@ -803,7 +802,7 @@ END_TEST
  * libraries and programs work under every profile. */
 START_TEST(t_exec_allowed)
 {
-  static const char *const profiles[] = {"standard", "strict", "hardened"};
+  static const char *const profiles[] = { "standard", "strict", "hardened" };
   struct sbx_run_result res;
   put_file(ws, "hello.c", "int main(void){return 0;}\n");
   RUN("standard", &res, "cc", "-o", "a.out", "hello.c");
@@ -815,8 +814,8 @@ START_TEST(t_exec_allowed)
   ck_assert_msg(res.exit_code == 0, "make && ./made under standard: %s", res.message);
   for (size_t i = 0; i < 3; i++) {
     RUN(profiles[i], &res, ESC("esc_exec"), "runs", "/usr/bin/true");
-    ck_assert_msg(res.exit_code == 0, "%s: a system program through the loader: %s",
-                  profiles[i], res.message);
+    ck_assert_msg(res.exit_code == 0, "%s: a system program through the loader: %s", profiles[i],
+                  res.message);
     /* libm: not linked by esc_exec, so the loader maps it afresh, found
      * through the loader's cache. */
     RUN(profiles[i], &res, ESC("esc_exec"), "loads", "libm.so.6");
@@ -825,8 +824,8 @@ START_TEST(t_exec_allowed)
   }
   if (policy_generated()) {
     /* permissive executes anywhere (allowedPaths all "/"): no noexec. */
-    run_cold(cfx_profile("permissive"), 0, &res, ESC("esc_exec"), "place", "/usr/bin/true",
-             "/tmp", "/dev/shm", (char *)NULL);
+    run_cold(cfx_profile("permissive"), 0, &res, ESC("esc_exec"), "place", "/usr/bin/true", "/tmp",
+             "/dev/shm", (char *)NULL);
     assert_escaped(&res, "permissive executes from /tmp and /dev/shm");
   }
 }
@@ -839,7 +838,7 @@ END_TEST
  * copy there. */
 START_TEST(t_exec_memfd)
 {
-  static const char *const no_shell[] = {"strict", "hardened"};
+  static const char *const no_shell[] = { "strict", "hardened" };
   struct sbx_run_result res;
   if (!policy_generated())
     return; /* the fixture's filter does not refuse memfd_create */
@@ -880,9 +879,9 @@ END_TEST
  * READ_IMPLIES_EXEC). */
 START_TEST(t_exec_wx)
 {
-  static const char *const wx[] = {"mmap_wx",    "mmap_anon_x", "mprotect_x",  "pkey_mprotect_x",
-                                   "shmat_exec", "proc_mem",    "ptrace_poke", "personality"};
-  static const char *const jit[] = {"standard", "strict"};
+  static const char *const wx[] = { "mmap_wx",    "mmap_anon_x", "mprotect_x",  "pkey_mprotect_x",
+                                    "shmat_exec", "proc_mem",    "ptrace_poke", "personality" };
+  static const char *const jit[] = { "standard", "strict" };
   const struct cs_profile *perm;
   struct cs_profile weak;
   struct sbx_run_result res;
@@ -926,22 +925,23 @@ static void put_interpreter_script(void)
 {
   put_copy("/usr/bin/bash", ws, "x");
   put_copy(ESC("esc_lib.so"), ws, "lib.so");
-  put_file(ws, "s.py",
-           "import ctypes, os, subprocess, sys\n"
-           "ran = []\n"
-           "def tries(what, f):\n"
-           "    try:\n"
-           "        if f(): ran.append(what)\n"
-           "    except OSError as e:\n"
-           "        print('held:', what, e, file=sys.stderr)\n"
-           "tries('os.system', lambda: os.system('exit 0') == 0)\n"
-           "tries('subprocess ./x', lambda: subprocess.run(['./x', '-c', 'exit 0']).returncode == 0)\n"
-           "tries('subprocess loader ./x', lambda: subprocess.run(['/lib64/ld-linux-x86-64.so.2',"
-           " './x', '-c', 'exit 0']).returncode == 0)\n"
-           "tries('subprocess sh', lambda: subprocess.run(['sh', '-c', 'exit 0']).returncode == 0)\n"
-           "tries('ctypes ./lib.so', lambda: ctypes.CDLL('./lib.so') is not None)\n"
-           "print('ESCAPED:', ran, file=sys.stderr) if ran else None\n"
-           "sys.exit(10 if ran else 0)\n");
+  put_file(
+      ws, "s.py",
+      "import ctypes, os, subprocess, sys\n"
+      "ran = []\n"
+      "def tries(what, f):\n"
+      "    try:\n"
+      "        if f(): ran.append(what)\n"
+      "    except OSError as e:\n"
+      "        print('held:', what, e, file=sys.stderr)\n"
+      "tries('os.system', lambda: os.system('exit 0') == 0)\n"
+      "tries('subprocess ./x', lambda: subprocess.run(['./x', '-c', 'exit 0']).returncode == 0)\n"
+      "tries('subprocess loader ./x', lambda: subprocess.run(['/lib64/ld-linux-x86-64.so.2',"
+      " './x', '-c', 'exit 0']).returncode == 0)\n"
+      "tries('subprocess sh', lambda: subprocess.run(['sh', '-c', 'exit 0']).returncode == 0)\n"
+      "tries('ctypes ./lib.so', lambda: ctypes.CDLL('./lib.so') is not None)\n"
+      "print('ESCAPED:', ran, file=sys.stderr) if ran else None\n"
+      "sys.exit(10 if ran else 0)\n");
   put_file(ws, "s.sh", "exit 0\n");
 }
 
@@ -952,7 +952,7 @@ static void put_interpreter_script(void)
  * the loader), a shared object of the workspace (ctypes). */
 START_TEST(t_exec_interpreters)
 {
-  static const char *const no_shell[] = {"strict", "hardened"};
+  static const char *const no_shell[] = { "strict", "hardened" };
   struct sbx_run_result res;
   put_interpreter_script();
   for (size_t i = 0; i < 2; i++) {
@@ -995,8 +995,8 @@ START_TEST(t_exit_codes)
   ck_assert_int_eq(res.exit_code, 128 + SIGSEGV);
   /* Refusals name the layer. */
   {
-    struct sbx_run_request req = {0};
-    char *argv[] = {"true", NULL};
+    struct sbx_run_request req = { 0 };
+    char *argv[] = { "true", NULL };
     req.profile = cfx_profile("strict");
     req.workspace = ws;
     req.argv = argv;
@@ -1013,7 +1013,7 @@ START_TEST(t_exit_codes)
     ck_assert_int_eq(res.layer, SBX_LAYER_REQUEST);
     req.workspace = ws;
     {
-      const char *pass[] = {"LD_PRELOAD", NULL};
+      const char *pass[] = { "LD_PRELOAD", NULL };
       req.pass_env = pass;
       ck_assert_int_lt(sbx_confine_run(&req, &res), 0);
       ck_assert_int_eq(res.layer, SBX_LAYER_ENV);
@@ -1023,9 +1023,11 @@ START_TEST(t_exit_codes)
      * skipped sbx's checks still cannot set a secret's or a loader
      * variable; an innocent name runs (the negative control). */
     {
-      const char *refused[][2] = {{"GITHUB_TOKEN=x", NULL}, {"GLIBC_TUNABLES=x", NULL},
-                                  {"PWD=/", NULL}, {"aws_secret_access_key=x", NULL}};
-      const char *innocent[] = {"GIT_AUTHOR_NAME=x", NULL};
+      const char *refused[][2] = { { "GITHUB_TOKEN=x", NULL },
+                                   { "GLIBC_TUNABLES=x", NULL },
+                                   { "PWD=/", NULL },
+                                   { "aws_secret_access_key=x", NULL } };
+      const char *innocent[] = { "GIT_AUTHOR_NAME=x", NULL };
       for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         req.set_env = refused[i];
         ck_assert_int_lt(sbx_confine_run(&req, &res), 0);
@@ -1119,8 +1121,8 @@ static const char *planted_in(const char *dir, bool root_owned_too)
 /* A set-uid program of the system, for the hard-link attempt. */
 static const char *setuid_program(void)
 {
-  static const char *const candidates[] = {"/usr/bin/passwd", "/usr/bin/gpasswd", "/usr/bin/su",
-                                           "/usr/bin/newgrp", "/usr/bin/chsh", NULL};
+  static const char *const candidates[] = { "/usr/bin/passwd", "/usr/bin/gpasswd", "/usr/bin/su",
+                                            "/usr/bin/newgrp", "/usr/bin/chsh",    NULL };
   struct stat st;
   for (const char *const *c = candidates; *c; c++)
     if (stat(*c, &st) == 0 && (st.st_mode & S_ISUID) && st.st_uid == 0)
@@ -1138,7 +1140,7 @@ static const char *setuid_program(void)
  * host's root as the view); elsewhere it crosses mounts. */
 START_TEST(t_setid)
 {
-  static const char *const profiles[] = {"standard", "strict", "hardened", "permissive"};
+  static const char *const profiles[] = { "standard", "strict", "hardened", "permissive" };
   const char *prog = setuid_program();
   bool root = geteuid() == 0, warm = getenv("CONFINE_WARM") != NULL;
   char vartmp[] = "/var/tmp/sbx-setid-XXXXXX", link_path[64];
@@ -1249,8 +1251,7 @@ START_TEST(t_identity)
    * user's 0755 one at all). */
   chown_tree(ws, TEST_OWNER, TEST_OWNER);
   ck_assert_int_eq(chmod(ws, 0777), 0);
-  run_cold(cfx_profile("standard"), SBX_RUN_TEST_HOST_ROOT, &res, "touch", "as-root",
-           (char *)NULL);
+  run_cold(cfx_profile("standard"), SBX_RUN_TEST_HOST_ROOT, &res, "touch", "as-root", (char *)NULL);
   ck_assert_int_eq(res.exit_code, 0);
   ck_assert_msg(planted_in(ws, true) != NULL, "a command kept as root left no root-owned file");
 }
@@ -1272,8 +1273,8 @@ static int git_setup(const char *dir)
 /* The plan of `profile` for the workspace in words (sbx explain); free it. */
 static char *describe_plan(const char *profile)
 {
-  struct sbx_run_request req = {0};
-  char *argv[] = {"true", NULL}, *text = NULL;
+  struct sbx_run_request req = { 0 };
+  char *argv[] = { "true", NULL }, *text = NULL;
   size_t len = 0;
   FILE *out;
   req.workspace = ws;
@@ -1331,7 +1332,9 @@ START_TEST(t_standard_git)
   assert_held(&res, false);
   ck_assert_ptr_null(strstr(read_file(ws, ".git/config"), "hooksPath"));
   /* A submodule's config and hooks are protected too. */
-  snprintf(cmd, sizeof cmd, "mkdir -p '%s/.git/modules/sub/hooks' && echo '[core]' > '%s/.git/modules/sub/config'", ws, ws);
+  snprintf(cmd, sizeof cmd,
+           "mkdir -p '%s/.git/modules/sub/hooks' && echo '[core]' > '%s/.git/modules/sub/config'",
+           ws, ws);
   ck_assert_int_eq(system(cmd), 0);
   RUN("standard", &res, ESC("esc_fs"), "readonly", ".git/modules/sub/config");
   assert_held(&res, false);
@@ -1393,8 +1396,7 @@ static int git_host(const char *script)
            "cd '%s' && M='%s' OUT='%s' GIT_AUTHOR_NAME=sbx GIT_AUTHOR_EMAIL=sbx@example.invalid "
            "GIT_COMMITTER_NAME=sbx GIT_COMMITTER_EMAIL=sbx@example.invalid "
            "sh -c \"$CONFINE_GIT_SCRIPT\" >/dev/null 2>&1",
-           ws,
-           git_marker, outside);
+           ws, git_marker, outside);
   return system(cmd);
 }
 
@@ -1453,61 +1455,88 @@ static void git_case_attack(const struct git_case *c, uint32_t flags, struct sbx
 }
 
 static const struct git_case git_cases[] = {
-    {"commondir planted in .git", NULL, {"write", ".git/commondir", "../evil\n"}, "git status",
-     SBX_RUN_TEST_GIT_LEGACY},
-    {".git renamed away, a .git file in its place", NULL, {"move", ".git", "gitdir: evil\n"},
-     "git status", SBX_RUN_TEST_GIT_LEGACY},
-    {"config.worktree planted (worktreeConfig on)", "git config extensions.worktreeConfig true",
-     {"write", ".git/config.worktree", GIT_EVIL_CONFIG GIT_FSMONITOR}, "git status",
-     SBX_RUN_TEST_GIT_LEGACY},
-    {"linked worktree's commondir", "git worktree add -q wt -b wtb",
-     {"write", ".git/worktrees/wt/commondir", "../../../evil\n"}, "cd wt && git status",
-     SBX_RUN_TEST_GIT_LEGACY},
-    {"linked worktree's .git file", "git worktree add -q wt -b wtb",
-     {"write", "wt/.git", "gitdir: ../evil\n"}, "cd wt && git status", SBX_RUN_TEST_GIT_LEGACY},
-    {"linked worktree's config.worktree",
-     "git config extensions.worktreeConfig true && git worktree add -q wt -b wtb",
-     {"write", ".git/worktrees/wt/config.worktree", GIT_EVIL_CONFIG GIT_FSMONITOR},
-     "cd wt && git status", SBX_RUN_TEST_GIT_LEGACY},
-    {"linked worktree's gitdir", "git worktree add -q wt -b wtb",
-     {"write", ".git/worktrees/wt/gitdir", "/tmp/sbx-elsewhere/.git\n"}, NULL,
-     SBX_RUN_TEST_GIT_LEGACY},
-    {"linked worktree's directory replaced",
-     "git worktree add -q wt -b wtb && cp -a .git/worktrees/wt wt-new && "
-     "echo ../../../evil > wt-new/commondir",
-     {"move", ".git/worktrees/wt", GIT_EVIL_CONFIG, "wt-new"}, "cd wt && git status",
-     SBX_RUN_TEST_GIT_LEGACY},
-    {"submodule's config", "git init -q \"$OUT/src\" && git -C \"$OUT/src\" commit -q --allow-empty -m s && "
-     "git -c protocol.file.allow=always submodule add -q \"$OUT/src\" sub && git commit -qm sub",
-     {"write", ".git/modules/sub/config",
-      GIT_EVIL_CONFIG "\tworktree = ../../../sub\n" GIT_FSMONITOR},
-     "cd sub && git status", SBX_RUN_ALLOW_GIT_CONFIG},
-    {"submodule's git directory replaced",
-     "git init -q \"$OUT/src\" && git -C \"$OUT/src\" commit -q --allow-empty -m s && "
-     "git -c protocol.file.allow=always submodule add -q \"$OUT/src\" sub && git commit -qm sub && "
-     "cp -a .git/modules/sub sub-new",
-     {"move", ".git/modules/sub", GIT_EVIL_CONFIG "\tworktree = ../../../sub\n" GIT_FSMONITOR,
-      "sub-new"},
-     "cd sub && git status", SBX_RUN_TEST_GIT_LEGACY},
-    {"submodule's .git file",
-     "git init -q \"$OUT/src\" && git -C \"$OUT/src\" commit -q --allow-empty -m s && "
-     "git -c protocol.file.allow=always submodule add -q \"$OUT/src\" sub && git commit -qm sub",
-     {"write", "sub/.git", "gitdir: ../evil\n"}, "cd sub && git status", SBX_RUN_TEST_GIT_LEGACY},
-    {"info/attributes selecting a configured filter",
-     "git config filter.sbxf.clean \"touch $M; cat\" && git config filter.sbxf.smudge cat",
-     {"write", ".git/info/attributes", "* filter=sbxf\n"}, "touch a.txt && git add a.txt",
-     SBX_RUN_ALLOW_GIT_CONFIG},
-    {"a file the repository's config includes",
-     "git config include.path ../shared.gitconfig && : > shared.gitconfig",
-     {"write", "shared.gitconfig", "[core]\n" GIT_FSMONITOR}, "git status",
-     SBX_RUN_TEST_GIT_LEGACY},
-    {"a hook in the working tree core.hooksPath names",
-     "mkdir .githooks && git config core.hooksPath .githooks",
-     {"write", ".githooks/pre-commit", "#!/bin/sh\ntouch %s\n"},
-     "chmod +x .githooks/pre-commit; git commit -q --allow-empty -m x", SBX_RUN_TEST_GIT_LEGACY},
-    {"hooks/pre-commit", "git config core.hooksPath .git/hooks",
-     {"write", ".git/hooks/pre-commit", "#!/bin/sh\ntouch %s\n"},
-     "chmod +x .git/hooks/pre-commit; git commit -q --allow-empty -m x", SBX_RUN_ALLOW_GIT_CONFIG},
+  { "commondir planted in .git",
+    NULL,
+    { "write", ".git/commondir", "../evil\n" },
+    "git status",
+    SBX_RUN_TEST_GIT_LEGACY },
+  { ".git renamed away, a .git file in its place",
+    NULL,
+    { "move", ".git", "gitdir: evil\n" },
+    "git status",
+    SBX_RUN_TEST_GIT_LEGACY },
+  { "config.worktree planted (worktreeConfig on)",
+    "git config extensions.worktreeConfig true",
+    { "write", ".git/config.worktree", GIT_EVIL_CONFIG GIT_FSMONITOR },
+    "git status",
+    SBX_RUN_TEST_GIT_LEGACY },
+  { "linked worktree's commondir",
+    "git worktree add -q wt -b wtb",
+    { "write", ".git/worktrees/wt/commondir", "../../../evil\n" },
+    "cd wt && git status",
+    SBX_RUN_TEST_GIT_LEGACY },
+  { "linked worktree's .git file",
+    "git worktree add -q wt -b wtb",
+    { "write", "wt/.git", "gitdir: ../evil\n" },
+    "cd wt && git status",
+    SBX_RUN_TEST_GIT_LEGACY },
+  { "linked worktree's config.worktree",
+    "git config extensions.worktreeConfig true && git worktree add -q wt -b wtb",
+    { "write", ".git/worktrees/wt/config.worktree", GIT_EVIL_CONFIG GIT_FSMONITOR },
+    "cd wt && git status",
+    SBX_RUN_TEST_GIT_LEGACY },
+  { "linked worktree's gitdir",
+    "git worktree add -q wt -b wtb",
+    { "write", ".git/worktrees/wt/gitdir", "/tmp/sbx-elsewhere/.git\n" },
+    NULL,
+    SBX_RUN_TEST_GIT_LEGACY },
+  { "linked worktree's directory replaced",
+    "git worktree add -q wt -b wtb && cp -a .git/worktrees/wt wt-new && "
+    "echo ../../../evil > wt-new/commondir",
+    { "move", ".git/worktrees/wt", GIT_EVIL_CONFIG, "wt-new" },
+    "cd wt && git status",
+    SBX_RUN_TEST_GIT_LEGACY },
+  { "submodule's config",
+    "git init -q \"$OUT/src\" && git -C \"$OUT/src\" commit -q --allow-empty -m s && "
+    "git -c protocol.file.allow=always submodule add -q \"$OUT/src\" sub && git commit -qm sub",
+    { "write", ".git/modules/sub/config",
+      GIT_EVIL_CONFIG "\tworktree = ../../../sub\n" GIT_FSMONITOR },
+    "cd sub && git status",
+    SBX_RUN_ALLOW_GIT_CONFIG },
+  { "submodule's git directory replaced",
+    "git init -q \"$OUT/src\" && git -C \"$OUT/src\" commit -q --allow-empty -m s && "
+    "git -c protocol.file.allow=always submodule add -q \"$OUT/src\" sub && git commit -qm sub && "
+    "cp -a .git/modules/sub sub-new",
+    { "move", ".git/modules/sub", GIT_EVIL_CONFIG "\tworktree = ../../../sub\n" GIT_FSMONITOR,
+      "sub-new" },
+    "cd sub && git status",
+    SBX_RUN_TEST_GIT_LEGACY },
+  { "submodule's .git file",
+    "git init -q \"$OUT/src\" && git -C \"$OUT/src\" commit -q --allow-empty -m s && "
+    "git -c protocol.file.allow=always submodule add -q \"$OUT/src\" sub && git commit -qm sub",
+    { "write", "sub/.git", "gitdir: ../evil\n" },
+    "cd sub && git status",
+    SBX_RUN_TEST_GIT_LEGACY },
+  { "info/attributes selecting a configured filter",
+    "git config filter.sbxf.clean \"touch $M; cat\" && git config filter.sbxf.smudge cat",
+    { "write", ".git/info/attributes", "* filter=sbxf\n" },
+    "touch a.txt && git add a.txt",
+    SBX_RUN_ALLOW_GIT_CONFIG },
+  { "a file the repository's config includes",
+    "git config include.path ../shared.gitconfig && : > shared.gitconfig",
+    { "write", "shared.gitconfig", "[core]\n" GIT_FSMONITOR },
+    "git status",
+    SBX_RUN_TEST_GIT_LEGACY },
+  { "a hook in the working tree core.hooksPath names",
+    "mkdir .githooks && git config core.hooksPath .githooks",
+    { "write", ".githooks/pre-commit", "#!/bin/sh\ntouch %s\n" },
+    "chmod +x .githooks/pre-commit; git commit -q --allow-empty -m x",
+    SBX_RUN_TEST_GIT_LEGACY },
+  { "hooks/pre-commit",
+    "git config core.hooksPath .git/hooks",
+    { "write", ".git/hooks/pre-commit", "#!/bin/sh\ntouch %s\n" },
+    "chmod +x .git/hooks/pre-commit; git commit -q --allow-empty -m x",
+    SBX_RUN_ALLOW_GIT_CONFIG },
 };
 
 START_TEST(t_git_host_config)
@@ -1519,8 +1548,7 @@ START_TEST(t_git_host_config)
   git_case_setup(c);
   git_case_attack(c, 0, &res);
   ck_assert_msg(res.outcome == SBX_OUTCOME_EXITED && res.exit_code == 0,
-                "%s: the plant was not refused: %s (exit %d)", c->name, res.message,
-                res.exit_code);
+                "%s: the plant was not refused: %s (exit %d)", c->name, res.message, res.exit_code);
   if (c->check) {
     git_host(c->check);
     ck_assert_msg(!git_marker_ran(), "%s: the host's git ran the planted command", c->name);
@@ -1532,8 +1560,7 @@ START_TEST(t_git_host_config)
   assert_escaped(&res, c->name);
   if (c->check) {
     git_host(c->check);
-    ck_assert_msg(git_marker_ran(), "%s: negative control: the host's git did not run it",
-                  c->name);
+    ck_assert_msg(git_marker_ran(), "%s: negative control: the host's git did not run it", c->name);
   }
 }
 END_TEST
@@ -1544,9 +1571,13 @@ END_TEST
 START_TEST(t_git_alternates_data)
 {
   struct sbx_run_result res;
-  static const struct git_case c = {"alternates", "mkdir -p evil/hooks && printf '#!/bin/sh\\ntouch %s\\n' \"$M\" > evil/hooks/pre-commit && chmod +x evil/hooks/pre-commit",
-                                    {"write", ".git/objects/info/alternates", "../../evil/objects\n"},
-                                    NULL, 0};
+  static const struct git_case c = {
+    "alternates",
+    "mkdir -p evil/hooks && printf '#!/bin/sh\\ntouch %s\\n' \"$M\" > evil/hooks/pre-commit && chmod +x evil/hooks/pre-commit",
+    { "write", ".git/objects/info/alternates", "../../evil/objects\n" },
+    NULL,
+    0
+  };
   snprintf(git_marker, sizeof git_marker, "%s/sbx-git-marker", outside);
   git_case_setup(&c);
   git_case_attack(&c, 0, &res);
@@ -1561,8 +1592,9 @@ END_TEST
 START_TEST(t_git_include_missing)
 {
   struct sbx_run_result res;
-  static const struct git_case c = {"missing include", "git config include.path ../later.gitconfig",
-                                    {NULL, NULL, NULL}, NULL, 0};
+  static const struct git_case c = {
+    "missing include", "git config include.path ../later.gitconfig", { NULL, NULL, NULL }, NULL, 0
+  };
   snprintf(git_marker, sizeof git_marker, "%s/sbx-git-marker", outside);
   git_case_setup(&c);
   RUN("standard", &res, "true");
@@ -1579,15 +1611,21 @@ END_TEST
  * protection as before (SBX_RUN_TEST_GIT_LEGACY) the run goes ahead and
  * the plant through that name makes the host's git run it. */
 static const struct git_case git_refusals[] = {
-    {"has 2 hard links",
-     "git worktree add -q wt -b wtb && ln .git/worktrees/wt/commondir .git/second-name",
-     {"write", ".git/second-name", "../../../evil\n"}, "cd wt && git status",
-     SBX_RUN_TEST_GIT_LEGACY},
-    {"through the symlink",
-     "mkdir real && : > real/shared.cfg && ln -s real via && git config include.path ../via/shared.cfg",
-     {"write", "real/shared.cfg", "[core]\n" GIT_FSMONITOR}, "git status", SBX_RUN_TEST_GIT_LEGACY},
-    {"which does not exist and could be created inside",
-     "rm -rf .git && echo \"gitdir: made-later\" > .git", {NULL}, NULL, SBX_RUN_TEST_GIT_LEGACY},
+  { "has 2 hard links",
+    "git worktree add -q wt -b wtb && ln .git/worktrees/wt/commondir .git/second-name",
+    { "write", ".git/second-name", "../../../evil\n" },
+    "cd wt && git status",
+    SBX_RUN_TEST_GIT_LEGACY },
+  { "through the symlink",
+    "mkdir real && : > real/shared.cfg && ln -s real via && git config include.path ../via/shared.cfg",
+    { "write", "real/shared.cfg", "[core]\n" GIT_FSMONITOR },
+    "git status",
+    SBX_RUN_TEST_GIT_LEGACY },
+  { "which does not exist and could be created inside",
+    "rm -rf .git && echo \"gitdir: made-later\" > .git",
+    { NULL },
+    NULL,
+    SBX_RUN_TEST_GIT_LEGACY },
 };
 
 START_TEST(t_git_refused)
@@ -1617,17 +1655,20 @@ END_TEST
  * the plan in words (sbx explain) shows each. */
 START_TEST(t_git_include_syntax)
 {
-  static const char *const targets[] = {"i1.cfg", "i2 x.cfg", "i3.cfg", "i4.cfg", "i5.cfg",
-                                        "i6.cfg", NULL};
+  static const char *const targets[] = { "i1.cfg", "i2 x.cfg", "i3.cfg", "i4.cfg",
+                                         "i5.cfg", "i6.cfg",   NULL };
   static const struct git_case c = {
-      "include syntax",
-      "for f in i1.cfg \"i2 x.cfg\" i3.cfg i4.cfg i5.cfg i6.cfg; do : > \"$f\"; done && "
-      "printf '[Include]\\n\\tPath = ../i1.cfg ; comment\\n[include] path = \"../i2 x.cfg\"\\n"
-      "[includeIf \"gitdir:/nowhere/\"]\\n\\tpath = ../i\\\\\\n3.cfg\\n"
-      "[includeIf \"onbranch:x\"]\\npath=\"../i4\".cfg # trailing\\n' >> .git/config && "
-      "printf '[include]\\n\\tpath = i5.cfg\\n' > i4.cfg && "
-      "printf '[include]\\n\\tpath = ~/i6.cfg\\n' > i5.cfg",
-      {NULL, NULL, NULL}, NULL, 0};
+    "include syntax",
+    "for f in i1.cfg \"i2 x.cfg\" i3.cfg i4.cfg i5.cfg i6.cfg; do : > \"$f\"; done && "
+    "printf '[Include]\\n\\tPath = ../i1.cfg ; comment\\n[include] path = \"../i2 x.cfg\"\\n"
+    "[includeIf \"gitdir:/nowhere/\"]\\n\\tpath = ../i\\\\\\n3.cfg\\n"
+    "[includeIf \"onbranch:x\"]\\npath=\"../i4\".cfg # trailing\\n' >> .git/config && "
+    "printf '[include]\\n\\tpath = i5.cfg\\n' > i4.cfg && "
+    "printf '[include]\\n\\tpath = ~/i6.cfg\\n' > i5.cfg",
+    { NULL, NULL, NULL },
+    NULL,
+    0
+  };
   char *text, want[PATH_MAX + 64];
   const char *old = getenv("HOME");
   char *saved = old ? strdup(old) : NULL;
@@ -1654,8 +1695,9 @@ END_TEST
 START_TEST(t_git_work_allowed)
 {
   struct sbx_run_result res;
-  static const struct git_case c = {"work", "git worktree add -q wt0 -b wt0", {NULL, NULL, NULL},
-                                    NULL, 0};
+  static const struct git_case c = {
+    "work", "git worktree add -q wt0 -b wt0", { NULL, NULL, NULL }, NULL, 0
+  };
   snprintf(git_marker, sizeof git_marker, "%s/sbx-git-marker", outside);
   git_case_setup(&c);
   RUN("standard", &res, "sh", "-c",
@@ -1669,9 +1711,10 @@ START_TEST(t_git_work_allowed)
       "(cd wt0 && echo six > f.txt && git add f.txt && git commit -q -m six); "
       "git gc -q; git fsck >/dev/null");
   ck_assert_msg(res.exit_code == 0, "git work under standard failed: %s", res.message);
-  ck_assert_int_eq(git_host("git log --oneline side -- | grep -q four && git log --oneline wt0 -- | "
-                            "grep -q six && git status"),
-                   0);
+  ck_assert_int_eq(
+      git_host("git log --oneline side -- | grep -q four && git log --oneline wt0 -- | "
+               "grep -q six && git status"),
+      0);
 }
 END_TEST
 
@@ -1742,8 +1785,8 @@ START_TEST(t_describe)
   ck_assert_ptr_nonnull(strstr(text, "net (empty)"));
   ck_assert_ptr_nonnull(strstr(text, "tcp: bind and connect refused"));
   ck_assert_ptr_nonnull(strstr(text, "files of the bin directories (no shells)"));
-  ck_assert_ptr_nonnull(strstr(text, geteuid() == 0 ? "identity: uid 65534 gid 65534, nobody"
-                                                    : "identity: uid "));
+  ck_assert_ptr_nonnull(
+      strstr(text, geteuid() == 0 ? "identity: uid 65534 gid 65534, nobody" : "identity: uid "));
   ck_assert_ptr_null(strstr(text, "GITHUB_TOKEN"));
   free(text);
   ck_assert_int_eq(git_setup(ws), 0);
@@ -1794,13 +1837,11 @@ static bool add_suite(TCase *tc, const char *name)
     tcase_add_test(tc, t_standard_git);
     tcase_add_test(tc, t_strict_tools);
   } else if (strcmp(name, "git") == 0) {
-    tcase_add_loop_test(tc, t_git_host_config, 0,
-                        (int)(sizeof git_cases / sizeof git_cases[0]));
+    tcase_add_loop_test(tc, t_git_host_config, 0, (int)(sizeof git_cases / sizeof git_cases[0]));
     tcase_add_test(tc, t_git_alternates_data);
     tcase_add_test(tc, t_git_include_missing);
     tcase_add_test(tc, t_git_include_syntax);
-    tcase_add_loop_test(tc, t_git_refused, 0,
-                        (int)(sizeof git_refusals / sizeof git_refusals[0]));
+    tcase_add_loop_test(tc, t_git_refused, 0, (int)(sizeof git_refusals / sizeof git_refusals[0]));
     tcase_add_test(tc, t_git_work_allowed);
   } else if (strcmp(name, "exec") == 0) {
     tcase_add_test(tc, t_exec_loader);
@@ -1829,7 +1870,7 @@ static char warm_sock[64];
 
 static pid_t warm_server_start(void)
 {
-  static const char *const names[] = {"standard", "strict", "hardened"};
+  static const char *const names[] = { "standard", "strict", "hardened" };
   static struct cs_profile table[3];
   pid_t pid;
   if (!getenv("CONFINE_WARM"))
@@ -1841,8 +1882,11 @@ static pid_t warm_server_start(void)
   if (pid < 0)
     return -1;
   if (pid == 0) {
-    struct sbx_serve_opts o = {.socket_path = warm_sock, .profiles = table, .n_profiles = 3,
-                               .idle_ms = 600000, .verbose = true};
+    struct sbx_serve_opts o = { .socket_path = warm_sock,
+                                .profiles = table,
+                                .n_profiles = 3,
+                                .idle_ms = 600000,
+                                .verbose = true };
     for (int i = 0; i < 3; i++) {
       const struct cs_profile *p = battery_profile(names[i]);
       if (!p)
@@ -1906,9 +1950,9 @@ int main(int argc, char **argv)
   SRunner *sr;
   int failed;
 
-  static const char *const names[] = {"fs",        "proc",  "net",   "netroute",  "privs",
-                                      "resources", "shell", "tools", "isolation", "features",
-                                      "exec",      "git",   NULL};
+  static const char *const names[] = { "fs",        "proc",  "net",   "netroute",  "privs",
+                                       "resources", "shell", "tools", "isolation", "features",
+                                       "exec",      "git",   NULL };
   bool known = false;
   if (argc != 2)
     return fprintf(stderr, "usage: %s SUITE\n", argv[0]), 2;
@@ -1917,7 +1961,7 @@ int main(int argc, char **argv)
   if (!known)
     return fprintf(stderr, "unknown suite %s\n", argv[1]), 2;
   sbx_probe_features(&f);
-  for (const char *const *n = (const char *const[]){"standard", "strict", "hardened", NULL}; *n;
+  for (const char *const *n = (const char *const[]){ "standard", "strict", "hardened", NULL }; *n;
        n++) {
     const struct cs_profile *p = cfx_profile(*n);
     if (!p)

@@ -31,9 +31,9 @@ static void setup(void)
   mk("d", 'd', NULL);
   mk("d/e", 'd', NULL);
   mk("d/e/f", 'f', NULL);
-  mk("abs", 'l', root);           /* absolute symlink to the root */
-  mk("rel", 'l', "d/e");          /* relative symlink, mid-path */
-  mk("d/e/up", 'l', "../..");     /* symlink with ".." */
+  mk("abs", 'l', root);       /* absolute symlink to the root */
+  mk("rel", 'l', "d/e");      /* relative symlink, mid-path */
+  mk("d/e/up", 'l', "../.."); /* symlink with ".." */
   mk("dangling", 'l', "nowhere");
   mk("loop", 'l', "loop");
   mk("tofile", 'l', "d/e/f");
@@ -49,16 +49,16 @@ static void teardown(void)
 START_TEST(t_same_as_realpath)
 {
   static const char *const rel[] = {
-      "",          "/d",          "/d/e/f",     "/d/e/f/",     "/d//e",    "/d/./e",
-      "/d/e/..",   "/d/e/../e/f", "/abs",       "/abs/d/e/f",  "/rel",     "/rel/f",
-      "/rel/../e", "/d/e/up",     "/d/e/up/d",  "/dangling",   "/loop",    "/loop/x",
-      "/tofile",   "/tofile/x",   "/d/e/f/x",   "/missing",    "/missing/x", "/d/missing",
-      "/.",        "/..",         "/d/",        "/d/e/f/.",
+    "",          "/d",          "/d/e/f",    "/d/e/f/",    "/d//e",      "/d/./e",
+    "/d/e/..",   "/d/e/../e/f", "/abs",      "/abs/d/e/f", "/rel",       "/rel/f",
+    "/rel/../e", "/d/e/up",     "/d/e/up/d", "/dangling",  "/loop",      "/loop/x",
+    "/tofile",   "/tofile/x",   "/d/e/f/x",  "/missing",   "/missing/x", "/d/missing",
+    "/.",        "/..",         "/d/",       "/d/e/f/.",
   };
-  static const char *const absolute[] = {"/",        "/proc/self",   "/proc/self/exe",
-                                         "/proc/self/cwd", "/dev/stdin", "/usr/bin",
-                                         "/usr//bin", "/etc/.",     "/nonexistent/dir",
-                                         "relative", "./relative",  ""};
+  static const char *const absolute[] = {
+    "/",         "/proc/self", "/proc/self/exe",   "/proc/self/cwd", "/dev/stdin", "/usr/bin",
+    "/usr//bin", "/etc/.",     "/nonexistent/dir", "relative",       "./relative", ""
+  };
   char path[PATH_MAX + 64];
   for (size_t i = 0; i < sizeof rel / sizeof *rel + sizeof absolute / sizeof *absolute; i++) {
     char *want, *got;
@@ -78,9 +78,8 @@ START_TEST(t_same_as_realpath)
                     got);
     else
       ck_assert_msg(!want && !got && want_err == got_err,
-                    "%s: realpath %s (%s), sbx_path_resolve %s (%s)", path,
-                    want ? want : "NULL", strerror(want_err), got ? got : "NULL",
-                    strerror(got_err));
+                    "%s: realpath %s (%s), sbx_path_resolve %s (%s)", path, want ? want : "NULL",
+                    strerror(want_err), got ? got : "NULL", strerror(got_err));
     free(want);
     free(got);
   }

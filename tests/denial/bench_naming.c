@@ -54,7 +54,7 @@ static int bn_new(int failed)
 int main(int argc, char *argv[])
 {
   long rounds = argc > 1 ? strtol(argv[1], NULL, 10) : 2000;
-  double t[3] = {0, 0, 0};
+  double t[3] = { 0, 0, 0 };
   if (rounds <= 0) {
     fprintf(stderr, "usage: bench_naming [ROUNDS]\n");
     return 2;

@@ -40,28 +40,28 @@
 #include "default.h"
 
 static const struct sock_filter denial_allow_all[] = {
-    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 };
 
 /* socket-fixture's filter: another ABI is killed; socket(AF_UNIX) allowed,
  * any other socket() refused with EPERM; every other call allowed. */
 static const struct sock_filter denial_socket_filter[] = {
-    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 6),
-    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 0, 3),
-    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
-    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 1, 0),
-    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+  BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+  BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 6),
+  BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+  BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 0, 3),
+  BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+  BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 1, 0),
+  BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+  BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
 };
 /* Its rules, in the order the filter tries them (cs_profile_table.h). */
 static const struct cs_syscall_note denial_socket_notes[] = {
-    {SYS_socket, "socket", "allow if arg0.lo32 == 0x1", "socket-fixture.pol:3:5 (profile socket-fixture)",
-     SECCOMP_RET_ALLOW},
-    {SYS_socket, "socket", "errno(EPERM)", "socket-fixture.pol:4:5 (profile socket-fixture)",
-     SECCOMP_RET_ERRNO | EPERM},
+  { SYS_socket, "socket", "allow if arg0.lo32 == 0x1",
+    "socket-fixture.pol:3:5 (profile socket-fixture)", SECCOMP_RET_ALLOW },
+  { SYS_socket, "socket", "errno(EPERM)", "socket-fixture.pol:4:5 (profile socket-fixture)",
+    SECCOMP_RET_ERRNO | EPERM },
 };
 
 int main(int argc, char *argv[])
@@ -71,8 +71,9 @@ int main(int argc, char *argv[])
   const struct cs_profile *strict = cs_profile_find("strict");
   const struct cs_profile *standard = cs_profile_find("standard");
   struct sbx_opts o;
-  struct sbx_tables t = {.profiles = table, .n_profiles = cs_profiles_count + 4,
-                         .model = &cs_model_default};
+  struct sbx_tables t = { .profiles = table,
+                          .n_profiles = cs_profiles_count + 4,
+                          .model = &cs_model_default };
 
   if (!strict || !standard || cs_profiles_count > CS_PROFILES_COUNT ||
       strict->n_allowed_paths >= sizeof exec_paths / sizeof exec_paths[0]) {
@@ -100,8 +101,9 @@ int main(int argc, char *argv[])
   table[cs_profiles_count + 1].command_rules = NULL;
   table[cs_profiles_count + 1].n_command_rules = 0;
   memcpy(exec_paths, strict->allowed_paths, strict->n_allowed_paths * sizeof *exec_paths);
-  exec_paths[strict->n_allowed_paths] = (struct cs_path_rule){
-      "${WORKSPACE}/bin", CS_PATH_READ | CS_PATH_EXEC, "tests/denial/denial_sbx.c"};
+  exec_paths[strict->n_allowed_paths] =
+      (struct cs_path_rule){ "${WORKSPACE}/bin", CS_PATH_READ | CS_PATH_EXEC,
+                             "tests/denial/denial_sbx.c" };
   table[cs_profiles_count + 2] = *strict;
   table[cs_profiles_count + 2].name = "exec-fixture";
   table[cs_profiles_count + 2].alias = NULL;
@@ -112,7 +114,8 @@ int main(int argc, char *argv[])
   table[cs_profiles_count + 2].n_allowed_paths = strict->n_allowed_paths + 1;
   table[cs_profiles_count + 3] = table[cs_profiles_count + 1];
   table[cs_profiles_count + 3].name = "socket-fixture";
-  table[cs_profiles_count + 3].summary = "test: a custom profile deciding socket() by its own rules";
+  table[cs_profiles_count + 3].summary =
+      "test: a custom profile deciding socket() by its own rules";
   table[cs_profiles_count + 3].filter = denial_socket_filter;
   table[cs_profiles_count + 3].filter_len =
       sizeof denial_socket_filter / sizeof denial_socket_filter[0];

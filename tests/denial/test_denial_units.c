@@ -23,9 +23,8 @@
 #define EXE "/tmp/lldenial/build/runtime/sbx"
 
 /* Captured on this machine (see the file comment). */
-static const char rec_exec[] =
-    "audit(1795952769.641:15782): domain=185a52328 blockers=fs.execute "
-    "path=\"/tmp/lldenial/ws/mytrue\" dev=\"vda\" ino=10963391";
+static const char rec_exec[] = "audit(1795952769.641:15782): domain=185a52328 blockers=fs.execute "
+                               "path=\"/tmp/lldenial/ws/mytrue\" dev=\"vda\" ino=10963391";
 static const char dom_exec[] =
     "audit(1795952769.641:15782): domain=185a52328 status=allocated mode=enforcing pid=15347 "
     "uid=0 exe=\"" EXE "\" comm=\"sbx-init\"";
@@ -45,7 +44,7 @@ static const char rec_seccomp[] =
     "subj=unconfined pid=15347 comm=\"python3\" exe=\"/usr/bin/python3.11\" sig=0 "
     "arch=c000003e syscall=101 compat=0 ip=0x7f0 code=0x50001";
 
-static int pair[2] = {-1, -1};
+static int pair[2] = { -1, -1 };
 
 static void feed_setup(void)
 {
@@ -159,8 +158,8 @@ START_TEST(t_collect_busy)
   char other[512];
   for (int i = 0; i < 40; i++) {
     snprintf(other, sizeof other,
-             "audit(1.0:%d): domain=%x blockers=fs.read_file path=\"/x\" dev=\"vda\" ino=1",
-             i, 0x1000 + i);
+             "audit(1.0:%d): domain=%x blockers=fs.read_file path=\"/x\" dev=\"vda\" ino=1", i,
+             0x1000 + i);
     feed(SBX_AUDIT_LANDLOCK_ACCESS, 0, other);
   }
   feed(SBX_AUDIT_LANDLOCK_ACCESS, 0, rec_hex);
@@ -191,7 +190,7 @@ START_TEST(t_collect_helper)
   static const char dom_other[] =
       "audit(1795952770.200:15801): domain=185a52404 status=allocated mode=enforcing "
       "pid=15401 uid=0 exe=\"" EXE "\" comm=\"sbx\"";
-  const pid_t helpers[] = {15399, 15400};
+  const pid_t helpers[] = { 15399, 15400 };
   feed(SBX_AUDIT_LANDLOCK_ACCESS, 0, rec_helper);
   feed(SBX_AUDIT_LANDLOCK_DOMAIN, 0, dom_helper);
   feed(SBX_AUDIT_LANDLOCK_ACCESS, 0, rec_other);
@@ -408,7 +407,7 @@ static struct sbx_sc_denial den;
 static void explain(const char *profile, int nr, uint32_t arch, uint32_t code, bool first)
 {
   const struct cs_profile *p = cs_profile_find(profile);
-  struct sbx_sc_record r = {.syscall = nr, .arch = arch, .code = code, .pid = 4711};
+  struct sbx_sc_record r = { .syscall = nr, .arch = arch, .code = code, .pid = 4711 };
   ck_assert_ptr_nonnull(p);
   sbx_seccomp_explain(p, &r, first, &den);
 }
@@ -470,7 +469,7 @@ START_TEST(t_explain_seccomp_by_text)
    * by their text, still never an allow rule; a default that allows is no
    * candidate. */
   struct cs_profile p = *cs_profile_find("hardened");
-  struct sbx_sc_record r = {.syscall = 16, .arch = 0xc000003e, .code = 0x50000, .pid = 1};
+  struct sbx_sc_record r = { .syscall = 16, .arch = 0xc000003e, .code = 0x50000, .pid = 1 };
   p.rets_known = false;
   sbx_seccomp_explain(&p, &r, false, &den);
   ck_assert_ptr_nonnull(strstr(den.rule, "one of profiles.pol:327:5"));
@@ -508,8 +507,8 @@ END_TEST
 
 START_TEST(t_naming_text)
 {
-  ck_assert_ptr_nonnull(strstr(sbx_naming_text(SBX_NAMING_AUDIT_DISABLED),
-                               "kernel audit disabled"));
+  ck_assert_ptr_nonnull(
+      strstr(sbx_naming_text(SBX_NAMING_AUDIT_DISABLED), "kernel audit disabled"));
   ck_assert_str_eq(sbx_naming_text(SBX_NAMING_COUNT_), "?");
 }
 END_TEST

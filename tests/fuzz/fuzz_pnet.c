@@ -10,7 +10,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
   diag_set_quiet(true);
   struct pn_net *net = pnet_parse_memory("fuzz.pnet", (const char *)data, size);
   pn_net_free(net);

@@ -11,7 +11,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static int replay_file(const char *path) {
+static int replay_file(const char *path)
+{
   FILE *f = fopen(path, "rb");
   if (!f) {
     perror(path);
@@ -32,7 +33,8 @@ static int replay_file(const char *path) {
     }
     size_t got = fread(buf + len, 1, cap - len, f);
     len += got;
-    if (got == 0) break;
+    if (got == 0)
+      break;
   }
   fclose(f);
   LLVMFuzzerTestOneInput(buf, len);
@@ -40,9 +42,13 @@ static int replay_file(const char *path) {
   return 0;
 }
 
-static int name_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int name_cmp(const void *a, const void *b)
+{
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
   int n = 0;
   for (int i = 1; i < argc; i++) {
     struct stat st;
@@ -51,7 +57,8 @@ int main(int argc, char **argv) {
       return 1;
     }
     if (!S_ISDIR(st.st_mode)) {
-      if (replay_file(argv[i]) != 0) return 1;
+      if (replay_file(argv[i]) != 0)
+        return 1;
       n++;
       continue;
     }
@@ -64,14 +71,18 @@ int main(int argc, char **argv) {
     char **names = calloc((size_t)m + 1, sizeof *names);
     int k = 0;
     for (int j = 0; j < m; j++) {
-      if (list[j]->d_name[0] != '.' && names && asprintf(&names[k], "%s/%s", argv[i], list[j]->d_name) >= 0) k++;
+      if (list[j]->d_name[0] != '.' && names &&
+          asprintf(&names[k], "%s/%s", argv[i], list[j]->d_name) >= 0)
+        k++;
       free(list[j]);
     }
     free(list);
-    if (!names) return 1;
+    if (!names)
+      return 1;
     qsort(names, (size_t)k, sizeof *names, name_cmp);
     for (int j = 0; j < k; j++) {
-      if (replay_file(names[j]) != 0) return 1;
+      if (replay_file(names[j]) != 0)
+        return 1;
       free(names[j]);
       n++;
     }

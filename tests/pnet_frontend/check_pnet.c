@@ -20,27 +20,31 @@ static char *diag_text;
 static size_t diag_size;
 static FILE *diag_capture;
 
-static void capture_start(void) {
+static void capture_start(void)
+{
   diag_capture = open_memstream(&diag_text, &diag_size);
   ck_assert_ptr_nonnull(diag_capture);
   diag_set_stream(diag_capture);
   diag_reset();
 }
 
-static const char *capture_end(void) {
+static const char *capture_end(void)
+{
   diag_set_stream(NULL);
   fclose(diag_capture);
   diag_capture = NULL;
   return diag_text;
 }
 
-static void capture_free(void) {
+static void capture_free(void)
+{
   free(diag_text);
   diag_text = NULL;
   diag_size = 0;
 }
 
-static struct pn_net *parse_ok(const char *text) {
+static struct pn_net *parse_ok(const char *text)
+{
   capture_start();
   struct pn_net *net = pnet_parse_memory("unit.pnet", text, strlen(text));
   const char *diags = capture_end();
@@ -51,7 +55,8 @@ static struct pn_net *parse_ok(const char *text) {
 
 /* Parses text, expects rejection, returns whether the diagnostics contain
  * want. */
-static void parse_fails_with(const char *text, const char *want) {
+static void parse_fails_with(const char *text, const char *want)
+{
   capture_start();
   struct pn_net *net = pnet_parse_memory("unit.pnet", text, strlen(text));
   const char *diags = capture_end();
@@ -60,40 +65,53 @@ static void parse_fails_with(const char *text, const char *want) {
   capture_free();
 }
 
-static int32_t place_index(const struct pn_net *net, const char *name) {
+static int32_t place_index(const struct pn_net *net, const char *name)
+{
   for (uint32_t i = 0; i < net->nplaces; i++)
-    if (strcmp(net->places[i].name, name) == 0) return (int32_t)i;
+    if (strcmp(net->places[i].name, name) == 0)
+      return (int32_t)i;
   return -1;
 }
 
-static const struct pn_transition *transition(const struct pn_net *net, const char *name) {
+static const struct pn_transition *transition(const struct pn_net *net, const char *name)
+{
   for (uint32_t i = 0; i < net->ntransitions; i++)
-    if (strcmp(net->transitions[i].name, name) == 0) return &net->transitions[i];
+    if (strcmp(net->transitions[i].name, name) == 0)
+      return &net->transitions[i];
   ck_abort_msg("no transition %s", name);
   return NULL;
 }
 
-static uint32_t weight(const struct pn_net *net, const struct pn_arc *arcs, uint32_t n, const char *place) {
+static uint32_t weight(const struct pn_net *net, const struct pn_arc *arcs, uint32_t n,
+                       const char *place)
+{
   int32_t p = place_index(net, place);
   for (uint32_t i = 0; i < n; i++)
-    if ((int32_t)arcs[i].place == p) return arcs[i].weight;
+    if ((int32_t)arcs[i].place == p)
+      return arcs[i].weight;
   return 0;
 }
 
-static void assert_arcs_sorted(const struct pn_transition *t) {
-  for (uint32_t i = 1; i < t->npre; i++) ck_assert_uint_lt(t->pre[i - 1].place, t->pre[i].place);
-  for (uint32_t i = 1; i < t->npost; i++) ck_assert_uint_lt(t->post[i - 1].place, t->post[i].place);
+static void assert_arcs_sorted(const struct pn_transition *t)
+{
+  for (uint32_t i = 1; i < t->npre; i++)
+    ck_assert_uint_lt(t->pre[i - 1].place, t->pre[i].place);
+  for (uint32_t i = 1; i < t->npost; i++)
+    ck_assert_uint_lt(t->post[i - 1].place, t->post[i].place);
 }
 
-START_TEST(default_model) {
+START_TEST(default_model)
+{
   struct pn_net *net = pnet_parse_file(MODEL("models/default.pnet"));
   ck_assert_ptr_nonnull(net);
   ck_assert_str_eq(net->name, "default");
-  static const char *const places[] = {"pending",      "v8_slots",          "seccomp_slots",  "wasm_slots",
-                                       "tee_slots",    "executing",         "completed",      "executing_v8",
-                                       "executing_seccomp", "executing_wasm", "executing_tee"};
-  static const int64_t capacity[] = {PN_UNBOUNDED, 10, 4, 2, 1, PN_UNBOUNDED, PN_UNBOUNDED, 10, 4, 2, 1};
-  static const int64_t initial[] = {0, 10, 4, 2, 1, 0, 0, 0, 0, 0, 0};
+  static const char *const places[] = { "pending",        "v8_slots",     "seccomp_slots",
+                                        "wasm_slots",     "tee_slots",    "executing",
+                                        "completed",      "executing_v8", "executing_seccomp",
+                                        "executing_wasm", "executing_tee" };
+  static const int64_t capacity[] = { PN_UNBOUNDED, 10, 4, 2, 1, PN_UNBOUNDED,
+                                      PN_UNBOUNDED, 10, 4, 2, 1 };
+  static const int64_t initial[] = { 0, 10, 4, 2, 1, 0, 0, 0, 0, 0, 0 };
   ck_assert_uint_eq(net->nplaces, 11);
   for (uint32_t i = 0; i < 11; i++) {
     ck_assert_str_eq(net->places[i].name, places[i]);
@@ -104,7 +122,7 @@ START_TEST(default_model) {
   ck_assert_int_eq(net->places[6].role, PN_PLACE_SINK);
   ck_assert_int_eq(net->places[5].role, PN_PLACE_TRACKED);
 
-  static const char *const tiers[] = {"v8", "seccomp", "wasm", "tee"};
+  static const char *const tiers[] = { "v8", "seccomp", "wasm", "tee" };
   ck_assert_uint_eq(net->ntransitions, 8);
   for (uint32_t i = 0; i < 4; i++) {
     char admit[64], complete[64], slots[64], exec[64];
@@ -167,12 +185,14 @@ START_TEST(default_model) {
 }
 END_TEST
 
-START_TEST(two_stage_model) {
+START_TEST(two_stage_model)
+{
   struct pn_net *net = pnet_parse_file(MODEL("models/two_stage.pnet"));
   ck_assert_ptr_nonnull(net);
   ck_assert_uint_eq(net->nplaces, 8);
   ck_assert_uint_eq(net->ntransitions, 6);
-  const struct pn_transition *ab = transition(net, "admit_build"), *ai = transition(net, "admit_import");
+  const struct pn_transition *ab = transition(net, "admit_build"),
+                             *ai = transition(net, "admit_import");
   ck_assert_int_eq(ab->kind, PN_ADMISSION);
   ck_assert_str_eq(net->transitions[ab->completion].name, "complete_build");
   ck_assert_str_eq(net->transitions[ai->completion].name, "complete_import");
@@ -197,7 +217,8 @@ START_TEST(two_stage_model) {
 }
 END_TEST
 
-START_TEST(seed_literal_model) {
+START_TEST(seed_literal_model)
+{
   struct pn_net *net = pnet_parse_file(MODEL("tests/models/seed_literal.pnet"));
   ck_assert_ptr_nonnull(net);
   ck_assert_uint_eq(net->nplaces, 7);
@@ -206,7 +227,8 @@ START_TEST(seed_literal_model) {
   /* One shared place: every completion takes from it. */
   for (uint32_t i = 0; i < net->ntransitions; i++) {
     const struct pn_transition *t = &net->transitions[i];
-    if (t->kind != PN_PROGRESS) continue;
+    if (t->kind != PN_PROGRESS)
+      continue;
     ck_assert_uint_eq(t->npre, 1);
     ck_assert_int_eq(t->pre[0].place, exec);
   }
@@ -217,7 +239,8 @@ END_TEST
 /* The same net through two independent front ends: a family-generated
  * .pnet and a hand-listed PNML file must lower to the same places,
  * transitions and arcs, in the same order. */
-START_TEST(philosophers_match_pnml) {
+START_TEST(philosophers_match_pnml)
+{
   struct pn_net *a = pnet_parse_file(MODEL("tests/pnet_frontend/cross/philosophers3.pnet"));
   struct pn_net *b = pnml_parse_file(MODEL("tests/pnetc_cli/data/philosophers3.pnml"));
   ck_assert_ptr_nonnull(a);
@@ -247,7 +270,8 @@ START_TEST(philosophers_match_pnml) {
 }
 END_TEST
 
-START_TEST(lets_are_per_iteration) {
+START_TEST(lets_are_per_iteration)
+{
   struct pn_net *net = parse_ok("const n = 3;\n"
                                 "for i in 0 .. n - 1 { place r${i}; }\n"
                                 "for i in 0 .. n - 1 {\n"
@@ -261,13 +285,16 @@ START_TEST(lets_are_per_iteration) {
   ck_assert_uint_eq(net->transitions[2].post[0].place, 0); /* next = 0, twice = 0 */
   ck_assert_uint_eq(net->transitions[2].post[0].weight, 1);
   /* A let lives for one iteration and cannot be rebound in it. */
-  parse_fails_with("place a; for i in 1 .. 2 { let j = i; let j = 2; }", "variable 'j' is already bound");
-  parse_fails_with("place a; for i in 1 .. 2 { let j = i; } assert invariant a == j;", "unknown name 'j'");
+  parse_fails_with("place a; for i in 1 .. 2 { let j = i; let j = 2; }",
+                   "variable 'j' is already bound");
+  parse_fails_with("place a; for i in 1 .. 2 { let j = i; } assert invariant a == j;",
+                   "unknown name 'j'");
   pn_net_free(net);
 }
 END_TEST
 
-START_TEST(constants_fold_like_c) {
+START_TEST(constants_fold_like_c)
+{
   struct pn_net *net = parse_ok("const a = 7 / 2;\n"
                                 "const b = -7 / 2;\n"
                                 "const c = -7 % 3;\n"
@@ -286,7 +313,8 @@ START_TEST(constants_fold_like_c) {
 }
 END_TEST
 
-START_TEST(weights_merge_and_sort) {
+START_TEST(weights_merge_and_sort)
+{
   struct pn_net *net = parse_ok("place c; place b; place a;\n"
                                 "const w = 2;\n"
                                 "progress t: 3 * a + a + c -> w * (b + c) + a - a + a;\n");
@@ -306,7 +334,8 @@ START_TEST(weights_merge_and_sort) {
 }
 END_TEST
 
-START_TEST(constraints_normalised) {
+START_TEST(constraints_normalised)
+{
   struct pn_net *net = parse_ok("place a; place b;\n"
                                 "assert invariant 2 * a + 3 <= b - 1;\n"
                                 "assert unreachable -a > -(2 * b) && a + b >= 1;\n");
@@ -323,7 +352,8 @@ START_TEST(constraints_normalised) {
 }
 END_TEST
 
-START_TEST(families_expand_in_order) {
+START_TEST(families_expand_in_order)
+{
   struct pn_net *net = parse_ok("family sizes = {s: 1, m: 2, l: 4};\n"
                                 "const n = 3;\n"
                                 "for i in 1 .. n {\n"
@@ -346,15 +376,17 @@ START_TEST(families_expand_in_order) {
 }
 END_TEST
 
-START_TEST(sums_fold_over_families) {
-  struct pn_net *net = parse_ok("family t = {a: 2, b: 3};\n"
-                                "const total = sum(k, w in t: w);\n"
-                                "const tri = sum(i in 1 .. 4: sum(j in 1 .. i: 1));\n"
-                                "const none = sum(i in 1 .. 0: i);\n"
-                                "for k, w in t { place p${k} capacity w; }\n"
-                                "place q capacity total + tri + none;\n"
-                                "assert invariant sum(k, w in t: w * p${k}) + q <= total;\n"
-                                "assert invariant sum(k in {a, b}: p${k}) - 2 * sum(k in t: p${k}) >= -5;\n");
+START_TEST(sums_fold_over_families)
+{
+  struct pn_net *net =
+      parse_ok("family t = {a: 2, b: 3};\n"
+               "const total = sum(k, w in t: w);\n"
+               "const tri = sum(i in 1 .. 4: sum(j in 1 .. i: 1));\n"
+               "const none = sum(i in 1 .. 0: i);\n"
+               "for k, w in t { place p${k} capacity w; }\n"
+               "place q capacity total + tri + none;\n"
+               "assert invariant sum(k, w in t: w * p${k}) + q <= total;\n"
+               "assert invariant sum(k in {a, b}: p${k}) - 2 * sum(k in t: p${k}) >= -5;\n");
   ck_assert_int_eq(net->places[2].capacity, 5 + 10);
   const struct pn_linear *c = &net->assertions[1].constraints[0];
   ck_assert_uint_eq(c->nterms, 3);
@@ -365,11 +397,13 @@ START_TEST(sums_fold_over_families) {
   ck_assert_str_eq(net->assertions[2].text, "invariant -pa - pb >= -5");
   pn_net_free(net);
   /* The variable of a sum is bound only inside it. */
-  parse_fails_with("family t = {a}; place p; assert invariant sum(k in t: p) + k == 1;", "unknown name 'k'");
+  parse_fails_with("family t = {a}; place p; assert invariant sum(k in t: p) + k == 1;",
+                   "unknown name 'k'");
 }
 END_TEST
 
-START_TEST(explicit_and_conventional_completion) {
+START_TEST(explicit_and_conventional_completion)
+{
   struct pn_net *net = parse_ok("place pending source; place run; place done sink;\n"
                                 "admission admit_a: pending -> run;\n"
                                 "admission go: pending -> run completion finish;\n"
@@ -385,7 +419,8 @@ START_TEST(explicit_and_conventional_completion) {
 }
 END_TEST
 
-START_TEST(include_diamond_reads_once) {
+START_TEST(include_diamond_reads_once)
+{
   struct pn_net *net = pnet_parse_file(MODEL("tests/pnet_frontend/valid/diamond.pnet"));
   ck_assert_ptr_nonnull(net);
   ck_assert_uint_eq(net->nsources, 4);
@@ -398,7 +433,8 @@ START_TEST(include_diamond_reads_once) {
 }
 END_TEST
 
-START_TEST(default_name_from_path) {
+START_TEST(default_name_from_path)
+{
   capture_start();
   struct pn_net *net = pnet_parse_memory("dir/2-stage.model.pnet", "place a;", 8);
   capture_end();
@@ -409,7 +445,8 @@ START_TEST(default_name_from_path) {
 }
 END_TEST
 
-START_TEST(memory_is_length_bounded) {
+START_TEST(memory_is_length_bounded)
+{
   /* The text after len must be ignored, NUL or not. */
   const char text[] = "place a;place b;";
   struct pn_net *net;
@@ -430,7 +467,8 @@ START_TEST(memory_is_length_bounded) {
 }
 END_TEST
 
-START_TEST(rejects_semantic_errors) {
+START_TEST(rejects_semantic_errors)
+{
   parse_fails_with("place a; place a;", "redefinition of 'a'");
   parse_fails_with("place a capacity 2 initial 3;", "exceeds its capacity 2");
   parse_fails_with("place a; place b; progress t: a -> 0 * b;", "must be at least 1, not 0");
@@ -438,13 +476,15 @@ START_TEST(rejects_semantic_errors) {
   parse_fails_with("place s sink; place a; progress t: s -> a;", "'s' is a sink");
   parse_fails_with("const x = 9223372036854775807 * 2; place a;", "integer overflow");
   parse_fails_with("place a; assert invariant b == 1;", "unknown name 'b'");
-  parse_fails_with("place a; progress t: a -> a completion t;", "only an admission has a completion");
+  parse_fails_with("place a; progress t: a -> a completion t;",
+                   "only an admission has a completion");
   parse_fails_with("place a\n", "expected 'capacity', 'initial', 'source', 'sink' or ';'");
 }
 END_TEST
 
 /* Writes text to dir/name. */
-static void write_file(const char *dir, const char *name, const char *text) {
+static void write_file(const char *dir, const char *name, const char *text)
+{
   char path[512];
   snprintf(path, sizeof path, "%s/%s", dir, name);
   FILE *f = fopen(path, "w");
@@ -453,34 +493,42 @@ static void write_file(const char *dir, const char *name, const char *text) {
   ck_assert_int_eq(fclose(f), 0);
 }
 
-START_TEST(limit_places) {
+START_TEST(limit_places)
+{
   /* 64 * 65 places, one loop level short of any other limit. */
-  parse_fails_with("for i in 0 .. 63 { for j in 0 .. 64 { place p${i}_${j}; } }", "too many places (limit 4096)");
+  parse_fails_with("for i in 0 .. 63 { for j in 0 .. 64 { place p${i}_${j}; } }",
+                   "too many places (limit 4096)");
 }
 END_TEST
 
-START_TEST(limit_transitions_assertions_constants) {
-  parse_fails_with("place a; for i in 0 .. 63 { for j in 0 .. 64 { progress t${i}_${j}: a -> a; } }",
-                   "too many transitions (limit 4096)");
+START_TEST(limit_transitions_assertions_constants)
+{
+  parse_fails_with(
+      "place a; for i in 0 .. 63 { for j in 0 .. 64 { progress t${i}_${j}: a -> a; } }",
+      "too many transitions (limit 4096)");
   parse_fails_with("place a; for i in 0 .. 1 { for j in 0 .. 600 { assert invariant a >= 0; } }",
                    "too many assertions (limit 1024)");
   /* Constants cannot be declared in loops, so write them out. */
   size_t size = (size_t)(PNET_MAX_CONSTANTS + 1) * 32 + 16;
   char *text = malloc(size), *p = text;
   ck_assert_ptr_nonnull(text);
-  for (int i = 0; i <= PNET_MAX_CONSTANTS; i++) p += sprintf(p, "const c%d = %d;\n", i, i);
+  for (int i = 0; i <= PNET_MAX_CONSTANTS; i++)
+    p += sprintf(p, "const c%d = %d;\n", i, i);
   strcpy(p, "place a;\n");
   parse_fails_with(text, "too many constants (limit 4096)");
   free(text);
 }
 END_TEST
 
-START_TEST(limit_iterations) {
-  parse_fails_with("place a; for i in 1 .. 300 { for j in 1 .. 300 { } }", "more than 65536 iterations");
+START_TEST(limit_iterations)
+{
+  parse_fails_with("place a; for i in 1 .. 300 { for j in 1 .. 300 { } }",
+                   "more than 65536 iterations");
 }
 END_TEST
 
-START_TEST(limit_sources) {
+START_TEST(limit_sources)
+{
   char dir[] = "/tmp/check_pnet.XXXXXX";
   ck_assert_ptr_nonnull(mkdtemp(dir));
   /* A main file including PNET_MAX_SOURCES others: one file too many. */
@@ -524,7 +572,8 @@ END_TEST
 
 /* A symbolic link below the main file's directory does not let an include
  * read a file outside it. */
-START_TEST(include_symlink_cannot_escape) {
+START_TEST(include_symlink_cannot_escape)
+{
   char dir[] = "/tmp/check_pnet.XXXXXX", sub[64], link[128], path[128];
   ck_assert_ptr_nonnull(mkdtemp(dir));
   snprintf(sub, sizeof sub, "%s/model", dir);
@@ -538,7 +587,8 @@ START_TEST(include_symlink_cannot_escape) {
   struct pn_net *net = pnet_parse_file(path);
   const char *diags = capture_end();
   ck_assert_ptr_null(net);
-  ck_assert_msg(strstr(diags, "link.pnet': it is outside the directory of the main file") != NULL, "%s", diags);
+  ck_assert_msg(strstr(diags, "link.pnet': it is outside the directory of the main file") != NULL,
+                "%s", diags);
   ck_assert_msg(strstr(diags, "secret") == NULL, "%s", diags);
   capture_free();
   unlink(link);
@@ -550,18 +600,21 @@ START_TEST(include_symlink_cannot_escape) {
 }
 END_TEST
 
-START_TEST(missing_main_file) {
+START_TEST(missing_main_file)
+{
   capture_start();
   struct pn_net *net = pnet_parse_file("/nonexistent/model.pnet");
   const char *diags = capture_end();
   ck_assert_ptr_null(net);
-  ck_assert_str_eq(diags, "/nonexistent/model.pnet: error: cannot read file: No such file or directory\n");
+  ck_assert_str_eq(diags,
+                   "/nonexistent/model.pnet: error: cannot read file: No such file or directory\n");
   capture_free();
   pn_net_free(NULL);
 }
 END_TEST
 
-static Suite *pnet_suite(void) {
+static Suite *pnet_suite(void)
+{
   Suite *s = suite_create("pnet");
   TCase *models = tcase_create("models");
   tcase_add_test(models, default_model);
@@ -594,7 +647,8 @@ static Suite *pnet_suite(void) {
   return s;
 }
 
-int main(void) {
+int main(void)
+{
   SRunner *sr = srunner_create(pnet_suite());
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);

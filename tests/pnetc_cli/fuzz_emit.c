@@ -26,28 +26,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Row comments start with "/ * S<k>" (without the space); a name may look
  * like one too, so this is a lower bound. */
-static size_t count_rows(const char *text) {
+static size_t count_rows(const char *text)
+{
   size_t n = 0;
   for (const char *p = text; (p = strstr(p, "/* S")); p += 4)
-    if (p[4] >= '0' && p[4] <= '9') n++;
+    if (p[4] >= '0' && p[4] <= '9')
+      n++;
   return n;
 }
 
-static size_t count(const char *hay, const char *needle) {
+static size_t count(const char *hay, const char *needle)
+{
   size_t n = 0;
-  for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle)) n++;
+  for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+    n++;
   return n;
 }
 
 /* A broken invariant is a bug: abort so libFuzzer keeps the input. */
-static void check(int ok, const char *what) {
+static void check(int ok, const char *what)
+{
   if (!ok) {
     fprintf(stderr, "fuzz_emit: %s\n", what);
     abort();
   }
 }
 
-static void emit_all(const struct pn_net *net, const struct pn_analysis *a) {
+static void emit_all(const struct pn_net *net, const struct pn_analysis *a)
+{
   char *src = NULL, *hdr = NULL, *js = NULL, *dot = NULL;
   size_t nsrc = 0, nhdr = 0, njs = 0, ndot = 0;
   FILE *fs = open_memstream(&src, &nsrc), *fh = open_memstream(&hdr, &nhdr);
@@ -90,14 +96,16 @@ static void emit_all(const struct pn_net *net, const struct pn_analysis *a) {
   free(dot);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
   diag_set_quiet(true);
   struct pn_net *net = pnet_parse_memory("fuzz.pnet", (const char *)data, size);
   if (net) {
     /* Small nets only: the emitters are under test, not the explorer. */
-    struct pn_analysis_opts opts = {.max_states = 5000};
+    struct pn_analysis_opts opts = { .max_states = 5000 };
     struct pn_analysis *a = NULL;
-    if (pn_analyze(net, &opts, &a) == 0) emit_all(net, a);
+    if (pn_analyze(net, &opts, &a) == 0)
+      emit_all(net, a);
     pn_analysis_free(a);
   }
   pn_net_free(net);

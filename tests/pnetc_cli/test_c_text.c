@@ -12,25 +12,29 @@
 #include "c_text.h"
 
 /* What f writes for s, NUL-terminated; caller frees. */
-static char *written(size_t (*f)(FILE *, const char *), const char *s, size_t *count) {
+static char *written(size_t (*f)(FILE *, const char *), const char *s, size_t *count)
+{
   char *buf = NULL;
   size_t len = 0;
   FILE *m = open_memstream(&buf, &len);
   ck_assert_ptr_nonnull(m);
   size_t n = f(m, s);
   ck_assert_int_eq(fclose(m), 0);
-  if (count) *count = n;
+  if (count)
+    *count = n;
   ck_assert_uint_eq(n, len);
   return buf;
 }
 
-static size_t literal(FILE *out, const char *s) {
+static size_t literal(FILE *out, const char *s)
+{
   long before = ftell(out);
   text_c_string(out, s);
   return (size_t)(ftell(out) - before);
 }
 
-static void check_comment_safe(const char *in) {
+static void check_comment_safe(const char *in)
+{
   char *out = written(text_c_comment, in, NULL);
   ck_assert_msg(!strstr(out, "*/"), "comment text %s ends the comment", out);
   ck_assert_msg(!strstr(out, "/*"), "comment text %s opens a comment", out);
@@ -40,8 +44,9 @@ static void check_comment_safe(const char *in) {
   free(out);
 }
 
-START_TEST(test_comment_every_byte) {
-  char in[4] = {'a', 0, 'b', 0};
+START_TEST(test_comment_every_byte)
+{
+  char in[4] = { 'a', 0, 'b', 0 };
   for (int c = 1; c < 256; c++) {
     in[1] = (char)c;
     check_comment_safe(in);
@@ -49,10 +54,12 @@ START_TEST(test_comment_every_byte) {
 }
 END_TEST
 
-START_TEST(test_comment_delimiters) {
-  static const char *const cases[] = {"*/", "/*", "*/*/", "/**/", "***///", "a*/b/*c",
-                                      "?\?=", "?\?\?/", "?\?\?\?", "*\\/", "/\\*", "*\n/"};
-  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) check_comment_safe(cases[i]);
+START_TEST(test_comment_delimiters)
+{
+  static const char *const cases[] = { "*/",   "/*",     "*/*/",    "/**/", "***///", "a*/b/*c",
+                                       "?\?=", "?\?\?/", "?\?\?\?", "*\\/", "/\\*",   "*\n/" };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+    check_comment_safe(cases[i]);
   /* What the profile tables' comments hold today stays as written. */
   char *out = written(text_c_comment, "arch == x86_64? no: foreign ABI -> kill-process", NULL);
   ck_assert_str_eq(out, "arch == x86_64? no: foreign ABI -> kill-process");
@@ -64,7 +71,8 @@ START_TEST(test_comment_delimiters) {
 END_TEST
 
 /* The literal, read back the way a C compiler reads it, is the input. */
-static char *unescape(const char *lit) {
+static char *unescape(const char *lit)
+{
   size_t n = strlen(lit);
   ck_assert(n >= 2 && lit[0] == '"' && lit[n - 1] == '"');
   char *r = malloc(n);
@@ -85,9 +93,11 @@ static char *unescape(const char *lit) {
   return r;
 }
 
-START_TEST(test_string_round_trip) {
+START_TEST(test_string_round_trip)
+{
   char in[256];
-  for (int c = 1; c < 256; c++) in[c - 1] = (char)c;
+  for (int c = 1; c < 256; c++)
+    in[c - 1] = (char)c;
   in[255] = '\0';
   char *lit = written(literal, in, NULL);
   char *back = unescape(lit);
@@ -100,14 +110,16 @@ START_TEST(test_string_round_trip) {
 }
 END_TEST
 
-START_TEST(test_string_null) {
+START_TEST(test_string_null)
+{
   char *lit = written(literal, NULL, NULL);
   ck_assert_str_eq(lit, "NULL");
   free(lit);
 }
 END_TEST
 
-int main(void) {
+int main(void)
+{
   Suite *s = suite_create("c_text");
   TCase *tc = tcase_create("escaping");
   tcase_add_test(tc, test_comment_every_byte);

@@ -13,7 +13,8 @@
 
 static char dir[] = "/tmp/test_out_file.XXXXXX";
 
-static char *path_in(const char *name) {
+static char *path_in(const char *name)
+{
   static char buf[4][256];
   static int next;
   char *p = buf[next++ % 4];
@@ -21,10 +22,12 @@ static char *path_in(const char *name) {
   return p;
 }
 
-static char *slurp(const char *path) {
+static char *slurp(const char *path)
+{
   static char buf[256];
   FILE *f = fopen(path, "r");
-  if (!f) return NULL;
+  if (!f)
+    return NULL;
   size_t n = fread(buf, 1, sizeof buf - 1, f);
   buf[n] = '\0';
   fclose(f);
@@ -32,28 +35,33 @@ static char *slurp(const char *path) {
 }
 
 /* Hidden temporary files left in the directory. */
-static int leftovers(void) {
+static int leftovers(void)
+{
   int n = 0;
   DIR *d = opendir(dir);
   ck_assert_ptr_nonnull(d);
   for (struct dirent *e; (e = readdir(d));)
-    if (e->d_name[0] == '.' && strstr(e->d_name, ".tmp.")) n++;
+    if (e->d_name[0] == '.' && strstr(e->d_name, ".tmp."))
+      n++;
   closedir(d);
   return n;
 }
 
-static void setup(void) {
+static void setup(void)
+{
   strcpy(dir, "/tmp/test_out_file.XXXXXX");
   ck_assert_ptr_nonnull(mkdtemp(dir));
 }
 
-static void teardown(void) {
+static void teardown(void)
+{
   char cmd[300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   ck_assert_int_eq(system(cmd), 0);
 }
 
-START_TEST(test_commit_writes_whole_file) {
+START_TEST(test_commit_writes_whole_file)
+{
   struct out_file *f;
   mode_t old = umask(022);
   ck_assert_int_eq(out_file_open(path_in("a.c"), &f), 0);
@@ -69,7 +77,8 @@ START_TEST(test_commit_writes_whole_file) {
 }
 END_TEST
 
-START_TEST(test_abort_leaves_previous_file) {
+START_TEST(test_abort_leaves_previous_file)
+{
   struct out_file *f;
   FILE *prev = fopen(path_in("a.c"), "w");
   fputs("old\n", prev);
@@ -84,7 +93,8 @@ END_TEST
 
 /* The second rename fails (its name became a directory): the first file
  * of the group must not stay behind alone. */
-START_TEST(test_group_all_or_nothing) {
+START_TEST(test_group_all_or_nothing)
+{
   struct out_file *g[2];
   ck_assert_int_eq(out_file_open(path_in("m.c"), &g[0]), 0);
   ck_assert_int_eq(out_file_open(path_in("m.h"), &g[1]), 0);
@@ -98,7 +108,8 @@ START_TEST(test_group_all_or_nothing) {
 }
 END_TEST
 
-START_TEST(test_missing_directory) {
+START_TEST(test_missing_directory)
+{
   struct out_file *f = (struct out_file *)1;
   ck_assert_int_eq(out_file_open(path_in("no/such/dir/x.c"), &f), -ENOENT);
   ck_assert_ptr_null(f);
@@ -106,7 +117,8 @@ START_TEST(test_missing_directory) {
 END_TEST
 
 /* Through a symlink the target is replaced and the link stays a link. */
-START_TEST(test_symlink_target_replaced) {
+START_TEST(test_symlink_target_replaced)
+{
   struct out_file *f;
   FILE *t = fopen(path_in("target.json"), "w");
   fputs("old\n", t);
@@ -123,7 +135,8 @@ START_TEST(test_symlink_target_replaced) {
 END_TEST
 
 /* A device is written in place, never renamed over. */
-START_TEST(test_device_written_in_place) {
+START_TEST(test_device_written_in_place)
+{
   struct out_file *f;
   ck_assert_int_eq(out_file_open("/dev/null", &f), 0);
   fputs("discarded\n", out_file_stream(f));
@@ -132,15 +145,17 @@ START_TEST(test_device_written_in_place) {
   ck_assert_int_eq(stat("/dev/null", &st), 0);
   ck_assert(S_ISCHR(st.st_mode));
   ck_assert_int_eq(out_file_open("/dev/full", &f), 0);
-  for (int i = 0; i < 10000; i++) fputs("full\n", out_file_stream(f));
+  for (int i = 0; i < 10000; i++)
+    fputs("full\n", out_file_stream(f));
   ck_assert_int_eq(out_file_commit(f), -ENOSPC);
 }
 END_TEST
 
 /* Outputs and depfile together, or neither. */
-START_TEST(test_commit_group_with_depfile) {
+START_TEST(test_commit_group_with_depfile)
+{
   struct out_file *g[1];
-  const char *deps[] = {"/nonexistent/model.pnet"};
+  const char *deps[] = { "/nonexistent/model.pnet" };
   ck_assert_int_eq(out_file_open(path_in("t.json"), &g[0]), 0);
   fputs("{}\n", out_file_stream(g[0]));
   ck_assert_int_lt(out_file_commit_group(g, 1, path_in("no/dir/t.d"), "t.json", deps, 1), 0);
@@ -151,16 +166,18 @@ START_TEST(test_commit_group_with_depfile) {
   fputs("{}\n", out_file_stream(g[0]));
   ck_assert_int_eq(out_file_commit_group(g, 1, path_in("t.d"), "/out/t.json", deps, 1), 0);
   ck_assert_str_eq(slurp(path_in("t.json")), "{}\n");
-  ck_assert_str_eq(slurp(path_in("t.d")), "/out/t.json: \\\n  /nonexistent/model.pnet\n\n/nonexistent/model.pnet:\n");
+  ck_assert_str_eq(slurp(path_in("t.d")),
+                   "/out/t.json: \\\n  /nonexistent/model.pnet\n\n/nonexistent/model.pnet:\n");
   ck_assert_int_eq(leftovers(), 0);
 }
 END_TEST
 
-START_TEST(test_depfile_escapes) {
+START_TEST(test_depfile_escapes)
+{
   char *buf = NULL;
   size_t len = 0;
   FILE *m = open_memstream(&buf, &len);
-  const char *deps[] = {"/nonexistent/a b.pnet", "/nonexistent/c$#.pnet"};
+  const char *deps[] = { "/nonexistent/a b.pnet", "/nonexistent/c$#.pnet" };
   ck_assert_int_eq(out_file_write_depfile(m, "/out/x.c", deps, 2), 0);
   fclose(m);
   ck_assert_str_eq(buf, "/out/x.c: \\\n  /nonexistent/a\\ b.pnet \\\n  /nonexistent/c$$\\#.pnet\n"
@@ -169,7 +186,8 @@ START_TEST(test_depfile_escapes) {
 }
 END_TEST
 
-int main(void) {
+int main(void)
+{
   Suite *s = suite_create("out_file");
   TCase *tc = tcase_create("out_file");
   tcase_add_checked_fixture(tc, setup, teardown);

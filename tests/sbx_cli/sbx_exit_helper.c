@@ -28,7 +28,7 @@ int main(int argc, char **argv)
   }
   if (strcmp(argv[1], "sleep") == 0) {
     long ms = atol(argv[2]);
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
     while (nanosleep(&ts, &ts) != 0)
       ;
     return 0;

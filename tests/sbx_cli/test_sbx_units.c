@@ -34,9 +34,9 @@ static int parse(struct sbx_opts *o, char *msg, size_t msgsize, int argc, char *
 
 START_TEST(cli_run_options)
 {
-  char *argv[] = {"sbx", "run", "--profile", "standard", "--workspace", "/tmp", "--tier", "v8",
-                  "--timeout", "1.5", "--no-wait", "--audit", "/tmp/a.log", "--", "ls", "-l",
-                  NULL};
+  char *argv[] = { "sbx",        "run", "--profile", "standard", "--workspace", "/tmp",
+                   "--tier",     "v8",  "--timeout", "1.5",      "--no-wait",   "--audit",
+                   "/tmp/a.log", "--",  "ls",        "-l",       NULL };
   struct sbx_opts o;
   char msg[256] = "";
 
@@ -57,17 +57,19 @@ END_TEST
 
 START_TEST(cli_run_settings)
 {
-  char *argv[] = {"sbx", "run", "--env", "A=1", "--env", "B=x=y", "--pass-env", "C",
-                  "--cwd", "sub", "--wait-timeout", "2", "--run-id", "s-1:a.b", "--", "true",
-                  NULL};
+  char *argv[] = {
+    "sbx",   "run", "--env",          "A=1", "--env",    "B=x=y",   "--pass-env", "C",
+    "--cwd", "sub", "--wait-timeout", "2",   "--run-id", "s-1:a.b", "--",         "true",
+    NULL
+  };
   char *many[2 * SBX_OPT_ENV_MAX + 6];
-  char *bad[][6] = {{"sbx", "run", "--env", "NOEQ", "true", NULL},
-                    {"sbx", "run", "--env", "9A=1", "true", NULL},
-                    {"sbx", "run", "--pass-env", "A=1", "true", NULL},
-                    {"sbx", "run", "--run-id", "a b", "true", NULL},
-                    {"sbx", "run", "--wait-timeout", "0", "true", NULL},
-                    {"sbx", "check", "--run-id", "x", NULL, NULL},
-                    {"sbx", "explain", "--cwd", "x", NULL, NULL}};
+  char *bad[][6] = { { "sbx", "run", "--env", "NOEQ", "true", NULL },
+                     { "sbx", "run", "--env", "9A=1", "true", NULL },
+                     { "sbx", "run", "--pass-env", "A=1", "true", NULL },
+                     { "sbx", "run", "--run-id", "a b", "true", NULL },
+                     { "sbx", "run", "--wait-timeout", "0", "true", NULL },
+                     { "sbx", "check", "--run-id", "x", NULL, NULL },
+                     { "sbx", "explain", "--cwd", "x", NULL, NULL } };
   struct sbx_opts o;
   char msg[256] = "";
 
@@ -91,7 +93,7 @@ START_TEST(cli_run_settings)
   }
   /* --no-wait and --wait-timeout contradict each other. */
   {
-    char *both[] = {"sbx", "run", "--no-wait", "--wait-timeout", "1", "true", NULL};
+    char *both[] = { "sbx", "run", "--no-wait", "--wait-timeout", "1", "true", NULL };
     ck_assert_int_eq(parse(&o, msg, sizeof(msg), 6, both), -EINVAL);
     ck_assert_ptr_nonnull(strstr(msg, "contradict"));
   }
@@ -114,13 +116,36 @@ END_TEST
 /* The environment rules by class, with look-alikes that must pass. */
 START_TEST(env_rules)
 {
-  const char *refused[] = {"LD_PRELOAD", "LD_AUDIT", "GLIBC_TUNABLES", "GCONV_PATH",
-                           "PATH", "HOME", "PWD", "SBX_PROFILE", "GITHUB_TOKEN", "gh_token",
-                           "AWS_SECRET_ACCESS_KEY", "PGPASSWORD", "SSH_AUTH_SOCK",
-                           "npm_config__authToken", "DEPLOY_KEY", "MY_API_KEY", "OPENAI_APIKEY",
-                           "KRB5CCNAME", "DB_PASS", "SESSION_COOKIE", NULL};
-  const char *passed[] = {"GIT_AUTHOR_NAME", "GIT_COMMITTER_EMAIL", "KEYBOARD_LAYOUT",
-                          "MONKEY", "PASSAGE", "CARGO_HOME", "LANG", "MY_SETTING", NULL};
+  const char *refused[] = { "LD_PRELOAD",
+                            "LD_AUDIT",
+                            "GLIBC_TUNABLES",
+                            "GCONV_PATH",
+                            "PATH",
+                            "HOME",
+                            "PWD",
+                            "SBX_PROFILE",
+                            "GITHUB_TOKEN",
+                            "gh_token",
+                            "AWS_SECRET_ACCESS_KEY",
+                            "PGPASSWORD",
+                            "SSH_AUTH_SOCK",
+                            "npm_config__authToken",
+                            "DEPLOY_KEY",
+                            "MY_API_KEY",
+                            "OPENAI_APIKEY",
+                            "KRB5CCNAME",
+                            "DB_PASS",
+                            "SESSION_COOKIE",
+                            NULL };
+  const char *passed[] = { "GIT_AUTHOR_NAME",
+                           "GIT_COMMITTER_EMAIL",
+                           "KEYBOARD_LAYOUT",
+                           "MONKEY",
+                           "PASSAGE",
+                           "CARGO_HOME",
+                           "LANG",
+                           "MY_SETTING",
+                           NULL };
   char why[192];
 
   for (const char *const *n = refused; *n; n++) {
@@ -138,8 +163,8 @@ END_TEST
 START_TEST(cli_command_options_are_not_ours)
 {
   /* Without "--", parsing stops at CMD: its --profile belongs to it. */
-  char *argv[] = {"sbx", "run", "env", "--profile", "x", NULL};
-  char *argv2[] = {"sbx", "run", "--", "--profile", NULL};
+  char *argv[] = { "sbx", "run", "env", "--profile", "x", NULL };
+  char *argv2[] = { "sbx", "run", "--", "--profile", NULL };
   struct sbx_opts o;
   char msg[256] = "";
 
@@ -155,10 +180,12 @@ END_TEST
 
 START_TEST(cli_approvals)
 {
-  char *run[] = {"sbx", "run", "--approver", "none", "--approval-timeout", "2.5",
-                 "--approval-store", "/tmp/s.json", "--", "true", NULL};
-  char *sub[] = {"sbx", "approvals", "--approval-store", "/tmp/s.json", "list", NULL};
-  char *bad[] = {"sbx", "explain", "--approver", "none", NULL};
+  char *run[] = {
+    "sbx",         "run", "--approver", "none", "--approval-timeout", "2.5", "--approval-store",
+    "/tmp/s.json", "--",  "true",       NULL
+  };
+  char *sub[] = { "sbx", "approvals", "--approval-store", "/tmp/s.json", "list", NULL };
+  char *bad[] = { "sbx", "explain", "--approver", "none", NULL };
   struct sbx_opts o;
   char msg[256] = "";
 
@@ -183,21 +210,21 @@ START_TEST(cli_errors)
     char *argv[6];
     const char *needle;
   } cases[] = {
-    {1, {"sbx"}, "no command given"},
-    {2, {"sbx", "frobnicate"}, "unknown command 'frobnicate'"},
-    {2, {"sbx", "run"}, "run: no command given"},
-    {3, {"sbx", "run", "--"}, "run: no command given"},
-    {4, {"sbx", "run", "--bogus", "ls"}, "unknown option '--bogus'"},
-    {3, {"sbx", "run", "--profile"}, "needs an argument"},
-    {5, {"sbx", "run", "--timeout", "0", "ls"}, "--timeout '0'"},
-    {5, {"sbx", "run", "--timeout", "1.2345", "ls"}, "at most 3 decimals"},
-    {3, {"sbx", "check", "--no-wait"}, "check: only --json is accepted"},
-    {3, {"sbx", "run", "--json"}, "run: --json belongs to check"},
-    {4, {"sbx", "explain", "--json", "x"}, "explain: only --profile and --bpf"},
-    {4, {"sbx", "check", "--profile", "x"}, "check: only --json"},
-    {3, {"sbx", "explain", "extra"}, "unexpected argument 'extra'"},
-    {4, {"sbx", "explain", "--tier", "v8"}, "explain: only --profile and --bpf"},
-    {4, {"sbx", "run", "--bpf", "ls"}, "run: --bpf belongs to explain"},
+    { 1, { "sbx" }, "no command given" },
+    { 2, { "sbx", "frobnicate" }, "unknown command 'frobnicate'" },
+    { 2, { "sbx", "run" }, "run: no command given" },
+    { 3, { "sbx", "run", "--" }, "run: no command given" },
+    { 4, { "sbx", "run", "--bogus", "ls" }, "unknown option '--bogus'" },
+    { 3, { "sbx", "run", "--profile" }, "needs an argument" },
+    { 5, { "sbx", "run", "--timeout", "0", "ls" }, "--timeout '0'" },
+    { 5, { "sbx", "run", "--timeout", "1.2345", "ls" }, "at most 3 decimals" },
+    { 3, { "sbx", "check", "--no-wait" }, "check: only --json is accepted" },
+    { 3, { "sbx", "run", "--json" }, "run: --json belongs to check" },
+    { 4, { "sbx", "explain", "--json", "x" }, "explain: only --profile and --bpf" },
+    { 4, { "sbx", "check", "--profile", "x" }, "check: only --json" },
+    { 3, { "sbx", "explain", "extra" }, "unexpected argument 'extra'" },
+    { 4, { "sbx", "explain", "--tier", "v8" }, "explain: only --profile and --bpf" },
+    { 4, { "sbx", "run", "--bpf", "ls" }, "run: --bpf belongs to explain" },
   };
 
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -234,10 +261,12 @@ START_TEST(cli_seconds)
     int ok;
     uint64_t ms;
   } cases[] = {
-    {"2", 1, 2000}, {"0.5", 1, 500}, {"1.250", 1, 1250}, {".5", 1, 500}, {"0.001", 1, 1},
-    {"2592000", 1, 2592000000ull}, {"2592000.001", 0, 0}, {"0", 0, 0}, {"0.0", 0, 0},
-    {"1.2345", 0, 0}, {"", 0, 0}, {"1.", 0, 0}, {".", 0, 0}, {"abc", 0, 0}, {"-1", 0, 0},
-    {"1s", 0, 0}, {" 1", 0, 0}, {"99999999999999999999999", 0, 0},
+    { "2", 1, 2000 },        { "0.5", 1, 500 }, { "1.250", 1, 1250 },
+    { ".5", 1, 500 },        { "0.001", 1, 1 }, { "2592000", 1, 2592000000ull },
+    { "2592000.001", 0, 0 }, { "0", 0, 0 },     { "0.0", 0, 0 },
+    { "1.2345", 0, 0 },      { "", 0, 0 },      { "1.", 0, 0 },
+    { ".", 0, 0 },           { "abc", 0, 0 },   { "-1", 0, 0 },
+    { "1s", 0, 0 },          { " 1", 0, 0 },    { "99999999999999999999999", 0, 0 },
   };
 
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -393,7 +422,7 @@ END_TEST
 static struct sbx_audit_record sample_record(char **argv, int argc)
 {
   static const struct sbx_audit_denial den[] = {
-    {"seccomp", "fixture.pol:11:5", "ptrace (nr 101)", "kill-process"},
+    { "seccomp", "fixture.pol:11:5", "ptrace (nr 101)", "kill-process" },
   };
   struct sbx_audit_record r;
 
@@ -423,7 +452,7 @@ static struct sbx_audit_record sample_record(char **argv, int argc)
 
 START_TEST(audit_format_schema)
 {
-  char *argv[] = {"ls", "-l", "caf\xc3\xa9", "\xff\x01", NULL};
+  char *argv[] = { "ls", "-l", "caf\xc3\xa9", "\xff\x01", NULL };
   struct sbx_audit_record r = sample_record(argv, 4);
   json_error_t jerr;
   json_t *o;
@@ -442,19 +471,22 @@ START_TEST(audit_format_schema)
   ck_assert_str_eq(json_string_value(json_object_get(o, "profile_source")), "env");
   ck_assert_str_eq(json_string_value(json_object_get(o, "tier")), "v8");
   ck_assert_str_eq(json_string_value(json_array_get(json_object_get(o, "argv"), 2)), "caf\xc3\xa9");
-  ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(o, "argv"), 3),
-                                                     "hex")), "ff01");
-  ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(o, "admission"), "wait_ms")), 7);
-  ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(o, "limits"), "max_file_size")),
-                   1000);
+  ck_assert_str_eq(
+      json_string_value(json_object_get(json_array_get(json_object_get(o, "argv"), 3), "hex")),
+      "ff01");
+  ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(o, "admission"), "wait_ms")),
+                   7);
+  ck_assert_int_eq(
+      json_integer_value(json_object_get(json_object_get(o, "limits"), "max_file_size")), 1000);
   ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(o, "limits"), "timeout_ms")),
                    2000);
   ck_assert_str_eq(json_string_value(json_object_get(json_object_get(o, "result"), "signal_name")),
                    "SIGKILL");
   ck_assert_str_eq(json_string_value(json_object_get(json_object_get(o, "result"), "outcome")),
                    "signaled");
-  ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(o, "denials"), 0),
-                                                     "rule")), "fixture.pol:11:5");
+  ck_assert_str_eq(
+      json_string_value(json_object_get(json_array_get(json_object_get(o, "denials"), 0), "rule")),
+      "fixture.pol:11:5");
   ck_assert_ptr_null(json_object_get(o, "truncated"));
   json_decref(o);
   free(line);
@@ -530,7 +562,7 @@ START_TEST(audit_concurrent_appends_never_interleave)
 {
   enum { PROCS = 8, EACH = 50 };
   char dir[] = "/tmp/sbx-audit-XXXXXX", path[256], line[1 << 16];
-  char *argv[] = {"x", NULL};
+  char *argv[] = { "x", NULL };
   int lines = 0;
   FILE *f;
 
@@ -570,7 +602,7 @@ START_TEST(audit_concurrent_appends_never_interleave)
     ck_assert_msg(o != NULL, "line %d does not parse", lines + 1);
     a0 = json_string_value(json_array_get(json_object_get(o, "argv"), 0));
     ck_assert_uint_eq(strlen(a0), 19999);
-    ck_assert_uint_eq(strspn(a0, (char[]){a0[0], 0}), 19999);
+    ck_assert_uint_eq(strspn(a0, (char[]){ a0[0], 0 }), 19999);
     json_decref(o);
     lines++;
   }
@@ -583,7 +615,7 @@ END_TEST
 
 START_TEST(audit_rfc3339)
 {
-  struct timespec ts = {0, 999999999};
+  struct timespec ts = { 0, 999999999 };
   char buf[48];
 
   ck_assert_int_eq(sbx_audit_rfc3339(&ts, buf, sizeof(buf)), 0);

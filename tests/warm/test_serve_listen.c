@@ -79,7 +79,7 @@ static pid_t serve_start_held(const char *dir, int *notify)
 /* 0 when a connect to `path` was accepted, else its errno. */
 static int try_connect(const char *path)
 {
-  struct sockaddr_un sa = {.sun_family = AF_UNIX};
+  struct sockaddr_un sa = { .sun_family = AF_UNIX };
   int fd, rc;
   ck_assert_uint_lt(strlen(path), sizeof sa.sun_path);
   strcpy(sa.sun_path, path);

@@ -247,8 +247,8 @@ static bool tmp_private(void)
 static bool tmp_watchable(void)
 {
   struct sbx_watch t;
-  struct sbx_plan p = {.record = true};
-  struct sbx_probe pr = {.path = (char *)"/tmp/x", .kind = SBX_PROBE_STAT};
+  struct sbx_plan p = { .record = true };
+  struct sbx_probe pr = { .path = (char *)"/tmp/x", .kind = SBX_PROBE_STAT };
   int rc;
   sbx_watch_init(&t);
   p.probes = &pr;

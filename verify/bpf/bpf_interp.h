@@ -21,8 +21,8 @@
 int bpf_validate(const struct sock_filter *f, uint32_t len, char *err, size_t errlen);
 
 struct bpf_run_result {
-  uint32_t ret;        /* the SECCOMP_RET_* value */
-  uint32_t executed;   /* instructions executed, the RET included */
+  uint32_t ret;      /* the SECCOMP_RET_* value */
+  uint32_t executed; /* instructions executed, the RET included */
 };
 
 /* Runs a validated program. -EINVAL if it misbehaves anyway (a jump off

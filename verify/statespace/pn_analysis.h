@@ -26,8 +26,8 @@ enum pn_class {
 };
 
 struct pn_analysis_opts {
-  uint64_t max_states;  /* 0: PN_DEFAULT_MAX_STATES; reaching it is -E2BIG */
-  bool show_progress;   /* progress lines on stderr; the caller passes isatty(2) */
+  uint64_t max_states; /* 0: PN_DEFAULT_MAX_STATES; reaching it is -E2BIG */
+  bool show_progress;  /* progress lines on stderr; the caller passes isatty(2) */
   /* Threads for the searches: 0 picks PNETC_THREADS from the environment
    * if set, else the online CPUs (at most 4). Results are identical for
    * any count (docs/analysis.md, "Parallel searches"). */
@@ -41,7 +41,7 @@ struct pn_assert_result {
    * holds, the marking showing it. NULL when there is no witness. */
   uint32_t *trace;
   uint32_t ntrace;
-  int64_t witness;  /* state shown by the trace, -1 when none */
+  int64_t witness; /* state shown by the trace, -1 when none */
 };
 
 struct pn_analysis;
@@ -77,7 +77,8 @@ const char *pn_class_name(enum pn_class c);
 /* One result per net->assertions entry, same order. */
 const struct pn_assert_result *pn_analysis_assertion(const struct pn_analysis *a, uint32_t i);
 /* Shortest firing sequence from the initial marking to state s (caller frees). */
-int pn_analysis_path_to(const struct pn_analysis *a, uint64_t s, uint32_t **trace, uint32_t *ntrace);
+int pn_analysis_path_to(const struct pn_analysis *a, uint64_t s, uint32_t **trace,
+                        uint32_t *ntrace);
 
 /* Introspection for reports, tests and benchmarks. */
 unsigned pn_analysis_state_bits(const struct pn_analysis *a); /* stored bits per marking */

@@ -19,7 +19,8 @@
 
 #include "pn_reach_internal.h"
 
-unsigned pnr_threads_choose(const struct pn_analysis_opts *opts) {
+unsigned pnr_threads_choose(const struct pn_analysis_opts *opts)
+{
   long n = opts ? (long)opts->threads : 0;
   if (n == 0) {
     /* A knob for benchmarks and tests (single-thread figures); anything
@@ -28,18 +29,23 @@ unsigned pnr_threads_choose(const struct pn_analysis_opts *opts) {
     if (env && *env) {
       char *end;
       long v = strtol(env, &end, 10);
-      if (!*end && v > 0) n = v;
+      if (!*end && v > 0)
+        n = v;
     }
   }
-  if (n == 0) n = sysconf(_SC_NPROCESSORS_ONLN);
-  if (n < 1) n = 1;
-  if (n > (long)PNR_MAX_THREADS) n = PNR_MAX_THREADS;
+  if (n == 0)
+    n = sysconf(_SC_NPROCESSORS_ONLN);
+  if (n < 1)
+    n = 1;
+  if (n > (long)PNR_MAX_THREADS)
+    n = PNR_MAX_THREADS;
   return (unsigned)n;
 }
 
-int pnr_scratch_get(struct pn_analysis *a, unsigned i, struct pnr_scratch *out) {
+int pnr_scratch_get(struct pn_analysis *a, unsigned i, struct pnr_scratch *out)
+{
   if (i == 0) {
-    *out = (struct pnr_scratch){a->buf_b, a->succ_buf, a->succ_hash};
+    *out = (struct pnr_scratch){ a->buf_b, a->succ_buf, a->succ_hash };
     return 0;
   }
   struct pnr_scratch *sc = &a->extra[i - 1];
@@ -51,7 +57,7 @@ int pnr_scratch_get(struct pn_analysis *a, unsigned i, struct pnr_scratch *out) 
       free(a->extra[k].state);
       free(a->extra[k].pipe_buf);
       free(a->extra[k].pipe_hash);
-      a->extra[k] = (struct pnr_scratch){0};
+      a->extra[k] = (struct pnr_scratch){ 0 };
     }
     a->extra_nwords = nw;
   }
@@ -59,18 +65,20 @@ int pnr_scratch_get(struct pn_analysis *a, unsigned i, struct pnr_scratch *out) 
     sc->state = calloc(nw, sizeof *sc->state);
     sc->pipe_buf = calloc(PNR_PIPE * a->succ_cap * nw, sizeof *sc->pipe_buf);
     sc->pipe_hash = calloc(PNR_PIPE * a->succ_cap, sizeof *sc->pipe_hash);
-    if (!sc->state || !sc->pipe_buf || !sc->pipe_hash) return -ENOMEM;
+    if (!sc->state || !sc->pipe_buf || !sc->pipe_hash)
+      return -ENOMEM;
   }
   *out = *sc;
   return 0;
 }
 
-void pnr_scratch_free(struct pn_analysis *a) {
+void pnr_scratch_free(struct pn_analysis *a)
+{
   for (unsigned k = 0; k < PNR_MAX_THREADS - 1; k++) {
     free(a->extra[k].state);
     free(a->extra[k].pipe_buf);
     free(a->extra[k].pipe_hash);
-    a->extra[k] = (struct pnr_scratch){0};
+    a->extra[k] = (struct pnr_scratch){ 0 };
   }
 }
 
@@ -95,13 +103,15 @@ struct pnr_pool {
  * depending on the processor). */
 #define PNR_SPIN 2048u
 
-static void pnr_pause(void) {
+static void pnr_pause(void)
+{
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
 #endif
 }
 
-static void *pnr_worker_main(void *arg) {
+static void *pnr_worker_main(void *arg)
+{
   struct pnr_worker *w = arg;
   unsigned seen = 0;
   for (;;) {
@@ -110,7 +120,8 @@ static void *pnr_worker_main(void *arg) {
          i++)
       pnr_pause();
     pthread_mutex_lock(&w->mu);
-    while (w->job == seen && !w->quit) pthread_cond_wait(&w->cv, &w->mu);
+    while (w->job == seen && !w->quit)
+      pthread_cond_wait(&w->cv, &w->mu);
     if (w->quit) {
       pthread_mutex_unlock(&w->mu);
       return NULL;
@@ -128,14 +139,18 @@ static void *pnr_worker_main(void *arg) {
 }
 
 /* Starts worker i if needed; false when it cannot run. */
-static bool pnr_worker_ready(struct pn_analysis *a, unsigned i) {
+static bool pnr_worker_ready(struct pn_analysis *a, unsigned i)
+{
   if (!a->pool) {
     a->pool = calloc(1, sizeof *a->pool);
-    if (!a->pool) return false;
+    if (!a->pool)
+      return false;
   }
   struct pnr_worker *w = &a->pool->w[i];
-  if (w->running) return true;
-  if (pthread_mutex_init(&w->mu, NULL)) return false;
+  if (w->running)
+    return true;
+  if (pthread_mutex_init(&w->mu, NULL))
+    return false;
   if (pthread_cond_init(&w->cv, NULL)) {
     pthread_mutex_destroy(&w->mu);
     return false;
@@ -149,8 +164,10 @@ static bool pnr_worker_ready(struct pn_analysis *a, unsigned i) {
   return true;
 }
 
-bool pnr_pool_start(struct pn_analysis *a, unsigned i, void *(*fn)(void *), void *arg) {
-  if (i == 0 || i >= PNR_MAX_THREADS || !pnr_worker_ready(a, i)) return false;
+bool pnr_pool_start(struct pn_analysis *a, unsigned i, void *(*fn)(void *), void *arg)
+{
+  if (i == 0 || i >= PNR_MAX_THREADS || !pnr_worker_ready(a, i))
+    return false;
   struct pnr_worker *w = &a->pool->w[i];
   pthread_mutex_lock(&w->mu);
   if (w->done != w->job) {
@@ -168,21 +185,26 @@ bool pnr_pool_start(struct pn_analysis *a, unsigned i, void *(*fn)(void *), void
   return true;
 }
 
-void pnr_pool_wait(struct pn_analysis *a, unsigned i) {
+void pnr_pool_wait(struct pn_analysis *a, unsigned i)
+{
   struct pnr_worker *w = &a->pool->w[i];
   unsigned job = w->job; /* only this thread writes it */
   for (unsigned k = 0; k < PNR_SPIN && __atomic_load_n(&w->done, __ATOMIC_ACQUIRE) != job; k++)
     pnr_pause();
   pthread_mutex_lock(&w->mu);
-  while (w->done != job) pthread_cond_wait(&w->cv, &w->mu);
+  while (w->done != job)
+    pthread_cond_wait(&w->cv, &w->mu);
   pthread_mutex_unlock(&w->mu);
 }
 
-void pnr_pool_free(struct pn_analysis *a) {
-  if (!a->pool) return;
+void pnr_pool_free(struct pn_analysis *a)
+{
+  if (!a->pool)
+    return;
   for (unsigned i = 1; i < PNR_MAX_THREADS; i++) {
     struct pnr_worker *w = &a->pool->w[i];
-    if (!w->running) continue;
+    if (!w->running)
+      continue;
     pthread_mutex_lock(&w->mu);
     __atomic_store_n(&w->quit, true, __ATOMIC_RELAXED);
     pthread_cond_broadcast(&w->cv);
@@ -195,15 +217,17 @@ void pnr_pool_free(struct pn_analysis *a) {
   a->pool = NULL;
 }
 
-void pnr_run_threads(struct pn_analysis *a, unsigned n, void *(*fn)(void *), void *arg,
-                     size_t size) {
-  bool started[PNR_MAX_THREADS] = {false};
+void pnr_run_threads(struct pn_analysis *a, unsigned n, void *(*fn)(void *), void *arg, size_t size)
+{
+  bool started[PNR_MAX_THREADS] = { false };
   char *base = arg;
   for (unsigned i = 1; i < n && i < PNR_MAX_THREADS; i++)
     started[i] = pnr_pool_start(a, i, fn, base + (size_t)i * size);
   fn(base);
   for (unsigned i = 1; i < n && i < PNR_MAX_THREADS; i++) {
-    if (started[i]) pnr_pool_wait(a, i);
-    else fn(base + (size_t)i * size); /* could not start: same work, here */
+    if (started[i])
+      pnr_pool_wait(a, i);
+    else
+      fn(base + (size_t)i * size); /* could not start: same work, here */
   }
 }

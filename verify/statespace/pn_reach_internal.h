@@ -136,9 +136,9 @@ struct pn_analysis {
   uint32_t nlevels;
   size_t level_cap;
 
-  uint64_t *dead;   /* bitset: nothing enabled */
-  uint64_t *safe;   /* bitset: in S */
-  size_t bits_cap;  /* words allocated for dead */
+  uint64_t *dead;  /* bitset: nothing enabled */
+  uint64_t *safe;  /* bitset: in S */
+  size_t bits_cap; /* words allocated for dead */
 
   uint64_t edges;
   uint64_t class_count[4];
@@ -174,11 +174,13 @@ int64_t pnr_lookup_tokens(const struct pn_analysis *a, const uint32_t *tokens, u
 
 /* The buffers of pipeline slot slot of sc (see succ_cap). */
 static inline uint64_t *pnr_pipe_buf(const struct pn_analysis *a, const struct pnr_scratch *sc,
-                                     unsigned slot) {
+                                     unsigned slot)
+{
   return sc->pipe_buf + (size_t)slot * a->succ_cap * a->lay.nwords;
 }
 static inline uint64_t *pnr_pipe_hash(const struct pn_analysis *a, const struct pnr_scratch *sc,
-                                      unsigned slot) {
+                                      unsigned slot)
+{
   return sc->pipe_hash + (size_t)slot * a->succ_cap;
 }
 
@@ -206,13 +208,16 @@ void pnr_pool_free(struct pn_analysis *a);
  * when dst holds the successor, 2 when an increased count would not fit
  * its field (the caller widens the layout and tries again). */
 static inline int pnr_try_fire(const struct pnr_trans *t, const uint64_t *src, uint64_t *dst,
-                               uint32_t nw) {
+                               uint32_t nw)
+{
   for (uint32_t i = 0; i < t->npre; i++)
-    if ((src[t->g_pre[i].word] & t->g_pre[i].mask) < t->g_pre[i].bound) return 0;
+    if ((src[t->g_pre[i].word] & t->g_pre[i].mask) < t->g_pre[i].bound)
+      return 0;
   for (uint32_t i = 0; i < t->ninc; i++)
     if (t->g_inc[i].never || (src[t->g_inc[i].word] & t->g_inc[i].mask) > t->g_inc[i].bound)
       return 2;
-  for (uint32_t w = 0; w < nw; w++) dst[w] = src[w] + t->add[w] - t->sub[w];
+  for (uint32_t w = 0; w < nw; w++)
+    dst[w] = src[w] + t->add[w] - t->sub[w];
   return 1;
 }
 
@@ -220,13 +225,16 @@ static inline int pnr_try_fire(const struct pnr_trans *t, const uint64_t *src, u
  * the output weights, or when a predecessor count would not fit its field
  * (such a marking was never stored). */
 static inline bool pnr_try_unfire(const struct pnr_trans *t, const uint64_t *src, uint64_t *dst,
-                                  uint32_t nw) {
+                                  uint32_t nw)
+{
   for (uint32_t i = 0; i < t->npost; i++)
-    if ((src[t->g_post[i].word] & t->g_post[i].mask) < t->g_post[i].bound) return false;
+    if ((src[t->g_post[i].word] & t->g_post[i].mask) < t->g_post[i].bound)
+      return false;
   for (uint32_t i = 0; i < t->ndec; i++)
     if (t->g_dec[i].never || (src[t->g_dec[i].word] & t->g_dec[i].mask) > t->g_dec[i].bound)
       return false;
-  for (uint32_t w = 0; w < nw; w++) dst[w] = src[w] - t->add[w] + t->sub[w];
+  for (uint32_t w = 0; w < nw; w++)
+    dst[w] = src[w] - t->add[w] + t->sub[w];
   return true;
 }
 
@@ -242,18 +250,22 @@ int pnr_level_of(const struct pn_analysis *a, uint64_t s);
 
 /* ---- hot paths, inline in both the forward and the backward search ---- */
 
-static inline uint64_t pnr_mask_bits(uint64_t n) {
+static inline uint64_t pnr_mask_bits(uint64_t n)
+{
   return n >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1;
 }
 
-static inline uint64_t pnr_read_bits(const uint64_t *store, uint64_t off, uint64_t n) {
+static inline uint64_t pnr_read_bits(const uint64_t *store, uint64_t off, uint64_t n)
+{
   uint64_t w = off >> 6, sh = off & 63;
   uint64_t v = store[w] >> sh;
-  if (sh + n > 64) v |= store[w + 1] << (64 - sh);
+  if (sh + n > 64)
+    v |= store[w + 1] << (64 - sh);
   return v & pnr_mask_bits(n);
 }
 
-static inline void pnr_load(const struct pn_analysis *a, uint64_t s, uint64_t *buf) {
+static inline void pnr_load(const struct pn_analysis *a, uint64_t s, uint64_t *buf)
+{
   uint64_t off = s * a->lay.bits, left = a->lay.bits;
   for (uint32_t i = 0; i < a->lay.nwords; i++) {
     uint64_t n = left < 64 ? left : 64;
@@ -263,13 +275,15 @@ static inline void pnr_load(const struct pn_analysis *a, uint64_t s, uint64_t *b
   }
 }
 
-static inline void pnr_decode(const struct pn_analysis *a, const uint64_t *buf, uint32_t *tokens) {
+static inline void pnr_decode(const struct pn_analysis *a, const uint64_t *buf, uint32_t *tokens)
+{
   const struct pnr_layout *l = &a->lay;
   for (uint32_t i = 0; i < a->ntracked; i++)
     tokens[i] = (uint32_t)((buf[l->word[i]] >> l->shift[i]) & l->mask[i]);
 }
 
-static inline uint64_t pnr_hash(const uint64_t *buf, uint32_t n) {
+static inline uint64_t pnr_hash(const uint64_t *buf, uint32_t n)
+{
   uint64_t h = UINT64_C(0x9e3779b97f4a7c15) ^ n;
   for (uint32_t i = 0; i < n; i++) {
     h ^= buf[i];
@@ -281,18 +295,21 @@ static inline uint64_t pnr_hash(const uint64_t *buf, uint32_t n) {
   return h;
 }
 
-static inline bool pnr_equal(const struct pn_analysis *a, uint64_t s, const uint64_t *buf) {
+static inline bool pnr_equal(const struct pn_analysis *a, uint64_t s, const uint64_t *buf)
+{
   uint64_t off = s * a->lay.bits, left = a->lay.bits;
   for (uint32_t i = 0; i < a->lay.nwords; i++) {
     uint64_t n = left < 64 ? left : 64;
-    if (n && pnr_read_bits(a->store, off, n) != buf[i]) return false;
+    if (n && pnr_read_bits(a->store, off, n) != buf[i])
+      return false;
     off += n;
     left -= n;
   }
   return true;
 }
 
-static inline uint32_t pnr_fingerprint(const struct pn_analysis *a, uint64_t h) {
+static inline uint32_t pnr_fingerprint(const struct pn_analysis *a, uint64_t h)
+{
   unsigned fbits = 32 - a->idx_bits;
   return fbits ? (uint32_t)(h >> (64 - fbits)) : 0;
 }
@@ -300,7 +317,8 @@ static inline uint32_t pnr_fingerprint(const struct pn_analysis *a, uint64_t h) 
 /* Slot holding buf (hash h), or the empty slot where it belongs; *found
  * tells which, *index gives the state. */
 static inline uint64_t pnr_probe(const struct pn_analysis *a, const uint64_t *buf, uint64_t h,
-                                 bool *found, uint64_t *index) {
+                                 bool *found, uint64_t *index)
+{
   uint64_t i = h & a->table_mask;
   uint32_t fp = pnr_fingerprint(a, h);
   uint64_t imask = pnr_mask_bits(a->idx_bits);
@@ -322,7 +340,8 @@ static inline uint64_t pnr_probe(const struct pn_analysis *a, const uint64_t *bu
 /* Prefetches the stored state behind the first fingerprint match of each
  * hash's slot (the slot itself was prefetched a stage earlier). Inline:
  * the forward search calls it once per successor. */
-static inline void pnr_prefetch_keys(const struct pn_analysis *a, const uint64_t *hash, uint32_t n) {
+static inline void pnr_prefetch_keys(const struct pn_analysis *a, const uint64_t *hash, uint32_t n)
+{
   uint64_t imask = pnr_mask_bits(a->idx_bits);
   for (uint32_t k = 0; k < n; k++) {
     uint64_t h = hash[k];
@@ -332,15 +351,19 @@ static inline void pnr_prefetch_keys(const struct pn_analysis *a, const uint64_t
   }
 }
 
-static inline uint64_t pnr_state_hash(const struct pn_analysis *a, const uint64_t *buf) {
+static inline uint64_t pnr_state_hash(const struct pn_analysis *a, const uint64_t *buf)
+{
   return pnr_hash(buf, a->lay.nwords);
 }
 
-static inline void pnr_prefetch(const struct pn_analysis *a, uint64_t h) {
+static inline void pnr_prefetch(const struct pn_analysis *a, uint64_t h)
+{
   __builtin_prefetch(&a->table[h & a->table_mask]);
 }
 
-static inline int64_t pnr_lookup_hashed(const struct pn_analysis *a, const uint64_t *buf, uint64_t h) {
+static inline int64_t pnr_lookup_hashed(const struct pn_analysis *a, const uint64_t *buf,
+                                        uint64_t h)
+{
   bool found;
   uint64_t s = 0;
   pnr_probe(a, buf, h, &found, &s);
@@ -350,34 +373,42 @@ static inline int64_t pnr_lookup_hashed(const struct pn_analysis *a, const uint6
 /* Bits set in x. Without -mpopcnt (the build targets any x86-64) the
  * builtin is a libgcc call; this inlines to a dozen instructions, which
  * matters for the bitset counts between backward levels (serial). */
-static inline unsigned pnr_popcount64(uint64_t x) {
+static inline unsigned pnr_popcount64(uint64_t x)
+{
   x = x - ((x >> 1) & UINT64_C(0x5555555555555555));
   x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
   x = (x + (x >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
   return (unsigned)((x * UINT64_C(0x0101010101010101)) >> 56);
 }
 
-static inline bool pnr_bit(const uint64_t *set, uint64_t i) {
+static inline bool pnr_bit(const uint64_t *set, uint64_t i)
+{
   return (set[i >> 6] >> (i & 63)) & 1u;
 }
-static inline void pnr_set(uint64_t *set, uint64_t i) {
+static inline void pnr_set(uint64_t *set, uint64_t i)
+{
   set[i >> 6] |= UINT64_C(1) << (i & 63);
 }
-static inline void pnr_clear(uint64_t *set, uint64_t i) {
+static inline void pnr_clear(uint64_t *set, uint64_t i)
+{
   set[i >> 6] &= ~(UINT64_C(1) << (i & 63));
 }
 /* Bitset updates safe while other threads update the same words: sets
  * (clears) bit i, true when this call changed it. The plain load first
  * skips the locked instruction when the bit is already as wanted, which
  * is the common case. */
-static inline bool pnr_set_atomic(uint64_t *set, uint64_t i) {
+static inline bool pnr_set_atomic(uint64_t *set, uint64_t i)
+{
   uint64_t m = UINT64_C(1) << (i & 63);
-  if (__atomic_load_n(&set[i >> 6], __ATOMIC_RELAXED) & m) return false;
+  if (__atomic_load_n(&set[i >> 6], __ATOMIC_RELAXED) & m)
+    return false;
   return !(__atomic_fetch_or(&set[i >> 6], m, __ATOMIC_RELAXED) & m);
 }
-static inline bool pnr_clear_atomic(uint64_t *set, uint64_t i) {
+static inline bool pnr_clear_atomic(uint64_t *set, uint64_t i)
+{
   uint64_t m = UINT64_C(1) << (i & 63);
-  if (!(__atomic_load_n(&set[i >> 6], __ATOMIC_RELAXED) & m)) return false;
+  if (!(__atomic_load_n(&set[i >> 6], __ATOMIC_RELAXED) & m))
+    return false;
   return (__atomic_fetch_and(&set[i >> 6], ~m, __ATOMIC_RELAXED) & m) != 0;
 }
 

@@ -79,7 +79,8 @@ struct pnr_back_work {
  * state is stored and fits the layout, so a firing that would not fit
  * (pnr_try_fire returns 2) cannot happen; it is skipped all the same. */
 static void pnr_backward_expand(const struct pnr_back_work *w, struct pnr_batch *b,
-                                struct pnr_back_state *states, unsigned slot) {
+                                struct pnr_back_state *states, unsigned slot)
+{
   const struct pn_analysis *a = w->a;
   const struct pnr_scratch *sc = &w->sc;
   uint32_t nw = a->lay.nwords, np = 0;
@@ -95,7 +96,8 @@ static void pnr_backward_expand(const struct pnr_back_work *w, struct pnr_batch 
       uint32_t t = states[i].from, got = 0, lim = t ? PNR_PULL_MORE : PNR_PULL_FIRST;
       for (; t < a->ntrans && got < lim; t++) {
         uint64_t *pb = buf + (size_t)np * nw;
-        if (pnr_try_fire(&a->trans[t], sc->state, pb, nw) != 1) continue;
+        if (pnr_try_fire(&a->trans[t], sc->state, pb, nw) != 1)
+          continue;
         hash[np] = pnr_state_hash(a, pb);
         pnr_prefetch(a, hash[np]);
         np++;
@@ -108,8 +110,10 @@ static void pnr_backward_expand(const struct pnr_back_work *w, struct pnr_batch 
       const struct pnr_trans *tr = &a->trans[t];
       uint64_t *pb = buf + (size_t)np * nw;
       {
-        if (w->progress_only && tr->admission) continue;
-        if (!pnr_try_unfire(tr, sc->state, pb, nw)) continue;
+        if (w->progress_only && tr->admission)
+          continue;
+        if (!pnr_try_unfire(tr, sc->state, pb, nw))
+          continue;
       }
       hash[np] = pnr_state_hash(a, pb);
       pnr_prefetch(a, hash[np]);
@@ -122,8 +126,8 @@ static void pnr_backward_expand(const struct pnr_back_work *w, struct pnr_batch 
 /* Looks the predecessors of slot up and applies the step to them. The
  * bitsets are shared with the other threads of the level: every update
  * is atomic, and a state is taken by exactly one of them. */
-static bool pnr_backward_resolve(struct pnr_back_work *w, const struct pnr_batch *b,
-                                 unsigned slot) {
+static bool pnr_backward_resolve(struct pnr_back_work *w, const struct pnr_batch *b, unsigned slot)
+{
   struct pn_analysis *a = w->a;
   struct pnr_bitsets *bs = w->bs;
   bool any = false;
@@ -131,10 +135,12 @@ static bool pnr_backward_resolve(struct pnr_back_work *w, const struct pnr_batch
   const uint64_t *buf = pnr_pipe_buf(a, &w->sc, slot), *hash = pnr_pipe_hash(a, &w->sc, slot);
   for (uint32_t k = 0; k < b->start[b->count]; k++) {
     int64_t p = pnr_lookup_hashed(a, buf + (size_t)k * nw, hash[k]);
-    if (p < 0) continue;
+    if (p < 0)
+      continue;
     if (w->v == bs->x) {
       /* Closure step: remove p from X. */
-      if (!pnr_clear_atomic(bs->x, (uint64_t)p)) continue;
+      if (!pnr_clear_atomic(bs->x, (uint64_t)p))
+        continue;
     } else {
       /* Reachability step: p must be in X (not written in this step) and
        * not yet seen. */
@@ -156,7 +162,8 @@ static bool pnr_backward_resolve(struct pnr_back_work *w, const struct pnr_batch
  * are unmarked and that has transitions left to try goes back in the
  * retry queue for its next ones. */
 static bool pnr_pull_resolve(struct pnr_back_work *w, const struct pnr_batch *b,
-                             const struct pnr_back_state *states, unsigned slot) {
+                             const struct pnr_back_state *states, unsigned slot)
+{
   struct pn_analysis *a = w->a;
   bool any = false;
   uint32_t nw = a->lay.nwords;
@@ -178,7 +185,7 @@ static bool pnr_pull_resolve(struct pnr_back_work *w, const struct pnr_batch *b,
     }
     if (!hit && states[i].next < a->ntrans) {
       w->retry[(w->retry_head + w->nretry++) % PNR_RETRY_CAP] =
-          (struct pnr_back_state){states[i].s, states[i].next, 0};
+          (struct pnr_back_state){ states[i].s, states[i].next, 0 };
       continue;
     }
     w->examined++;
@@ -197,18 +204,23 @@ static bool pnr_pull_resolve(struct pnr_back_work *w, const struct pnr_batch *b,
 /* The states a thread gathers from word wi: the frontier (push), or the
  * unmarked states of X (pull; v is read as it is being updated, so a state
  * marked earlier in the same sweep already counts). */
-static uint64_t pnr_gather_word(const struct pnr_back_work *w, size_t wi) {
-  if (!w->pull) return w->bs->f[wi];
+static uint64_t pnr_gather_word(const struct pnr_back_work *w, size_t wi)
+{
+  if (!w->pull)
+    return w->bs->f[wi];
   uint64_t bits = ~__atomic_load_n(&w->v[wi], __ATOMIC_RELAXED);
-  if (!w->x_full) bits &= w->bs->x[wi];
+  if (!w->x_full)
+    bits &= w->bs->x[wi];
   uint64_t n = w->a->nstates;
-  if (wi == n / 64) bits &= (UINT64_C(1) << (n % 64)) - 1;
+  if (wi == n / 64)
+    bits &= (UINT64_C(1) << (n % 64)) - 1;
   return bits;
 }
 
 /* Frontier blocks of one backward level, taken until none is left,
  * batched and pipelined like the forward search. */
-static void *pnr_backward_run(void *arg) {
+static void *pnr_backward_run(void *arg)
+{
   struct pnr_back_work *w = arg;
   struct pn_analysis *a = w->a;
   size_t words = w->bs->words;
@@ -244,7 +256,7 @@ static void *pnr_backward_run(void *arg) {
         unsigned b = 63u - (unsigned)__builtin_clzll(bits);
         uint64_t st = (words - 1 - wi) * 64 + b;
         __builtin_prefetch(&a->store[(st * a->lay.bits) >> 6]);
-        states[slot][count++] = (struct pnr_back_state){st, 0, 0};
+        states[slot][count++] = (struct pnr_back_state){ st, 0, 0 };
         bits &= ~(UINT64_C(1) << b);
         continue;
       }
@@ -254,12 +266,13 @@ static void *pnr_backward_run(void *arg) {
          * store: fetch the batch's states together rather than miss on
          * each in turn when it is expanded. */
         __builtin_prefetch(&a->store[(st * a->lay.bits) >> 6]);
-        states[slot][count++] = (struct pnr_back_state){st, 0, 0};
+        states[slot][count++] = (struct pnr_back_state){ st, 0, 0 };
         bits &= bits - 1;
         continue;
       }
       if (++wi >= wend) {
-        if (done) break;
+        if (done)
+          break;
         wi = __atomic_fetch_add(w->next_block, PNR_BACK_BLOCK, __ATOMIC_RELAXED);
         if (wi >= words) {
           done = true;
@@ -277,9 +290,11 @@ static void *pnr_backward_run(void *arg) {
         unsigned prev = (head + npend - 2) % PNR_PIPE;
         pnr_prefetch_keys(a, pnr_pipe_hash(a, &w->sc, prev), ring[prev].start[ring[prev].count]);
       }
-      if (npend < PNR_PIPE) continue;
+      if (npend < PNR_PIPE)
+        continue;
     }
-    if (!npend) break;
+    if (!npend)
+      break;
     w->any |= w->pull ? pnr_pull_resolve(w, &ring[head], states[head], head)
                       : pnr_backward_resolve(w, &ring[head], head);
     head = (head + 1) % PNR_PIPE;
@@ -297,17 +312,24 @@ static void *pnr_backward_run(void *arg) {
  * the level's result is the same set whichever thread takes a state.
  * Returns 1 when something was marked, 0 when not, or -ENOMEM. */
 static int pnr_backward_step(struct pn_analysis *a, struct pnr_bitsets *bs, bool progress_only,
-                             bool x_full, uint64_t *v, uint64_t *frontier) {
+                             bool x_full, uint64_t *v, uint64_t *frontier)
+{
   struct pnr_back_work work[PNR_MAX_THREADS];
   size_t next_block = 0;
   unsigned nt = a->nthreads;
-  if (*frontier < PNR_PAR_MIN) nt = 1;
+  if (*frontier < PNR_PAR_MIN)
+    nt = 1;
   memset(bs->n, 0, bs->words * sizeof *bs->n);
   for (unsigned t = 0; t < nt; t++) {
-    work[t] = (struct pnr_back_work){.a = a, .bs = bs, .progress_only = progress_only,
-                                     .x_full = x_full, .v = v, .next_block = &next_block};
+    work[t] = (struct pnr_back_work){ .a = a,
+                                      .bs = bs,
+                                      .progress_only = progress_only,
+                                      .x_full = x_full,
+                                      .v = v,
+                                      .next_block = &next_block };
     int rc = pnr_scratch_get(a, t, &work[t].sc);
-    if (rc) return rc;
+    if (rc)
+      return rc;
   }
   pnr_run_threads(a, nt, pnr_backward_run, work, sizeof work[0]);
   bool any = false;
@@ -322,9 +344,11 @@ static int pnr_backward_step(struct pn_analysis *a, struct pnr_bitsets *bs, bool
   return any;
 }
 
-static uint64_t pnr_popcount(const uint64_t *set, size_t words) {
+static uint64_t pnr_popcount(const uint64_t *set, size_t words)
+{
   uint64_t c = 0;
-  for (size_t i = 0; i < words; i++) c += (uint64_t)pnr_popcount64(set[i]);
+  for (size_t i = 0; i < words; i++)
+    c += (uint64_t)pnr_popcount64(set[i]);
   return c;
 }
 
@@ -345,16 +369,19 @@ static uint64_t pnr_popcount(const uint64_t *set, size_t words) {
  * is complete, 1 to push on, or an error; adds the states it marked (all
  * also put in f) to *pulled. */
 static int pnr_pull(struct pn_analysis *a, struct pnr_bitsets *bs, bool x_full, uint64_t *v,
-                    uint64_t *pulled) {
+                    uint64_t *pulled)
+{
   for (;;) {
     struct pnr_back_work work[PNR_MAX_THREADS];
     size_t next_block = 0;
     unsigned nt = a->nthreads;
     for (unsigned t = 0; t < nt; t++) {
-      work[t] = (struct pnr_back_work){.a = a, .bs = bs, .x_full = x_full, .pull = true, .v = v,
-                                       .next_block = &next_block};
+      work[t] = (struct pnr_back_work){
+        .a = a, .bs = bs, .x_full = x_full, .pull = true, .v = v, .next_block = &next_block
+      };
       int rc = pnr_scratch_get(a, t, &work[t].sc);
-      if (rc) return rc;
+      if (rc)
+        return rc;
     }
     pnr_run_threads(a, nt, pnr_backward_run, work, sizeof work[0]);
     uint64_t examined = 0, marked = 0;
@@ -363,27 +390,37 @@ static int pnr_pull(struct pn_analysis *a, struct pnr_bitsets *bs, bool x_full, 
       marked += work[t].marked;
     }
     *pulled += marked;
-    if (next_block >= PNR_ABORTED) return 1; /* given up: proves nothing */
-    if (!marked) return 0;
-    if (marked * 4 < examined) return 1;
+    if (next_block >= PNR_ABORTED)
+      return 1; /* given up: proves nothing */
+    if (!marked)
+      return 0;
+    if (marked * 4 < examined)
+      return 1;
   }
 }
 
-enum pn_class pn_analysis_class(const struct pn_analysis *a, uint64_t s) {
-  if (s >= a->nstates) return PN_CLASS_DEAD;
-  if (pnr_bit(a->dead, s)) return PN_CLASS_DEAD;
-  if (!pnr_bit(a->safe, s)) return PN_CLASS_UNSAFE;
+enum pn_class pn_analysis_class(const struct pn_analysis *a, uint64_t s)
+{
+  if (s >= a->nstates)
+    return PN_CLASS_DEAD;
+  if (pnr_bit(a->dead, s))
+    return PN_CLASS_DEAD;
+  if (!pnr_bit(a->safe, s))
+    return PN_CLASS_UNSAFE;
   for (uint32_t t = 0; t < a->ntrans; t++) {
-    if (!a->trans[t].admission) continue;
+    if (!a->trans[t].admission)
+      continue;
     int64_t next = pn_analysis_successor(a, s, t);
-    if (next >= 0 && pnr_bit(a->safe, (uint64_t)next)) return PN_CLASS_SAFE;
+    if (next >= 0 && pnr_bit(a->safe, (uint64_t)next))
+      return PN_CLASS_SAFE;
   }
   return PN_CLASS_SATURATED;
 }
 
-int pnr_compute_safe(struct pn_analysis *a) {
+int pnr_compute_safe(struct pn_analysis *a)
+{
   int rc = -ENOMEM;
-  struct pnr_bitsets b = {0};
+  struct pnr_bitsets b = { 0 };
   uint32_t n = a->ntracked ? a->ntracked : 1;
   uint32_t *tok = calloc(n, sizeof *tok), *pred = calloc(n, sizeof *pred),
            *next = calloc(n, sizeof *next);
@@ -392,11 +429,13 @@ int pnr_compute_safe(struct pn_analysis *a) {
   b.v = calloc(b.words, sizeof *b.v);
   b.f = calloc(b.words, sizeof *b.f);
   b.n = calloc(b.words, sizeof *b.n);
-  if (!tok || !pred || !next || !b.x || !b.v || !b.f || !b.n) goto out;
+  if (!tok || !pred || !next || !b.x || !b.v || !b.f || !b.n)
+    goto out;
 
   memset(b.x, 0xff, b.words * sizeof *b.x);
   bool x_full = true; /* until the first removal */
-  if (a->nstates % 64) b.x[b.words - 1] = (UINT64_C(1) << (a->nstates % 64)) - 1;
+  if (a->nstates % 64)
+    b.x[b.words - 1] = (UINT64_C(1) << (a->nstates % 64)) - 1;
   for (;;) {
     /* Step 1: V = markings of X that reach m0 inside X. */
     memset(b.v, 0, b.words * sizeof *b.v);
@@ -416,15 +455,18 @@ int pnr_compute_safe(struct pn_analysis *a) {
          * 20.7 / 20.8 million, FMS N=5 7.5 / 6.4 / 6.3 and 9.3 / 6.8 /
          * 7.0 million; ratio 12 without giving sweeps up (the previous
          * rule): Kanban 21.2, FMS 10.3 million. */
-        if (in_x - marked > ratio * frontier) continue;
+        if (in_x - marked > ratio * frontier)
+          continue;
         ratio /= 2;
         uint64_t pulled = 0;
         rc = pnr_pull(a, &b, x_full, b.v, &pulled);
         marked += pulled;
         frontier += pulled; /* f: the frontier and every state pulled */
-        if (rc <= 0) break;
+        if (rc <= 0)
+          break;
       }
-      if (rc < 0) goto out;
+      if (rc < 0)
+        goto out;
     }
     /* Removed = X \ V becomes the frontier of the closure. */
     uint64_t removed = 0;
@@ -433,13 +475,15 @@ int pnr_compute_safe(struct pn_analysis *a) {
       removed += pnr_popcount64(b.f[w]);
       b.x[w] = b.v[w];
     }
-    if (!removed) break;
+    if (!removed)
+      break;
     /* Step 2: a progress step cannot be refused, so a marking with one into
      * a removed marking must go too, transitively. */
     x_full = false;
     while ((rc = pnr_backward_step(a, &b, true, false, b.x, &removed)) > 0) {
     }
-    if (rc < 0) goto out;
+    if (rc < 0)
+      goto out;
     rc = -ENOMEM;
   }
   a->safe = b.x;
@@ -449,7 +493,8 @@ int pnr_compute_safe(struct pn_analysis *a) {
    * at the admissions of each marking in S. */
   uint64_t dead = pnr_popcount(a->dead, b.words), safe = 0, insafe = 0, dead_in_s = 0;
   bool admissions = false;
-  for (uint32_t t = 0; t < a->ntrans; t++) admissions |= a->trans[t].admission;
+  for (uint32_t t = 0; t < a->ntrans; t++)
+    admissions |= a->trans[t].admission;
   for (size_t w = 0; w < b.words; w++) {
     dead_in_s += (uint64_t)pnr_popcount64(a->dead[w] & a->safe[w]);
     uint64_t bits = a->safe[w] & ~a->dead[w];
@@ -465,7 +510,8 @@ int pnr_compute_safe(struct pn_analysis *a) {
       pnr_load(a, s, a->buf_b);
       pnr_decode(a, a->buf_b, tok);
       for (uint32_t t = 0; t < a->ntrans; t++) {
-        if (!a->trans[t].admission || !pnr_fire(&a->trans[t], tok, next, a->ntracked)) continue;
+        if (!a->trans[t].admission || !pnr_fire(&a->trans[t], tok, next, a->ntracked))
+          continue;
         int64_t q = pnr_lookup_tokens(a, next, a->buf_a);
         if (q >= 0 && pnr_bit(a->safe, (uint64_t)q)) {
           safe++;
@@ -475,7 +521,8 @@ int pnr_compute_safe(struct pn_analysis *a) {
     }
   }
   a->class_count[PN_CLASS_DEAD] = dead;
-  a->class_count[PN_CLASS_UNSAFE] = a->nstates - dead - (pnr_popcount(a->safe, b.words) - dead_in_s);
+  a->class_count[PN_CLASS_UNSAFE] =
+      a->nstates - dead - (pnr_popcount(a->safe, b.words) - dead_in_s);
   a->class_count[PN_CLASS_SAFE] = safe;
   a->class_count[PN_CLASS_SATURATED] = insafe - safe;
   rc = 0;
@@ -490,18 +537,25 @@ out:
   return rc;
 }
 
-uint64_t pn_analysis_safe_set_size(const struct pn_analysis *a) {
+uint64_t pn_analysis_safe_set_size(const struct pn_analysis *a)
+{
   uint64_t n = 0, states = pn_analysis_states(a);
-  for (uint64_t s = 0; s < states; s++) n += pn_analysis_in_safe_set(a, s);
+  for (uint64_t s = 0; s < states; s++)
+    n += pn_analysis_in_safe_set(a, s);
   return n;
 }
 
-const char *pn_class_name(enum pn_class c) {
+const char *pn_class_name(enum pn_class c)
+{
   switch (c) {
-  case PN_CLASS_DEAD: return "deadlock";
-  case PN_CLASS_UNSAFE: return "unsafe";
-  case PN_CLASS_SATURATED: return "saturated";
-  case PN_CLASS_SAFE: return "safe";
+  case PN_CLASS_DEAD:
+    return "deadlock";
+  case PN_CLASS_UNSAFE:
+    return "unsafe";
+  case PN_CLASS_SATURATED:
+    return "saturated";
+  case PN_CLASS_SAFE:
+    return "safe";
   }
   return "unknown";
 }

@@ -16,23 +16,23 @@
 static int esc_escaped __attribute__((unused));
 
 /* Records the result of one attempt: `ok` true means the sandbox allowed it. */
-#define ESC_ATTEMPT(ok, what)                                                        \
-  do {                                                                              \
-    int esc_ok_ = (ok);                                                             \
-    int esc_e_ = errno;                                                             \
-    if (esc_ok_) {                                                                  \
-      fprintf(stderr, "ESCAPED: %s\n", what);                                       \
-      esc_escaped = 1;                                                              \
-    } else                                                                          \
-      fprintf(stderr, "held: %s (%s)\n", what, strerror(esc_e_));                   \
+#define ESC_ATTEMPT(ok, what)                                                                      \
+  do {                                                                                             \
+    int esc_ok_ = (ok);                                                                            \
+    int esc_e_ = errno;                                                                            \
+    if (esc_ok_) {                                                                                 \
+      fprintf(stderr, "ESCAPED: %s\n", what);                                                      \
+      esc_escaped = 1;                                                                             \
+    } else                                                                                         \
+      fprintf(stderr, "held: %s (%s)\n", what, strerror(esc_e_));                                  \
   } while (0)
 
 #define ESC_DONE() return esc_escaped ? 10 : 0
 
-#define ESC_USAGE(text)                                                              \
-  do {                                                                              \
-    fprintf(stderr, "usage: %s\n", text);                                           \
-    return 2;                                                                       \
+#define ESC_USAGE(text)                                                                            \
+  do {                                                                                             \
+    fprintf(stderr, "usage: %s\n", text);                                                          \
+    return 2;                                                                                      \
   } while (0)
 
 #endif

@@ -94,7 +94,7 @@ static void esc_execve(const void *file)
 
 static void esc_via_loader(const void *file)
 {
-  char *const av[] = {ESC_LOADER, (char *)file, "-c", "exit 0", NULL};
+  char *const av[] = { ESC_LOADER, (char *)file, "-c", "exit 0", NULL };
   execve(ESC_LOADER, av, environ);
   esc_fail_errno();
 }
@@ -213,7 +213,7 @@ static void esc_anon_exec(const void *arg)
 
 static void esc_anon_try(int fd, const char *src, const char *what, bool map)
 {
-  struct esc_anon a = {fd, src};
+  struct esc_anon a = { fd, src };
   char w[PATH_MAX + 64];
   if (fd < 0) {
     fprintf(stderr, "held: %s (%s)\n", what, strerror(errno));
@@ -257,7 +257,7 @@ static void esc_tmpfile(const char *src, char **dirs, int n_dirs)
 /* ---- code written at run time ---- */
 
 /* mov eax, 42; ret */
-static const unsigned char esc_code[] = {0xb8, ESC_CODE_RAN, 0, 0, 0, 0xc3};
+static const unsigned char esc_code[] = { 0xb8, ESC_CODE_RAN, 0, 0, 0, 0xc3 };
 
 static void esc_call(void *code)
 {
@@ -388,14 +388,14 @@ static const struct {
   const void *arg;
   const char *what;
 } esc_wx[] = {
-    {"mmap_wx", esc_wx_mmap, NULL, "mmap(PROT_WRITE|PROT_EXEC) anonymous, code called"},
-    {"mmap_anon_x", esc_wx_anon_x, NULL, "mmap(PROT_EXEC) anonymous"},
-    {"mprotect_x", esc_wx_mprotect, NULL, "written page mprotect(PROT_EXEC), code called"},
-    {"pkey_mprotect_x", esc_wx_mprotect, "pkey", "written page pkey_mprotect(PROT_EXEC), called"},
-    {"shmat_exec", esc_wx_shmat, NULL, "shm written, attached again SHM_EXEC, code called"},
-    {"proc_mem", esc_wx_proc_mem, NULL, "own code page written through /proc/self/mem, called"},
-    {"ptrace_poke", esc_wx_ptrace, NULL, "child's code page written by PTRACE_POKETEXT, called"},
-    {"personality", esc_wx_personality, NULL, "READ_IMPLIES_EXEC, written page called"},
+  { "mmap_wx", esc_wx_mmap, NULL, "mmap(PROT_WRITE|PROT_EXEC) anonymous, code called" },
+  { "mmap_anon_x", esc_wx_anon_x, NULL, "mmap(PROT_EXEC) anonymous" },
+  { "mprotect_x", esc_wx_mprotect, NULL, "written page mprotect(PROT_EXEC), code called" },
+  { "pkey_mprotect_x", esc_wx_mprotect, "pkey", "written page pkey_mprotect(PROT_EXEC), called" },
+  { "shmat_exec", esc_wx_shmat, NULL, "shm written, attached again SHM_EXEC, code called" },
+  { "proc_mem", esc_wx_proc_mem, NULL, "own code page written through /proc/self/mem, called" },
+  { "ptrace_poke", esc_wx_ptrace, NULL, "child's code page written by PTRACE_POKETEXT, called" },
+  { "personality", esc_wx_personality, NULL, "READ_IMPLIES_EXEC, written page called" },
 };
 
 static int esc_wx_run(const char *name)

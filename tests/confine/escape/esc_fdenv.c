@@ -11,8 +11,13 @@ extern char **environ;
 
 int main(int argc, char **argv)
 {
-  static const char *const secrets[] = {"AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN", "SSH_AUTH_SOCK",
-                                        "LD_PRELOAD", "LD_LIBRARY_PATH", "SBX_TEST_SECRET", NULL};
+  static const char *const secrets[] = { "AWS_SECRET_ACCESS_KEY",
+                                         "GITHUB_TOKEN",
+                                         "SSH_AUTH_SOCK",
+                                         "LD_PRELOAD",
+                                         "LD_LIBRARY_PATH",
+                                         "SBX_TEST_SECRET",
+                                         NULL };
   char what[64];
   const char *home = getenv("HOME"), *path = getenv("PATH");
   (void)argv;

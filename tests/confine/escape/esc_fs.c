@@ -42,11 +42,13 @@ int main(int argc, char **argv)
 {
   char path[4096];
   if (argc < 3)
-    ESC_USAGE("esc_fs write_outside DIR... | read_denied PATH... | readonly FILE... | nocreate DIR...");
+    ESC_USAGE(
+        "esc_fs write_outside DIR... | read_denied PATH... | readonly FILE... | nocreate DIR...");
   if (strcmp(argv[1], "write_outside") == 0) {
-    static const char *const fixed[] = {"/etc/sbx-pwn", "/usr/sbx-pwn", "/usr/bin/sbx-pwn",
-                                        "/sbx-pwn",     "/dev/sbx-pwn", "/proc/sbx-pwn",
-                                        "/oldroot/sbx-pwn", NULL};
+    static const char *const fixed[] = { "/etc/sbx-pwn",     "/usr/sbx-pwn",
+                                         "/usr/bin/sbx-pwn", "/sbx-pwn",
+                                         "/dev/sbx-pwn",     "/proc/sbx-pwn",
+                                         "/oldroot/sbx-pwn", NULL };
     for (const char *const *p = fixed; *p; p++)
       ESC_ATTEMPT(esc_create(*p), *p);
     for (int i = 2; i < argc; i++) {
@@ -58,8 +60,7 @@ int main(int argc, char **argv)
     ESC_ATTEMPT(esc_write_existing("/proc/sys/kernel/hostname", "pwned"),
                 "write /proc/sys/kernel/hostname");
     ESC_ATTEMPT(esc_write_existing("/proc/sysrq-trigger", "h"), "write /proc/sysrq-trigger");
-    ESC_ATTEMPT(esc_write_existing("/proc/self/oom_score_adj", "-1000"),
-                "lower oom_score_adj");
+    ESC_ATTEMPT(esc_write_existing("/proc/self/oom_score_adj", "-1000"), "lower oom_score_adj");
     ESC_DONE();
   }
   if (strcmp(argv[1], "read_denied") == 0) {

@@ -13,7 +13,7 @@
 
 static int esc_tcp(int port)
 {
-  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+  struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
   int fd = socket(AF_INET, SOCK_STREAM, 0), rc;
   if (fd < 0)
     return -1;
@@ -28,7 +28,7 @@ int main(int argc, char **argv)
   if (argc != 3)
     ESC_USAGE("esc_net tcp PORT | tcp_ok PORT | abstract NAME");
   if (strcmp(argv[1], "tcp") == 0) {
-    struct sockaddr_in b = {.sin_family = AF_INET, .sin_port = htons(47811)};
+    struct sockaddr_in b = { .sin_family = AF_INET, .sin_port = htons(47811) };
     int fd;
     ESC_ATTEMPT(esc_tcp(atoi(argv[2])) == 0, "connect 127.0.0.1 (host listener)");
     fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -45,14 +45,15 @@ int main(int argc, char **argv)
     return 0;
   }
   if (strcmp(argv[1], "abstract") == 0) {
-    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    struct sockaddr_un a = { .sun_family = AF_UNIX };
     size_t n = strlen(argv[2]);
     int fd = socket(AF_UNIX, SOCK_STREAM, 0);
     if (n + 1 > sizeof a.sun_path)
       ESC_USAGE("name too long");
     memcpy(a.sun_path + 1, argv[2], n);
-    ESC_ATTEMPT(fd >= 0 && connect(fd, (struct sockaddr *)&a,
-                                   (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)) == 0,
+    ESC_ATTEMPT(fd >= 0 &&
+                    connect(fd, (struct sockaddr *)&a,
+                            (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)) == 0,
                 "connect to the host's abstract unix socket");
     ESC_DONE();
   }

@@ -47,8 +47,8 @@ int main(int argc, char **argv)
   ESC_ATTEMPT(prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, CAP_SYS_ADMIN, 0, 0) == 0,
               "raise an ambient capability");
   {
-    struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
-    struct __user_cap_data_struct d[2] = {{~0u, ~0u, 0}, {~0u, ~0u, 0}};
+    struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+    struct __user_cap_data_struct d[2] = { { ~0u, ~0u, 0 }, { ~0u, ~0u, 0 } };
     ESC_ATTEMPT(syscall(SYS_capset, &h, d) == 0, "capset(all)");
   }
   ESC_ATTEMPT(mknod("/tmp/sbx-null", S_IFCHR | 0666, makedev(1, 3)) == 0, "mknod");

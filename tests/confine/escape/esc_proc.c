@@ -12,7 +12,7 @@ int main(int argc, char **argv)
 {
   char buf[64], path[64];
   pid_t pid;
-  struct iovec local = {buf, sizeof buf}, remote = {(void *)0x400000, sizeof buf};
+  struct iovec local = { buf, sizeof buf }, remote = { (void *)0x400000, sizeof buf };
   if (argc == 2 && strcmp(argv[1], "ptrace_only") == 0) {
     /* One refused call and nothing else: the report must name it. */
     ESC_ATTEMPT(ptrace(PTRACE_ATTACH, 1, 0, 0) == 0, "ptrace(init)");

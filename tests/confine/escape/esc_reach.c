@@ -49,14 +49,14 @@
 
 static struct sockaddr_in esc_v4(const char *ip, int port)
 {
-  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+  struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
   inet_pton(AF_INET, ip, &a.sin_addr);
   return a;
 }
 
 static struct sockaddr_in6 esc_v6(const char *ip, int port)
 {
-  struct sockaddr_in6 a = {.sin6_family = AF_INET6, .sin6_port = htons((uint16_t)port)};
+  struct sockaddr_in6 a = { .sin6_family = AF_INET6, .sin6_port = htons((uint16_t)port) };
   inet_pton(AF_INET6, ip, &a.sin6_addr);
   return a;
 }
@@ -64,8 +64,8 @@ static struct sockaddr_in6 esc_v6(const char *ip, int port)
 static int esc_unspec(const char *ip, int port)
 {
   struct sockaddr_in a = esc_v4(ip, port), lo = esc_v4("127.0.0.1", port);
-  struct iovec iov = {.iov_base = "x", .iov_len = 1};
-  struct msghdr mh = {.msg_name = &a, .msg_namelen = sizeof a, .msg_iov = &iov, .msg_iovlen = 1};
+  struct iovec iov = { .iov_base = "x", .iov_len = 1 };
+  struct msghdr mh = { .msg_name = &a, .msg_namelen = sizeof a, .msg_iov = &iov, .msg_iovlen = 1 };
   struct mmsghdr mm[2];
   int fd = socket(AF_INET, SOCK_DGRAM, 0), fd6 = socket(AF_INET6, SOCK_DGRAM, 0);
 
@@ -74,11 +74,11 @@ static int esc_unspec(const char *ip, int port)
               "sendto AF_UNSPEC sockaddr on an IPv4 socket");
   ESC_ATTEMPT(fd >= 0 && sendmsg(fd, &mh, 0) == 1, "sendmsg AF_UNSPEC sockaddr on an IPv4 socket");
   memset(mm, 0, sizeof mm);
-  mm[0].msg_hdr = (struct msghdr){.msg_name = &lo, .msg_namelen = sizeof lo, .msg_iov = &iov,
-                                  .msg_iovlen = 1};
+  mm[0].msg_hdr = (struct msghdr){
+    .msg_name = &lo, .msg_namelen = sizeof lo, .msg_iov = &iov, .msg_iovlen = 1
+  };
   mm[1].msg_hdr = mh;
-  ESC_ATTEMPT(fd >= 0 && sendmmsg(fd, mm, 2, 0) == 2,
-              "sendmmsg: loopback first, AF_UNSPEC second");
+  ESC_ATTEMPT(fd >= 0 && sendmmsg(fd, mm, 2, 0) == 2, "sendmmsg: loopback first, AF_UNSPEC second");
   /* An IPv6 UDP socket sends an AF_INET sockaddr as IPv4. */
   a.sin_family = AF_INET;
   ESC_ATTEMPT(fd6 >= 0 && sendto(fd6, "x", 1, 0, (struct sockaddr *)&a, sizeof a) == 1,
@@ -126,7 +126,7 @@ static size_t esc_lsrr(unsigned char *buf, const char *ip)
 static size_t esc_cmsg(unsigned char *buf, size_t cap, int level, int type,
                        const unsigned char *data, size_t len)
 {
-  struct msghdr mh = {.msg_control = buf, .msg_controllen = CMSG_SPACE(len)};
+  struct msghdr mh = { .msg_control = buf, .msg_controllen = CMSG_SPACE(len) };
   struct cmsghdr *c;
   memset(buf, 0, cap);
   c = CMSG_FIRSTHDR(&mh);
@@ -141,13 +141,13 @@ static size_t esc_cmsg(unsigned char *buf, size_t cap, int level, int type,
  * val, then one byte to `to`, with control message (clevel, ctype, cdata)
  * when cdata. True when every step was accepted. */
 static bool esc_try(int domain, int level, int opt, const void *val, size_t vlen, const void *to,
-                    socklen_t tolen, int clevel, int ctype, const unsigned char *cdata,
-                    size_t clen)
+                    socklen_t tolen, int clevel, int ctype, const unsigned char *cdata, size_t clen)
 {
   unsigned char cbuf[CMSG_SPACE(64)];
-  struct iovec iov = {.iov_base = "x", .iov_len = 1};
-  struct msghdr mh = {.msg_name = (void *)to, .msg_namelen = tolen, .msg_iov = &iov,
-                      .msg_iovlen = 1};
+  struct iovec iov = { .iov_base = "x", .iov_len = 1 };
+  struct msghdr mh = {
+    .msg_name = (void *)to, .msg_namelen = tolen, .msg_iov = &iov, .msg_iovlen = 1
+  };
   int fd = socket(domain, SOCK_DGRAM, 0);
   bool ok;
   if (cdata) {
@@ -174,9 +174,9 @@ static int esc_route(const char *ip6, const char *ip, int port)
               "sendmsg to ::1 with an IPV6_RTHDR (type 2) control message");
   /* IPV6_2292PKTOPTIONS takes control messages as its value. */
   k = esc_cmsg(pkt, sizeof pkt, IPPROTO_IPV6, IPV6_RTHDR, rh2, n2);
-  ESC_ATTEMPT(esc_try(AF_INET6, IPPROTO_IPV6, IPV6_2292PKTOPTIONS, pkt, k, &lo6, sizeof lo6, 0, 0,
-                      NULL, 0),
-              "setsockopt IPV6_2292PKTOPTIONS with a routing header, send to ::1");
+  ESC_ATTEMPT(
+      esc_try(AF_INET6, IPPROTO_IPV6, IPV6_2292PKTOPTIONS, pkt, k, &lo6, sizeof lo6, 0, 0, NULL, 0),
+      "setsockopt IPV6_2292PKTOPTIONS with a routing header, send to ::1");
   ESC_ATTEMPT(esc_try(AF_INET, IPPROTO_IP, IP_OPTIONS, lsrr, m, &lo, sizeof lo, 0, 0, NULL, 0),
               "setsockopt IP_OPTIONS (LSRR), send to 127.0.0.1");
   ESC_ATTEMPT(esc_try(AF_INET, 0, 0, NULL, 0, &lo, sizeof lo, IPPROTO_IP, IP_RETOPTS, lsrr, m),
@@ -215,14 +215,17 @@ static int esc_listen(const char *ip, int port)
 
 static int esc_packet(const char *ifname)
 {
-  struct sockaddr_ll ll = {.sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_IP),
-                           .sll_ifindex = (int)if_nametoindex(ifname), .sll_halen = 6};
+  struct sockaddr_ll ll = { .sll_family = AF_PACKET,
+                            .sll_protocol = htons(ETH_P_IP),
+                            .sll_ifindex = (int)if_nametoindex(ifname),
+                            .sll_halen = 6 };
   int fd = socket(AF_PACKET, SOCK_DGRAM, htons(ETH_P_IP));
   memset(ll.sll_addr, 0xff, 6);
   if (fd < 0 && (errno == EPERM || errno == EAFNOSUPPORT || errno == EACCES))
     fprintf(stderr, "note: no packet socket here (%s)\n", strerror(errno));
   ESC_ATTEMPT(fd >= 0 && ll.sll_ifindex > 0 &&
-                  sendto(fd, "xxxxxxxxxxxxxxxxxxxx", 20, 0, (struct sockaddr *)&ll, sizeof ll) == 20,
+                  sendto(fd, "xxxxxxxxxxxxxxxxxxxx", 20, 0, (struct sockaddr *)&ll, sizeof ll) ==
+                      20,
               "AF_PACKET datagram on the interface");
   ESC_DONE();
 }

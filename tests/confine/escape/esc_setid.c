@@ -88,7 +88,7 @@ int main(int argc, char **argv)
   if (fd >= 0)
     close(fd);
   {
-    struct open_how how = {.flags = O_WRONLY | O_CREAT | O_CLOEXEC, .mode = 04755};
+    struct open_how how = { .flags = O_WRONLY | O_CREAT | O_CLOEXEC, .mode = 04755 };
     fd = (int)syscall(SYS_openat2, AT_FDCWD, "openat2", &how, sizeof how);
     ESC_ATTEMPT(esc_planted("openat2"), "openat2(O_CREAT, mode 04755)");
     if (fd >= 0)
@@ -116,9 +116,9 @@ int main(int argc, char **argv)
 
   {
     /* File capabilities (revision 2): CAP_SETUID permitted and effective. */
-    struct vfs_cap_data cap = {
-        .magic_etc = VFS_CAP_REVISION_2 | VFS_CAP_FLAGS_EFFECTIVE,
-        .data = {{.permitted = 1u << CAP_SETUID, .inheritable = 0}, {0, 0}}};
+    struct vfs_cap_data cap = { .magic_etc = VFS_CAP_REVISION_2 | VFS_CAP_FLAGS_EFFECTIVE,
+                                .data = { { .permitted = 1u << CAP_SETUID, .inheritable = 0 },
+                                          { 0, 0 } } };
     int rc = setxattr("copy", "security.capability", &cap, XATTR_CAPS_SZ_2, 0);
     ESC_ATTEMPT(rc == 0 || lgetxattr("copy", "security.capability", NULL, 0) > 0,
                 "setxattr security.capability");

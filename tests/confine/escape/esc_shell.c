@@ -10,7 +10,7 @@ static int esc_try(const char *path)
   pid_t p = fork();
   int st;
   if (p == 0) {
-    char *const av[] = {(char *)path, "-c", "exit 0", NULL};
+    char *const av[] = { (char *)path, "-c", "exit 0", NULL };
     if (strchr(path, '/'))
       execv(path, av);
     else
@@ -24,8 +24,9 @@ static int esc_try(const char *path)
 
 int main(int argc, char **argv)
 {
-  static const char *const shells[] = {"/bin/sh", "/usr/bin/sh", "/bin/bash", "/usr/bin/bash",
-                                       "/bin/dash", "/bin/rbash", "sh", "bash", "dash", NULL};
+  static const char *const shells[] = { "/bin/sh",   "/usr/bin/sh", "/bin/bash", "/usr/bin/bash",
+                                        "/bin/dash", "/bin/rbash",  "sh",        "bash",
+                                        "dash",      NULL };
   char what[128];
   if (argc < 1)
     ESC_USAGE("esc_shell [SCRIPT]");

@@ -37,8 +37,8 @@ int main(int argc, char **argv)
       return 2;
     }
     sleep((unsigned)atoi(argv[2]));
-    if (!exists("/tmp/sbx-warm-a") || !exists("/dev/shm/sbx-warm-a") ||
-        exists("/tmp/sbx-warm-b") || exists("/dev/shm/sbx-warm-b")) {
+    if (!exists("/tmp/sbx-warm-a") || !exists("/dev/shm/sbx-warm-a") || exists("/tmp/sbx-warm-b") ||
+        exists("/dev/shm/sbx-warm-b")) {
       fprintf(stderr, "esc_warm: the other run reached this run's /tmp or /dev/shm\n");
       return 1;
     }

@@ -11,7 +11,8 @@
 #include "slots.h"
 
 static int say_yes(void *ctx, const struct cs_approval_request *req, unsigned timeout_ms,
-                   struct cs_approval_decision *out) {
+                   struct cs_approval_decision *out)
+{
   (void)ctx;
   (void)timeout_ms;
   out->allow = req->operation == CS_APPROVAL_OP_GIT_CONFIG;
@@ -20,31 +21,39 @@ static int say_yes(void *ctx, const struct cs_approval_request *req, unsigned ti
   return 0;
 }
 
-static int approvals(void) {
-  const char *argv[] = {"git", "config", "user.name", "x", NULL};
-  struct cs_approval_request req = {.operation = CS_APPROVAL_OP_GIT_CONFIG, .argv = argv,
-                                    .profile = "consumer", .layer = "command", .rule = "test"};
+static int approvals(void)
+{
+  const char *argv[] = { "git", "config", "user.name", "x", NULL };
+  struct cs_approval_request req = { .operation = CS_APPROVAL_OP_GIT_CONFIG,
+                                     .argv = argv,
+                                     .profile = "consumer",
+                                     .layer = "command",
+                                     .rule = "test" };
   struct cs_approval_decision d;
   struct cs_approval_opts o;
   struct cs_approval_mgr *m = NULL;
   enum cs_approval_operation op;
   int denied, allowed;
 
-  if (cs_approval_op_parse("git-config", &op) != 0 || op != CS_APPROVAL_OP_GIT_CONFIG) return 1;
+  if (cs_approval_op_parse("git-config", &op) != 0 || op != CS_APPROVAL_OP_GIT_CONFIG)
+    return 1;
   memset(&o, 0, sizeof o);
-  if (cs_approval_create(&o, &m) != 0) return 1;
+  if (cs_approval_create(&o, &m) != 0)
+    return 1;
   denied = cs_approval_ask(m, &req, &d);
   cs_approval_destroy(m);
   memset(&o, 0, sizeof o);
-  o.approver = (struct cs_approver){"consumer", say_yes, NULL, NULL};
-  if (cs_approval_create(&o, &m) != 0) return 1;
+  o.approver = (struct cs_approver){ "consumer", say_yes, NULL, NULL };
+  if (cs_approval_create(&o, &m) != 0)
+    return 1;
   allowed = cs_approval_ask(m, &req, &d);
   cs_approval_destroy(m);
   printf("approval no-approver=%d own=%d\n", denied, allowed);
   return denied == -EPERM && allowed == 0 ? 0 : 1;
 }
 
-int main(void) {
+int main(void)
+{
   struct cs_sched *sched = NULL;
   struct cs_ticket tickets[64];
   int rc = cs_sched_create(&cs_model_slots, NULL, &sched);
@@ -53,14 +62,19 @@ int main(void) {
     return 1;
   }
   int admit = cs_sched_lookup_admission(sched, "admit");
-  if (admit < 0) return 1;
+  if (admit < 0)
+    return 1;
   unsigned n = 0;
-  while (n < 64 && cs_try_admit(sched, (uint32_t)admit, &tickets[n]) == 0) n++;
+  while (n < 64 && cs_try_admit(sched, (uint32_t)admit, &tickets[n]) == 0)
+    n++;
   printf("states=%u admitted=%u\n", (unsigned)cs_model_slots.n_states, n);
   for (unsigned i = 0; i < n; i++)
-    if (cs_complete(sched, &tickets[i]) != 0) return 1;
-  if (cs_sched_destroy(sched) != 0) return 1;
-  if (approvals() != 0) return 1;
+    if (cs_complete(sched, &tickets[i]) != 0)
+      return 1;
+  if (cs_sched_destroy(sched) != 0)
+    return 1;
+  if (approvals() != 0)
+    return 1;
   printf("approval=ok\n");
   return 0;
 }
