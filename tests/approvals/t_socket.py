@@ -5,6 +5,10 @@ a closed connection, silence; and what the request carries."""
 import json, os, shutil, socket, subprocess, sys, tempfile, threading
 
 SBX = os.environ["SBX"]
+# sbx's --approval-timeout: what a silent application meets. Seconds, not
+# one: connecting and sending the request must fit in it on a loaded
+# machine (at 1 s the request of the silent case sometimes never arrived).
+APPROVAL_TIMEOUT_S = 4
 
 def serve(path, mode, seen):
     srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -31,7 +35,8 @@ def serve(path, mode, seen):
         elif mode == "garbage":
             conn.sendall(b"ok!\n")
         elif mode == "silent":
-            threading.Event().wait(2)
+            # Longer than sbx's approval timeout below: sbx gives up first.
+            threading.Event().wait(APPROVAL_TIMEOUT_S + 3)
         # "close": nothing
     srv.close()
 
@@ -54,7 +59,8 @@ try:
         while not os.path.exists(path):
             threading.Event().wait(0.01)
         p = subprocess.run([SBX, "run", "--profile", "standard", "--workspace", ws,
-                            "--approver", "socket:" + path, "--approval-timeout", "1",
+                            "--approver", "socket:" + path, "--approval-timeout",
+                            str(APPROVAL_TIMEOUT_S),
                             "--", "rm", victim], capture_output=True, text=True)
         t.join()
         if p.returncode != want or os.path.exists(victim) != (want != 0):

@@ -92,16 +92,19 @@ procs_matching() {
   done
 }
 proc_running() { [[ -n $(procs_matching "$1") ]]; }
-# Waits (up to 4 s) until STATE has no holder and no waiter. A SIGKILLed
+# Waits (up to 30 s) until STATE has no holder and no waiter. A SIGKILLed
 # sbx's slot is also guarded by its sandbox's pid 1 (cs_shared_guard),
 # which dies of its parent-death signal a moment after sbx: the slot comes
 # back once that is gone, not before, and not never. Prints the last check.
 slots_free_soon() {
-  local out rc
-  for _ in $(seq 80); do
+  local out rc end=$((SECONDS + 30))
+  # Bounded by time, not by tries: a SIGKILLed run's sandbox is torn down by
+  # the kernel, which on a loaded machine took longer than 4 s (80 tries);
+  # a free state returns at once.
+  while :; do
     out=$("$SBX_SLOTS" check "$1")
     rc=$?
-    ((rc == 0)) && break
+    ((rc == 0 || SECONDS >= end)) && break
     sleep 0.05
   done
   echo "$out"
