@@ -40,15 +40,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-static uint64_t sbx_freeze_now_ms(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
+#include "sbx_sandbox.h"
 
 /* How long the freezer may take to stop every task (tasks in an
  * uninterruptible sleep stop when it ends). Longer: not asked. */
@@ -106,7 +100,7 @@ static int sbx_freeze_write(const char *dir, const char *value)
 static int sbx_freeze_wait(const char *dir)
 {
   char path[320], buf[256];
-  uint64_t deadline = sbx_freeze_now_ms() + SBX_FREEZE_WAIT_MS;
+  uint64_t deadline = sbx_now_ms() + SBX_FREEZE_WAIT_MS;
   int fd, rc = -ETIMEDOUT;
   snprintf(path, sizeof path, "%s/cgroup.events", dir);
   fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -124,7 +118,7 @@ static int sbx_freeze_wait(const char *dir)
       rc = 0;
       break;
     }
-    now = sbx_freeze_now_ms();
+    now = sbx_now_ms();
     if (now >= deadline)
       break;
     struct pollfd p = { .fd = fd, .events = POLLPRI };

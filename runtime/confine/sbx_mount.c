@@ -299,13 +299,6 @@ fail:
   return -errno;
 }
 
-/* Is `path` `dir` or below it? */
-static bool sbx_mount_under(const char *path, const char *dir)
-{
-  size_t n = strlen(dir);
-  return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
-
 /* With root's workspace (sbx_idmap.c): its bind, every bind inside it (the
  * git protection binds .git, its configs and hooks onto themselves,
  * sbx_plan_git.c) and, for a linked worktree, the repository's common git
@@ -317,12 +310,12 @@ static bool sbx_mount_idmapped(const struct sbx_plan *plan, const struct sbx_mou
 {
   if (!plan->idmap_ws || (e->kind != SBX_MNT_BIND_RW && e->kind != SBX_MNT_BIND_RO))
     return false;
-  if (sbx_mount_under(e->path, plan->workspace))
+  if (sbx_path_under(e->path, plan->workspace))
     return true;
   for (size_t i = 0; i < plan->n_mounts; i++) {
     const struct sbx_mount_entry *c = &plan->mounts[i];
     if (c->kind == SBX_MNT_BIND_RW && strcmp(c->why, "git common dir") == 0 &&
-        sbx_mount_under(e->path, c->path))
+        sbx_path_under(e->path, c->path))
       return true;
   }
   return false;

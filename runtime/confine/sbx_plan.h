@@ -150,4 +150,7 @@ int sbx_expand_path(const char *in, const char *workspace, const char *home, cha
  * as realpath's when it fails. */
 char *sbx_path_resolve(const char *path);
 
+/* Is `path` `dir` or below it (every path is below "/")? */
+bool sbx_path_under(const char *path, const char *dir);
+
 #endif

@@ -15,8 +15,6 @@ struct sbx_fail;
 /* The directories programs are looked up in (the sandbox's PATH). */
 extern const char *const sbx_bin_dirs[];
 
-/* Is `path` `dir` or below it? */
-bool sbx_path_under(const char *path, const char *dir);
 /* Records a fact the plan is about to use (warm templates only). */
 void sbx_probe(struct sbx_plan *p, const char *path, enum sbx_probe_kind kind);
 /* Appends a mount entry / a Landlock rule to the plan; 0 or -ENOMEM. */
