@@ -10,10 +10,13 @@ SBX = os.environ["SBX"]
 # machine (at 1 s the request of the silent case sometimes never arrived).
 APPROVAL_TIMEOUT_S = 4
 
-def serve(path, mode, seen):
+def serve(path, mode, seen, listening):
     srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     srv.bind(path)
     srv.listen(1)
+    # Ready only now: the name exists from bind() on, and a connect before
+    # listen() is refused (sbx then denies without sending anything).
+    listening.set()
     srv.settimeout(20)
     try:
         conn, _ = srv.accept()
@@ -54,10 +57,11 @@ try:
         open(victim, "w").close()
         path = os.path.join(d, mode + ".sock")
         seen = []
-        t = threading.Thread(target=serve, args=(path, mode, seen))
+        listening = threading.Event()
+        t = threading.Thread(target=serve, args=(path, mode, seen, listening))
         t.start()
-        while not os.path.exists(path):
-            threading.Event().wait(0.01)
+        if not listening.wait(20):
+            fail(f"{mode}: the test's application never listened")
         p = subprocess.run([SBX, "run", "--profile", "standard", "--workspace", ws,
                             "--approver", "socket:" + path, "--approval-timeout",
                             str(APPROVAL_TIMEOUT_S),
