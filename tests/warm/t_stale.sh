@@ -6,6 +6,12 @@
 SBX_TEST_WARM=1
 source "$SBX_TEST_DIR/lib.sh"
 require_sandbox
+# stale changes /usr/local/bin and the mount table, which every server on
+# the machine watches; watch needs them quiet. RUN_SERIAL orders one
+# ctest's tests; this lock also keeps them apart from the same tests of
+# another checkout or build running on the machine.
+exec 8>/run/lock/commander-sandbox-warm-facts.lock || skip "cannot open the warm tests' lock file"
+flock -w 600 8 || fail "the warm tests' lock was held for 600 s by another test"
 # HOME is part of the template's key, and ~/.ssh a denied path of strict:
 # with the workspace as HOME, ~/.ssh lies inside the view.
 export HOME=$WS

@@ -11,6 +11,12 @@
 SBX_TEST_WARM=1
 source "$SBX_TEST_DIR/lib.sh"
 require_sandbox
+# stale changes /usr/local/bin and the mount table, which every server on
+# the machine watches; watch needs them quiet. RUN_SERIAL orders one
+# ctest's tests; this lock also keeps them apart from the same tests of
+# another checkout or build running on the machine.
+exec 8>/run/lock/commander-sandbox-warm-facts.lock || skip "cannot open the warm tests' lock file"
+flock -w 600 8 || fail "the warm tests' lock was held for 600 s by another test"
 Q=$(mktemp -d /var/tmp/sbx-watch-test.XXXXXX)
 trap 'warm_stop; rm -rf "$T" "$Q"' EXIT
 # ~/.ssh is a symlink to a directory of the workspace (visible in the
