@@ -1,4 +1,4 @@
-/* test_resolve: sbx_path_resolve (runtime/confine/sbx_probe.c) returns exactly what
+/* test_resolve: sbx_path_resolve (runtime/plan/sbx_probe.c) returns exactly what
  * realpath(3) returns, for every kind of path the warm server's freshness
  * check may meet: plain ones (the openat2 shortcut), symlinks at every
  * position, dangling and looping ones, missing components, files used as

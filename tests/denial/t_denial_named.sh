@@ -210,6 +210,29 @@ grep -q "^refusals named with their rule: seccomp yes, landlock yes (records fro
 # seccomp_line REGEX: the one stderr line of a seccomp refusal matches.
 seccomp_line() { grep -E '^sbx: seccomp ' <<<"$ERR" | grep -Eq -- "$1"; }
 
+# denial_named_i386 (DENIAL_PART=i386) runs case 13 alone: a kernel that
+# does not deliver i386 system calls even outside a sandbox (no IA32
+# emulation, or a hypervisor that turns int 0x80 into SIGSEGV) has no
+# call for the filter to kill, and that test is skipped with the reason
+# instead of passing; the other cases do not depend on it.
+if [[ ${DENIAL_PART:-} == i386 ]]; then
+  "$DENIAL_I386"
+  rc=$?
+  ((rc < 128)) || skip "this kernel runs no i386 system calls outside a sandbox either (int 0x80 ended by signal $((rc - 128)))"
+  # 13. A call through the i386 ABI (int 0x80, number 20: getpid there,
+  #     writev on x86_64): killed by every profile's ABI check, named as
+  #     another ABI's call, never as x86_64's writev.
+  run_sbx run --profile permissive --audit "$LOG" -- "$DENIAL_I386"
+  expect_rc 159 "permissive: an i386 call kills the command (SIGSYS)"
+  expect_err "^sbx: seccomp killed at call 20 of ABI arch=40000003 in pid [0-9]+: rule the ABI check: a call of any ABI but x86_64 is killed \(every profile\) \(profile permissive, $POL\) \(kill-process\)$" "i386: named as another ABI's call, by the ABI check"
+  audit_has seccomp "^call 20 of ABI arch=40000003" "^the ABI check" "kill-process" &&
+    pass "i386: in the audit log" || fail "i386: not in the audit log"
+  SBX_TEST_DENIAL_OLD=1 run_sbx run --profile permissive -- "$DENIAL_I386"
+  seccomp_line "writev" && pass "negative control: the old naming calls it x86_64's writev" ||
+    fail "negative control: the old naming said: $ERR"
+  finish
+fi
+
 # 9. hardened ioctl(TIOCGETD): refused by the unconditional errno rule
 #    (269) or the TIOCSTI one (274), which the record cannot tell apart (it
 #    has no arguments); never the allow rule (270) tried first.
@@ -313,18 +336,6 @@ audit_has seccomp "^ptrace \(nr 101\) in pid [0-9]+\$" "^$POL \(profile strict\)
 SBX_TEST_DENIAL_OLD=1 run_sbx run --profile standard --approver none --audit "$LOG" -- sh -c "$GRAND"
 audit_none seccomp "^ptrace" 2>/dev/null && pass "negative control: by the command's pid alone the grandchild's refusal is missed" ||
   fail "negative control: the command's pid alone found the grandchild's ptrace"
-
-# 13. A call through the i386 ABI (int 0x80, number 20: getpid there,
-#     writev on x86_64): killed by every profile's ABI check, named as
-#     another ABI's call, never as x86_64's writev.
-run_sbx run --profile permissive --audit "$LOG" -- "$DENIAL_I386"
-expect_rc 159 "permissive: an i386 call kills the command (SIGSYS)"
-expect_err "^sbx: seccomp killed at call 20 of ABI arch=40000003 in pid [0-9]+: rule the ABI check: a call of any ABI but x86_64 is killed \(every profile\) \(profile permissive, $POL\) \(kill-process\)$" "i386: named as another ABI's call, by the ABI check"
-audit_has seccomp "^call 20 of ABI arch=40000003" "^the ABI check" "kill-process" &&
-  pass "i386: in the audit log" || fail "i386: not in the audit log"
-SBX_TEST_DENIAL_OLD=1 run_sbx run --profile permissive -- "$DENIAL_I386"
-seccomp_line "writev" && pass "negative control: the old naming calls it x86_64's writev" ||
-  fail "negative control: the old naming said: $ERR"
 
 # 8. The kernel's audit off: nothing to name, and sbx says so.
 if [[ $old != 2 ]]; then

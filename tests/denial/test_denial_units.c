@@ -18,7 +18,7 @@
 
 #include "profiles.h"
 #include "sbx_denial.h"
-#include "sbx_landlock.h"
+#include "sbx_landlock_rights.h"
 
 #define EXE "/tmp/lldenial/build/runtime/sbx"
 

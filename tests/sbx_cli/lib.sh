@@ -124,17 +124,23 @@ proc_start() {
 # procs_matching_at_once REGEX: as procs_matching, but only processes that
 # were all alive at one instant. A scan of /proc takes a while, and a
 # process seen early may end before one seen late starts: counting both
-# would count processes that never ran together. So each is checked again
-# after the scan (same start time, not a zombie): every one kept was alive
-# from its sighting until its check, and every sighting precedes every
-# check, so all were alive at the scan's end. Never more than ran at once.
+# would count processes that never ran together. So the table is read
+# twice and only the processes of the first reading that are still there,
+# with the same start, in the second are kept: every one kept was alive
+# from its sighting until its second one, and every first sighting
+# precedes every second one, so all were alive between the two readings.
+# Never more than ran at once. ps(1) reads the table, not a shell loop: a
+# loop that forks per process is slow enough on a loaded machine for short
+# runs to end before they are seen twice, and the count then says nothing.
+procs_at_once_scan() {
+  ps -e -o pid=,lstart=,args= |
+    RE="^($1)\$" awk '{ id = $1 " " $2 " " $3 " " $4 " " $5 " " $6
+           for (i = 1; i <= 6; i++) $i = ""; sub(/^ +/, "")
+           if ($0 ~ ENVIRON["RE"]) print id }' | sort
+}
 procs_matching_at_once() {
-  local pid start seen=()
-  for pid in $(procs_matching "$1"); do
-    start=$(proc_start "$pid")
-    [[ -n $start ]] && seen+=("$pid:$start")
-  done
-  for pid in "${seen[@]}"; do
-    [[ $(proc_start "${pid%%:*}") == "${pid#*:}" ]] && echo "${pid%%:*}"
-  done
+  local first
+  first=$(procs_at_once_scan "$1")
+  [[ -n $first ]] || return 0
+  comm -12 <(echo "$first") <(procs_at_once_scan "$1") | awk '{ print $1 }'
 }
