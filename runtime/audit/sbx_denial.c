@@ -2,7 +2,7 @@
  * behind the refusal (sbx_denial.h). The record says what the kernel
  * refused ("blockers", the object); which statement of the profile made
  * that so is derived here from the profile's table, the same rules
- * the plan (runtime/confine/sbx_plan.c) turned into the Landlock ruleset. */
+ * the plan (runtime/plan/sbx_plan.c) turned into the Landlock ruleset. */
 #include <errno.h>
 #include <linux/audit.h>
 #include <linux/seccomp.h>
@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "sbx_denial.h"
-#include "sbx_landlock.h"
+#include "sbx_landlock_rights.h"
 #include "sbx_plan.h"
 #include "sbx_syscall_name.h"
 

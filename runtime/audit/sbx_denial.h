@@ -39,7 +39,7 @@
 #include <sys/types.h>
 
 #include "cs_profile_table.h"
-#include "sbx_confine.h"
+#include "sbx_request.h"
 
 /* Kernel audit record types (linux/audit.h of 6.15). */
 #define SBX_AUDIT_SECCOMP 1326

@@ -32,7 +32,7 @@
 #include <unistd.h>
 
 #include "sbx_denial.h"
-#include "sbx_landlock.h"
+#include "sbx_landlock_rights.h"
 
 /* Receive buffer of the multicast socket: the supervisor reads only after
  * the run, so every record of the machine in between must fit (~1 KiB of

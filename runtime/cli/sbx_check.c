@@ -7,6 +7,7 @@
 #include "bpf_disasm.h"
 #include "sbx_admit.h"
 #include "sbx_confine.h"
+#include "sbx_plan.h"
 #include "sbx_denial.h"
 #include "sbx_explain.h"
 #include "sbx_profile.h"

@@ -55,7 +55,7 @@ static bool sbx_run_private(const char *path)
  * log, the approval store, sbx's state directory) could then be forged by
  * the command for every later run, so the run is refused before anything
  * runs (-EPERM, with a message). The cases follow the mount view
- * sbx_confine builds (runtime/confine/sbx_plan.c): rules under the workspace are
+ * sbx_confine builds (runtime/plan/sbx_plan.c): rules under the workspace are
  * bound in, "/" shows the host's root, other rules under the private
  * directories are the sandbox's own. whole_host false: a rule for "/"
  * itself (permissive: the whole host writable by design, where nothing of
@@ -171,7 +171,7 @@ static int sbx_run_kept_exposed(const struct cs_profile *p, const char *workspac
 }
 
 /* The names of --env and --pass-env against the environment's rules
- * (runtime/confine/sbx_env_rules.c): a refused name fails the run with
+ * (runtime/request/sbx_env_rules.c): a refused name fails the run with
  * the rule named, before anything ran (confinement checks them again).
  * Why not drop it and run: the caller asked for the variable and would
  * get a run that behaves differently from what it asked, silently. */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sbx_confine.h"
 #include "sbx_fail.h"
 #include "sbx_landlock.h"
 #include "sbx_plan.h"

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sbx_confine.h"
 #include "sbx_cgroup.h"
 #include "sbx_landlock.h"
 #include "sbx_sandbox.h"

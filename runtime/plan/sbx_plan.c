@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "sbx_fail.h"
-#include "sbx_landlock.h"
+#include "sbx_landlock_rights.h"
 #include "sbx_plan.h"
 #include "sbx_plan_parts.h"
 
@@ -566,7 +566,7 @@ static int sbx_plan_finish(struct sbx_plan *p, struct sbx_planning *c)
     sbx_fail_set(c->f, SBX_LAYER_ENV, -rc, "%s",
                  rc == -EINVAL  ? "invalid name in pass_env or set_env"
                  : rc == -EPERM ? "a name in pass_env or set_env is refused by an env rule "
-                                  "(loader, sbx or secret; runtime/confine/sbx_env_rules.c)"
+                                  "(loader, sbx or secret; runtime/request/sbx_env_rules.c)"
                                 : strerror(-rc));
     return rc;
   }

@@ -11,7 +11,7 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "sbx_confine.h"
+#include "sbx_request.h"
 
 struct sbx_fail;
 
@@ -152,5 +152,9 @@ char *sbx_path_resolve(const char *path);
 
 /* Is `path` `dir` or below it (every path is below "/")? */
 bool sbx_path_under(const char *path, const char *dir);
+
+/* The environment allowlist (NULL-terminated; entries ending in '*' are
+ * prefixes, e.g. "LC_*"), for docs and `sbx explain`. */
+extern const char *const sbx_env_allowlist[];
 
 #endif

@@ -39,7 +39,7 @@
 #include <unistd.h>
 
 #include "sbx_git_config.h"
-#include "sbx_landlock.h"
+#include "sbx_landlock_rights.h"
 #include "sbx_plan.h"
 #include "sbx_plan_parts.h"
 

@@ -3,7 +3,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "sbx_landlock.h"
+#include "sbx_landlock_rights.h"
 #include "sbx_plan.h"
 #include "sbx_plan_parts.h"
 

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 
-#include "sbx_landlock.h"
+#include "sbx_landlock_rights.h"
 #include "sbx_plan.h"
 #include "sbx_plan_parts.h"
 

@@ -20,7 +20,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "sbx_confine.h"
+#include "sbx_request.h"
 
 /* glibc's list of variables unsafe for set-uid programs (elf/dl-support,
  * "unsecure envvars"), without TMPDIR and TZDIR, which name no code. */

@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "sbx_confine.h"
+#include "sbx_request.h"
 
 /* A failure while setting a sandbox up: layer, errno and a short text
  * without the layer's name. */

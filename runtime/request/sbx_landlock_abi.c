@@ -1,12 +1,12 @@
 /* sbx_landlock_abi: what the running kernel's Landlock offers and how sbx
- * asks for it (sbx_landlock.h): the rights an ABI understands, the ABI
+ * asks for it (sbx_landlock_rights.h): the rights an ABI understands, the ABI
  * itself, the flags of landlock_restrict_self. Used by the plan, the
  * Landlock layer and the naming of refusals (runtime/audit). */
 #include <stddef.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "sbx_landlock.h"
+#include "sbx_landlock_rights.h"
 
 uint64_t sbx_ll_fs_rights(int abi)
 {

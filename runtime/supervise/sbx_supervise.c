@@ -20,7 +20,7 @@
 
 #include "sbx_denial.h"
 #include "sbx_fail.h"
-#include "sbx_landlock.h"
+#include "sbx_landlock_rights.h"
 #include "sbx_plan.h"
 #include "sbx_sandbox.h"
 #include "sbx_supervise.h"
