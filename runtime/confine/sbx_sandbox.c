@@ -225,8 +225,21 @@ _Noreturn void sbx_command_exec(const struct sbx_cmd *c, int ctl, struct sbx_fai
   if (sbx_seccomp_load(c->plan->profile, !(c->flags & SBX_RUN_NO_KMSG), f) < 0)
     goto fail;
   err = sbx_exec(c->argv, c->envp);
+  /* A shell refused because the profile has none (the view shows it only
+   * without the execute right, sbx_plan_shells.c) is said in those words:
+   * "Permission denied" alone reads like a broken file mode, and the
+   * caller, an agent more often than a person, needs to know to run the
+   * program directly instead of through a shell. */
+  if (err == EACCES && c->plan->shell_none && sbx_plan_is_shell(c->argv[0])) {
+    sbx_fail_set(f, SBX_LAYER_EXEC, err,
+                 "%s: profile %s (%s) allows no shell (allowShell false): run the program "
+                 "directly, without sh -c",
+                 c->argv[0], c->plan->profile->name, c->plan->profile->origin);
+    sbx_send(ctl, SBX_MSG_EXEC_FAIL, f, SBX_EXEC_FAIL_EXPLAINED);
+    _exit(SBX_EXIT_NOT_EXECUTABLE);
+  }
   sbx_fail_set(f, SBX_LAYER_EXEC, err, "%s: %s", c->argv[0], strerror(err));
-  sbx_send(ctl, SBX_MSG_EXEC_FAIL, f, 0);
+  sbx_send(ctl, SBX_MSG_EXEC_FAIL, f, SBX_EXEC_FAIL_PLAIN);
   _exit(err == ENOENT ? SBX_EXIT_NOT_FOUND : SBX_EXIT_NOT_EXECUTABLE);
 fail:
   sbx_send(ctl, SBX_MSG_FAIL, f, 0);

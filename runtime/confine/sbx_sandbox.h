@@ -65,6 +65,14 @@ enum sbx_msg_kind {
   SBX_MSG_LISTENER = 5,  /* approvals: status is the notify listener we received */
 };
 
+/* The status of an SBX_MSG_EXEC_FAIL: whether its text already says why
+ * the execve was refused (a shell under a profile without one), so the
+ * supervisor adds no guess about which layer refused it. */
+enum sbx_exec_fail_status {
+  SBX_EXEC_FAIL_PLAIN = 0,
+  SBX_EXEC_FAIL_EXPLAINED = 1,
+};
+
 struct sbx_msg {
   int32_t kind;
   int32_t layer;

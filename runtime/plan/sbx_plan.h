@@ -153,6 +153,11 @@ char *sbx_path_resolve(const char *path);
 /* Is `path` `dir` or below it (every path is below "/")? */
 bool sbx_path_under(const char *path, const char *dir);
 
+/* Whether the command (a name looked up in PATH, or a path) is one of the
+ * shells a CS_SHELL_NONE profile withholds (sbx_plan_shells.c), by its
+ * name or, for a path, by the name of the file it resolves to. */
+bool sbx_plan_is_shell(const char *command);
+
 /* The environment allowlist (NULL-terminated; entries ending in '*' are
  * prefixes, e.g. "LC_*"), for docs and `sbx explain`. */
 extern const char *const sbx_env_allowlist[];

@@ -26,6 +26,25 @@ static const char *const sbx_shell_names[] = { "sh",      "bash",  "dash",   "rb
 static const char *const sbx_lib_dirs[] = { "/usr/lib",    "/usr/lib32",   "/usr/lib64",
                                             "/usr/libx32", "/usr/libexec", NULL };
 
+bool sbx_plan_is_shell(const char *command)
+{
+  char resolved[PATH_MAX];
+  const char *names[2] = { command, NULL };
+  /* A path may be a link to a shell under another name (/bin/sh ->
+   * dash); the name the command was given and the file it names both
+   * count. */
+  if (strchr(command, '/') && realpath(command, resolved))
+    names[1] = resolved;
+  for (size_t i = 0; i < 2 && names[i]; i++) {
+    const char *base = strrchr(names[i], '/');
+    base = base ? base + 1 : names[i];
+    for (const char *const *s = sbx_shell_names; *s; s++)
+      if (strcmp(base, *s) == 0)
+        return true;
+  }
+  return false;
+}
+
 struct sbx_inode {
   dev_t dev;
   ino_t ino;

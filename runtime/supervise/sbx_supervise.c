@@ -129,7 +129,7 @@ static void sbx_explain_seccomp(const struct cs_profile *p, const struct sbx_kms
  * profile's rules (sbx_denial.c); says why when they cannot be named. */
 static void sbx_explain_denial(const struct sbx_run_request *req, const struct sbx_plan *plan,
                                int kmsg, pid_t cmd_pid, unsigned session, const pid_t *helpers,
-                               size_t n_helpers, struct sbx_run_result *res)
+                               size_t n_helpers, bool exec_explained, struct sbx_run_result *res)
 {
   const struct cs_profile *p = req->profile;
   struct sbx_kmsg_scan *scan = calloc(1, sizeof *scan);
@@ -206,7 +206,7 @@ static void sbx_explain_denial(const struct sbx_run_request *req, const struct s
                    res->ll_denials[0].rule,
                    res->ll_denied_count > 1 ? " (and further refusals)" : "");
   } else if (res->outcome == SBX_OUTCOME_EXEC_FAILED && res->error == EACCES &&
-             res->ll_naming != SBX_NAMING_OK) {
+             res->ll_naming != SBX_NAMING_OK && !exec_explained) {
     /* Landlock or the mount view refused the execve; which one cannot be
      * told without the record: say so instead of guessing. */
     sbx_msg_append(msg, ml, "; a refusal by Landlock could not be named: %s",
@@ -397,7 +397,8 @@ int sbx_supervise(struct sbx_sup *s, const struct sbx_run_request *req, struct s
   {
     pid_t helpers[SBX_HELPERS_NAMED];
     size_t n_helpers = s->helper_pids ? s->helper_pids(s, helpers, SBX_HELPERS_NAMED) : 0;
-    sbx_explain_denial(req, s->plan, kmsg, cmd_pid, session, helpers, n_helpers, res);
+    sbx_explain_denial(req, s->plan, kmsg, cmd_pid, session, helpers, n_helpers,
+                       have_exec_fail && exec_msg.status == SBX_EXEC_FAIL_EXPLAINED, res);
   }
   return rc;
 }

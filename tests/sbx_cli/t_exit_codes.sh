@@ -66,8 +66,15 @@ expect_rc 126 "a directory is not executable"
 if "$SBX" explain --profile strict | grep -q '^Shell: *no shell'; then
   run_sbx run --profile strict -- sh -c 'exit 7'
   expect_rc 126 "sh under strict (no shell)"
+  expect_err "^sbx: exec: sh: profile strict \(profiles\.pol:[0-9]+:[0-9]+\) allows no shell \(allowShell false\): run the program directly, without sh -c$" "sh under strict: says the profile allows no shell"
+  grep -q 'could not be named' <<<"$ERR" && fail "sh under strict: a guess about Landlock added: $ERR" || pass "sh under strict: no guess about which layer refused"
   run_sbx run --profile strict -- /bin/bash -c 'exit 7'
   expect_rc 126 "/bin/bash under strict (no shell)"
+  expect_err "^sbx: exec: /bin/bash: profile strict .* allows no shell" "/bin/bash under strict: says the profile allows no shell"
+  # Negative control: a file that is no shell, refused the same way (not
+  # executable), keeps the plain reason.
+  run_sbx run --profile strict -- /usr
+  expect_err "^sbx: exec: /usr: Permission denied" "a directory under strict: the plain reason, no shell named"
 fi
 shellok=$("$SBX" check | awk '/^Profiles/ {p=1; next} p && /^$/ {exit} p && /^  [^ ]/ {print $1}' | while read -r q; do
   "$SBX" explain --profile "$q" | grep -q '^Shell: *a shell may run' && { echo "$q"; break; }; done)
