@@ -1,4 +1,5 @@
 /* sbx_admit: cross-process admission for `sbx run` (see sbx_admit.h). */
+#include "sbx_diag.h"
 #include "sbx_admit.h"
 
 #include <errno.h>
@@ -289,7 +290,7 @@ int sbx_admit_guard(struct sbx_admit *a, pid_t init, FILE *err)
 
 int sbx_admit_on_init(void *admit, pid_t init)
 {
-  return sbx_admit_guard(admit, init, stderr);
+  return sbx_admit_guard(admit, init, sbx_diag());
 }
 
 void sbx_admit_close(struct sbx_admit *a)

@@ -1,4 +1,5 @@
 /* sbx_approve: the approval workflow in `sbx run` (see sbx_approve.h). */
+#include "sbx_diag.h"
 #include "sbx_approve.h"
 
 #include <errno.h>
@@ -51,7 +52,7 @@ static void sbx_approve_record(void *ctx, const struct cs_approval_request *req,
       memcpy(line, text, n);
       line[n] = '\n';
       if (write(a->audit->fd, line, n + 1) != (ssize_t)(n + 1))
-        fprintf(stderr, "sbx: warning: approval record not written to the audit log\n");
+        fprintf(sbx_diag(), "sbx: warning: approval record not written to the audit log\n");
       free(line);
     }
   }
@@ -82,7 +83,7 @@ int sbx_approve_begin(struct sbx_approve *a, const struct sbx_approve_opts *o,
     a->unotify.freeze = &a->freeze;
     guard = sbx_freeze_guard(&a->freeze);
     if ((r = cs_approver_tty_guarded(&guard, &co.approver)) != 0) {
-      fprintf(stderr, "sbx: error: approvals: the terminal approver: %s\n", strerror(-r));
+      fprintf(sbx_diag(), "sbx: error: approvals: the terminal approver: %s\n", strerror(-r));
       sbx_freeze_fini(&a->freeze);
       a->freeze_used = false;
       return r;

@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A timeout longer than this is a typo, not a wish: refusing it keeps the
@@ -29,6 +31,7 @@ enum {
   OPT_CWD,
   OPT_WAIT_TIMEOUT,
   OPT_RUN_ID,
+  OPT_DIAG_FD,
   OPT_VERBOSE = 'v'
 };
 
@@ -53,6 +56,7 @@ static const struct option sbx_run_options[] = {
   { "cwd", required_argument, NULL, OPT_CWD },
   { "wait-timeout", required_argument, NULL, OPT_WAIT_TIMEOUT },
   { "run-id", required_argument, NULL, OPT_RUN_ID },
+  { "diag-fd", required_argument, NULL, OPT_DIAG_FD },
   { NULL, 0, NULL, 0 },
 };
 
@@ -101,6 +105,9 @@ void sbx_cli_usage(FILE *out)
           "                     in the workspace, else the workspace root\n"
           "  --run-id ID        the caller's name for the run ([A-Za-z0-9._:-], at most\n"
           "                     128), in the audit record and approval requests\n"
+          "  --diag-fd N        write sbx's own messages (refusals, notes, errors of the\n"
+          "                     run) to descriptor N instead of stderr, which then\n"
+          "                     carries only the command's output\n"
           "  --audit FILE       append one JSON line per run to FILE (default:\n"
           "                     $SBX_AUDIT_LOG; none when unset); checked before CMD runs\n"
           "  --approver SPEC    who approves the profile's sensitive operations: tty\n"
@@ -326,6 +333,19 @@ static int sbx_cli_parse_options(int argc, char *const argv[], struct sbx_opts *
       }
       o->run_id = optarg;
       break;
+    case OPT_DIAG_FD: {
+      char *end;
+      long fd;
+      errno = 0;
+      fd = strtol(optarg, &end, 10);
+      if (errno || end == optarg || *end || fd < 1 || fd > INT_MAX) {
+        fprintf(err, "sbx: error: --diag-fd '%s': expected a descriptor number >= 1\n", optarg);
+        return -EINVAL;
+      }
+      o->diag_fd = (int)fd;
+      o->has_diag_fd = true;
+      break;
+    }
     case OPT_HELP:
       o->cmd = SBX_CMD_HELP;
       return 0;
@@ -423,7 +443,7 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
     if (o->workspace || o->tier || o->has_timeout || o->no_wait || o->audit_path || o->approver ||
         o->approval_timeout_ms || o->approval_store || o->cold || o->verbose || o->idle_ms ||
         o->n_set_env || o->n_pass_env || o->cwd || o->has_wait_timeout || o->run_id ||
-        (o->cmd == SBX_CMD_CHECK && (o->profile || o->bpf)) ||
+        o->has_diag_fd || (o->cmd == SBX_CMD_CHECK && (o->profile || o->bpf)) ||
         (o->cmd == SBX_CMD_EXPLAIN && o->json)) {
       fprintf(err, "sbx: error: %s: only %s accepted\n", sub,
               o->cmd == SBX_CMD_CHECK ? "--json is" : "--profile and --bpf are");
@@ -437,7 +457,8 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
   case SBX_CMD_SERVE:
     if (o->profile || o->workspace || o->tier || o->has_timeout || o->no_wait || o->audit_path ||
         o->approver || o->approval_timeout_ms || o->approval_store || o->bpf || o->json ||
-        o->cold || o->n_set_env || o->n_pass_env || o->cwd || o->has_wait_timeout || o->run_id) {
+        o->cold || o->n_set_env || o->n_pass_env || o->cwd || o->has_wait_timeout || o->run_id ||
+        o->has_diag_fd) {
       fprintf(err, "sbx: error: serve: only --idle and -v are accepted\n");
       return -EINVAL;
     }

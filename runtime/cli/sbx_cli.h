@@ -60,6 +60,8 @@ struct sbx_opts {
   bool has_wait_timeout;
   uint64_t wait_timeout_ms; /* --wait-timeout: the longest admission wait */
   const char *run_id;       /* --run-id: the caller's name for the run */
+  bool has_diag_fd;
+  int diag_fd; /* --diag-fd N: sbx's own messages of a run go there (sbx_diag) */
 };
 
 /* Parses argv (argv[0] is sbx itself). On success fills *o; the command's

@@ -93,7 +93,7 @@ static int sbx_run_exposed(const struct cs_profile *p, const char *workspace, co
     else
       exposed = !sbx_run_private(real) && sbx_run_under(log, real);
     if (exposed) {
-      fprintf(stderr,
+      fprintf(sbx_diag(),
               "sbx: error: %s %s%s%s%s lies in %s, which profile '%s' lets the command "
               "write (%s); put it outside, or use a narrower --workspace\n",
               what, given, strcmp(given, log) != 0 ? " (at " : "",
@@ -120,7 +120,7 @@ static int sbx_run_log_exposed(const struct cs_profile *p, const char *workspace
   n = readlink(fdpath, log, sizeof(log) - 1);
   if (n <= 0) {
     /* Cannot tell where the log is: refuse rather than guess. */
-    fprintf(stderr, "sbx: error: audit log %s: cannot resolve where it is: %s\n", audit->path,
+    fprintf(sbx_diag(), "sbx: error: audit log %s: cannot resolve where it is: %s\n", audit->path,
             strerror(errno));
     return -EPERM;
   }
@@ -140,7 +140,7 @@ static int sbx_run_kept_exposed(const struct cs_profile *p, const char *workspac
   if (!p->allow_file_write)
     return 0;
   if (snprintf(probe, sizeof(probe), "%s", path) >= (int)sizeof(probe)) {
-    fprintf(stderr, "sbx: error: %s %s: path too long\n", what, path);
+    fprintf(sbx_diag(), "sbx: error: %s %s: path too long\n", what, path);
     return -EPERM;
   }
   while (!(real = realpath(probe, NULL)) && errno == ENOENT && (slash = strrchr(probe, '/'))) {
@@ -148,7 +148,7 @@ static int sbx_run_kept_exposed(const struct cs_profile *p, const char *workspac
     /* A symlink to nothing: the file would be created wherever it points,
      * which may be made to exist later (inside the workspace). */
     if (lstat(probe, &st) == 0) {
-      fprintf(stderr,
+      fprintf(sbx_diag(),
               "sbx: error: %s %s: %s is a symlink to nothing, so where it would be "
               "written cannot be told\n",
               what, path, probe);
@@ -161,7 +161,7 @@ static int sbx_run_kept_exposed(const struct cs_profile *p, const char *workspac
   }
   if (!real) {
     /* Cannot tell where it is: refuse rather than guess. */
-    fprintf(stderr, "sbx: error: %s %s: cannot resolve where it is: %s\n", what, path,
+    fprintf(sbx_diag(), "sbx: error: %s %s: cannot resolve where it is: %s\n", what, path,
             strerror(errno));
     return -EPERM;
   }
@@ -182,14 +182,14 @@ static int sbx_run_env_refused(const struct sbx_opts *o, char *why, size_t why_s
     const char *eq = strchr(o->set_env[i], '=');
     size_t len = (size_t)(eq - o->set_env[i]);
     if (sbx_env_refusal(o->set_env[i], len, why, why_size) != 0) {
-      fprintf(stderr, "sbx: error: --env %.*s: refused by %s\n", (int)len, o->set_env[i], why);
+      fprintf(sbx_diag(), "sbx: error: --env %.*s: refused by %s\n", (int)len, o->set_env[i], why);
       *what = o->set_env[i];
       return -EPERM;
     }
   }
   for (int i = 0; i < o->n_pass_env; i++)
     if (sbx_env_refusal(o->pass_env[i], strlen(o->pass_env[i]), why, why_size) != 0) {
-      fprintf(stderr, "sbx: error: --pass-env %s: refused by %s\n", o->pass_env[i], why);
+      fprintf(sbx_diag(), "sbx: error: --pass-env %s: refused by %s\n", o->pass_env[i], why);
       *what = o->pass_env[i];
       return -EPERM;
     }
@@ -282,6 +282,10 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
   int code = SBX_EXIT_FAILURE;
   int r;
 
+  /* Before anything of the run can fail: every message from here on goes
+   * where the caller asked (--diag-fd), or to stderr. */
+  if (o->has_diag_fd && sbx_diag_open(o->diag_fd) != 0)
+    return SBX_EXIT_FAILURE;
   memset(&rec, 0, sizeof(rec));
   memset(&res, 0, sizeof(res));
   memset(&adm, 0, sizeof(adm));
@@ -307,11 +311,11 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
 
   /* The log first: every later refusal, even of an unknown profile (an
    * agent probing for more rights is worth an auditor's eye), is recorded. */
-  if (sbx_audit_open(&audit, audit_path, stderr) != 0)
+  if (sbx_audit_open(&audit, audit_path, sbx_diag()) != 0)
     return SBX_EXIT_FAILURE;
 
   if (sbx_profile_select(t->profiles, t->n_profiles, o->profile, getenv(SBX_PROFILE_ENV), &p, &src,
-                         stderr) != 0) {
+                         sbx_diag()) != 0) {
     const char *asked = o->profile ? o->profile : getenv(SBX_PROFILE_ENV);
     snprintf(profile_error, sizeof(profile_error), "unknown profile '%.64s' (from %s)",
              asked ? asked : SBX_DEFAULT_PROFILE, sbx_profile_source_name(src));
@@ -325,7 +329,7 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
   rec.limits = &p->limits;
   rec.tier = o->tier ? o->tier : p->default_tier;
 
-  if (sbx_run_workspace(o->workspace, workspace, sizeof(workspace), stderr) != 0) {
+  if (sbx_run_workspace(o->workspace, workspace, sizeof(workspace), sbx_diag()) != 0) {
     rec.error = "workspace unusable";
     goto record;
   }
@@ -340,7 +344,7 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
     n_den++;
     goto record;
   }
-  if (sbx_run_cwd(o->cwd, workspace, cwd, sizeof cwd, stderr) != 0) {
+  if (sbx_run_cwd(o->cwd, workspace, cwd, sizeof cwd, sbx_diag()) != 0) {
     rec.error = "--cwd unusable or outside the workspace";
     goto record;
   }
@@ -349,12 +353,12 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
     rec.error = "audit log writable by the command";
     goto record;
   }
-  if (sbx_profile_timeout(p, o->has_timeout, o->timeout_ms, &rec.timeout_ms, stderr) != 0) {
+  if (sbx_profile_timeout(p, o->has_timeout, o->timeout_ms, &rec.timeout_ms, sbx_diag()) != 0) {
     rec.error = "--timeout above the profile's maxExecutionTime";
     goto record;
   }
   if (!rec.tier) {
-    fprintf(stderr, "sbx: error: profile '%s' has no default tier; pass --tier\n", p->name);
+    fprintf(sbx_diag(), "sbx: error: profile '%s' has no default tier; pass --tier\n", p->name);
     rec.error = "no tier";
     goto record;
   }
@@ -365,7 +369,7 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
     struct sbx_approve_opts ao = { .approver = o->approver,
                                    .timeout_ms = (unsigned)o->approval_timeout_ms,
                                    .store = o->approval_store };
-    if (sbx_approve_begin(&appr, &ao, p, o->cmd_argv, &audit, stderr) != 0) {
+    if (sbx_approve_begin(&appr, &ao, p, o->cmd_argv, &audit, sbx_diag()) != 0) {
       rec.error = "approval workflow unavailable";
       goto record;
     }
@@ -392,7 +396,7 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
         goto record;
       }
     }
-    if (sbx_approve_command(&appr, stderr) != 0) {
+    if (sbx_approve_command(&appr, sbx_diag()) != 0) {
       rec.error = appr.message;
       den[n_den].layer = "approval";
       den[n_den].rule = appr.rule[0] ? appr.rule : NULL;
@@ -403,13 +407,13 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
     }
   }
 
-  r = sbx_admit_open(&adm, t->model, stderr);
+  r = sbx_admit_open(&adm, t->model, sbx_diag());
   if (r != 0) {
     rec.error = "admission state unavailable";
     goto record;
   }
   admit_open = true;
-  r = sbx_admit_acquire(&adm, rec.tier, o->no_wait, rec.wait_timeout_ms, stderr);
+  r = sbx_admit_acquire(&adm, rec.tier, o->no_wait, rec.wait_timeout_ms, sbx_diag());
   rec.admission_wait_ms = adm.wait_ms;
   rec.wait_noticed = adm.wait_noticed;
   rec.wait_timed_out = adm.wait_timed_out;
@@ -451,7 +455,7 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
     /* Made now if missing (as sbx serve makes it), so that the mask is
      * there even when a server starts after this run's view was built. */
     if (mkdir(serve_dir, 0700) != 0 && errno != EEXIST)
-      fprintf(stderr, "sbx: warning: %s: %s\n", serve_dir, strerror(errno));
+      fprintf(sbx_diag(), "sbx: warning: %s: %s\n", serve_dir, strerror(errno));
     req.mask_dir = serve_dir; /* in every view, cold ones too */
     /* Set by the front end when the server declined this run before it
      * handed the run here (sbx_front.c): not asked twice. */
@@ -475,14 +479,14 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
 
   /* A ticket that cannot be completed leaves its slot to reclamation; the
    * run itself happened, so its record is still written. */
-  if (sbx_admit_release(&adm, stderr) != 0)
+  if (sbx_admit_release(&adm, sbx_diag()) != 0)
     code = SBX_EXIT_FAILURE;
 
 record:
   rec.sbx_exit = code;
   rec.denials = den;
   rec.n_denials = n_den;
-  if (sbx_audit_append(&audit, &rec, stderr) != 0)
+  if (sbx_audit_append(&audit, &rec, sbx_diag()) != 0)
     code = SBX_EXIT_FAILURE;
   if (admit_open)
     sbx_admit_close(&adm);

@@ -11,6 +11,7 @@
 
 #include "sbx_admit.h"
 #include "sbx_denial.h"
+#include "sbx_diag.h"
 #include "sbx_sandbox.h"
 #include "sbx_signal.h"
 #include "sbx_warm.h"
@@ -153,12 +154,40 @@ int sbx_run_confined(struct sbx_run_request *req, struct sbx_run_result *res,
   req->interrupted = sbx_signal_received;
   /* The ticket is then completed and the run recorded. */
   if (sbx_signal_install() != 0)
-    fprintf(stderr, "sbx: warning: signal handlers not installed; an interrupted run "
-                    "leaves no record\n");
+    fprintf(sbx_diag(), "sbx: warning: signal handlers not installed; an interrupted run "
+                        "leaves no record\n");
   sbx_signal_running(1);
   r = confine(req, res);
   sbx_signal_running(0);
   return r;
+}
+
+int sbx_diag_open(int fd)
+{
+  int flags = fcntl(fd, F_GETFL), dup_fd;
+  FILE *f;
+  if (flags < 0) {
+    fprintf(stderr, "sbx: error: --diag-fd %d: not an open descriptor\n", fd);
+    return -EBADF;
+  }
+  if ((flags & O_ACCMODE) == O_RDONLY) {
+    fprintf(stderr, "sbx: error: --diag-fd %d: not open for writing\n", fd);
+    return -EACCES;
+  }
+  /* A duplicate above 2, close-on-exec: sbx's messages never reach the
+   * command, whatever descriptors the command is given. */
+  if ((dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0 || !(f = fdopen(dup_fd, "w"))) {
+    int err = errno;
+    if (dup_fd >= 0)
+      close(dup_fd);
+    fprintf(stderr, "sbx: error: --diag-fd %d: %s\n", fd, strerror(err));
+    return -err;
+  }
+  /* Line-buffered like a terminal's stderr: each message is whole when
+   * the caller reads it, even while the run goes on. */
+  setvbuf(f, NULL, _IOLBF, 0);
+  sbx_diag_set(f);
+  return 0;
 }
 
 int sbx_run_report(const struct sbx_opts *o, int r, const struct sbx_run_result *res,
@@ -168,23 +197,23 @@ int sbx_run_report(const struct sbx_opts *o, int r, const struct sbx_run_result 
 
   interrupted[0] = '\0';
   if (o->verbose)
-    fprintf(stderr, "sbx: start-up: %s%s%s%s\n", res->start_path[0] ? res->start_path : "?",
+    fprintf(sbx_diag(), "sbx: start-up: %s%s%s%s\n", res->start_path[0] ? res->start_path : "?",
             res->start_note[0] ? " (" : "", res->start_note, res->start_note[0] ? ")" : "");
   if (sbx_signal_received()) {
     int sig = sbx_signal_received();
     snprintf(interrupted, interrupted_size, "interrupted by SIG%s; the sandbox was killed",
              sbx_signal_name(sig));
-    fprintf(stderr, "sbx: %s\n", interrupted);
+    fprintf(sbx_diag(), "sbx: %s\n", interrupted);
     code = SBX_EXIT_SIGNAL_BASE + sig;
   } else if (r != 0 || res->outcome == SBX_OUTCOME_FAILED) {
-    fprintf(stderr, "sbx: error: %s\n", res->message[0] ? res->message : strerror(-r));
+    fprintf(sbx_diag(), "sbx: error: %s\n", res->message[0] ? res->message : strerror(-r));
   } else if (res->outcome == SBX_OUTCOME_EXEC_FAILED && res->message[0]) {
     /* The Landlock refusal behind it gets its own line below. */
     const char *ll = res->n_ll_denials ? strstr(res->message, "; landlock: refused ") : NULL;
-    fprintf(stderr, "sbx: %.*s\n", ll ? (int)(ll - res->message) : (int)strlen(res->message),
+    fprintf(sbx_diag(), "sbx: %.*s\n", ll ? (int)(ll - res->message) : (int)strlen(res->message),
             res->message);
   } else if (res->outcome == SBX_OUTCOME_TIMED_OUT) {
-    fprintf(stderr, "sbx: %s: time limit of %llu ms reached; the command was killed\n",
+    fprintf(sbx_diag(), "sbx: %s: time limit of %llu ms reached; the command was killed\n",
             o->cmd_argv[0], (unsigned long long)res->timeout_ms);
   }
   /* Every refusal of the run's processes with the rule that decided it;
@@ -192,14 +221,14 @@ int sbx_run_report(const struct sbx_opts *o, int r, const struct sbx_run_result 
    * and is never reported. */
   for (int i = 0; i < res->n_sc_denials; i++)
     if (!res->sc_denials[i].expected)
-      fprintf(stderr, "sbx: seccomp %s %s: rule %s (%s)\n",
+      fprintf(sbx_diag(), "sbx: seccomp %s %s: rule %s (%s)\n",
               res->sc_denials[i].sig ? "killed at" : "refused", res->sc_denials[i].what,
               res->sc_denials[i].rule, res->sc_denials[i].action);
   for (int i = 0; i < res->n_ll_denials; i++)
-    fprintf(stderr, "sbx: landlock refused %s: %s (%s)\n", res->ll_denials[i].what,
+    fprintf(sbx_diag(), "sbx: landlock refused %s: %s (%s)\n", res->ll_denials[i].what,
             res->ll_denials[i].rule, res->ll_denials[i].action);
   if (res->ll_denied_count > res->n_ll_denials)
-    fprintf(stderr, "sbx: landlock refused %d more time(s) in this run\n",
+    fprintf(sbx_diag(), "sbx: landlock refused %d more time(s) in this run\n",
             res->ll_denied_count - res->n_ll_denials);
   /* A failed command may have met a Landlock refusal sbx cannot see. A
    * command that exits non-zero on its own (grep finding nothing) has met
@@ -210,14 +239,14 @@ int sbx_run_report(const struct sbx_opts *o, int r, const struct sbx_run_result 
       res->denied_syscall < 0 && res->ll_naming != SBX_NAMING_OK &&
       res->ll_naming != SBX_NAMING_NOT_ASKED && r == 0 && res->exit_code != 0 &&
       (res->outcome == SBX_OUTCOME_EXITED || res->outcome == SBX_OUTCOME_SIGNALED))
-    fprintf(stderr,
+    fprintf(sbx_diag(),
             "sbx: note: refusals by Landlock, if any, could not be named: %s "
             "(see sbx check)\n",
             sbx_naming_text(res->ll_naming));
   else if (res->audit_lost && res->exit_code != 0 &&
            (o->verbose || res->outcome == SBX_OUTCOME_SIGNALED || res->denied_syscall >= 0 ||
             res->n_ll_denials))
-    fprintf(stderr, "sbx: note: the kernel dropped audit records during the run; a refusal "
-                    "may be unnamed\n");
+    fprintf(sbx_diag(), "sbx: note: the kernel dropped audit records during the run; a refusal "
+                        "may be unnamed\n");
   return code;
 }

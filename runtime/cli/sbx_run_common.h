@@ -10,6 +10,13 @@
 #include "cs_profile_table.h"
 #include "sbx_cli.h"
 #include "sbx_confine.h"
+#include "sbx_diag.h"
+
+/* Makes a stream of a duplicate of fd (close-on-exec, so no command ever
+ * gets it) and sets it as sbx_diag's (sbx_diag.h), where every message of
+ * `sbx run` after its options were parsed goes. 0, or -EBADF (not open), -EACCES (not open for
+ * writing) or another negative errno; the message is on stderr. */
+int sbx_diag_open(int fd);
 
 /* Points a closed 0, 1 or 2 at /dev/null, so the next open() cannot take
  * it; -1 when even that fails. */

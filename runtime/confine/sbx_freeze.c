@@ -32,6 +32,7 @@
  * question would time out here unasked: closed, but useless. sbx does not
  * set that flag.) The answer is carried over to that restart
  * (sbx_unotify_carry.c), so the person is asked once. */
+#include "sbx_diag.h"
 #include "sbx_freeze.h"
 
 #include <errno.h>
@@ -141,7 +142,7 @@ static int sbx_freeze_hold(void *arg, char *why, size_t why_len)
   if (f->state == SBX_FREEZE_NO_RUN)
     goto done; /* nothing sandboxed exists yet (the command layer) or any more */
   if (off && strcmp(off, "1") == 0) {
-    fprintf(stderr, "sbx: warning: %s=1: the sandbox is NOT frozen while asking (test only)\n",
+    fprintf(sbx_diag(), "sbx: warning: %s=1: the sandbox is NOT frozen while asking (test only)\n",
             SBX_FREEZE_TEST_OFF_ENV);
     goto done;
   }
@@ -174,7 +175,7 @@ static void sbx_freeze_release(void *arg)
   pthread_mutex_lock(&f->lock);
   int rc = f->state == SBX_FREEZE_READY ? sbx_freeze_write(f->dir, "0") : 0;
   if (rc != 0)
-    fprintf(stderr, "sbx: warning: could not thaw the sandbox (%s/cgroup.freeze): %s\n", f->dir,
+    fprintf(sbx_diag(), "sbx: warning: could not thaw the sandbox (%s/cgroup.freeze): %s\n", f->dir,
             strerror(-rc));
   pthread_mutex_unlock(&f->lock);
 }

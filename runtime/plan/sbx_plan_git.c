@@ -38,6 +38,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sbx_diag.h"
 #include "sbx_git_config.h"
 #include "sbx_landlock_rights.h"
 #include "sbx_plan.h"
@@ -131,7 +132,7 @@ static int sbx_git_create(const char *path, bool is_dir, const char *content,
   /* sbx as root would leave root-owned files in the user's repository;
    * best effort: their content is git's default either way. */
   if (geteuid() == 0 && fchown(fd, dir_st->st_uid, dir_st->st_gid) < 0)
-    fprintf(stderr, "sbx: warning: %s: chown: %s\n", path, strerror(errno));
+    fprintf(sbx_diag(), "sbx: warning: %s: chown: %s\n", path, strerror(errno));
   close(fd);
   if (rc < 0)
     unlink(path);

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sbx_diag.h"
 #include "sbx_approval_hooks.h"
 #include "sbx_unotify_sbx.h"
 
@@ -48,7 +49,7 @@ static void sbx_mark_run_start(struct sbx_unotify_cfg *cfg)
 
   cfg->run_start_set = false;
   if (off && strcmp(off, "1") == 0) {
-    fprintf(stderr,
+    fprintf(sbx_diag(),
             "sbx: warning: %s=1: every deletion and replacing rename is asked about, "
             "as before issue 13 (test only)\n",
             SBX_DELETE_TEST_AS_BEFORE_ENV);
@@ -56,7 +57,7 @@ static void sbx_mark_run_start(struct sbx_unotify_cfg *cfg)
   }
   off = getenv(SBX_DELETE_TEST_NO_LOCK_ENV);
   if (off && strcmp(off, "1") == 0)
-    fprintf(stderr,
+    fprintf(sbx_diag(),
             "sbx: warning: %s=1: a removal's check and act are NOT under the "
             "directory's lock (test only)\n",
             SBX_DELETE_TEST_NO_LOCK_ENV);
@@ -83,7 +84,7 @@ static void sbx_take_listener(struct sbx_sup *s, pid_t from, const struct sbx_ru
     /* The sender waits at the barrier for a supervisor that will never
      * come: end it now (the run fails, closed) rather than at its
      * timeout. */
-    fprintf(stderr, "sbx: approval: cannot take the notify listener from the sandbox: %s\n",
+    fprintf(sbx_diag(), "sbx: approval: cannot take the notify listener from the sandbox: %s\n",
             strerror(-fd));
     (void)kill(from, SIGKILL);
     return;
@@ -102,7 +103,7 @@ static void sbx_take_listener(struct sbx_sup *s, pid_t from, const struct sbx_ru
   if (!req->unotify || !srv || srv->running || sbx_unotify_start(srv, fd, &cfg, s->plan) != 0) {
     if (!req->unotify || !srv || srv->running)
       close(fd);
-    fprintf(stderr, "sbx: approval: system-call layer not served; those calls fail\n");
+    fprintf(sbx_diag(), "sbx: approval: system-call layer not served; those calls fail\n");
   }
 }
 

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sbx_diag.h"
 #include "sbx_denial.h"
 #include "sbx_fail.h"
 #include "sbx_landlock_rights.h"
@@ -327,8 +328,8 @@ int sbx_supervise(struct sbx_sup *s, const struct sbx_run_request *req, struct s
         /* Only the cold path serves a system-call layer. The sender waits
          * at its barrier for a supervisor that will never come: end it
          * now (the run fails, closed) rather than at its timeout. */
-        fprintf(stderr, "sbx: approval: no system-call layer is served in this run; the "
-                        "sandbox was stopped\n");
+        fprintf(sbx_diag(), "sbx: approval: no system-call layer is served in this run; the "
+                            "sandbox was stopped\n");
         (void)kill(sender, SIGKILL);
       }
       break;

@@ -1,6 +1,7 @@
 /* sbx_unotify: the system-call layer of the approval workflow; see
  * sbx_unotify.h for the design and docs/approvals.md for the TOCTOU
  * argument. */
+#include "sbx_diag.h"
 #include "sbx_unotify.h"
 #include "sbx_unotify_op.h"
 
@@ -387,8 +388,8 @@ static int sbx_un_handle(int listener, const struct seccomp_notif *n,
           resp->error = -ESRCH;
           goto cleanup;
         }
-        fprintf(stderr, "sbx: approval: denied send to %s (%s, profile %s): %s [%s]\n", addr, rule,
-                cfg->profile ? cfg->profile : "?", d.reason, d.approver);
+        fprintf(sbx_diag(), "sbx: approval: denied send to %s (%s, profile %s): %s [%s]\n", addr,
+                rule, cfg->profile ? cfg->profile : "?", d.reason, d.approver);
         resp->error = -EPERM;
         goto cleanup;
       }
@@ -448,7 +449,7 @@ static int sbx_un_handle(int listener, const struct seccomp_notif *n,
                : op->kind == SBX_UN_LISTEN            ? "listen on"
                                                       : "connect to",
                esc);
-      fprintf(stderr, "sbx: approval: denied %s (%s, profile %s): %s [%s]\n", what, rule,
+      fprintf(sbx_diag(), "sbx: approval: denied %s (%s, profile %s): %s [%s]\n", what, rule,
               cfg->profile ? cfg->profile : "?", d.reason, d.approver);
       resp->error = -EPERM;
       goto cleanup;

@@ -22,6 +22,7 @@
  *     refused with EPERM, without forking, and sbx says so once. A
  *     command cannot make sbx spend more CPU on its behalf than it may
  *     spend itself. */
+#include "sbx_diag.h"
 #include "sbx_unotify_op.h"
 
 #include <errno.h>
@@ -80,7 +81,7 @@ int sbx_un_charge_open(struct sbx_un_charge **out, const struct sbx_unotify_cfg 
     }
   }
   if (r != 0) {
-    fprintf(stderr, "sbx: approval: the run's cgroup %s cannot take the helpers: %s\n",
+    fprintf(sbx_diag(), "sbx: approval: the run's cgroup %s cannot take the helpers: %s\n",
             cfg->helper_cgroup, strerror(-r));
     sbx_un_charge_close(c);
     return r;
@@ -146,7 +147,7 @@ bool sbx_un_charge_spent(struct sbx_un_charge *c, const struct sbx_unotify_cfg *
   if (!c || !c->budget_ns || atomic_load(&c->spent_ns) < c->budget_ns)
     return false;
   if (!atomic_flag_test_and_set(&c->told))
-    fprintf(stderr,
+    fprintf(sbx_diag(),
             "sbx: approval: refused: the supervisor spent the run's CPU budget (%.3f s, the "
             "profile's maxCpuTime; profile %s) on notified calls; every further one fails "
             "with EPERM (system-call layer)\n",

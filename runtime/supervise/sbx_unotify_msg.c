@@ -28,6 +28,7 @@
  * stream socket sends that much and returns the short count (a partial
  * send the caller must already handle), a datagram larger than that is
  * EMSGSIZE; SBX_UN_MAX_CONTROL bytes of ancillary data (else ENOBUFS). */
+#include "sbx_diag.h"
 #include "sbx_unotify_op.h"
 
 #include <errno.h>
@@ -53,8 +54,8 @@ static int sbx_un_msg_control(pid_t tgid, struct sbx_un_msg *m, struct sbx_un_op
     if (c->cmsg_level != SOL_SOCKET)
       continue;
     if (c->cmsg_type == SCM_CREDENTIALS) {
-      fprintf(stderr, "sbx: approval: sendmsg with SCM_CREDENTIALS refused (system-call "
-                      "layer: the supervisor cannot send the caller's credentials)\n");
+      fprintf(sbx_diag(), "sbx: approval: sendmsg with SCM_CREDENTIALS refused (system-call "
+                          "layer: the supervisor cannot send the caller's credentials)\n");
       return -EPERM;
     }
     if (c->cmsg_type != SCM_RIGHTS || c->cmsg_len < CMSG_LEN(0))

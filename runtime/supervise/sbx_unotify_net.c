@@ -36,6 +36,7 @@
  * else at an IP or transport level (IPV6_RTHDR, IPV6_HOPOPTS,
  * IPV6_DSTOPTS, IP_RETOPTS, SCTP's destination addresses, ...) is
  * refused. */
+#include "sbx_diag.h"
 #include "sbx_unotify_op.h"
 
 #include <arpa/inet.h>
@@ -226,7 +227,7 @@ int sbx_un_cmsg_check(const unsigned char *control, size_t len)
   for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
     if (sbx_un_cmsg_harmless(c->cmsg_level, c->cmsg_type))
       continue;
-    fprintf(stderr,
+    fprintf(sbx_diag(),
             "sbx: approval: sendmsg with ancillary data level %d type %d refused (system-call "
             "layer: routing headers, IP options and other per-packet destinations are not "
             "allowed)\n",

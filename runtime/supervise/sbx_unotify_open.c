@@ -32,6 +32,7 @@
  * The ordinary write-open costs a copy, two /proc opens, an O_PATH open
  * and an fstat in a worker thread; no process is forked on that path
  * (docs/performance.md). */
+#include "sbx_diag.h"
 #include "sbx_unotify_op.h"
 
 #include <errno.h>
@@ -338,8 +339,8 @@ int sbx_un_open_handle(int listener, const struct seccomp_notif *n,
     if (r != 0) {
       char esc[8192];
       cs_approval_escape(g->shown, esc, sizeof esc); /* to the terminal: escaped */
-      fprintf(stderr, "sbx: approval: denied git-config %s (%s, profile %s): %s [%s]\n", esc, rule,
-              cfg->profile ? cfg->profile : "?", d.reason, d.approver);
+      fprintf(sbx_diag(), "sbx: approval: denied git-config %s (%s, profile %s): %s [%s]\n", esc,
+              rule, cfg->profile ? cfg->profile : "?", d.reason, d.approver);
       goto done;
     }
   }

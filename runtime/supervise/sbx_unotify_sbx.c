@@ -1,4 +1,5 @@
 /* sbx_unotify_sbx: see sbx_unotify_sbx.h. */
+#include "sbx_diag.h"
 #include "sbx_unotify_sbx.h"
 
 #include <errno.h>
@@ -55,7 +56,7 @@ static void *sbx_unotify_thread(void *arg)
   struct sbx_unotify_srv *s = arg;
   int r = sbx_unotify_serve(s->listener, &s->cfg, s->stop[0]);
   if (r != 0)
-    fprintf(stderr, "sbx: approval: system-call layer stopped: %s; pending calls fail\n",
+    fprintf(sbx_diag(), "sbx: approval: system-call layer stopped: %s; pending calls fail\n",
             strerror(-r));
   return NULL;
 }
@@ -122,7 +123,7 @@ int sbx_unotify_start(struct sbx_unotify_srv *s, int listener, const struct sbx_
        * the read-only mount: writes through it are not stopped there, and
        * a write-open swapped to it after our check would not be either. */
       if (r == 0 && s->git[s->n_git - 1].nlink > 1)
-        fprintf(stderr,
+        fprintf(sbx_diag(),
                 "sbx: approval: warning: %s has %lu hard links; a write through "
                 "another name is not stopped by its read-only mount\n",
                 me->path, (unsigned long)s->git[s->n_git - 1].nlink);
