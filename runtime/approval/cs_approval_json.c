@@ -55,6 +55,9 @@ char *cs_approval_request_json(const struct cs_approval_request *req, int with_t
           0 ||
       json_object_set_new(o, "rule", req->rule ? json_string(req->rule) : json_null()) != 0 ||
       json_object_set_new(o, "layer", req->layer ? json_string(req->layer) : json_null()) != 0 ||
+      (req->workspace &&
+       json_object_set_new(o, "workspace", cs_approval_json_str(req->workspace)) != 0) ||
+      (req->cwd && json_object_set_new(o, "cwd", cs_approval_json_str(req->cwd)) != 0) ||
       (req->run_id && json_object_set_new(o, "run_id", cs_approval_json_str(req->run_id)) != 0))
     goto cleanup;
   if (req->targets) {

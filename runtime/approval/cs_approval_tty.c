@@ -286,7 +286,9 @@ static void cs_tty_prompt(struct cs_tty_text *t, const struct cs_approval_reques
     snprintf(num, sizeof num, " [...%zu more arguments not shown...]", argc - CS_TTY_MAX_ARGS);
     cs_tty_raw(t, num);
   }
-  if (req->path) {
+  /* A command-layer deletion's path is the first of its targets, which
+   * follow: shown once. */
+  if (req->path && !req->targets) {
     cs_tty_raw(t, "\n  path:    ");
     if (cs_tty_path(t, req->path, req->workspace))
       cs_tty_in_workspace(t, req->workspace);

@@ -297,11 +297,17 @@ int sbx_approve_command(struct sbx_approve *a, FILE *err)
   req.layer = "command";
   req.workspace = a->unotify.workspace;
   req.run_id = a->unotify.run_id;
+  req.cwd = a->cwd ? a->cwd : a->unotify.workspace;
   if (req.operation == CS_APPROVAL_OP_DELETE) {
     /* From where the command starts (--cwd), or `rm x` in a subdirectory
      * would be shown as the workspace's x. */
-    targets = sbx_approve_targets(a->argv, a->cwd ? a->cwd : a->unotify.workspace);
+    targets = sbx_approve_targets(a->argv, req.cwd);
     req.targets = (const char *const *)targets;
+    /* `path` names the first of them, so an approver that reads only
+     * `path` (as for a system-call layer deletion) is not shown null;
+     * `targets` has them all. */
+    if (targets && targets[0])
+      req.path = targets[0];
   }
   r = cs_approval_ask(a->mgr, &req, &d);
   if (r != 0) {

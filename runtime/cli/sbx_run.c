@@ -376,6 +376,7 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
     appr_open = true;
     appr.unotify.workspace = workspace; /* bound at the same path in the view */
     appr.unotify.run_id = o->run_id;
+    appr.unotify.cwd = cwd;
     appr.cwd = cwd;
     /* Whatever grants rights or decides admissions must be out of the
      * command's reach for writing, whatever the workspace (issue 12, 5):

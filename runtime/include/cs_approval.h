@@ -65,6 +65,10 @@ struct cs_approval_request {
   /* The caller's name for the run (sbx run --run-id), or NULL: lets an
    * approver (or its log) tie the request to the agent's own step. */
   const char *run_id;
+  /* The directory the command started in (sbx run --cwd, or its default),
+   * absolute, or NULL: with `workspace` it tells an approver where a
+   * relative argument of the command points. */
+  const char *cwd;
 };
 
 struct cs_approval_decision {

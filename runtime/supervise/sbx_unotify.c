@@ -309,6 +309,7 @@ static int sbx_un_handle(int listener, const struct seccomp_notif *n,
   }
   req.rule = rule;
   req.workspace = cfg->workspace;
+  req.cwd = cfg->cwd;
   req.run_id = cfg->run_id;
   if (op->kind == SBX_UN_UNLINK || op->kind == SBX_UN_RENAME) {
     int failed = 0, exempt = 0;

@@ -113,6 +113,8 @@ struct sbx_unotify_cfg {
   /* The caller's name for the run (sbx run --run-id), put in every
    * request so an approver can tell runs apart; NULL: none. */
   const char *run_id;
+  /* The directory the command started in, for every request; NULL: none. */
+  const char *cwd;
 };
 
 /* Test only: "1" in sbx's environment leaves run_start unknown, so that a

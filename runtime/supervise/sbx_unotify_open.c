@@ -331,6 +331,7 @@ int sbx_un_open_handle(int listener, const struct seccomp_notif *n,
     req.rule = rule;
     req.path = g->shown;
     req.workspace = cfg->workspace;
+    req.cwd = cfg->cwd;
     req.run_id = cfg->run_id;
     if ((r = sbx_un_ask(listener, n, cfg, &req, &d)) == -ESRCH) {
       resp->error = -ESRCH;

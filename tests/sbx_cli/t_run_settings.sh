@@ -145,5 +145,11 @@ echo y >"$WS/sub/afile"
 run_sbx run --profile standard --cwd sub --approver "exec:$T/approver.sh" -- rm afile
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(r.get("targets") != [sys.argv[2]])' \
   "$T/request.json" "$WS/sub/afile" && pass "targets resolved from --cwd" || fail "targets: $(cat "$T/request.json")"
+# The request's context: where the run is (workspace, cwd) and, for a
+# command-level deletion, path = its first target instead of null.
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); ws=sys.argv[2]
+sys.exit(not (r.get("workspace") == ws and r.get("cwd") == ws + "/sub" and r.get("path") == ws + "/sub/afile"))' \
+  "$T/request.json" "$(realpath "$WS")" && pass "the request carries workspace, cwd and the deletion's path" ||
+  fail "request context: $(cat "$T/request.json")"
 [[ -e $WS/sub/afile && -e $WS/afile ]] || fail "denied rm removed a file"
 finish
