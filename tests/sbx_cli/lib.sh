@@ -14,6 +14,19 @@ cd "$WS" || exit 99
 FAILS=0
 trap 'rm -rf "$T"' EXIT
 
+# wait_for SECONDS CMD [ARG...]: runs CMD every 50 ms until it succeeds or
+# SECONDS have passed (by the clock, not by a count of tries: on a loaded
+# machine each try takes longer); returns CMD's last status. A hang
+# detector, not a speed check: give it a bound no healthy run comes near.
+wait_for() {
+  local end=$((SECONDS + $1))
+  shift
+  until "$@"; do
+    ((SECONDS < end)) || return 1
+    sleep 0.05
+  done
+}
+
 # SBX_TEST_WARM=1 (ctest's sbx_cli_warm_*): the same script against a
 # running `sbx serve` in the private state directory (tests/warm/serve.sh);
 # finish() then fails unless runs really started warm.

@@ -16,6 +16,11 @@ cap=$("$SBX_SLOTS" capacity "$tier") || { fail "no capacity for tier $tier"; fin
 ((cap >= 1 && cap < RUNS)) || skip "tier $tier admits $cap at once; need fewer than $RUNS"
 echo "tier $tier: $cap slots, $RUNS runs"
 
+# Each sleep lasts a second or more: two readings of the process table
+# (procs_matching_at_once) must both fall within it, and on a loaded
+# machine (a sanitizer build beside other builds) a reading takes a large
+# part of a second; with shorter runs the count saw none overlap and the
+# test proved nothing.
 # Each sleep carries this test's own tag as a second, tiny duration
 # (sleep adds its arguments): the count sees only this test's sandboxes,
 # never another test's or another checkout's on the same machine.
@@ -24,7 +29,7 @@ tag=$(printf '0.00000%06d' $$)
 # lib.sh procs_matching_at_once).
 ( max=0
   while [[ ! -e $T/stop ]]; do
-    n=$(procs_matching_at_once "sleep 0\.3[0-9][0-9] ${tag//./\\.}" | wc -l)
+    n=$(procs_matching_at_once "sleep 1\.[0-9][0-9] ${tag//./\\.}" | wc -l)
     ((n > max)) && max=$n && echo "$max" >"$T/max"
     sleep 0.01
   done ) &
@@ -32,7 +37,7 @@ mon=$!
 
 pids=()
 for i in $(seq $RUNS); do
-  "$SBX" run --tier "$tier" -- sleep "0.3$(printf %02d $((i % 100)))" "$tag" >/dev/null 2>&1 &
+  "$SBX" run --tier "$tier" -- sleep "1.$(printf %02d $((i % 100)))" "$tag" >/dev/null 2>&1 &
   pids+=($!)
 done
 killed=0

@@ -11,11 +11,8 @@ warm_start() {
   # Started from a subshell, so it is not a job of the test's shell: the
   # scripts' own `wait` must not wait for the server too.
   WARM_PID=$( ("$SBX" serve -v --idle 600 2>>"$T/serve.log" </dev/null >/dev/null & echo $!) )
-  for _ in $(seq 200); do
-    [[ -S $WARM_SOCK ]] && return 0
-    kill -0 "$WARM_PID" 2>/dev/null || break
-    sleep 0.05
-  done
+  warm_up() { [[ -S $WARM_SOCK ]] || ! kill -0 "$WARM_PID" 2>/dev/null; }
+  wait_for 60 warm_up && [[ -S $WARM_SOCK ]] && return 0
   echo "FAIL: sbx serve did not start: $(cat "$T/serve.log")" >&2
   return 1
 }
@@ -23,10 +20,12 @@ warm_start() {
 warm_stop() {
   if [[ -n $WARM_PID ]]; then
     kill -TERM "$WARM_PID" 2>/dev/null
-    for _ in $(seq 100); do kill -0 "$WARM_PID" 2>/dev/null || break; sleep 0.05; done
+    wait_for 60 warm_gone "$WARM_PID"
     WARM_PID=
   fi
 }
+
+warm_gone() { ! kill -0 "$1" 2>/dev/null; }
 
 warm_count() { grep -c -E -- "$1" "$T/serve.log" 2>/dev/null || true; }
 

@@ -45,9 +45,10 @@ fi
 warm_stop
 WARM_PID=$( (ulimit -S -q 409600 && ulimit -H -q 409600 &&
              { "$SBX" serve -v --idle 600 2>>"$T/serve.log" </dev/null >/dev/null & echo $!; }) )
-for _ in $(seq 200); do [[ -S $WARM_SOCK ]] && break; sleep 0.05; done
+wait_for 60 test -S "$WARM_SOCK"
 # The socket of the stopped server may still be there: wait for the new one.
-for _ in $(seq 200); do warm_count "listening" | grep -q '^2$' && break; sleep 0.05; done
+listening_twice() { [[ $(warm_count "listening") == 2 ]]; }
+wait_for 60 listening_twice
 "$SBX" run -v --profile strict -- /usr/bin/python3 -c \
   'import resource; print("ran", resource.getrlimit(resource.RLIMIT_MSGQUEUE))' \
   >"$T/high.out" 2>"$T/high.err"

@@ -8,7 +8,7 @@ require_sandbox
 arg=37.$RANDOM
 "$SBX" run --profile strict -- sleep "$arg" &
 client=$!
-for _ in $(seq 100); do proc_running "sleep $arg" && break; sleep 0.05; done
+wait_for 60 proc_running "sleep $arg"
 if proc_running "sleep $arg"; then pass "the warm run is running"; else fail "no sandboxed sleep"; fi
 [[ $(warm_count "started warm") -ge 1 ]] && pass "it started warm" || fail "it did not start warm"
 kill -KILL "$client"

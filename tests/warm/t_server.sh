@@ -42,7 +42,7 @@ grep -q "no request within" "$T/serve.log" && pass "server logged it" || fail "l
 warm_stop
 
 WARM_PID=$( ("$SBX" serve -v --idle 600 2>>"$T/serve.log" <&- >&- & echo $!) )
-for _ in $(seq 200); do [[ -S $WARM_SOCK ]] && break; sleep 0.05; done
+wait_for 60 test -S "$WARM_SOCK"
 run_sbx run --profile strict -- true
 expect_rc 0 "a run from a server started with stdio closed"
 # The next run's spare is cloned after the run's go and its end (off the
@@ -80,7 +80,8 @@ spares() {
   echo "$n"
 }
 for _ in 1 2 3; do run_sbx run --profile strict -- true; done
-for _ in $(seq 200); do (($(spares) == 2)) && break; sleep 0.05; done
+two_spares() { (($(spares) == 2)); }
+wait_for 60 two_spares
 n=$(spares)
 ((n == 2)) && pass "two spares kept ready" || fail "$n spares after three runs, want 2"
 finish

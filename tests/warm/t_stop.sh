@@ -12,7 +12,7 @@ arg=$RANDOM
 "$SBX" run -v --profile strict --audit "$T/audit.jsonl" -- /usr/bin/python3 -c \
   "import time; print('ran $arg', flush=True); time.sleep(4)" >"$T/out" 2>"$T/err" &
 client=$!
-for _ in $(seq 100); do grep -q "ran $arg" "$T/out" 2>/dev/null && break; sleep 0.05; done
+wait_for 60 grep -q "ran $arg" "$T/out" 2>/dev/null
 grep -q "ran $arg" "$T/out" && pass "the warm run's command runs" || fail "the command did not run"
 warm_stop
 wait "$client"

@@ -25,7 +25,7 @@ except Exception:
 open(sys.argv[2], "w").write("got %d bytes\n" % len(data))
 PY
 fake=$!
-for _ in $(seq 100); do [[ -S $dir/serve.sock ]] && break; sleep 0.05; done
+wait_for 60 test -S "$dir/serve.sock"
 run_sbx run -v --profile strict -- true
 expect_rc 0 "runs with another user's server in the way"
 expect_err "start-up: cold \(.*uid 65534.*refused" "another uid's server refused"
