@@ -68,8 +68,8 @@ static int pol_home_add(struct pol_path_rule **rules, size_t *n, const char *pat
   return r->path && r->origin ? 0 : -ENOMEM;
 }
 
-static int pol_home_list(const struct pol_policy *pol, struct pol_delta *dl, const struct pol_prop *p,
-                         bool persistent)
+static int pol_home_list(const struct pol_policy *pol, struct pol_delta *dl,
+                         const struct pol_prop *p, bool persistent)
 {
   struct pol_path_rule **rules = persistent ? &dl->values.home_persist : &dl->values.home_ro;
   size_t *n = persistent ? &dl->values.n_home_persist : &dl->values.n_home_ro;
@@ -94,8 +94,8 @@ static int pol_home_list(const struct pol_policy *pol, struct pol_delta *dl, con
       rc = -EINVAL;
       continue;
     }
-    int arc = pol_home_add(rules, n, item->text, access, pol_origin(pol, &item->loc, NULL),
-                           item->loc);
+    int arc =
+        pol_home_add(rules, n, item->text, access, pol_origin(pol, &item->loc, NULL), item->loc);
     if (arc)
       return arc;
   }

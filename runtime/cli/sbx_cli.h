@@ -60,6 +60,11 @@ struct sbx_opts {
   bool has_wait_timeout;
   uint64_t wait_timeout_ms; /* --wait-timeout: the longest admission wait */
   const char *run_id;       /* --run-id: the caller's name for the run */
+  /* --add-path PATH[:ro|:rw]: the option's text, the PATH part's length
+   * (the suffix excluded) and whether :rw was asked; NULL: none. */
+  const char *add_path;
+  size_t add_path_len;
+  bool add_rw;
 };
 
 /* Parses argv (argv[0] is sbx itself). On success fills *o; the command's

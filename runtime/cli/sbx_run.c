@@ -272,7 +272,7 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
   char interrupted[96];
   char profile_error[128];
   char serve_sock[PATH_MAX], serve_dir[PATH_MAX];
-  char cwd[PATH_MAX], env_why[192];
+  char cwd[PATH_MAX], env_why[192], extra[PATH_MAX];
   const char *env_what = NULL;
   const char *env_passed[SBX_OPT_ENV_MAX + 1] = { NULL },
                                            *env_unset[SBX_OPT_ENV_MAX + 1] = { NULL };
@@ -324,6 +324,16 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
   rec.profile_source = sbx_profile_source_name(src);
   rec.limits = &p->limits;
   rec.tier = o->tier ? o->tier : p->default_tier;
+  rec.home_read_only = p->home_read_only;
+  rec.n_home_read_only = p->n_home_read_only;
+  rec.home_persistent = p->home_persistent;
+  rec.n_home_persistent = p->n_home_persistent;
+  if (o->add_path) {
+    /* PATH without its :ro / :rw; the plan resolves and checks it. */
+    snprintf(extra, sizeof extra, "%.*s", (int)o->add_path_len, o->add_path);
+    rec.extra_path = extra;
+    rec.extra_rw = o->add_rw;
+  }
 
   if (sbx_run_workspace(o->workspace, workspace, sizeof(workspace), stderr) != 0) {
     rec.error = "workspace unusable";
@@ -435,6 +445,8 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
   req.set_env = o->n_set_env ? o->set_env : NULL;
   /* The workspace root is the default the warm start can serve too. */
   req.cwd = strcmp(cwd, workspace) != 0 ? cwd : NULL;
+  req.extra_path = rec.extra_path;
+  req.extra_access = o->add_rw ? CS_PATH_READ | CS_PATH_WRITE : CS_PATH_READ;
   req.unotify = sbx_approve_unotify(&appr);
   req.freeze = appr.freeze_used ? &appr.freeze : NULL;
   req.on_init = sbx_admit_on_init;

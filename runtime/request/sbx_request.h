@@ -145,6 +145,13 @@ struct sbx_run_request {
    * request); NULL: the workspace. */
   const char *const *set_env;
   const char *cwd;
+  /* One more host path for this run (sbx run --add-path, docs/sbx.md):
+   * NULL for none; extra_access CS_PATH_READ, or CS_PATH_READ |
+   * CS_PATH_WRITE. Refused (layer request) unless the profile's
+   * extra_path_access covers it, the path exists and no denied path
+   * covers it (runtime/plan/sbx_plan_home.c). */
+  const char *extra_path;
+  uint32_t extra_access;
 };
 
 /* A refusal by Landlock during the run, named from the kernel's audit
