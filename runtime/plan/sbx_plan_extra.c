@@ -42,9 +42,9 @@ int sbx_plan_extra(struct sbx_plan *p, const struct sbx_run_request *req, const 
     return sbx_extra_refuse(f, -EINVAL, req->extra_path, "access must be read or read-write");
   if ((want & ~prof->extra_path_access) != 0) {
     snprintf(why, sizeof why, "profile %s allows %s (allowExtraPath)", prof->name,
-             prof->extra_path_access == 0                ? "no extra path"
+             prof->extra_path_access == 0              ? "no extra path"
              : prof->extra_path_access == CS_PATH_READ ? "an extra path read-only only"
-                                                         : "?");
+                                                       : "?");
     return sbx_extra_refuse(f, -EPERM, req->extra_path, why);
   }
   sbx_probe(p, req->extra_path, SBX_PROBE_RESOLVE);

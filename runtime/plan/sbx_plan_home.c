@@ -129,7 +129,8 @@ static int sbx_home_read_only(struct sbx_plan *p, char *const *dreal, struct sbx
                     prof->denied_paths[d].path);
       continue;
     }
-    if (p->home_state && (sbx_path_under(real, p->home_state) || sbx_path_under(p->home_state, real))) {
+    if (p->home_state &&
+        (sbx_path_under(real, p->home_state) || sbx_path_under(p->home_state, real))) {
       sbx_home_note(p, "%s skipped: resolves into the persistent home", r->path);
       continue;
     }
