@@ -184,11 +184,15 @@ static int sbx_home_dir_at(int dirfd, const char *name, uid_t uid, gid_t gid, bo
 }
 
 /* The directory the persistent paths are kept in, made and checked
- * component by component from the state directory down. */
+ * component by component from the state directory down. 0 with
+ * p->home_state set; 1: nothing is kept (noted); or a negative errno. */
 static int sbx_home_state(struct sbx_plan *p, const char *ws, char *const *dreal,
                           struct sbx_fail *f)
 {
-  const char *xdg = getenv("XDG_STATE_HOME");
+  /* A warm template (p->record) is planned by the server, whose
+   * environment is not the client's: from the client's HOME only (the
+   * client runs cold when its XDG_STATE_HOME is set: runtime/warm). */
+  const char *xdg = p->record ? NULL : getenv("XDG_STATE_HOME");
   char base[PATH_MAX], real[PATH_MAX], dir[PATH_MAX + 64];
   struct stat st;
   int fd, next;
@@ -219,34 +223,43 @@ static int sbx_home_state(struct sbx_plan *p, const char *ws, char *const *dreal
   if (strlen(dir) >= PATH_MAX)
     return sbx_home_fail(f, -ENAMETOOLONG, "persistent home: path too long");
   /* Never in the workspace: the command would reach its caches there
-   * (and a repository would carry them), nor around it. */
-  if (sbx_path_under(dir, ws) || sbx_path_under(ws, dir))
-    return sbx_home_fail(f, -EINVAL, "persistent home %s would overlap the workspace %s", dir, ws);
+   * (and a repository would carry them), nor around it, nor in a denied
+   * path.
+   * Nothing is kept then (the run still happens, with a fresh home, and
+   * the note says why): a workspace that is the home itself is a use
+   * sbx serves. */
+  if (sbx_path_under(dir, ws) || sbx_path_under(ws, dir)) {
+    sbx_home_note(p, "nothing kept: the persistent home %s would overlap the workspace", dir);
+    return 1;
+  }
   int d = sbx_home_denied(p, dreal, dir);
-  if (d >= 0)
-    return sbx_home_fail(f, -EACCES, "persistent home %s meets denied path %s (%s)", dir,
-                         p->profile->denied_paths[d].path,
-                         p->profile->denied_paths[d].origin ? p->profile->denied_paths[d].origin
-                                                            : "?");
+  if (d >= 0) {
+    sbx_home_note(p, "nothing kept: the persistent home %s meets denied path %s", dir,
+                  p->profile->denied_paths[d].path);
+    return 1;
+  }
+  sbx_probe(p, base, SBX_PROBE_RESOLVE);
   fd = open(real, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0)
     return sbx_home_fail(f, -errno, "%s: %s", real, strerror(errno));
-  const char *parts[] = { "commander-sandbox", "home", p->profile->name };
-  for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
-    next = sbx_home_dir_at(fd, parts[i], p->uid, p->gid, false, dir, f);
+  char uid_dir[32];
+  snprintf(uid_dir, sizeof uid_dir, "uid-%u", (unsigned)p->run_uid);
+  const char *parts[] = { "commander-sandbox", "home", p->profile->name, uid_dir };
+  size_t n_parts = p->run_as && p->run_uid != p->uid ? 4 : 3;
+  char shown[PATH_MAX + 64];
+  snprintf(shown, sizeof shown, "%s", real);
+  for (size_t i = 0; i < n_parts; i++) {
+    bool own = i == 3; /* the command's identity's own directory */
+    next = sbx_home_dir_at(fd, parts[i], own ? p->run_uid : p->uid, own ? p->run_gid : p->gid, own,
+                           dir, f);
     close(fd);
     if (next < 0)
       return next;
     fd = next;
-  }
-  if (p->run_as && p->run_uid != p->uid) {
-    char name[32];
-    snprintf(name, sizeof name, "uid-%u", (unsigned)p->run_uid);
-    next = sbx_home_dir_at(fd, name, p->run_uid, p->run_gid, true, dir, f);
-    close(fd);
-    if (next < 0)
-      return next;
-    fd = next;
+    /* A warm template keeps these binds: a directory replaced later
+     * (dev, ino) makes it stale (sbx_plan_fresh). */
+    snprintf(shown + strlen(shown), sizeof shown - strlen(shown), "/%s", parts[i]);
+    sbx_probe(p, shown, SBX_PROBE_STAT);
   }
   close(fd);
   if (!(p->home_state = strdup(dir)))
@@ -275,12 +288,15 @@ static int sbx_home_persistent(struct sbx_plan *p, struct sbx_fail *f)
       if ((end = strchr(c, '/')))
         *end = '\0';
       int next = sbx_home_dir_at(fd, c, p->run_uid, p->run_gid, true, host, f);
+      char step[PATH_MAX * 2];
+      snprintf(step, sizeof step, "%s/%s", p->home_state, rel);
       if (end)
         *end = '/';
       close(fd);
       if (next < 0)
         return next;
       fd = next;
+      sbx_probe(p, step, SBX_PROBE_STAT);
     }
     int src = fstat(fd, &st);
     close(fd);
@@ -313,7 +329,8 @@ int sbx_plan_home(struct sbx_plan *p, const char *home, const char *ws, char *co
   if (prof->n_home_persistent && !prof->allow_file_write)
     return sbx_home_fail(f, -EINVAL, "profile %s keeps paths but allows no writes", prof->name);
   if (prof->n_home_persistent) {
-    if ((rc = sbx_home_state(p, ws, dreal, f)) < 0 || (rc = sbx_home_persistent(p, f)) < 0)
+    if ((rc = sbx_home_state(p, ws, dreal, f)) < 0 ||
+        (rc == 0 && (rc = sbx_home_persistent(p, f)) < 0))
       return rc;
   }
   return sbx_home_read_only(p, dreal, f);
