@@ -13,7 +13,8 @@
  * (sbx_plan_identity.c), the person who ran sbx is still the one the
  * sandbox works for: their identity commits. Persistent directories are
  * the command's identity's own, though: below <profile> in uid-<N>, owned
- * by N, so one identity's caches never feed another's.
+ * by N, so one identity's caches never feed another's (directly in
+ * <profile> when N owns the state directory: sudo keeping a user's HOME).
  *
  * What is never shown: a listed name that resolves (through symlinks)
  * outside the real home, into a denied path or onto one that holds a
@@ -212,13 +213,21 @@ static int sbx_home_state(struct sbx_plan *p, const char *ws, char *const *dreal
   (void)mkdir(base, 0700);
   if (!realpath(base, real) || stat(real, &st) < 0 || !S_ISDIR(st.st_mode))
     return sbx_home_fail(f, -ENOENT, "state directory %s does not resolve to a directory", base);
-  if ((st.st_uid != p->uid && st.st_uid != 0) || (st.st_mode & 022))
+  /* Yours, root's, or (sbx as root, the command as the home's user: sudo
+   * keeping HOME) the command's identity's; never anyone else's. */
+  if ((st.st_uid != p->uid && st.st_uid != 0 && st.st_uid != p->run_uid) || (st.st_mode & 022))
     return sbx_home_fail(f, -EPERM,
                          "state directory %s is owned by uid %u with mode %04o: it must be "
-                         "yours and not writable by group or others",
+                         "yours (or the command's identity's) and not writable by group or others",
                          real, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+  /* Who the directories below belong to: the state directory's owner. */
+  uid_t owner = st.st_uid;
+  gid_t owner_gid = st.st_gid;
   snprintf(dir, sizeof dir, "%s/commander-sandbox/home/%s", real, p->profile->name);
-  if (p->run_as && p->run_uid != p->uid)
+  /* The command's identity keeps its own below <profile> unless it owns
+   * the state directory anyway. */
+  bool per_identity = p->run_uid != owner;
+  if (per_identity)
     snprintf(dir + strlen(dir), sizeof dir - strlen(dir), "/uid-%u", (unsigned)p->run_uid);
   if (strlen(dir) >= PATH_MAX)
     return sbx_home_fail(f, -ENAMETOOLONG, "persistent home: path too long");
@@ -245,13 +254,14 @@ static int sbx_home_state(struct sbx_plan *p, const char *ws, char *const *dreal
   char uid_dir[32];
   snprintf(uid_dir, sizeof uid_dir, "uid-%u", (unsigned)p->run_uid);
   const char *parts[] = { "commander-sandbox", "home", p->profile->name, uid_dir };
-  size_t n_parts = p->run_as && p->run_uid != p->uid ? 4 : 3;
+  size_t n_parts = per_identity ? 4 : 3;
   char shown[PATH_MAX + 64];
   snprintf(shown, sizeof shown, "%s", real);
   for (size_t i = 0; i < n_parts; i++) {
     bool own = i == 3; /* the command's identity's own directory */
-    next = sbx_home_dir_at(fd, parts[i], own ? p->run_uid : p->uid, own ? p->run_gid : p->gid, own,
-                           dir, f);
+    uid_t want = own ? p->run_uid : owner;
+    next =
+        sbx_home_dir_at(fd, parts[i], want, own ? p->run_gid : owner_gid, want != p->uid, dir, f);
     close(fd);
     if (next < 0)
       return next;
