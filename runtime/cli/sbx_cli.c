@@ -316,7 +316,7 @@ static int sbx_cli_parse_options(int argc, char *const argv[], struct sbx_opts *
       }
       o->add_rw = false;
       o->add_path_len = len;
-      if (len > 3 &&
+      if (len >= 3 &&
           (strcmp(optarg + len - 3, ":ro") == 0 || strcmp(optarg + len - 3, ":rw") == 0)) {
         o->add_rw = optarg[len - 1] == 'w';
         o->add_path_len = len - 3;
