@@ -168,6 +168,10 @@ static void sbx_audit_settings(json_t *o, const struct sbx_audit_record *r, size
     } else {
       sbx_set(home, "read_only", ro, bad);
       sbx_set(home, "persistent", keep, bad);
+      if (r->home_state && r->home_state[0])
+        sbx_set_str(home, "kept_in", r->home_state, max, bad);
+      if (r->home_notes && r->home_notes[0])
+        sbx_set_str(home, "notes", r->home_notes, max, bad);
       sbx_set(o, "home", home, bad);
     }
   }

@@ -92,6 +92,8 @@ struct sbx_audit_record {
   uint32_t n_home_persistent;
   const char *extra_path;
   bool extra_rw;
+  const char *home_state; /* where the persistent paths are kept; NULL or "": not known */
+  const char *home_notes; /* what of the home was skipped and why; NULL or "": nothing */
 };
 
 /* path NULL: no log (a->fd = -1), returns 0. */

@@ -474,6 +474,8 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
   }
   r = sbx_run_confined(&req, &res, sbx_confine_run);
   rec.start_path = res.start_path[0] ? res.start_path : NULL;
+  rec.home_state = res.home_state;
+  rec.home_notes = res.home_notes;
   code = sbx_run_report(o, r, &res, interrupted, sizeof(interrupted));
   sbx_run_record_result(&rec, &res, den, &n_den);
   if (sbx_signal_received()) {

@@ -227,6 +227,11 @@ struct sbx_run_result {
    * "cold"; start_note says why a warm start was not used ("" if it was). */
   char start_path[8];
   char start_note[160];
+  /* The sandbox's home as planned by the cold path (runtime/plan/
+   * sbx_plan_home.c): where what persists is kept ("" none) and what was
+   * skipped and why ("" nothing); empty for a warm run. */
+  char home_state[256];
+  char home_notes[512];
   /* Refusals by Landlock named from the kernel's audit records (the first
    * SBX_LL_DENIALS_MAX distinct ones); ll_denied_count counts every record
    * of the run's domain; ll_naming says why none could be named. */

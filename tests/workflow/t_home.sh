@@ -67,6 +67,10 @@ state="$HOME/.local/state/commander-sandbox/home/standard"
 [ -z "$(find "$ws" -path '*.cache*' 2>/dev/null)" ] || fail "a cache landed in the workspace"
 [ "$(last_audit 'r["home"]["persistent"][0]')" = "~/.cache" ] && pass "audit: home persistent list" ||
   fail "audit record lacks the persistent list"
+case "$(last_audit 'r["home"]["kept_in"]')" in
+  "$state"*) pass "audit: where the home is kept" ;;
+  *) fail "audit record lacks home.kept_in: $(tail -1 "$log")" ;;
+esac
 got=$(run --profile strict -- cat /tmp/home/.cache/t/f 2>/dev/null)
 [ -z "$got" ] && pass "strict: the cache is not there" || fail "strict sees standard's cache: $got"
 [ ! -e "$HOME/.local/state/commander-sandbox/home/strict" ] && pass "strict keeps nothing" ||
@@ -92,6 +96,8 @@ got=$(run --profile strict -- cat /tmp/home/.config/pip/id_test 2>/dev/null)
 rm "$HOME/.config/pip" && ln -s "$HOME/.ssh" "$HOME/.config/pip"
 got=$(run --profile strict -- cat /tmp/home/.config/pip/id_test 2>/dev/null)
 [ -z "$got" ] && pass "a listed symlink into ~/.ssh shows nothing" || fail "denied file exposed: $got"
+last_audit 'r["home"]["notes"]' | grep -q "config/pip skipped.*denied path ~/.ssh" &&
+  pass "audit: the skipped name and why" || fail "audit record lacks the note: $(tail -1 "$log")"
 got=$(run --profile strict -- cat "$HOME/.ssh/id_test" 2>/dev/null)
 [ -z "$got" ] && pass "~/.ssh itself stays hidden" || fail "denied file exposed: $got"
 # Out of the home: a listed name leading to /etc is skipped too.
