@@ -142,6 +142,13 @@ static int sbx_home_read_only(struct sbx_plan *p, char *const *dreal, struct sbx
       sbx_home_note(p, "%s skipped: not a file or directory", r->path);
       continue;
     }
+    /* A file with another name (a hard link) may be a denied file under
+     * an innocent name: resolving names cannot tell, so it is not shown. */
+    if (S_ISREG(st.st_mode) && st.st_nlink > 1) {
+      sbx_home_note(p, "%s skipped: a file with %lu names (hard links)", r->path,
+                    (unsigned long)st.st_nlink);
+      continue;
+    }
     if ((rc = sbx_home_bind(p, r->path + 2, real, &st, false, "home (read-only)")) < 0)
       return sbx_home_fail(f, rc, "%s: %s", r->path, strerror(-rc));
   }

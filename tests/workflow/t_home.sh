@@ -100,6 +100,19 @@ last_audit 'r["home"]["notes"]' | grep -q "config/pip skipped.*denied path ~/.ss
   pass "audit: the skipped name and why" || fail "audit record lacks the note: $(tail -1 "$log")"
 got=$(run --profile strict -- cat "$HOME/.ssh/id_test" 2>/dev/null)
 [ -z "$got" ] && pass "~/.ssh itself stays hidden" || fail "denied file exposed: $got"
+# A hard link has no name to resolve: a listed file with two names is not
+# shown (control: the same file with one name is).
+rm "$HOME/.config/pip"
+mkdir -p "$HOME/.pip"
+echo "[global]" >"$HOME/.pip/pip.conf"
+got=$(run --profile strict -- cat /tmp/home/.pip/pip.conf 2>/dev/null)
+[ "$got" = "[global]" ] && pass "control: a listed file with one name is shown" ||
+  fail "control: ~/.pip/pip.conf shows '$got'"
+rm "$HOME/.pip/pip.conf" && ln "$HOME/.ssh/id_test" "$HOME/.pip/pip.conf"
+got=$(run --profile strict -- cat /tmp/home/.pip/pip.conf 2>/dev/null)
+[ -z "$got" ] && pass "a listed hard link to a file in ~/.ssh shows nothing" || fail "hard link exposed: $got"
+rm "$HOME/.pip/pip.conf"
+ln -s "$HOME/.ssh" "$HOME/.config/pip"
 # Out of the home: a listed name leading to /etc is skipped too.
 rm "$HOME/.config/pip" && ln -s /etc "$HOME/.config/pip"
 got=$(run --profile strict -- ls /tmp/home/.config/pip/ 2>/dev/null)
