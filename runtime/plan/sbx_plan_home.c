@@ -209,6 +209,12 @@ static int sbx_home_state(struct sbx_plan *p, const char *ws, char *const *dreal
     snprintf(base, sizeof base, "%s", xdg);
   else if (snprintf(base, sizeof base, "%s/.local/state", p->home_real) >= (int)sizeof base)
     return sbx_home_fail(f, -ENAMETOOLONG, "state directory: path too long");
+  /* Nothing is made in the workspace, not even the state directory (the
+   * resolved check below catches the same through symlinks). */
+  if (sbx_path_under(base, ws) || sbx_path_under(ws, base)) {
+    sbx_home_note(p, "nothing kept: the state directory %s would overlap the workspace", base);
+    return 1;
+  }
   /* The state directory itself is the user's to place (it may be a
    * symlink to another disk); made 0700 when missing, like XDG says. */
   for (char *s = base + 1; *s; s++)
