@@ -60,8 +60,8 @@ static bool sbx_run_private(const char *path)
  * directories are the sandbox's own. whole_host false: a rule for "/"
  * itself (permissive: the whole host writable by design, where nothing of
  * sbx's can be kept from the command) does not count. */
-static int sbx_run_exposed(const struct cs_profile *p, const char *workspace, const char *what,
-                           const char *given, const char *log, bool whole_host)
+static int sbx_run_exposed(const struct cs_profile *p, const char *workspace, const char *extra,
+                           const char *what, const char *given, const char *log, bool whole_host)
 {
   char rule[PATH_MAX], *real;
   const char *home = getenv("HOME");
@@ -69,6 +69,39 @@ static int sbx_run_exposed(const struct cs_profile *p, const char *workspace, co
 
   if (!p->allow_file_write)
     return 0;
+  /* Two more places the command may write: the profile's persistent home
+   * (runtime/plan/sbx_plan_home.c: the state directory's
+   * commander-sandbox/home/<profile>) and a writable --add-path. */
+  {
+    const char *xdg = getenv("XDG_STATE_HOME");
+    char kept[PATH_MAX], *base;
+    if (p->n_home_persistent &&
+        snprintf(kept, sizeof kept, "%s%s",
+                 xdg && xdg[0] == '/' ? xdg
+                 : home               ? home
+                                      : "",
+                 xdg && xdg[0] == '/' ? "" : "/.local/state") < (int)sizeof kept &&
+        (base = realpath(kept, NULL))) {
+      snprintf(kept, sizeof kept, "%s/commander-sandbox/home/%s", base, p->name);
+      free(base);
+      if (sbx_run_under(log, kept)) {
+        fprintf(stderr,
+                "sbx: error: %s %s lies in %s, the persistent home the command of profile "
+                "'%s' writes; put it outside\n",
+                what, given, kept, p->name);
+        return -EPERM;
+      }
+    }
+    if (extra && (real = realpath(extra, NULL))) {
+      bool in = sbx_run_under(log, real);
+      if (in)
+        fprintf(stderr, "sbx: error: %s %s lies in %s, which --add-path makes writable\n", what,
+                given, real);
+      free(real);
+      if (in)
+        return -EPERM;
+    }
+  }
   for (uint32_t i = 0; i < p->n_allowed_paths && r == 0; i++) {
     const struct cs_path_rule *pr = &p->allowed_paths[i];
     bool exposed;
@@ -108,7 +141,7 @@ static int sbx_run_exposed(const struct cs_profile *p, const char *workspace, co
 }
 
 /* The audit log, by its open descriptor (where the records really go). */
-static int sbx_run_log_exposed(const struct cs_profile *p, const char *workspace,
+static int sbx_run_log_exposed(const struct cs_profile *p, const char *workspace, const char *extra,
                                const struct sbx_audit *audit)
 {
   char fdpath[64], log[PATH_MAX];
@@ -125,14 +158,15 @@ static int sbx_run_log_exposed(const struct cs_profile *p, const char *workspace
     return -EPERM;
   }
   log[n] = '\0';
-  return sbx_run_exposed(p, workspace, "audit log", log, log, true);
+  return sbx_run_exposed(p, workspace, extra, "audit log", log, log, true);
 }
 
 /* A file or directory sbx keeps (it may not exist yet): resolved, or, when
  * missing, its nearest existing ancestor, which is where the command
  * would create it. */
-static int sbx_run_kept_exposed(const struct cs_profile *p, const char *workspace, const char *what,
-                                const char *path, bool whole_host)
+static int sbx_run_kept_exposed(const struct cs_profile *p, const char *workspace,
+                                const char *extra, const char *what, const char *path,
+                                bool whole_host)
 {
   char probe[PATH_MAX], *real = NULL, *slash;
   int r;
@@ -165,7 +199,7 @@ static int sbx_run_kept_exposed(const struct cs_profile *p, const char *workspac
             strerror(errno));
     return -EPERM;
   }
-  r = sbx_run_exposed(p, workspace, what, path, real, whole_host);
+  r = sbx_run_exposed(p, workspace, extra, what, path, real, whole_host);
   free(real);
   return r;
 }
@@ -355,7 +389,7 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
     goto record;
   }
   rec.cwd = cwd;
-  if (sbx_run_log_exposed(p, workspace, &audit) != 0) {
+  if (sbx_run_log_exposed(p, workspace, o->add_rw ? rec.extra_path : NULL, &audit) != 0) {
     rec.error = "audit log writable by the command";
     goto record;
   }
@@ -389,15 +423,17 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
      * unasked. A store named on purpose is checked like --audit; the
      * default one and the state directory are not held against a profile
      * that makes the whole host writable (permissive: by design). */
-    if (appr.store[0] && sbx_run_kept_exposed(p, workspace, "approval store", appr.store,
-                                              appr.store_explicit) != 0) {
+    if (appr.store[0] &&
+        sbx_run_kept_exposed(p, workspace, o->add_rw ? rec.extra_path : NULL, "approval store",
+                             appr.store, appr.store_explicit) != 0) {
       rec.error = "approval store writable by the command";
       goto record;
     }
     {
       char state[PATH_MAX];
       if (sbx_admit_state_dir(state, sizeof(state)) == 0 &&
-          sbx_run_kept_exposed(p, workspace, "state directory", state, false) != 0) {
+          sbx_run_kept_exposed(p, workspace, o->add_rw ? rec.extra_path : NULL, "state directory",
+                               state, false) != 0) {
         rec.error = "state directory writable by the command";
         goto record;
       }

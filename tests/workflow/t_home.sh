@@ -177,4 +177,14 @@ got=$(run --profile standard --add-path "$HOME" -- cat "$HOME/notdenied/id_test"
   fail "control: --add-path \$HOME shows '$got'"
 got=$(run --profile standard --add-path "$HOME" -- cat "$HOME/.ssh/id_test" 2>/dev/null)
 [ -z "$got" ] && pass "--add-path of the home still hides ~/.ssh" || fail "denied file exposed: $got"
+# 6. What sbx keeps (the audit log here) may not lie where the command
+#    writes: in the persistent home, or in a writable --add-path.
+out=$(cd "$ws" && setsid "$SBX" run --audit "$state/log.json" --profile standard -- true 2>&1 </dev/null); rc=$?
+[ $rc = 125 ] && grep -q "persistent home" <<<"$out" && pass "an audit log in the persistent home is refused" ||
+  fail "audit log in the persistent home: exit $rc: $out"
+out=$(cd "$ws" && setsid "$SBX" run --audit "$extra/log.json" --add-path "$extra:rw" --profile standard -- true 2>&1 </dev/null); rc=$?
+[ $rc = 125 ] && grep -q "add-path" <<<"$out" && pass "an audit log in a writable --add-path is refused" ||
+  fail "audit log in --add-path: exit $rc: $out"
+out=$(cd "$ws" && setsid "$SBX" run --audit "$extra/log.json" --add-path "$extra" --profile standard -- true 2>&1 </dev/null); rc=$?
+[ $rc = 0 ] && pass "control: the same log with a read-only --add-path runs" || fail "control: exit $rc: $out"
 echo "all done"
