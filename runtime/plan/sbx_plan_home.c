@@ -332,6 +332,23 @@ static int sbx_home_persistent(struct sbx_plan *p, struct sbx_fail *f)
   return 0;
 }
 
+/* The table's own promise, checked again by name (pnetc refuses it; a
+ * hand-written table is held to it): no home path is, holds or lies in a
+ * denied path written with ~. */
+static int sbx_home_names_denied(const struct cs_profile *prof, const struct cs_path_rule *list,
+                                 uint32_t n, struct sbx_fail *f)
+{
+  for (uint32_t i = 0; i < n; i++)
+    for (uint32_t k = 0; k < prof->n_denied_paths; k++) {
+      const char *dn = prof->denied_paths[k].path;
+      if (dn[0] == '~' && (sbx_path_under(list[i].path, dn) || sbx_path_under(dn, list[i].path)))
+        return sbx_home_fail(f, -EACCES, "home path '%s' (%s) overlaps denied path '%s' (%s)",
+                             list[i].path, list[i].origin ? list[i].origin : "?", dn,
+                             prof->denied_paths[k].origin ? prof->denied_paths[k].origin : "?");
+    }
+  return 0;
+}
+
 int sbx_plan_home(struct sbx_plan *p, const char *home, const char *ws, char *const *dreal,
                   struct sbx_fail *f)
 {
@@ -340,6 +357,9 @@ int sbx_plan_home(struct sbx_plan *p, const char *home, const char *ws, char *co
   int rc;
   if (prof->n_home_read_only == 0 && prof->n_home_persistent == 0)
     return 0;
+  if ((rc = sbx_home_names_denied(prof, prof->home_read_only, prof->n_home_read_only, f)) < 0 ||
+      (rc = sbx_home_names_denied(prof, prof->home_persistent, prof->n_home_persistent, f)) < 0)
+    return rc;
   if (!home || home[0] != '/' || !realpath(home, real) || strcmp(real, "/") == 0) {
     /* No home to take from (or "/", which would make "~/x" any path). */
     sbx_home_note(p, "no home directory: nothing of it shown or kept");
