@@ -74,7 +74,20 @@ int sbx_plan_extra(struct sbx_plan *p, const struct sbx_run_request *req, const 
   if (!S_ISDIR(st.st_mode))
     rights &= SBX_LL_FS_FILE_RIGHTS;
   sbx_probe(p, real, SBX_PROBE_STAT);
-  if ((rc = sbx_plan_host_entry(p, real, rw, "extra path (--add-path)")) < 0 ||
+  /* Already bound at that very path (an allowed path of the profile): one
+   * mount there, made writable if asked, so the mount order (which of two
+   * binds at one path is on top) decides nothing. */
+  bool bound = false;
+  for (size_t i = 0; i < p->n_mounts; i++) {
+    struct sbx_mount_entry *e = &p->mounts[i];
+    if (!e->source && (e->kind == SBX_MNT_BIND_RO || e->kind == SBX_MNT_BIND_RW) &&
+        strcmp(e->path, real) == 0) {
+      if (rw)
+        e->kind = SBX_MNT_BIND_RW;
+      bound = true;
+    }
+  }
+  if ((!bound && (rc = sbx_plan_host_entry(p, real, rw, "extra path (--add-path)")) < 0) ||
       (rc = sbx_plan_rule(p, real, rights, false)) < 0 || !(p->extra_path = strdup(real))) {
     rc = rc < 0 ? rc : -ENOMEM;
     sbx_fail_set(f, SBX_LAYER_MOUNT, -rc, "--add-path %s: %s", real, strerror(-rc));
