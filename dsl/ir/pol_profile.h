@@ -80,6 +80,16 @@ struct pol_profile {
   /* Command-level approval rules, the parents' first. */
   struct pol_cmd_rule *cmd_rules;
   size_t n_cmd_rules;
+
+  /* The sandbox's home (homeReadOnly, homePersistent; "~/..." paths) and
+   * what `sbx run --add-path` may add (allowExtraPath: 0, CS_PATH_READ
+   * or CS_PATH_READ | CS_PATH_WRITE). Optional settings: unset is empty
+   * and none. */
+  struct pol_path_rule *home_ro;
+  size_t n_home_ro;
+  struct pol_path_rule *home_persist;
+  size_t n_home_persist;
+  uint32_t extra_path_access;
 };
 
 #endif

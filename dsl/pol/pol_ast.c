@@ -214,6 +214,7 @@ void pol_prop_free(struct pol_prop *p)
   pol_name_free(&p->key);
   free(p->text);
   p->text = NULL;
+  pol_names_free(&p->list);
 }
 
 void pol_item_free(struct pol_item *it)

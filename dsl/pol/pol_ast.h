@@ -109,7 +109,13 @@ struct pol_path_block {
 };
 
 /* `name = value;` */
-enum pol_prop_kind { POL_PROP_IDENT, POL_PROP_STRING, POL_PROP_NUMBER, POL_PROP_QUANTITY };
+enum pol_prop_kind {
+  POL_PROP_IDENT,
+  POL_PROP_STRING,
+  POL_PROP_NUMBER,
+  POL_PROP_QUANTITY,
+  POL_PROP_LIST, /* `name = [ "a", "b" ];` or `name += [ ... ];` */
+};
 
 /* Units of a quantity literal: `30s`, `512MiB`. */
 enum pol_unit_kind { POL_UNIT_NONE, POL_UNIT_TIME_MS, POL_UNIT_BYTES };
@@ -120,6 +126,8 @@ struct pol_prop {
   char *text;      /* IDENT or STRING */
   uint64_t number; /* NUMBER, or QUANTITY already scaled (ms or bytes) */
   enum pol_unit_kind unit;
+  struct pol_names list; /* LIST: the strings, quotes removed */
+  bool append;           /* LIST written with `+=`: add to the parent's list */
   struct diag_loc value_loc;
 };
 

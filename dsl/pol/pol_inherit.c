@@ -311,6 +311,10 @@ int pol_compose(struct pol_policy *pol, struct pol_delta *dl, struct pol_profile
       case POL_SET_APPROVE:
         out->approval_ops = v->approval_ops;
         break;
+      case POL_SET_HOME_RO:
+      case POL_SET_HOME_PERSIST:
+      case POL_SET_EXTRA_PATH:
+        break; /* pol_home_compose, below */
       case POL_SET_COUNT:
         break;
       }
@@ -322,6 +326,8 @@ int pol_compose(struct pol_policy *pol, struct pol_delta *dl, struct pol_profile
       goto done;
     if (x->denied_set && (rc = pol_copy_paths(&out->denied, &out->n_denied, x->denied, x->n_denied,
                                               x->denied_append)))
+      goto done;
+    if ((rc = pol_home_compose(out, x)))
       goto done;
     for (size_t s = 0; s < x->nstmts; s++)
       has_default = has_default || x->stmts[s].is_default;
@@ -336,7 +342,7 @@ int pol_compose(struct pol_policy *pol, struct pol_delta *dl, struct pol_profile
 
   /* 5. Everything the runtime enforces must be stated: a missing limit
    * must not silently mean "unlimited". */
-  for (int k = 0; k < POL_SET_COUNT; k++) {
+  for (int k = 0; k < POL_SET_FIRST_OPTIONAL; k++) {
     if (!set[k]) {
       diag_error(&d->name.loc, "profile '%s' does not set '%s' (nor does any profile it extends)",
                  d->name.text, pol_setting_keys[k]);
@@ -365,6 +371,9 @@ int pol_compose(struct pol_policy *pol, struct pol_delta *dl, struct pol_profile
       }
     }
   }
+
+  if (pol_home_validate(d, out))
+    rc = -EINVAL;
 
 done:
   free(chain);

@@ -55,11 +55,18 @@ enum pol_setting {
   POL_SET_OPEN_FILES,
   POL_SET_FILE_SIZE,
   POL_SET_APPROVE,
+  /* Optional from here on: unset means empty (no home binds) and none
+   * (no extra path), the closed choice. */
+  POL_SET_HOME_RO,
+  POL_SET_HOME_PERSIST,
+  POL_SET_EXTRA_PATH,
   POL_SET_COUNT
 };
+#define POL_SET_FIRST_OPTIONAL POL_SET_HOME_RO
 
 struct pol_delta {
   const struct pol_profile_decl *decl;
+  bool home_ro_append, home_persist_append;  /* written with `+=` */
   const struct pol_item *set[POL_SET_COUNT]; /* the item that set it, NULL if unset */
   struct pol_profile values;                 /* only fields whose set[] is non-NULL */
   struct pol_path_rule *allowed, *denied;
@@ -103,10 +110,18 @@ const struct pol_groupdef *pol_group_find(const struct pol_policy *pol, const ch
  * approvals, then its statements through pol_stmt.c) into dl. */
 extern const char *const pol_setting_keys[POL_SET_COUNT];
 int pol_check_profile(struct pol_policy *pol, struct pol_delta *dl);
-int pol_check_prop(struct pol_delta *dl, const struct pol_item *it);
+int pol_check_prop(const struct pol_policy *pol, struct pol_delta *dl, const struct pol_item *it);
 int pol_check_paths(const struct pol_policy *pol, struct pol_delta *dl, const struct pol_item *it);
 int pol_check_approve(struct pol_delta *dl, const struct pol_item *it);
 void pol_paths_free(struct pol_path_rule *rules, size_t n);
+
+/* pol_home.c: the home settings of one declaration (homeReadOnly,
+ * homePersistent, allowExtraPath) into dl, and, after inheritance, their
+ * checks against each other, the denied paths and allowFileWrite. */
+int pol_check_home_prop(const struct pol_policy *pol, struct pol_delta *dl,
+                        const struct pol_item *it, enum pol_setting key);
+int pol_home_compose(struct pol_profile *out, const struct pol_delta *x);
+int pol_home_validate(const struct pol_profile_decl *d, struct pol_profile *out);
 
 /* pol_stmt.c: one syscalls statement, checked and lowered into p (which
  * the caller frees with pol_prepared_free even after an error). */

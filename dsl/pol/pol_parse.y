@@ -163,7 +163,7 @@ static void list_error(const struct diag_loc *loc, int rc) {
 %token <qty> QUANTITY "quantity"
 
 %type <name> alias_opt extends_opt
-%type <names> targets strings idents
+%type <names> targets strings strings_opt idents
 %type <term> term
 %type <value> value
 %type <expr> expr cmp cond_opt
@@ -328,6 +328,33 @@ item
       $$->prop.unit = $3.unit;
       $$->prop.value_loc = L(st, &@3);
     }
+  | IDENT '=' '[' strings_opt ']' ';' {
+      /* A list setting (homeReadOnly, homePersistent): replaces the
+       * parent's list; `[ ]` empties it. */
+      $$ = calloc(1, sizeof *$$);
+      if (!$$) { free($1); names_del($4); OOM(@1); }
+      $$->kind = POL_ITEM_PROP;
+      $$->loc = L(st, &@1);
+      $$->prop.key.text = $1;
+      $$->prop.key.loc = L(st, &@1);
+      $$->prop.kind = POL_PROP_LIST;
+      $$->prop.list = *$4;
+      free($4);
+      $$->prop.value_loc = L(st, &@3);
+    }
+  | IDENT PLUSEQ '[' strings ']' ';' {
+      $$ = calloc(1, sizeof *$$);
+      if (!$$) { free($1); names_del($4); OOM(@1); }
+      $$->kind = POL_ITEM_PROP;
+      $$->loc = L(st, &@1);
+      $$->prop.key.text = $1;
+      $$->prop.key.loc = L(st, &@1);
+      $$->prop.kind = POL_PROP_LIST;
+      $$->prop.list = *$4;
+      $$->prop.append = true;
+      free($4);
+      $$->prop.value_loc = L(st, &@3);
+    }
   | ALLOWED_PATHS path_block {
       $$ = calloc(1, sizeof *$$);
       if (!$$) { pol_path_block_free($2); OOM(@1); }
@@ -419,6 +446,14 @@ strings
       int rc = pol_names_append($$, &n);
       if (rc) { free($3); names_del($$); LIST_FAIL(rc, @3); }
     }
+  ;
+
+strings_opt
+  : %empty {
+      $$ = calloc(1, sizeof *$$);
+      if (!$$) OOM(@$);
+    }
+  | strings comma_opt { $$ = $1; }
   ;
 
 idents

@@ -335,6 +335,8 @@ static void pol_profile_release(struct pol_profile *p)
   free(p->origin);
   pol_paths_free(p->allowed, p->n_allowed);
   pol_paths_free(p->denied, p->n_denied);
+  pol_paths_free(p->home_ro, p->n_home_ro);
+  pol_paths_free(p->home_persist, p->n_home_persist);
   free(p->default_text);
   free(p->default_origin);
   free(p->rules);
@@ -350,6 +352,8 @@ void pol_resolve_free(struct pol_policy *pol)
     struct pol_delta *dl = &pol->deltas[i];
     pol_paths_free(dl->allowed, dl->n_allowed);
     pol_paths_free(dl->denied, dl->n_denied);
+    pol_paths_free(dl->values.home_ro, dl->values.n_home_ro);
+    pol_paths_free(dl->values.home_persist, dl->values.n_home_persist);
     for (size_t s = 0; s < dl->nstmts; s++)
       pol_prepared_free(&dl->stmts[s]);
     free(dl->stmts);

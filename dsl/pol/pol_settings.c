@@ -23,6 +23,9 @@ const char *const pol_setting_keys[POL_SET_COUNT] = {
   [POL_SET_OPEN_FILES] = "maxOpenFiles",
   [POL_SET_FILE_SIZE] = "maxFileSize",
   [POL_SET_APPROVE] = "approve",
+  [POL_SET_HOME_RO] = "homeReadOnly",
+  [POL_SET_HOME_PERSIST] = "homePersistent",
+  [POL_SET_EXTRA_PATH] = "allowExtraPath",
 };
 _Static_assert(sizeof pol_setting_keys / sizeof pol_setting_keys[0] == POL_SET_COUNT,
                "pol_setting_keys");
@@ -84,7 +87,7 @@ static int pol_count(const struct pol_prop *p, uint64_t max, uint64_t *out)
   return 0;
 }
 
-int pol_check_prop(struct pol_delta *dl, const struct pol_item *it)
+int pol_check_prop(const struct pol_policy *pol, struct pol_delta *dl, const struct pol_item *it)
 {
   const struct pol_prop *p = &it->prop;
   struct pol_profile *v = &dl->values;
@@ -96,14 +99,26 @@ int pol_check_prop(struct pol_delta *dl, const struct pol_item *it)
     diag_error(
         &p->key.loc,
         "unknown setting '%s' (expected summary, tier, allowShell, allowNetwork, allowFileWrite, "
-        "allowFileDelete, maxExecutionTime, maxMemory, maxCpuTime, maxProcesses, maxOpenFiles "
-        "or maxFileSize)",
+        "allowFileDelete, maxExecutionTime, maxMemory, maxCpuTime, maxProcesses, maxOpenFiles, "
+        "maxFileSize, homeReadOnly, homePersistent or allowExtraPath)",
         p->key.text);
     return -EINVAL;
   }
   if (dl->set[key]) {
     diag_error(&p->key.loc, "'%s' is set twice in profile '%s'", p->key.text, dl->decl->name.text);
     diag_note(&dl->set[key]->loc, "first set here");
+    return -EINVAL;
+  }
+  if (key >= POL_SET_FIRST_OPTIONAL) {
+    int hrc = pol_check_home_prop(pol, dl, it, (enum pol_setting)key);
+    if (hrc == 0)
+      dl->set[key] = it;
+    return hrc;
+  }
+  if (p->kind == POL_PROP_LIST) {
+    diag_error(&p->value_loc,
+               "'%s' is not a list setting (only homeReadOnly and homePersistent are)",
+               p->key.text);
     return -EINVAL;
   }
   int rc = 0;
@@ -181,6 +196,9 @@ int pol_check_prop(struct pol_delta *dl, const struct pol_item *it)
     rc = pol_count(p, 1u << 20, &v->limits.max_open_files);
     break;
   case POL_SET_APPROVE:
+  case POL_SET_HOME_RO:
+  case POL_SET_HOME_PERSIST:
+  case POL_SET_EXTRA_PATH:
   case POL_SET_COUNT:
     return -EINVAL;
   }
@@ -367,7 +385,7 @@ int pol_check_profile(struct pol_policy *pol, struct pol_delta *dl)
     int irc = 0;
     switch (it->kind) {
     case POL_ITEM_PROP:
-      irc = pol_check_prop(dl, it);
+      irc = pol_check_prop(pol, dl, it);
       break;
     case POL_ITEM_ALLOWED_PATHS:
     case POL_ITEM_DENIED_PATHS:

@@ -382,6 +382,9 @@ static const char ecp_how_to_read[] =
     " * - cs_profile_NAME_allowed_paths / _denied_paths: the file-system rules\n"
     " *   (Landlock). Denied paths win over allowed ones; ${WORKSPACE} and ~ are\n"
     " *   expanded by sbx when the sandbox starts.\n"
+    " * - cs_profile_NAME_home_read_only / _home_persistent: the sandbox's home:\n"
+    " *   names of the real home shown read-only, directories kept between runs\n"
+    " *   (per user and profile, under the state directory).\n"
     " * - the cs_profiles[] entry: shell, network and file policy, resource limits\n"
     " *   (wall clock, RLIMIT_AS, RLIMIT_CPU, RLIMIT_NPROC, RLIMIT_NOFILE,\n"
     " *   RLIMIT_FSIZE), the operations that need approval, the scheduler tier.\n"
@@ -420,6 +423,8 @@ int emit_c_pol_source(FILE *out, const struct emit_pol_sources *src,
     ecp_paths(out, ids[i], "allowed_paths", p->allowed, p->n_allowed);
     ecp_paths(out, ids[i], "denied_paths", p->denied, p->n_denied);
     ecp_command_rules(out, ids[i], p);
+    ecp_paths(out, ids[i], "home_read_only", p->home_ro, p->n_home_ro);
+    ecp_paths(out, ids[i], "home_persistent", p->home_persist, p->n_home_persist);
     fprintf(out, "/* ==== End profile %s ==== */\n\n", p->name);
   }
 
@@ -487,6 +492,20 @@ int emit_c_pol_source(FILE *out, const struct emit_pol_sources *src,
           out,
           ",\n        .command_rules = cs_profile_%s_command_rules,\n        .n_command_rules = %zuu",
           id, p->n_cmd_rules);
+    /* The home (table version 2), only where a profile has one, so the
+     * entries of profiles without read as before. */
+    if (p->n_home_ro)
+      fprintf(out,
+              ",\n        .home_read_only = cs_profile_%s_home_read_only,\n"
+              "        .n_home_read_only = %zuu",
+              id, p->n_home_ro);
+    if (p->n_home_persist)
+      fprintf(out,
+              ",\n        .home_persistent = cs_profile_%s_home_persistent,\n"
+              "        .n_home_persistent = %zuu",
+              id, p->n_home_persist);
+    if (p->extra_path_access)
+      fprintf(out, ",\n        .extra_path_access = %s", ecp_access(p->extra_path_access));
     fputs(",\n    },\n", out);
   }
   fputs("};\n/* End profile table. */\n\n", out);

@@ -150,6 +150,41 @@ static void sbx_audit_settings(json_t *o, const struct sbx_audit_record *r, size
   sbx_set(env, "passed", sbx_audit_names(r->env_passed, max, bad), bad);
   sbx_set(env, "not_set", sbx_audit_names(r->env_unset, max, bad), bad);
   sbx_set(o, "env", env, bad);
+  /* What of the real home the run could see and what it kept (a cache
+   * kept between runs is where one run can leave something for the
+   * next: docs/threat-model.md), and the extra path it asked for. */
+  if (r->n_home_read_only || r->n_home_persistent) {
+    json_t *home = json_object(), *ro = json_array(), *keep = json_array();
+    for (uint32_t i = 0; ro && i < r->n_home_read_only; i++)
+      if (json_array_append_new(ro, sbx_audit_bytes(r->home_read_only[i].path, max)) != 0)
+        (*bad)++;
+    for (uint32_t i = 0; keep && i < r->n_home_persistent; i++)
+      if (json_array_append_new(keep, sbx_audit_bytes(r->home_persistent[i].path, max)) != 0)
+        (*bad)++;
+    if (!home) {
+      json_decref(ro);
+      json_decref(keep);
+      (*bad)++;
+    } else {
+      sbx_set(home, "read_only", ro, bad);
+      sbx_set(home, "persistent", keep, bad);
+      if (r->home_state && r->home_state[0])
+        sbx_set_str(home, "kept_in", r->home_state, max, bad);
+      if (r->home_notes && r->home_notes[0])
+        sbx_set_str(home, "notes", r->home_notes, max, bad);
+      sbx_set(o, "home", home, bad);
+    }
+  }
+  if (r->extra_path) {
+    json_t *extra = json_object();
+    if (!extra)
+      (*bad)++;
+    else {
+      sbx_set_str(extra, "path", r->extra_path, max, bad);
+      sbx_set_str(extra, "access", r->extra_rw ? "rw" : "ro", SIZE_MAX, bad);
+      sbx_set(o, "extra_path", extra, bad);
+    }
+  }
 }
 
 static json_t *sbx_audit_build(const struct sbx_audit_record *r, bool shorten, int *bad)

@@ -84,6 +84,16 @@ struct sbx_audit_record {
   uint64_t wait_timeout_ms;      /* --wait-timeout; 0: none */
   bool wait_noticed;             /* the wait was announced on stderr */
   bool wait_timed_out;           /* --wait-timeout passed: nothing ran */
+  /* The sandbox's home as the profile lists it (docs/audit-log.md,
+   * "home"), and sbx run --add-path as asked (NULL: none). */
+  const struct cs_path_rule *home_read_only;
+  uint32_t n_home_read_only;
+  const struct cs_path_rule *home_persistent;
+  uint32_t n_home_persistent;
+  const char *extra_path;
+  bool extra_rw;
+  const char *home_state; /* where the persistent paths are kept; NULL or "": not known */
+  const char *home_notes; /* what of the home was skipped and why; NULL or "": nothing */
 };
 
 /* path NULL: no log (a->fd = -1), returns 0. */

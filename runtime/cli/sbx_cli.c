@@ -32,6 +32,7 @@ enum {
   OPT_WAIT_TIMEOUT,
   OPT_RUN_ID,
   OPT_DIAG_FD,
+  OPT_ADD_PATH,
   OPT_VERBOSE = 'v'
 };
 
@@ -57,6 +58,7 @@ static const struct option sbx_run_options[] = {
   { "wait-timeout", required_argument, NULL, OPT_WAIT_TIMEOUT },
   { "run-id", required_argument, NULL, OPT_RUN_ID },
   { "diag-fd", required_argument, NULL, OPT_DIAG_FD },
+  { "add-path", required_argument, NULL, OPT_ADD_PATH },
   { NULL, 0, NULL, 0 },
 };
 
@@ -103,6 +105,9 @@ void sbx_cli_usage(FILE *out)
           "  --cwd DIR          start in DIR, inside the workspace (relative: to the\n"
           "                     workspace); default: the current directory when it lies\n"
           "                     in the workspace, else the workspace root\n"
+          "  --add-path PATH[:ro|:rw]  show one more existing host path, read-only\n"
+          "                     (default) or writable, where the profile's allowExtraPath\n"
+          "                     permits it; denied paths win (once per run)\n"
           "  --run-id ID        the caller's name for the run ([A-Za-z0-9._:-], at most\n"
           "                     128), in the audit record and approval requests\n"
           "  --diag-fd N        write sbx's own messages (refusals, notes, errors of the\n"
@@ -308,6 +313,28 @@ static int sbx_cli_parse_options(int argc, char *const argv[], struct sbx_opts *
       if (sbx_cli_add_env(o->pass_env, &o->n_pass_env, optarg, false, err) != 0)
         return -EINVAL;
       break;
+    case OPT_ADD_PATH: {
+      /* One per run: a second one is refused, not merged, so the audit
+       * record names exactly what was asked. */
+      size_t len = strlen(optarg);
+      if (o->add_path) {
+        fprintf(err, "sbx: error: --add-path: only one per run\n");
+        return -EINVAL;
+      }
+      o->add_rw = false;
+      o->add_path_len = len;
+      if (len >= 3 &&
+          (strcmp(optarg + len - 3, ":ro") == 0 || strcmp(optarg + len - 3, ":rw") == 0)) {
+        o->add_rw = optarg[len - 1] == 'w';
+        o->add_path_len = len - 3;
+      }
+      if (o->add_path_len == 0 || o->add_path_len >= 4096) {
+        fprintf(err, "sbx: error: --add-path '%s': expected PATH, PATH:ro or PATH:rw\n", optarg);
+        return -EINVAL;
+      }
+      o->add_path = optarg;
+      break;
+    }
     case OPT_CWD:
       if (!*optarg) {
         fprintf(err, "sbx: error: --cwd: empty directory\n");
@@ -443,7 +470,7 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
     if (o->workspace || o->tier || o->has_timeout || o->no_wait || o->audit_path || o->approver ||
         o->approval_timeout_ms || o->approval_store || o->cold || o->verbose || o->idle_ms ||
         o->n_set_env || o->n_pass_env || o->cwd || o->has_wait_timeout || o->run_id ||
-        o->has_diag_fd || (o->cmd == SBX_CMD_CHECK && (o->profile || o->bpf)) ||
+        o->has_diag_fd || o->add_path || (o->cmd == SBX_CMD_CHECK && (o->profile || o->bpf)) ||
         (o->cmd == SBX_CMD_EXPLAIN && o->json)) {
       fprintf(err, "sbx: error: %s: only %s accepted\n", sub,
               o->cmd == SBX_CMD_CHECK ? "--json is" : "--profile and --bpf are");
@@ -458,7 +485,7 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
     if (o->profile || o->workspace || o->tier || o->has_timeout || o->no_wait || o->audit_path ||
         o->approver || o->approval_timeout_ms || o->approval_store || o->bpf || o->json ||
         o->cold || o->n_set_env || o->n_pass_env || o->cwd || o->has_wait_timeout || o->run_id ||
-        o->has_diag_fd) {
+        o->has_diag_fd || o->add_path) {
       fprintf(err, "sbx: error: serve: only --idle and -v are accepted\n");
       return -EINVAL;
     }

@@ -62,6 +62,11 @@ struct sbx_opts {
   const char *run_id;       /* --run-id: the caller's name for the run */
   bool has_diag_fd;
   int diag_fd; /* --diag-fd N: sbx's own messages of a run go there (sbx_diag) */
+  /* --add-path PATH[:ro|:rw]: the option's text, the PATH part's length
+   * (the suffix excluded) and whether :rw was asked; NULL: none. */
+  const char *add_path;
+  size_t add_path_len;
+  bool add_rw;
 };
 
 /* Parses argv (argv[0] is sbx itself). On success fills *o; the command's

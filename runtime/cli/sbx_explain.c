@@ -3,6 +3,8 @@
 
 #include <inttypes.h>
 
+#include "sbx_plan.h"
+
 const char *sbx_explain_bytes(char *buf, size_t size, uint64_t bytes)
 {
   static const char *const units[] = { "bytes", "KiB", "MiB", "GiB", "TiB" };
@@ -139,6 +141,20 @@ void sbx_explain(FILE *out, const struct cs_profile *p)
   sbx_explain_paths(out, "Denied paths (win over allowed ones)", p->denied_paths,
                     p->n_denied_paths);
   fprintf(out, "\n");
+
+  /* The sandbox's home (docs/confinement.md, "Home"). */
+  fprintf(out, "Home: HOME=%s, new every run.\n", SBX_SANDBOX_HOME);
+  sbx_explain_paths(out, "Shown read-only from your home (missing names are skipped)",
+                    p->home_read_only, p->n_home_read_only);
+  sbx_explain_paths(out,
+                    "Kept between runs, in $XDG_STATE_HOME (else ~/.local/state)/"
+                    "commander-sandbox/home/<profile>",
+                    p->home_persistent, p->n_home_persistent);
+  fprintf(out, "Extra path:     %s.\n\n",
+          p->extra_path_access == 0 ? "none (sbx run --add-path is refused)"
+          : p->extra_path_access == CS_PATH_READ
+              ? "one per run, read-only (sbx run --add-path PATH)"
+              : "one per run, read-only or writable (sbx run --add-path PATH[:ro|:rw])");
 
   fprintf(out, "Limits:\n");
   if (p->limits.max_execution_ms)

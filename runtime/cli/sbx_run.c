@@ -60,8 +60,8 @@ static bool sbx_run_private(const char *path)
  * directories are the sandbox's own. whole_host false: a rule for "/"
  * itself (permissive: the whole host writable by design, where nothing of
  * sbx's can be kept from the command) does not count. */
-static int sbx_run_exposed(const struct cs_profile *p, const char *workspace, const char *what,
-                           const char *given, const char *log, bool whole_host)
+static int sbx_run_exposed(const struct cs_profile *p, const char *workspace, const char *extra,
+                           const char *what, const char *given, const char *log, bool whole_host)
 {
   char rule[PATH_MAX], *real;
   const char *home = getenv("HOME");
@@ -69,6 +69,39 @@ static int sbx_run_exposed(const struct cs_profile *p, const char *workspace, co
 
   if (!p->allow_file_write)
     return 0;
+  /* Two more places the command may write: the profile's persistent home
+   * (runtime/plan/sbx_plan_home.c: the state directory's
+   * commander-sandbox/home/<profile>) and a writable --add-path. */
+  {
+    const char *xdg = getenv("XDG_STATE_HOME");
+    char kept[PATH_MAX], *base;
+    if (p->n_home_persistent &&
+        snprintf(kept, sizeof kept, "%s%s",
+                 xdg && xdg[0] == '/' ? xdg
+                 : home               ? home
+                                      : "",
+                 xdg && xdg[0] == '/' ? "" : "/.local/state") < (int)sizeof kept &&
+        (base = realpath(kept, NULL))) {
+      snprintf(kept, sizeof kept, "%s/commander-sandbox/home/%s", base, p->name);
+      free(base);
+      if (sbx_run_under(log, kept)) {
+        fprintf(stderr,
+                "sbx: error: %s %s lies in %s, the persistent home the command of profile "
+                "'%s' writes; put it outside\n",
+                what, given, kept, p->name);
+        return -EPERM;
+      }
+    }
+    if (extra && (real = realpath(extra, NULL))) {
+      bool in = sbx_run_under(log, real);
+      if (in)
+        fprintf(stderr, "sbx: error: %s %s lies in %s, which --add-path makes writable\n", what,
+                given, real);
+      free(real);
+      if (in)
+        return -EPERM;
+    }
+  }
   for (uint32_t i = 0; i < p->n_allowed_paths && r == 0; i++) {
     const struct cs_path_rule *pr = &p->allowed_paths[i];
     bool exposed;
@@ -108,7 +141,7 @@ static int sbx_run_exposed(const struct cs_profile *p, const char *workspace, co
 }
 
 /* The audit log, by its open descriptor (where the records really go). */
-static int sbx_run_log_exposed(const struct cs_profile *p, const char *workspace,
+static int sbx_run_log_exposed(const struct cs_profile *p, const char *workspace, const char *extra,
                                const struct sbx_audit *audit)
 {
   char fdpath[64], log[PATH_MAX];
@@ -125,14 +158,15 @@ static int sbx_run_log_exposed(const struct cs_profile *p, const char *workspace
     return -EPERM;
   }
   log[n] = '\0';
-  return sbx_run_exposed(p, workspace, "audit log", log, log, true);
+  return sbx_run_exposed(p, workspace, extra, "audit log", log, log, true);
 }
 
 /* A file or directory sbx keeps (it may not exist yet): resolved, or, when
  * missing, its nearest existing ancestor, which is where the command
  * would create it. */
-static int sbx_run_kept_exposed(const struct cs_profile *p, const char *workspace, const char *what,
-                                const char *path, bool whole_host)
+static int sbx_run_kept_exposed(const struct cs_profile *p, const char *workspace,
+                                const char *extra, const char *what, const char *path,
+                                bool whole_host)
 {
   char probe[PATH_MAX], *real = NULL, *slash;
   int r;
@@ -165,7 +199,7 @@ static int sbx_run_kept_exposed(const struct cs_profile *p, const char *workspac
             strerror(errno));
     return -EPERM;
   }
-  r = sbx_run_exposed(p, workspace, what, path, real, whole_host);
+  r = sbx_run_exposed(p, workspace, extra, what, path, real, whole_host);
   free(real);
   return r;
 }
@@ -272,7 +306,7 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
   char interrupted[96];
   char profile_error[128];
   char serve_sock[PATH_MAX], serve_dir[PATH_MAX];
-  char cwd[PATH_MAX], env_why[192];
+  char cwd[PATH_MAX], env_why[192], extra[PATH_MAX];
   const char *env_what = NULL;
   const char *env_passed[SBX_OPT_ENV_MAX + 1] = { NULL },
                                            *env_unset[SBX_OPT_ENV_MAX + 1] = { NULL };
@@ -328,6 +362,16 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
   rec.profile_source = sbx_profile_source_name(src);
   rec.limits = &p->limits;
   rec.tier = o->tier ? o->tier : p->default_tier;
+  rec.home_read_only = p->home_read_only;
+  rec.n_home_read_only = p->n_home_read_only;
+  rec.home_persistent = p->home_persistent;
+  rec.n_home_persistent = p->n_home_persistent;
+  if (o->add_path) {
+    /* PATH without its :ro / :rw; the plan resolves and checks it. */
+    snprintf(extra, sizeof extra, "%.*s", (int)o->add_path_len, o->add_path);
+    rec.extra_path = extra;
+    rec.extra_rw = o->add_rw;
+  }
 
   if (sbx_run_workspace(o->workspace, workspace, sizeof(workspace), sbx_diag()) != 0) {
     rec.error = "workspace unusable";
@@ -349,7 +393,7 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
     goto record;
   }
   rec.cwd = cwd;
-  if (sbx_run_log_exposed(p, workspace, &audit) != 0) {
+  if (sbx_run_log_exposed(p, workspace, o->add_rw ? rec.extra_path : NULL, &audit) != 0) {
     rec.error = "audit log writable by the command";
     goto record;
   }
@@ -384,15 +428,17 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
      * unasked. A store named on purpose is checked like --audit; the
      * default one and the state directory are not held against a profile
      * that makes the whole host writable (permissive: by design). */
-    if (appr.store[0] && sbx_run_kept_exposed(p, workspace, "approval store", appr.store,
-                                              appr.store_explicit) != 0) {
+    if (appr.store[0] &&
+        sbx_run_kept_exposed(p, workspace, o->add_rw ? rec.extra_path : NULL, "approval store",
+                             appr.store, appr.store_explicit) != 0) {
       rec.error = "approval store writable by the command";
       goto record;
     }
     {
       char state[PATH_MAX];
       if (sbx_admit_state_dir(state, sizeof(state)) == 0 &&
-          sbx_run_kept_exposed(p, workspace, "state directory", state, false) != 0) {
+          sbx_run_kept_exposed(p, workspace, o->add_rw ? rec.extra_path : NULL, "state directory",
+                               state, false) != 0) {
         rec.error = "state directory writable by the command";
         goto record;
       }
@@ -440,6 +486,8 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
   req.set_env = o->n_set_env ? o->set_env : NULL;
   /* The workspace root is the default the warm start can serve too. */
   req.cwd = strcmp(cwd, workspace) != 0 ? cwd : NULL;
+  req.extra_path = rec.extra_path;
+  req.extra_access = o->add_rw ? CS_PATH_READ | CS_PATH_WRITE : CS_PATH_READ;
   req.unotify = sbx_approve_unotify(&appr);
   req.freeze = appr.freeze_used ? &appr.freeze : NULL;
   req.on_init = sbx_admit_on_init;
@@ -467,6 +515,8 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
   }
   r = sbx_run_confined(&req, &res, sbx_confine_run);
   rec.start_path = res.start_path[0] ? res.start_path : NULL;
+  rec.home_state = res.home_state;
+  rec.home_notes = res.home_notes;
   code = sbx_run_report(o, r, &res, interrupted, sizeof(interrupted));
   sbx_run_record_result(&rec, &res, den, &n_den);
   if (sbx_signal_received()) {

@@ -139,6 +139,10 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
   if ((rc = sbx_plan_build(req, feat.landlock_abi, &plan, &f)) < 0)
     goto fail;
   have_plan = true;
+  /* For the record: what the home keeps and what it skipped. */
+  snprintf(res->home_state, sizeof res->home_state, "%.250s",
+           plan.home_state ? plan.home_state : "");
+  snprintf(res->home_notes, sizeof res->home_notes, "%.500s", plan.home_notes);
   plan.userns = !feat.root;
   plan.timeout_ms = tmax;
 

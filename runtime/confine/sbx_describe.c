@@ -77,8 +77,9 @@ int sbx_confine_describe(const struct sbx_run_request *req, FILE *out)
           plan.full_root ? "= the host root" : "= read-only tmpfs");
   for (size_t i = 0; i < plan.n_mounts; i++) {
     const struct sbx_mount_entry *e = &plan.mounts[i];
-    fprintf(out, "  %-8s %s%s%s  [%s]%s\n", sbx_kind_names[e->kind], e->path,
-            e->target ? " -> " : "", e->target ? e->target : "", e->why,
+    fprintf(out, "  %-8s %s%s%s%s%s  [%s]%s\n", sbx_kind_names[e->kind], e->path,
+            e->target ? " -> " : "", e->target ? e->target : "", e->source ? " from " : "",
+            e->source ? e->source : "", e->why,
             e->noexec || e->kind == SBX_MNT_MASK ? " noexec" : "");
   }
   fprintf(out,
@@ -86,6 +87,15 @@ int sbx_confine_describe(const struct sbx_run_request *req, FILE *out)
           "/proc (new, noexec)\n",
           plan.tmp_writable ? "read-write" : "read-only", plan.tmp_noexec ? ", noexec" : "",
           SBX_SANDBOX_HOME, plan.shm_noexec ? " noexec" : "");
+  /* The sandbox's home (sbx_plan_home.c): where its names came from,
+   * where what persists is kept, what was skipped. */
+  fprintf(out, "home: %s from %s; kept in %s%s%s\n", SBX_SANDBOX_HOME,
+          plan.home_real ? plan.home_real : "(no real home)",
+          plan.home_state ? plan.home_state : "(nothing kept)", plan.home_notes[0] ? "; " : "",
+          plan.home_notes);
+  if (plan.extra_path)
+    fprintf(out, "extra path: %s (%s)\n", plan.extra_path,
+            plan.extra_rw ? "read-write" : "read-only");
   if (plan.full_root && plan.root_noexec)
     fprintf(out, "  the host root is noexec\n");
   fprintf(out, "landlock (ABI %d; handled: ", f.landlock_abi);

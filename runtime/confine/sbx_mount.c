@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,14 @@
 #define SBX_MOUNT_ATTR_NOSUID 0x2ull
 #define SBX_MOUNT_ATTR_NODEV 0x4ull
 #define SBX_MOUNT_ATTR_NOEXEC 0x8ull
+#ifndef SYS_open_tree
+#define SYS_open_tree 428
+#endif
+#ifndef SYS_move_mount
+#define SYS_move_mount 429
+#endif
+#define SBX_OPEN_TREE_CLONE 1u
+#define SBX_MOVE_MOUNT_F_EMPTY_PATH 0x4u
 
 struct sbx_mount_attr {
   uint64_t attr_set;
@@ -110,6 +119,87 @@ static int sbx_mountpoint(const char *dst, bool is_dir)
     return -errno;
   close(fd);
   return 0;
+}
+
+/* The mount point of a bind below the sandbox's home (root: SBX_NEW while
+ * building, "" in a warm run's fresh /tmp): the directories on the way
+ * are the command's own, 0700, like the home itself (sbx_mount_tmp), or
+ * it could not create anything beside the bound names (~/.config/git
+ * bound, ~/.config/foo written by a tool). */
+static int sbx_home_mountpoint(const char *root, const char *path, bool is_dir,
+                               const struct sbx_plan *plan)
+{
+  char dst[PATH_MAX];
+  struct stat st;
+  size_t skip;
+  if (snprintf(dst, sizeof dst, "%s%s", root, path) >= (int)sizeof dst)
+    return -ENAMETOOLONG;
+  /* From the home itself on: a template's view has no private /tmp, so
+   * no home yet either. */
+  skip = strlen(root) + strlen("/tmp");
+  _Static_assert(sizeof SBX_SANDBOX_HOME > sizeof "/tmp/", "the home is below /tmp");
+  for (char *s = dst + skip + 1; *s; s++) {
+    if (*s != '/')
+      continue;
+    *s = '\0';
+    if (mkdir(dst, 0700) == 0) {
+      if (plan->run_as && chown(dst, plan->run_uid, plan->run_gid) < 0) {
+        *s = '/';
+        return -errno;
+      }
+    } else if (errno != EEXIST || lstat(dst, &st) < 0 || !S_ISDIR(st.st_mode)) {
+      *s = '/';
+      return errno == EEXIST ? -ENOTDIR : -errno;
+    }
+    *s = '/';
+  }
+  if (lstat(dst, &st) == 0)
+    return 0;
+  if (is_dir)
+    return mkdir(dst, 0700) < 0 ? -errno : 0;
+  int fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0444);
+  if (fd < 0)
+    return -errno;
+  close(fd);
+  return 0;
+}
+
+/* A bind of the sandbox's home (source set, sbx_plan_home.c): the source
+ * opened without following any symlink, checked to be the object planned,
+ * and bound from that descriptor, so nothing changed between planning and
+ * now (a cache directory swapped for a symlink by another run) can lead
+ * the bind elsewhere. */
+static int sbx_bind_home(const struct sbx_plan *plan, const struct sbx_mount_entry *e,
+                         const char *root, uint64_t attrs)
+{
+  char src[PATH_MAX], dst[PATH_MAX];
+  struct stat st;
+  int fd, tree, rc;
+  if (snprintf(src, sizeof src, "%s%s", root[0] ? SBX_OLD : "", e->source) >= (int)sizeof src ||
+      snprintf(dst, sizeof dst, "%s%s", root, e->path) >= (int)sizeof dst)
+    return -ENAMETOOLONG;
+  if ((rc = sbx_home_mountpoint(root, e->path, e->is_dir, plan)) < 0)
+    return rc;
+  struct open_how how = { .flags = O_PATH | O_CLOEXEC | O_NOFOLLOW,
+                          .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+  fd = (int)syscall(SYS_openat2, AT_FDCWD, src, &how, sizeof how);
+  if (fd < 0)
+    return errno == ELOOP ? -ESTALE : -errno;
+  if (fstat(fd, &st) < 0 || st.st_dev != e->dev || st.st_ino != e->ino ||
+      (bool)S_ISDIR(st.st_mode) != e->is_dir) {
+    close(fd);
+    return -ESTALE;
+  }
+  tree = (int)syscall(SYS_open_tree, fd, "",
+                      SBX_OPEN_TREE_CLONE | AT_EMPTY_PATH | AT_RECURSIVE | O_CLOEXEC);
+  close(fd);
+  if (tree < 0)
+    return -errno;
+  rc = (int)syscall(SYS_move_mount, tree, "", AT_FDCWD, dst, SBX_MOVE_MOUNT_F_EMPTY_PATH);
+  close(tree);
+  if (rc < 0)
+    return -errno;
+  return sbx_setattr(dst, attrs | SBX_MOUNT_ATTR_NOSUID | SBX_MOUNT_ATTR_NODEV, true);
 }
 
 static int sbx_bind(const char *src, const char *dst, bool is_dir, uint64_t attrs,
@@ -336,6 +426,12 @@ static int sbx_mount_entries(const struct sbx_plan *plan, struct sbx_fail *f)
     switch (e->kind) {
     case SBX_MNT_BIND_RO:
     case SBX_MNT_BIND_RW:
+      if (e->source) {
+        rc = sbx_bind_home(plan, e, SBX_NEW,
+                           (e->kind == SBX_MNT_BIND_RO ? SBX_MOUNT_ATTR_RDONLY : 0) |
+                               (e->noexec ? SBX_MOUNT_ATTR_NOEXEC : 0));
+        break;
+      }
       /* noexec where no execute rule reaches the mount's files
        * (sbx_plan_noexec): the workspace of a profile that does not
        * execute from it, /etc, allowed paths without execute. */
@@ -496,15 +592,6 @@ bool sbx_mount_warm_ok(const struct sbx_plan *plan)
   return true;
 }
 
-#ifndef SYS_open_tree
-#define SYS_open_tree 428
-#endif
-#ifndef SYS_move_mount
-#define SYS_move_mount 429
-#endif
-#define SBX_OPEN_TREE_CLONE 1u
-#define SBX_MOVE_MOUNT_F_EMPTY_PATH 0x4u
-
 /* Is an earlier entry under /tmp an ancestor of entry i? (Sorted parents
  * first; masks after every bind.) Its subtree then carries entry i. */
 static bool sbx_mount_nested(const struct sbx_plan *plan, size_t i)
@@ -554,7 +641,9 @@ int sbx_mount_fresh(const struct sbx_plan *plan, struct sbx_fail *f)
     if (moved[i] < 0)
       continue;
     what = plan->mounts[i].path;
-    if ((rc = sbx_mountpoint(plan->mounts[i].path, plan->mounts[i].is_dir)) < 0) {
+    if ((rc = plan->mounts[i].source
+                  ? sbx_home_mountpoint("", plan->mounts[i].path, plan->mounts[i].is_dir, plan)
+                  : sbx_mountpoint(plan->mounts[i].path, plan->mounts[i].is_dir)) < 0) {
       errno = -rc;
       goto fail_errno;
     }

@@ -10,7 +10,7 @@
 
 #include "cs_approval_ops.h"
 
-#define CS_PROFILE_TABLE_VERSION 1
+#define CS_PROFILE_TABLE_VERSION 2
 
 enum cs_shell_policy {
   CS_SHELL_NONE = 0,      /* no shell may be executed, not even inside the sandbox */
@@ -107,6 +107,19 @@ struct cs_profile {
    * first); NULL with count 0 when it has none. */
   const struct cs_command_rule *command_rules;
   uint32_t n_command_rules;
+
+  /* The sandbox's home (version 2; docs/confinement.md, "Home"). Paths
+   * start with "~/". home_read_only: names of the real home shown
+   * read-only at the same place in the sandbox's home; home_persistent:
+   * directories kept between runs of this profile (per user, under the
+   * state directory), writable. NULL with count 0 when none. */
+  const struct cs_path_rule *home_read_only;
+  uint32_t n_home_read_only;
+  const struct cs_path_rule *home_persistent;
+  uint32_t n_home_persistent;
+  /* `sbx run --add-path`: 0 none, CS_PATH_READ, or CS_PATH_READ |
+   * CS_PATH_WRITE (at most that much; a run asks for read or write). */
+  uint32_t extra_path_access;
 };
 
 /* What the generated tables promise (gen/emit_c_pol.c, maintained by the
@@ -139,6 +152,13 @@ struct cs_profile {
  *   when nothing is accessible; denied_paths NULL when nothing is denied.
  * - limits are all non-zero; default_tier is one of "v8", "seccomp",
  *   "wasm", "tee".
+ * - home_read_only / home_persistent / extra_path_access (version 2):
+ *   home paths are "~/" followed by a relative path without ".", ".."
+ *   or empty components; none overlaps a denied path or another home
+ *   path (pnetc checks; sbx checks again after resolving). A profile
+ *   with allow_file_write false has no persistent path and
+ *   extra_path_access at most CS_PATH_READ. Tables of version 1 read as
+ *   zero: no home binds, no extra path.
  * - origin strings are "file:line:col" relative to the policy's
  *   directory, and for notes end in "(profile NAME)" naming the profile
  *   whose statement wrote the rule (a parent's, for inherited rules). */

@@ -135,7 +135,7 @@ int sbx_plan_rule(struct sbx_plan *p, const char *path, uint64_t access, bool op
 /* Adds a host path to the view: symlinks are recreated (their target is
  * then resolved inside the view, so a link cannot lead out of it), other
  * entries are bound. */
-static int sbx_plan_host_entry(struct sbx_plan *p, const char *path, bool rw, const char *why)
+int sbx_plan_host_entry(struct sbx_plan *p, const char *path, bool rw, const char *why)
 {
   struct stat st;
   sbx_probe(p, path, SBX_PROBE_STAT);
@@ -153,7 +153,7 @@ static int sbx_plan_host_entry(struct sbx_plan *p, const char *path, bool rw, co
                         why);
 }
 
-static bool sbx_is_system_path(const char *path)
+bool sbx_is_system_path(const char *path)
 {
   static const char *const extra[] = { "/etc", "/proc", "/dev", "/tmp", "/sys", NULL };
   for (const char *const *d = sbx_system_dirs; *d; d++)
@@ -167,7 +167,7 @@ static bool sbx_is_system_path(const char *path)
 
 /* Landlock rights for a profile rule's access bits. Deletion is separate:
  * allow_file_delete decides it, whatever the rule says. */
-static uint64_t sbx_rule_rights(const struct cs_profile *prof, uint32_t access)
+uint64_t sbx_rule_rights(const struct cs_profile *prof, uint32_t access)
 {
   uint64_t r = 0;
   if (access & CS_PATH_READ)
@@ -198,9 +198,11 @@ bool sbx_is_visible(const struct sbx_plan *p, const char *path)
   if (p->full_root)
     return !sbx_path_under(path, "/proc") && !sbx_path_under(path, "/dev") &&
            !sbx_path_under(path, "/tmp");
+  /* A bind with its own source (the home's) shows that source at another
+   * place; sbx_plan_home checked it against the denied paths itself. */
   for (size_t i = 0; i < p->n_mounts; i++)
     if ((p->mounts[i].kind == SBX_MNT_BIND_RO || p->mounts[i].kind == SBX_MNT_BIND_RW) &&
-        sbx_path_under(path, p->mounts[i].path))
+        !p->mounts[i].source && sbx_path_under(path, p->mounts[i].path))
       return true;
   return false;
 }
@@ -596,9 +598,10 @@ static int sbx_plan_build_ex(const struct sbx_run_request *req, int abi, const c
   c.home = home;
   if ((rc = sbx_plan_workspace(p, &c)) < 0 ||
       (rc = sbx_plan_identity(p, (req->flags & SBX_RUN_TEST_HOST_ROOT) != 0, f)) < 0 ||
-      (rc = sbx_plan_allowed(p, &c)) < 0 || (!p->full_root && (rc = sbx_plan_system(p, f)) < 0) ||
-      (rc = sbx_plan_ws_view(p, &c)) < 0 || (rc = sbx_plan_fixed_rules(p, f)) < 0 ||
-      (rc = sbx_plan_denied(p, &c)) < 0 || (rc = sbx_plan_finish(p, &c)) < 0) {
+      (rc = sbx_plan_allowed(p, &c)) < 0 || (rc = sbx_plan_extra(p, req, c.ws, c.dreal, f)) < 0 ||
+      (!p->full_root && (rc = sbx_plan_system(p, f)) < 0) || (rc = sbx_plan_ws_view(p, &c)) < 0 ||
+      (rc = sbx_plan_fixed_rules(p, f)) < 0 || (rc = sbx_plan_denied(p, &c)) < 0 ||
+      (rc = sbx_plan_home(p, c.home, c.ws, c.dreal, f)) < 0 || (rc = sbx_plan_finish(p, &c)) < 0) {
     sbx_denied_free(c.prof, c.dreal);
     sbx_plan_free(p);
     return rc;
@@ -624,6 +627,7 @@ void sbx_plan_free(struct sbx_plan *p)
   for (size_t i = 0; i < p->n_mounts; i++) {
     free(p->mounts[i].path);
     free(p->mounts[i].target);
+    free(p->mounts[i].source);
   }
   for (size_t i = 0; i < p->n_rules; i++)
     free(p->rules[i].path);
@@ -639,5 +643,8 @@ void sbx_plan_free(struct sbx_plan *p)
   free(p->envp);
   free(p->workspace);
   free(p->cwd);
+  free(p->home_real);
+  free(p->home_state);
+  free(p->extra_path);
   memset(p, 0, sizeof *p);
 }

@@ -21,7 +21,8 @@ struct sbx_fail;
 /* nobody and nogroup on Debian: the identity of a command whose workspace
  * root owns (sbx_plan_identity.c). */
 #define SBX_NOBODY 65534
-/* HOME inside the sandbox: private, on the sandbox's own /tmp tmpfs. */
+/* HOME inside the sandbox: private, on the sandbox's own /tmp tmpfs; the
+ * profile's home paths are bound below it (sbx_plan_home.c). */
 #define SBX_SANDBOX_HOME "/tmp/home"
 
 enum sbx_mount_kind {
@@ -32,7 +33,14 @@ enum sbx_mount_kind {
 };
 
 struct sbx_mount_entry {
-  char *path;   /* absolute path, the same inside and outside */
+  char *path; /* absolute path, the same inside and outside (but see source) */
+  /* BIND_*: the host path bound at `path` when it differs (the sandbox's
+   * home: sbx_plan_home.c); NULL: `path` itself. Bound without following
+   * a symlink and only while it is still the object planned (dev, ino):
+   * a cache an earlier run could change must not lead elsewhere. */
+  char *source;
+  dev_t dev;
+  ino_t ino;
   char *target; /* SYMLINK: link text */
   enum sbx_mount_kind kind;
   bool is_dir;
@@ -116,6 +124,16 @@ struct sbx_plan {
   struct sbx_probe *probes;
   size_t n_probes, cap_probes;
   char *cwd; /* the command's working directory, resolved; NULL: the workspace */
+  /* The sandbox's home (sbx_plan_home.c, docs/confinement.md "Home"):
+   * the real home its read-only names came from (resolved; NULL: none),
+   * the directory its persistent paths are kept in (NULL: none), and
+   * what was skipped and why, for `sbx explain` and the audit record. */
+  char *home_real;
+  char *home_state;
+  char home_notes[1024];
+  /* sbx run --add-path, resolved (NULL: none), and whether writable. */
+  char *extra_path;
+  bool extra_rw;
 };
 
 /* Fills *plan for req on a kernel with Landlock ABI `abi`. On failure

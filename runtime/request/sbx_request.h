@@ -145,6 +145,13 @@ struct sbx_run_request {
    * request); NULL: the workspace. */
   const char *const *set_env;
   const char *cwd;
+  /* One more host path for this run (sbx run --add-path, docs/sbx.md):
+   * NULL for none; extra_access CS_PATH_READ, or CS_PATH_READ |
+   * CS_PATH_WRITE. Refused (layer request) unless the profile's
+   * extra_path_access covers it, the path exists and no denied path
+   * covers it (runtime/plan/sbx_plan_home.c). */
+  const char *extra_path;
+  uint32_t extra_access;
 };
 
 /* A refusal by Landlock during the run, named from the kernel's audit
@@ -220,6 +227,11 @@ struct sbx_run_result {
    * "cold"; start_note says why a warm start was not used ("" if it was). */
   char start_path[8];
   char start_note[160];
+  /* The sandbox's home as planned by the cold path (runtime/plan/
+   * sbx_plan_home.c): where what persists is kept ("" none) and what was
+   * skipped and why ("" nothing); empty for a warm run. */
+  char home_state[256];
+  char home_notes[512];
   /* Refusals by Landlock named from the kernel's audit records (the first
    * SBX_LL_DENIALS_MAX distinct ones); ll_denied_count counts every record
    * of the run's domain; ll_naming says why none could be named. */

@@ -347,6 +347,16 @@ int sbx_warm_run(const struct sbx_run_request *req, uint64_t tmax, struct sbx_ru
    * was built: another working directory is the cold path's. */
   if (req->cwd)
     return sbx_warm_decline(res, tmax, "working directory other than the workspace root");
+  /* A template's view is the profile's; one more path is this run's own. */
+  if (req->extra_path)
+    return sbx_warm_decline(res, tmax, "an extra path (--add-path)");
+  /* The server plans a persistent home from the client's HOME alone
+   * (runtime/plan/sbx_plan_home.c); a state directory named by the
+   * client's XDG_STATE_HOME is the cold path's, so the view is the same
+   * either way. */
+  if (req->profile->n_home_persistent && getenv("XDG_STATE_HOME") &&
+      getenv("XDG_STATE_HOME")[0] == '/')
+    return sbx_warm_decline(res, tmax, "a persistent home under XDG_STATE_HOME");
   if (!(buf = malloc(SBX_WARM_MAX_REQ)))
     return sbx_warm_decline(res, tmax, "out of memory");
   /* The environment is the client's (its allowlisted variables), computed

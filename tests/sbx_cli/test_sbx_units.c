@@ -55,6 +55,41 @@ START_TEST(cli_run_options)
 }
 END_TEST
 
+START_TEST(cli_add_path)
+{
+  struct sbx_opts o;
+  char msg[256] = "";
+  char *ro[] = { "sbx", "run", "--add-path", "/data", "true", NULL };
+  char *rw[] = { "sbx", "run", "--add-path", "/data:rw", "true", NULL };
+  char *colon[] = { "sbx", "run", "--add-path", "/a:b:ro", "true", NULL };
+  char *bad[][8] = {
+    { "sbx", "run", "--add-path", ":rw", "true", NULL },
+    { "sbx", "run", "--add-path", "", "true", NULL },
+    { "sbx", "run", "--add-path", "/a", "--add-path", "/b", "true", NULL },
+    { "sbx", "explain", "--add-path", "/a", NULL },
+    { "sbx", "serve", "--add-path", "/a", NULL },
+  };
+
+  ck_assert_int_eq(parse(&o, msg, sizeof(msg), 5, ro), 0);
+  ck_assert_str_eq(o.add_path, "/data");
+  ck_assert_uint_eq(o.add_path_len, 5);
+  ck_assert(!o.add_rw);
+  ck_assert_int_eq(parse(&o, msg, sizeof(msg), 5, rw), 0);
+  ck_assert_uint_eq(o.add_path_len, 5);
+  ck_assert(o.add_rw);
+  /* Only the last ":ro" / ":rw" is the access; other colons are the path's. */
+  ck_assert_int_eq(parse(&o, msg, sizeof(msg), 5, colon), 0);
+  ck_assert_uint_eq(o.add_path_len, 4);
+  ck_assert(!o.add_rw);
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    int n = 0;
+    while (bad[i][n])
+      n++;
+    ck_assert_int_eq(parse(&o, msg, sizeof(msg), n, bad[i]), -EINVAL);
+  }
+}
+END_TEST
+
 START_TEST(cli_run_settings)
 {
   char *argv[] = {
@@ -639,6 +674,7 @@ int main(int argc, char **argv)
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, cli_run_options);
   tcase_add_test(tc, cli_run_settings);
+  tcase_add_test(tc, cli_add_path);
   tcase_add_test(tc, env_rules);
   tcase_add_test(tc, cli_command_options_are_not_ours);
   tcase_add_test(tc, cli_approvals);

@@ -25,6 +25,9 @@
  * - cs_profile_NAME_allowed_paths / _denied_paths: the file-system rules
  *   (Landlock). Denied paths win over allowed ones; ${WORKSPACE} and ~ are
  *   expanded by sbx when the sandbox starts.
+ * - cs_profile_NAME_home_read_only / _home_persistent: the sandbox's home:
+ *   names of the real home shown read-only, directories kept between runs
+ *   (per user and profile, under the state directory).
  * - the cs_profiles[] entry: shell, network and file policy, resource limits
  *   (wall clock, RLIMIT_AS, RLIMIT_CPU, RLIMIT_NPROC, RLIMIT_NOFILE,
  *   RLIMIT_FSIZE), the operations that need approval, the scheduler tier.
@@ -47,10 +50,10 @@ static const struct sock_filter cs_profile_base_filter[19] = {
     /* 0008 */ {0x0035,   0,   7, 0x000000e8}, /* jge  #0xe8  true 0009 false 0016 | nr >= 232 (epoll_wait)? yes: [232, 0xffffffff] epoll_wait..-1; no: 231 exit_group -> allow */
     /* 0009 */ {0x0035,   0,   7, 0x40000000}, /* jge  #0x40000000  true 0010 false 0017 | nr >= 0x40000000 (x32 bit)? yes: [1073741824, 0xffffffff] x32 bit..-1; no: [232, 1073741823] epoll_wait..#1073741823 -> errno(EPERM) */
     /* 0010 */ {0x0035,   6,   7, 0xffffffff}, /* jge  #0xffffffff  true 0017 false 0018 | nr >= 0xffffffff (-1)? yes: 0xffffffff -1 -> errno(EPERM); no: [0x40000000, 0xfffffffe] x32 ABI -> kill-process */
-    /* 0011 */ {0x0020,   0,   0, 0x00000018}, /* ld   [24]  args[1] +0 | ioctl (nr 16) rules from small.pol:25:5 (profile base): A = args[1] low word */
+    /* 0011 */ {0x0020,   0,   0, 0x00000018}, /* ld   [24]  args[1] +0 | ioctl (nr 16) rules from small.pol:26:5 (profile base): A = args[1] low word */
     /* 0012 */ {0x0015,   4,   0, 0x00005412}, /* jeq  #0x5412  true 0017 false 0013 | args[1] == 0x5412? */
     /* 0013 */ {0x0015,   2,   3, 0x00005401}, /* jeq  #0x5401  true 0016 false 0017 | args[1] == 0x5401? */
-    /* 0014 */ {0x0020,   0,   0, 0x00000010}, /* ld   [16]  args[0] +0 | clone (nr 56) rules from small.pol:24:5 (profile base): A = args[0] low word */
+    /* 0014 */ {0x0020,   0,   0, 0x00000010}, /* ld   [16]  args[0] +0 | clone (nr 56) rules from small.pol:25:5 (profile base): A = args[0] low word */
     /* 0015 */ {0x0045,   1,   0, 0x50000000}, /* jset #0x50000000  true 0017 false 0016 | args[0] low has any of bits 0x50000000? (2 rules) */
     /* 0016 */ {0x0006,   0,   0, 0x7fff0000}, /* ret  #0x7fff0000  allow | return allow */
     /* 0017 */ {0x0006,   0,   0, 0x00050001}, /* ret  #0x00050001  errno(EPERM) | return errno(EPERM) */
@@ -91,12 +94,12 @@ static const struct sock_filter cs_profile_base_filter[19] = {
  *     return allow; # [0, 3] read..close
  *   }
  *   check ioctl's arguments:
- *     if (args[1] (low 32 bits) == 0x5412) return errno(EPERM);  # small.pol:25:5 (profile base)
- *     if (args[1] (low 32 bits) == 0x5401) return allow;  # small.pol:26:5 (profile base)
+ *     if (args[1] (low 32 bits) == 0x5412) return errno(EPERM);  # small.pol:26:5 (profile base)
+ *     if (args[1] (low 32 bits) == 0x5401) return allow;  # small.pol:27:5 (profile base)
  *     return errno(EPERM);  # no rule holds: default
  *   check clone's arguments:
- *     if ((args[0] & 0x10000000) == 0x10000000) return errno(EPERM);  # small.pol:24:5 (profile base)
- *     if ((args[0] & 0x40000000) == 0x40000000) return errno(EPERM);  # small.pol:24:5 (profile base)
+ *     if ((args[0] & 0x10000000) == 0x10000000) return errno(EPERM);  # small.pol:25:5 (profile base)
+ *     if ((args[0] & 0x40000000) == 0x40000000) return errno(EPERM);  # small.pol:25:5 (profile base)
  *     return allow;  # unconditional rule
  *   End pseudo-code
  */
@@ -105,14 +108,14 @@ static const struct cs_syscall_note cs_profile_base_syscalls[8] = {
     /* nr, name, action (and its condition, arguments as argN; .lo32: low 32 bits only), origin,
      * the filter's return value when the rule decides; then, in a comment, the statement
      * as written in the policy */
-    {  0, "read", "allow", "small.pol:23:5 (profile base)", 0x7fff0000u}, /* allow @io, exit_group, clone; */
-    {  1, "write", "allow", "small.pol:23:5 (profile base)", 0x7fff0000u}, /* allow @io, exit_group, clone; */
-    {  3, "close", "allow", "small.pol:23:5 (profile base)", 0x7fff0000u}, /* allow @io, exit_group, clone; */
-    { 16, "ioctl", "errno(EPERM) if arg1.lo32 == 0x5412", "small.pol:25:5 (profile base)", 0x00050001u}, /* errno(EPERM) ioctl if cmd == TIOCSTI; */
-    { 16, "ioctl", "allow if arg1.lo32 == 0x5401", "small.pol:26:5 (profile base)", 0x7fff0000u}, /* allow ioctl if cmd == TCGETS; */
-    { 56, "clone", "errno(EPERM) if (arg0 & 0x10000000) == 0x10000000 || (arg0 & 0x40000000) == 0x40000000", "small.pol:24:5 (profile base)", 0x00050001u}, /* errno(EPERM) clone if (flags & NS) != 0; */
-    { 56, "clone", "allow", "small.pol:23:5 (profile base)", 0x7fff0000u}, /* allow @io, exit_group, clone; */
-    {231, "exit_group", "allow", "small.pol:23:5 (profile base)", 0x7fff0000u}, /* allow @io, exit_group, clone; */
+    {  0, "read", "allow", "small.pol:24:5 (profile base)", 0x7fff0000u}, /* allow @io, exit_group, clone; */
+    {  1, "write", "allow", "small.pol:24:5 (profile base)", 0x7fff0000u}, /* allow @io, exit_group, clone; */
+    {  3, "close", "allow", "small.pol:24:5 (profile base)", 0x7fff0000u}, /* allow @io, exit_group, clone; */
+    { 16, "ioctl", "errno(EPERM) if arg1.lo32 == 0x5412", "small.pol:26:5 (profile base)", 0x00050001u}, /* errno(EPERM) ioctl if cmd == TIOCSTI; */
+    { 16, "ioctl", "allow if arg1.lo32 == 0x5401", "small.pol:27:5 (profile base)", 0x7fff0000u}, /* allow ioctl if cmd == TCGETS; */
+    { 56, "clone", "errno(EPERM) if (arg0 & 0x10000000) == 0x10000000 || (arg0 & 0x40000000) == 0x40000000", "small.pol:25:5 (profile base)", 0x00050001u}, /* errno(EPERM) clone if (flags & NS) != 0; */
+    { 56, "clone", "allow", "small.pol:24:5 (profile base)", 0x7fff0000u}, /* allow @io, exit_group, clone; */
+    {231, "exit_group", "allow", "small.pol:24:5 (profile base)", 0x7fff0000u}, /* allow @io, exit_group, clone; */
 };
 
 static const struct cs_path_rule cs_profile_base_allowed_paths[3] = {
@@ -125,6 +128,12 @@ static const struct cs_path_rule cs_profile_base_allowed_paths[3] = {
 static const struct cs_path_rule cs_profile_base_denied_paths[1] = {
     /* path, access, origin */
     {"~/.ssh", CS_PATH_READ | CS_PATH_WRITE | CS_PATH_EXEC, "small.pol:13:21"},
+};
+
+static const struct cs_path_rule cs_profile_base_home_read_only[2] = {
+    /* path, access, origin */
+    {"~/.gitconfig", CS_PATH_READ, "small.pol:14:20"},
+    {"~/.config/git/config", CS_PATH_READ, "small.pol:14:36"},
 };
 
 /* ==== End profile base ==== */
@@ -148,10 +157,10 @@ static const struct sock_filter cs_profile_child_one_filter[22] = {
     /* 0011 */ {0x0035,   0,   7, 0x000000e8}, /* jge  #0xe8  true 0012 false 0019 | nr >= 232 (epoll_wait)? yes: [232, 0xffffffff] epoll_wait..-1; no: 231 exit_group -> allow */
     /* 0012 */ {0x0035,   0,   7, 0x40000000}, /* jge  #0x40000000  true 0013 false 0020 | nr >= 0x40000000 (x32 bit)? yes: [1073741824, 0xffffffff] x32 bit..-1; no: [232, 1073741823] epoll_wait..#1073741823 -> errno(EPERM) */
     /* 0013 */ {0x0035,   6,   7, 0xffffffff}, /* jge  #0xffffffff  true 0020 false 0021 | nr >= 0xffffffff (-1)? yes: 0xffffffff -1 -> errno(EPERM); no: [0x40000000, 0xfffffffe] x32 ABI -> kill-process */
-    /* 0014 */ {0x0020,   0,   0, 0x00000018}, /* ld   [24]  args[1] +0 | ioctl (nr 16) rules from small.pol:25:5 (profile base): A = args[1] low word */
+    /* 0014 */ {0x0020,   0,   0, 0x00000018}, /* ld   [24]  args[1] +0 | ioctl (nr 16) rules from small.pol:26:5 (profile base): A = args[1] low word */
     /* 0015 */ {0x0015,   4,   0, 0x00005412}, /* jeq  #0x5412  true 0020 false 0016 | args[1] == 0x5412? */
     /* 0016 */ {0x0015,   2,   3, 0x00005401}, /* jeq  #0x5401  true 0019 false 0020 | args[1] == 0x5401? */
-    /* 0017 */ {0x0020,   0,   0, 0x00000010}, /* ld   [16]  args[0] +0 | clone (nr 56) rules from small.pol:24:5 (profile base): A = args[0] low word */
+    /* 0017 */ {0x0020,   0,   0, 0x00000010}, /* ld   [16]  args[0] +0 | clone (nr 56) rules from small.pol:25:5 (profile base): A = args[0] low word */
     /* 0018 */ {0x0045,   1,   0, 0x50000000}, /* jset #0x50000000  true 0020 false 0019 | args[0] low has any of bits 0x50000000? (2 rules) */
     /* 0019 */ {0x0006,   0,   0, 0x7fff0000}, /* ret  #0x7fff0000  allow | return allow */
     /* 0020 */ {0x0006,   0,   0, 0x00050001}, /* ret  #0x00050001  errno(EPERM) | return errno(EPERM) */
@@ -201,12 +210,12 @@ static const struct sock_filter cs_profile_child_one_filter[22] = {
  *     return allow; # [0, 3] read..close
  *   }
  *   check ioctl's arguments:
- *     if (args[1] (low 32 bits) == 0x5412) return errno(EPERM);  # small.pol:25:5 (profile base)
- *     if (args[1] (low 32 bits) == 0x5401) return allow;  # small.pol:26:5 (profile base)
+ *     if (args[1] (low 32 bits) == 0x5412) return errno(EPERM);  # small.pol:26:5 (profile base)
+ *     if (args[1] (low 32 bits) == 0x5401) return allow;  # small.pol:27:5 (profile base)
  *     return errno(EPERM);  # no rule holds: default
  *   check clone's arguments:
- *     if ((args[0] & 0x10000000) == 0x10000000) return errno(EPERM);  # small.pol:24:5 (profile base)
- *     if ((args[0] & 0x40000000) == 0x40000000) return errno(EPERM);  # small.pol:24:5 (profile base)
+ *     if ((args[0] & 0x10000000) == 0x10000000) return errno(EPERM);  # small.pol:25:5 (profile base)
+ *     if ((args[0] & 0x40000000) == 0x40000000) return errno(EPERM);  # small.pol:25:5 (profile base)
  *     return allow;  # unconditional rule
  *   End pseudo-code
  */
@@ -215,16 +224,16 @@ static const struct cs_syscall_note cs_profile_child_one_syscalls[10] = {
     /* nr, name, action (and its condition, arguments as argN; .lo32: low 32 bits only), origin,
      * the filter's return value when the rule decides; then, in a comment, the statement
      * as written in the policy */
-    {  0, "read", "allow", "small.pol:23:5 (profile base)", 0x7fff0000u}, /* allow @io, exit_group, clone; */
-    {  1, "write", "allow", "small.pol:23:5 (profile base)", 0x7fff0000u}, /* allow @io, exit_group, clone; */
-    {  3, "close", "allow", "small.pol:23:5 (profile base)", 0x7fff0000u}, /* allow @io, exit_group, clone; */
-    { 16, "ioctl", "errno(EPERM) if arg1.lo32 == 0x5412", "small.pol:25:5 (profile base)", 0x00050001u}, /* errno(EPERM) ioctl if cmd == TIOCSTI; */
-    { 16, "ioctl", "allow if arg1.lo32 == 0x5401", "small.pol:26:5 (profile base)", 0x7fff0000u}, /* allow ioctl if cmd == TCGETS; */
-    { 56, "clone", "errno(EPERM) if (arg0 & 0x10000000) == 0x10000000 || (arg0 & 0x40000000) == 0x40000000", "small.pol:24:5 (profile base)", 0x00050001u}, /* errno(EPERM) clone if (flags & NS) != 0; */
-    { 56, "clone", "allow", "small.pol:23:5 (profile base)", 0x7fff0000u}, /* allow @io, exit_group, clone; */
-    { 87, "unlink", "allow", "small.pol:39:5 (profile child-one)", 0x7fff0000u}, /* allow unlink; */
-    {101, "ptrace", "kill-process", "small.pol:40:5 (profile child-one)", 0x80000000u}, /* kill-process ptrace; */
-    {231, "exit_group", "allow", "small.pol:23:5 (profile base)", 0x7fff0000u}, /* allow @io, exit_group, clone; */
+    {  0, "read", "allow", "small.pol:24:5 (profile base)", 0x7fff0000u}, /* allow @io, exit_group, clone; */
+    {  1, "write", "allow", "small.pol:24:5 (profile base)", 0x7fff0000u}, /* allow @io, exit_group, clone; */
+    {  3, "close", "allow", "small.pol:24:5 (profile base)", 0x7fff0000u}, /* allow @io, exit_group, clone; */
+    { 16, "ioctl", "errno(EPERM) if arg1.lo32 == 0x5412", "small.pol:26:5 (profile base)", 0x00050001u}, /* errno(EPERM) ioctl if cmd == TIOCSTI; */
+    { 16, "ioctl", "allow if arg1.lo32 == 0x5401", "small.pol:27:5 (profile base)", 0x7fff0000u}, /* allow ioctl if cmd == TCGETS; */
+    { 56, "clone", "errno(EPERM) if (arg0 & 0x10000000) == 0x10000000 || (arg0 & 0x40000000) == 0x40000000", "small.pol:25:5 (profile base)", 0x00050001u}, /* errno(EPERM) clone if (flags & NS) != 0; */
+    { 56, "clone", "allow", "small.pol:24:5 (profile base)", 0x7fff0000u}, /* allow @io, exit_group, clone; */
+    { 87, "unlink", "allow", "small.pol:43:5 (profile child-one)", 0x7fff0000u}, /* allow unlink; */
+    {101, "ptrace", "kill-process", "small.pol:44:5 (profile child-one)", 0x80000000u}, /* kill-process ptrace; */
+    {231, "exit_group", "allow", "small.pol:24:5 (profile base)", 0x7fff0000u}, /* allow @io, exit_group, clone; */
 };
 
 static const struct cs_path_rule cs_profile_child_one_allowed_paths[3] = {
@@ -232,6 +241,18 @@ static const struct cs_path_rule cs_profile_child_one_allowed_paths[3] = {
     {"${WORKSPACE}", CS_PATH_READ | CS_PATH_WRITE, "small.pol:12:23"},
     {"/usr", CS_PATH_READ | CS_PATH_EXEC, "small.pol:12:39"},
     {"/dev/null", CS_PATH_WRITE, "small.pol:12:69"},
+};
+
+static const struct cs_path_rule cs_profile_child_one_home_read_only[3] = {
+    /* path, access, origin */
+    {"~/.gitconfig", CS_PATH_READ, "small.pol:14:20"},
+    {"~/.config/git/config", CS_PATH_READ, "small.pol:14:36"},
+    {"~/.pip/pip.conf", CS_PATH_READ, "small.pol:37:21"},
+};
+
+static const struct cs_path_rule cs_profile_child_one_home_persistent[1] = {
+    /* path, access, origin */
+    {"~/.cache", CS_PATH_READ | CS_PATH_WRITE, "small.pol:38:22"},
 };
 
 /* ==== End profile child-one ==== */
@@ -269,13 +290,15 @@ const struct cs_profile cs_profiles[CS_PROFILES_COUNT] = {
         .default_action = "errno(EPERM)",
         .default_ret = 0x00050001u,
         .rets_known = true,
+        .home_read_only = cs_profile_base_home_read_only,
+        .n_home_read_only = 2u,
     },
     {
         .name = "child-one",
         .alias = NULL,
         .extends = "base",
         .summary = "Child: writes the workspace, asks before deleting */ not a comment end",
-        .origin = "small.pol:30:1",
+        .origin = "small.pol:31:1",
         .shell = CS_SHELL_NONE,
         .allow_network = false,
         .allow_file_write = true,
@@ -301,6 +324,11 @@ const struct cs_profile cs_profiles[CS_PROFILES_COUNT] = {
         .default_action = "errno(EPERM)",
         .default_ret = 0x00050001u,
         .rets_known = true,
+        .home_read_only = cs_profile_child_one_home_read_only,
+        .n_home_read_only = 3u,
+        .home_persistent = cs_profile_child_one_home_persistent,
+        .n_home_persistent = 1u,
+        .extra_path_access = CS_PATH_READ | CS_PATH_WRITE,
     },
 };
 /* End profile table. */
