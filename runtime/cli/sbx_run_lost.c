@@ -1,0 +1,133 @@
+/* sbx_run_lost: after a run whose workspace lies under /tmp, the linked
+ * git worktrees the run made in the sandbox's private /tmp (issue 13).
+ *
+ * The sandbox's /tmp is its own tmpfs, discarded with the run. With the
+ * workspace in the host's /tmp (/tmp/ws), `git worktree add ../wt` writes
+ * the worktree to /tmp/wt on that tmpfs, succeeds, and leaves in the
+ * workspace a record (.git/worktrees/wt) of a worktree that is on no
+ * disk. Nothing in the view can refuse that write without refusing the
+ * private /tmp itself (the workspace's parent is the tmpfs's root, which
+ * every tool writes to). The directories between /tmp and a deeper
+ * workspace (/tmp/a/ws) are made by sbx, mode 0755, and refuse the write
+ * (EACCES) when sbx runs as root, whose command runs as another uid
+ * (sbx_plan_identity.c); `../../wt` from there reaches the tmpfs's root
+ * again. So the loss is found when the run is over, where it can be stated for
+ * certain: a worktree record born during the run whose gitdir names a
+ * path in /tmp, outside the workspace, that the host does not have. The
+ * run then fails (exit 125) naming it: never exit 0 with nothing on the
+ * host. The record is left as git left it (`git worktree prune` removes
+ * it): sbx does not edit the user's repository after the fact. */
+#include "sbx_run_common.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static bool sbx_lost_under(const char *path, const char *dir)
+{
+  size_t n = strlen(dir);
+  return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* Born after `start` (statx birth time)? Unknown birth: no (then nothing
+ * is claimed about it). */
+/* The worktree records <workspace>/.git/worktrees holds, each name
+ * followed by a NUL, into out (NULL with none). */
+static char *sbx_lost_records(const char *workspace, size_t *len)
+{
+  char dir[PATH_MAX];
+  struct dirent *de;
+  char *out = NULL;
+  size_t cap = 0;
+  DIR *d;
+  *len = 0;
+  if (snprintf(dir, sizeof dir, "%s/.git/worktrees", workspace) >= (int)sizeof dir ||
+      !(d = opendir(dir)))
+    return NULL;
+  while ((de = readdir(d))) {
+    size_t n = strlen(de->d_name) + 1;
+    if (de->d_name[0] == '.')
+      continue;
+    if (*len + n > cap) {
+      char *more = realloc(out, cap = (*len + n) * 2);
+      if (!more)
+        break;
+      out = more;
+    }
+    memcpy(out + *len, de->d_name, n);
+    *len += n;
+  }
+  closedir(d);
+  return out;
+}
+
+static bool sbx_lost_listed(const char *names, size_t len, const char *name)
+{
+  for (size_t i = 0; i < len; i += strlen(names + i) + 1)
+    if (strcmp(names + i, name) == 0)
+      return true;
+  return false;
+}
+
+int sbx_run_lost_before(const char *workspace, struct sbx_run_lost *before)
+{
+  before->names = NULL;
+  before->len = 0;
+  before->active = workspace && sbx_lost_under(workspace, "/tmp");
+  if (before->active)
+    before->names = sbx_lost_records(workspace, &before->len);
+  return 0;
+}
+
+int sbx_run_lost_worktrees(const char *workspace, struct sbx_run_lost *before, FILE *err)
+{
+  char dir[PATH_MAX], line[PATH_MAX], file[PATH_MAX * 2];
+  struct dirent *de;
+  struct stat st;
+  int lost = 0;
+  DIR *d;
+
+  if (!before->active || !workspace ||
+      snprintf(dir, sizeof dir, "%s/.git/worktrees", workspace) >= (int)sizeof dir ||
+      !(d = opendir(dir))) {
+    free(before->names);
+    before->names = NULL;
+    return 0;
+  }
+  while ((de = readdir(d))) {
+    FILE *f;
+    char *nl;
+    /* Only a record this run made: one from before is the user's. */
+    if (de->d_name[0] == '.' || sbx_lost_listed(before->names, before->len, de->d_name) ||
+        snprintf(file, sizeof file, "%s/%s/gitdir", dir, de->d_name) >= (int)sizeof file ||
+        !(f = fopen(file, "re")))
+      continue;
+    line[0] = '\0';
+    if (!fgets(line, sizeof line, f))
+      line[0] = '\0';
+    fclose(f);
+    if ((nl = strchr(line, '\n')))
+      *nl = '\0';
+    /* gitdir names the worktree's .git file, absolute (git writes it so). */
+    if (line[0] != '/' || !sbx_lost_under(line, "/tmp") || sbx_lost_under(line, workspace) ||
+        lstat(line, &st) == 0)
+      continue;
+    if ((nl = strrchr(line, '/')) && nl != line)
+      *nl = '\0';
+    fprintf(err,
+            "sbx: error: the git worktree %s was made in the sandbox's private /tmp, which is "
+            "discarded with the run: it is not on the host (%s/%s stays, `git worktree prune` "
+            "removes it; make worktrees inside the workspace)\n",
+            line, dir, de->d_name);
+    lost++;
+  }
+  closedir(d);
+  free(before->names);
+  before->names = NULL;
+  return lost;
+}
