@@ -1,0 +1,70 @@
+#!/bin/bash
+# workflow_git_worktree: git worktree add / remove under standard with no
+# terminal and no approver (issue 13), and the workspace under /tmp, whose
+# neighbours are the sandbox's private (discarded) /tmp.
+set -u
+. "$(dirname "$0")/workflow_lib.sh"
+command -v git >/dev/null || skip "git not installed"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ws="$tmp/ws"; mkdir -p "$ws"; err="$tmp/err"
+workflow_preflight
+(cd "$ws" && git init -q -b main && echo a > a && git add a && git commit -qm a) || fail "host git setup"
+
+# 1. A worktree inside the workspace: on the host, with its files, not
+#    left locked (git locks it while creating it, then unlinks `locked`).
+quiet "git worktree add wt" $G worktree add -q wt -b wtb >/dev/null
+[ -f "$ws/wt/a" ] && [ -f "$ws/wt/.git" ] || fail "worktree wt not on the host: $(ls -la "$ws/wt" 2>&1)"
+[ ! -e "$ws/.git/worktrees/wt/locked" ] || fail "worktree wt left locked: $(cat "$ws/.git/worktrees/wt/locked")"
+(cd "$ws" && git worktree list --porcelain) | grep -q "^worktree $ws/wt$" || fail "host git does not list wt"
+! (cd "$ws" && git worktree list --porcelain) | grep -q "^locked" || fail "host git lists a locked worktree"
+
+# 2. Work in it in a later run (its links are then protected, read-only):
+#    a commit lands on its branch.
+echo w > "$ws/wt/w"
+in_dir="$ws/wt" quiet "commit in wt" sh -c "$G add w && $G commit -qm w" >/dev/null
+[ "$(cd "$ws" && git log -1 --format=%s wtb)" = w ] || fail "the commit in wt is not on wtb"
+
+# 3. Added and removed in one run: everything it made goes, unasked.
+quiet "worktree add + remove" sh -c "$G worktree add -q wt2 -b wt2b && $G worktree remove wt2" >/dev/null
+[ ! -e "$ws/wt2" ] && [ ! -e "$ws/.git/worktrees/wt2" ] || fail "wt2 not removed: $(ls "$ws" "$ws/.git/worktrees")"
+
+# 4. Removing a worktree from before the run (wt) is a deletion of what
+#    existed: its HEAD, index and reflog are in no object (a detached
+#    HEAD's commits may be reachable from nowhere else). Without an
+#    approver it is refused, named, and the worktree still works.
+out=$(cd "$ws" && run -- $G worktree remove wt 2>&1); rc=$?
+[ $rc != 0 ] || fail "removing a worktree from before the run succeeded unasked: $out"
+grep -q "^sbx: approval: denied delete $ws/" <<<"$out" || fail "no denial named: $out"
+[ -f "$ws/wt/.git" ] && (cd "$ws/wt" && git status -s >/dev/null) || fail "the refused removal broke wt: $out"
+(cd "$ws/wt" && git checkout -q -- . ) # what the refused removal had already taken (blobs, free)
+
+# 5. ../wt from a workspace below /tmp: the directory between /tmp and the
+#    workspace is sbx's and refuses the write, and git says so.
+out=$(cd "$ws" && run -- $G worktree add -q ../wt-out -b out1 2>&1); rc=$?
+[ $rc != 0 ] || [ -f "$tmp/wt-out/a" ] || fail "../wt-out: exit 0 and nothing on the host: $out"
+(cd "$ws" && git worktree prune && git branch -q -D out1 2>/dev/null)
+
+# 6. A workspace directly in /tmp: ../wt is the private /tmp's, discarded
+#    with the run. The run must fail naming it (exit 125), never exit 0
+#    with nothing on the host.
+ws2=$(mktemp -d /tmp/sbx-wf-wt.XXXXXX)
+trap 'rm -rf "$tmp" "$ws2" "/tmp/$(basename "$ws2")-wt"' EXIT
+(cd "$ws2" && git init -q -b main && echo a > a && git add a && git commit -qm a) || fail "host git setup 2"
+wsave=$ws; ws=$ws2
+lost="/tmp/$(basename "$ws2")-wt"
+out=$(cd "$ws" && run -- $G worktree add -q "../$(basename "$ws2")-wt" -b lost 2>&1); rc=$?
+if [ $rc = 0 ]; then
+  [ -f "$lost/a" ] || fail "/tmp workspace: git worktree add ../wt exited 0 with nothing on the host: $out"
+else
+  grep -q "^sbx: error: the git worktree $lost was made in the sandbox's private /tmp" <<<"$out" ||
+    fail "/tmp workspace: failed (exit $rc) without naming the lost worktree: $out"
+  [ $rc = 125 ] || fail "/tmp workspace: exit $rc, not 125: $out"
+fi
+# Control: inside that workspace a worktree works and sbx says nothing
+# (the check names only what is outside the workspace and missing).
+(cd "$ws" && git worktree prune)
+quiet "/tmp workspace: worktree inside" $G worktree add -q inner -b inner >/dev/null
+[ -f "$ws/inner/a" ] || fail "/tmp workspace: inner worktree not on the host"
+ws=$wsave
+echo "PASS"
