@@ -29,6 +29,19 @@ in_dir="$ws/wt" quiet "commit in wt" sh -c "$G add w && $G commit -qm w" >/dev/n
 quiet "worktree add + remove" sh -c "$G worktree add -q wt2 -b wt2b && $G worktree remove wt2" >/dev/null
 [ ! -e "$ws/wt2" ] && [ ! -e "$ws/.git/worktrees/wt2" ] || fail "wt2 not removed: $(ls "$ws" "$ws/.git/worktrees")"
 
+# 3b. A worktree made in this run has writable links until the run ends
+#     (they are protected from the next run on): one re-pointed elsewhere
+#     (a commondir naming a crafted repository, whose config the user's
+#     git in that worktree would obey) fails the run, named. Control: 1
+#     and 3 above, the same worktree left as git made it, pass silent.
+out=$(cd "$ws" && run -- sh -c "$G worktree add -q wt3 -b wt3b && git init -q --bare crafted &&
+  echo ../../../crafted > .git/worktrees/wt3/commondir" 2>&1); rc=$?
+[ $rc = 125 ] && grep -q "^sbx: error: the git worktree record $ws/.git/worktrees/wt3, made in this run, has a commondir" <<<"$out" ||
+  fail "a re-pointed commondir of a new worktree was not named (exit $rc): $out"
+out=$(cd "$ws" && run -- sh -c "$G worktree add -q wt4 -b wt4b && echo 'gitdir: $ws/crafted' > wt4/.git" 2>&1); rc=$?
+[ $rc = 125 ] && grep -q "^sbx: error: $ws/wt4/.git, the .git file of a worktree made in this run, does not name" <<<"$out" ||
+  fail "a re-pointed .git file of a new worktree was not named (exit $rc): $out"
+
 # 4. Removing a worktree from before the run (wt) is a deletion of what
 #    existed: its HEAD, index and reflog are in no object (a detached
 #    HEAD's commits may be reachable from nowhere else). Without an
