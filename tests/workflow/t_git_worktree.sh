@@ -38,6 +38,17 @@ out=$(cd "$ws" && run -- sh -c "$G worktree add -q wt3 -b wt3b && git init -q --
   echo ../../../crafted > .git/worktrees/wt3/commondir" 2>&1); rc=$?
 [ $rc = 125 ] && grep -q "^sbx: error: the git worktree record $ws/.git/worktrees/wt3, made in this run, has a commondir" <<<"$out" ||
   fail "a re-pointed commondir of a new worktree was not named (exit $rc): $out"
+# Negative control: the check off (test knob), the same plant exits 0 and
+# the host's git in that worktree runs the crafted repository's fsmonitor.
+rm -rf "$ws/wt3" "$ws/.git/worktrees/wt3" "$ws/crafted"; (cd "$ws" && git branch -q -D wt3b)
+marker="$tmp/fsmonitor-ran"
+out=$(cd "$ws" && SBX_TEST_NO_WORKTREE_CHECK=1 run -- sh -c "$G worktree add -q wt3 -b wt3b &&
+  git init -q --bare crafted && printf '[core]\n\tbare = false\n\tfsmonitor = \"touch $marker #\"\n' > crafted/config &&
+  echo ../../../crafted > .git/worktrees/wt3/commondir" 2>&1); rc=$?
+[ $rc = 0 ] || fail "knob: the plant did not pass (exit $rc): $out"
+(cd "$ws/wt3" && git status >/dev/null 2>&1)
+[ -e "$marker" ] || fail "knob: the host's git in wt3 did not run the planted fsmonitor: the control shows nothing"
+rm -rf "$ws/wt3" "$ws/.git/worktrees/wt3" "$ws/crafted" "$marker"; (cd "$ws" && git branch -q -D wt3b 2>/dev/null)
 out=$(cd "$ws" && run -- sh -c "$G worktree add -q wt4 -b wt4b && echo 'gitdir: $ws/crafted' > wt4/.git" 2>&1); rc=$?
 [ $rc = 125 ] && grep -q "^sbx: error: $ws/wt4/.git, the .git file of a worktree made in this run, does not name" <<<"$out" ||
   fail "a re-pointed .git file of a new worktree was not named (exit $rc): $out"
