@@ -8,10 +8,9 @@
  * disk. Nothing in the view can refuse that write without refusing the
  * private /tmp itself (the workspace's parent is the tmpfs's root, which
  * every tool writes to). The directories between /tmp and a deeper
- * workspace (/tmp/a/ws) are made by sbx, mode 0755, and refuse the write
- * (EACCES) when sbx runs as root, whose command runs as another uid
- * (sbx_plan_identity.c); `../../wt` from there reaches the tmpfs's root
- * again. So the loss is found when the run is over, where it can be stated for
+ * workspace (/tmp/a of /tmp/a/ws) are a read-only bind and refuse the
+ * write (EROFS, sbx_mount.c); `../../wt` from there reaches the tmpfs's
+ * root again. So the loss is found when the run is over, where it can be stated for
  * certain: a worktree record born during the run whose gitdir names a
  * path in /tmp, outside the workspace, that the host does not have. The
  * run then fails (exit 125) naming it: never exit 0 with nothing on the

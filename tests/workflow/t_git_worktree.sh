@@ -64,10 +64,27 @@ grep -q "^sbx: approval: denied delete $ws/" <<<"$out" || fail "no denial named:
 (cd "$ws/wt" && git checkout -q -- . ) # what the refused removal had already taken (blobs, free)
 
 # 5. ../wt from a workspace below /tmp: the directory between /tmp and the
-#    workspace is sbx's and refuses the write, and git says so.
+#    workspace is sbx's, a read-only bind: EROFS, and git says so.
 out=$(cd "$ws" && run -- $G worktree add -q ../wt-out -b out1 2>&1); rc=$?
 [ $rc != 0 ] || [ -f "$tmp/wt-out/a" ] || fail "../wt-out: exit 0 and nothing on the host: $out"
+[ $rc = 0 ] || grep -q "Read-only file system" <<<"$out" || fail "../wt-out: not refused by EROFS: $out"
 (cd "$ws" && git worktree prune && git branch -q -D out1 2>/dev/null)
+
+# 5b. The same unprivileged (sbx in a user namespace, as nobody), where
+#     those directories would be the command's own: still EROFS, nothing
+#     beside the workspace on the host; writing in the workspace works.
+if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ] &&
+   setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$SBX"; then
+  u="$tmp/u"; mkdir -p "$u/a/ws" "$u/state"; chown -R 65534:65534 "$u"; chmod 755 "$tmp"
+  out=$(cd "$u/a/ws" && setsid setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+    env SBX_STATE_DIR="$u/state" HOME="$u" "$SBX" run --profile standard --workspace "$u/a/ws" -- \
+    sh -c 'echo in > inside; echo out > ../beside' </dev/null 2>&1)
+  [ -f "$u/a/ws/inside" ] || fail "unprivileged: writing in the workspace failed: $out"
+  grep -q "Read-only file system" <<<"$out" && [ ! -e "$u/a/beside" ] ||
+    fail "unprivileged: a write beside the workspace was not refused by EROFS: $out"
+else
+  echo "note: setpriv, root or a build nobody can run missing: the unprivileged case is skipped"
+fi
 
 # 6. A workspace directly in /tmp: ../wt is the private /tmp's, discarded
 #    with the run. The run must fail naming it (exit 125), never exit 0
