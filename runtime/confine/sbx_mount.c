@@ -10,7 +10,9 @@
  *   /proc        a new procfs of the sandbox's pid namespace; /proc/sys,
  *                /proc/sysrq-trigger, /proc/irq, /proc/bus read-only
  *   /dev         tmpfs with null, zero, full, random, urandom, shm
- *   /tmp         private tmpfs (read-only when the profile cannot write)
+ *   /tmp         private tmpfs (read-only when the profile cannot write);
+ *                the directories made on it to reach an entry below it
+ *                (/tmp/a of a workspace /tmp/a/ws) read-only
  *   masks        empty 0000 files / empty 0000 tmpfs over denied paths and,
  *                for CS_SHELL_NONE, over every shell binary.
  * The host root is reached during the build as /oldroot (after a first
