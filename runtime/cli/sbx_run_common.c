@@ -150,7 +150,9 @@ cleanup:
 int sbx_run_confined(struct sbx_run_request *req, struct sbx_run_result *res,
                      int (*confine)(const struct sbx_run_request *, struct sbx_run_result *))
 {
+  struct sbx_run_lost before;
   int r;
+  sbx_run_lost_before(req->workspace, &before);
   req->interrupted = sbx_signal_received;
   /* The ticket is then completed and the run recorded. */
   if (sbx_signal_install() != 0)
@@ -159,6 +161,12 @@ int sbx_run_confined(struct sbx_run_request *req, struct sbx_run_result *res,
   sbx_signal_running(1);
   r = confine(req, res);
   sbx_signal_running(0);
+  /* A worktree that exists only in the discarded /tmp fails the run, even
+   * when git said it succeeded (issue 13): never exit 0 with nothing on
+   * the host. */
+  if (sbx_run_lost_worktrees(req->workspace, &before, stderr) > 0 && r == 0 &&
+      res->outcome == SBX_OUTCOME_EXITED && res->exit_code == 0)
+    res->exit_code = SBX_EXIT_FAILURE;
   return r;
 }
 

@@ -39,6 +39,18 @@ int sbx_run_cwd(const char *given, const char *workspace, char *out, size_t size
  * confine's result. */
 int sbx_run_confined(struct sbx_run_request *req, struct sbx_run_result *res,
                      int (*confine)(const struct sbx_run_request *, struct sbx_run_result *));
+/* The linked git worktrees a run made in the sandbox's private /tmp, lost
+ * with it (sbx_run_lost.c): the workspace's worktree records before the
+ * run (only when the workspace is under /tmp), then, after it, each new
+ * one whose worktree is in /tmp outside the workspace and not on the host
+ * is named on err. Returns how many. */
+struct sbx_run_lost {
+  bool active;
+  char *names; /* each followed by a NUL */
+  size_t len;
+};
+int sbx_run_lost_before(const char *workspace, struct sbx_run_lost *before);
+int sbx_run_lost_worktrees(const char *workspace, struct sbx_run_lost *before, FILE *err);
 /* What sbx says on stderr when a run is over (the start-up path with -v,
  * the failure, timeout or interruption, and every refusal named with its
  * rule); returns sbx's exit status (docs/sbx.1). r is sbx_confine_run's

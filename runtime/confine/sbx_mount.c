@@ -10,7 +10,9 @@
  *   /proc        a new procfs of the sandbox's pid namespace; /proc/sys,
  *                /proc/sysrq-trigger, /proc/irq, /proc/bus read-only
  *   /dev         tmpfs with null, zero, full, random, urandom, shm
- *   /tmp         private tmpfs (read-only when the profile cannot write)
+ *   /tmp         private tmpfs (read-only when the profile cannot write);
+ *                the directories made on it to reach an entry below it
+ *                (/tmp/a of a workspace /tmp/a/ws) read-only
  *   masks        empty 0000 files / empty 0000 tmpfs over denied paths and,
  *                for CS_SHELL_NONE, over every shell binary.
  * The host root is reached during the build as /oldroot (after a first
@@ -473,6 +475,55 @@ fail:
   return rc;
 }
 
+/* The directories sbx made on the private /tmp to reach an entry below it
+ * (/tmp/a for a workspace /tmp/a/ws) read-only (issue 13). They stand for
+ * the host's directories of those names but are empty and discarded with
+ * the run: `git worktree add ../wt` from /tmp/a/ws wrote /tmp/a/wt there,
+ * git said it succeeded, and nothing reached the host. Made by sbx, they
+ * refused the write only when the command ran as another uid (sbx as
+ * root); in a user namespace they are the command's own. So the first
+ * directory under /tmp of each such entry is bound onto itself, with
+ * everything mounted inside it (the workspace, its git carve-outs, masks),
+ * and only that bind made read-only: a write there fails with EROFS, which
+ * the tool reports, while the entries keep their own flags. An entry
+ * directly in /tmp has no such directory: its neighbours are the private
+ * /tmp itself, which stays writable (sbx_run_lost.c names a worktree lost
+ * there). `root`: where the view's / is now ("" once pivoted). */
+static int sbx_mount_tmp_scaffold_ro(const char *root, const struct sbx_plan *plan,
+                                     struct sbx_fail *f)
+{
+  char top[PATH_MAX], path[PATH_MAX];
+  for (size_t i = 0; i < plan->n_mounts; i++) {
+    const char *p = plan->mounts[i].path, *slash;
+    bool done = false;
+    int rc;
+    if (strncmp(p, "/tmp/", 5) != 0 || !(slash = strchr(p + 5, '/')))
+      continue; /* not below /tmp, or directly in it */
+    snprintf(top, sizeof top, "%.*s", (int)(slash - p), p);
+    /* Once per directory; and never over an entry of the plan itself (a
+     * rule naming /tmp/a is bound from the host: its own flags decide). */
+    for (size_t j = 0; j < plan->n_mounts && !done; j++) {
+      const char *q = plan->mounts[j].path;
+      size_t n = strlen(top);
+      done = strcmp(q, top) == 0 || (j < i && strncmp(q, top, n) == 0 && q[n] == '/');
+    }
+    if (done)
+      continue;
+    if (snprintf(path, sizeof path, "%s%s", root, top) >= (int)sizeof path)
+      return sbx_fail_set(f, SBX_LAYER_MOUNT, ENAMETOOLONG, "%s: name too long", top),
+             -ENAMETOOLONG;
+    if (mount(path, path, NULL, MS_BIND | MS_REC, NULL) < 0)
+      return sbx_mount_errno(f, "read-only directories below /tmp (bind)");
+    if ((rc =
+             sbx_setattr(path, SBX_MOUNT_ATTR_RDONLY | SBX_MOUNT_ATTR_NOSUID | SBX_MOUNT_ATTR_NODEV,
+                         false)) < 0) {
+      errno = -rc;
+      return sbx_mount_errno(f, "read-only directories below /tmp");
+    }
+  }
+  return 0;
+}
+
 /* The view; `tmpl`: a warm template's (sbx_mount_template). */
 static int sbx_mount_view(const struct sbx_plan *plan, bool tmpl, struct sbx_fail *f)
 {
@@ -530,8 +581,9 @@ static int sbx_mount_view(const struct sbx_plan *plan, bool tmpl, struct sbx_fai
     close(fd);
   } else if ((rc = sbx_mount_tmp(SBX_NEW, plan, f)) < 0)
     return rc;
-  if ((rc = sbx_mount_entries(plan, f)) < 0 || (rc = sbx_mount_dev(plan, !tmpl, f)) < 0 ||
-      (!tmpl && (rc = sbx_mount_proc(SBX_NEW, f)) < 0))
+  if ((rc = sbx_mount_entries(plan, f)) < 0 ||
+      (!tmpl && (rc = sbx_mount_tmp_scaffold_ro(SBX_NEW, plan, f)) < 0) ||
+      (rc = sbx_mount_dev(plan, !tmpl, f)) < 0 || (!tmpl && (rc = sbx_mount_proc(SBX_NEW, f)) < 0))
     return rc;
   what = "read-only /tmp";
   if (!tmpl && !plan->tmp_writable &&
@@ -651,7 +703,8 @@ int sbx_mount_fresh(const struct sbx_plan *plan, struct sbx_fail *f)
                 SBX_MOVE_MOUNT_F_EMPTY_PATH) < 0)
       goto fail_errno;
   }
-  if ((rc = sbx_mount_shm("", plan, f)) < 0 || (rc = sbx_mount_proc("", f)) < 0)
+  if ((rc = sbx_mount_tmp_scaffold_ro("", plan, f)) < 0 || (rc = sbx_mount_shm("", plan, f)) < 0 ||
+      (rc = sbx_mount_proc("", f)) < 0)
     goto cleanup;
   what = "read-only /tmp";
   if (!plan->tmp_writable && (rc = sbx_setattr("/tmp", SBX_MOUNT_ATTR_RDONLY, false)) < 0) {

@@ -314,6 +314,14 @@ static int sbx_un_handle(int listener, const struct seccomp_notif *n,
   if (op->kind == SBX_UN_UNLINK || op->kind == SBX_UN_RENAME) {
     int failed = 0, exempt = 0;
     req.operation = CS_APPROVAL_OP_DELETE;
+    /* An empty name removes nothing: the kernel answers ENOENT (unlink,
+     * unlinkat and rmdir take no AT_EMPTY_PATH), so does this layer,
+     * unasked (git unlinks the empty name of a temporary file it failed
+     * to make; asked, it showed as "delete <cwd>/"). */
+    if (op->kind == SBX_UN_UNLINK && !op->path[0][0]) {
+      resp->error = -ENOENT;
+      goto cleanup;
+    }
     /* What is shown must be what is done: the directories are resolved
      * once, as the caller would, and the call then acts on exactly those
      * (`build/././.../../src/important.c` is shown, and deleted, as

@@ -180,7 +180,7 @@ done:
 
 /* Is `id` in the version-2 pack index open as `fd`? Its layout: magic
  * ff 74 4f 63, version 2, 256 cumulative counts, then the sorted ids. */
-static bool sbx_un_idx_has(int fd, const unsigned char id[20])
+bool sbx_un_git_idx_has(int fd, const unsigned char id[20])
 {
   struct stat st;
   const unsigned char *m;
@@ -248,7 +248,7 @@ bool sbx_un_git_holds(int dir, const char *name, const char *workspace)
     if (fd < 0)
       continue;
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-      held = sbx_un_idx_has(fd, id);
+      held = sbx_un_git_idx_has(fd, id);
     close(fd);
   }
   closedir(packs);

@@ -300,7 +300,10 @@ static long sbx_un_tmp_unlink(const struct sbx_un_op *op, const struct sbx_unoti
     /* Or git holds exactly what it contains (sbx_unotify_git.c): git's
      * checkout, stash and rebase unlink each work-tree file they update. */
     if (sbx_un_born_in_run(pfd, base, cfg) ||
-        (!(op->flags & AT_REMOVEDIR) && sbx_un_git_holds(pfd, base, cfg->workspace))) {
+        (!(op->flags & AT_REMOVEDIR) && sbx_un_git_holds(pfd, base, cfg->workspace)) ||
+        /* Or git reorganises its object store and loses no object (git
+         * gc: sbx_unotify_gitstore.c). */
+        sbx_un_git_store_free(pfd, base, op->flags & AT_REMOVEDIR, cfg->workspace)) {
       *exempt = 1;
       ret = unlinkat(pfd, base, op->flags);
       if (ret < 0)

@@ -175,6 +175,14 @@ int sbx_un_ask(int listener, const struct seccomp_notif *n, const struct sbx_uno
  * `dirfd` (a regular file or symlink)? Run by a helper, under the
  * directory's lock. */
 bool sbx_un_git_holds(int dirfd, const char *name, const char *workspace);
+/* Is `id` listed in the version-2 pack index open as `fd`? */
+bool sbx_un_git_idx_has(int fd, const unsigned char id[20]);
+/* delete (sbx_unotify_gitstore.c): is the removal of `name` in `dirfd`
+ * git reorganising its own object store, losing no object: a loose object
+ * a pack holds, an empty fan-out directory of objects/, or a pack every
+ * object of which another pack holds? `is_dir`: an rmdir. Run by a
+ * helper, under the directory's lock. */
+bool sbx_un_git_store_free(int dirfd, const char *name, bool is_dir, const char *workspace);
 
 /* Copies a NUL-terminated string / len bytes of process pid (once). */
 int sbx_un_read_str(pid_t pid, uint64_t addr, char *out, size_t len);
