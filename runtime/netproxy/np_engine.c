@@ -183,7 +183,7 @@ static void np_watch_set(struct np_engine *e, struct np_end *end, uint32_t event
 {
   if (end->fd < 0 || end->events == events)
     return;
-  struct epoll_event ev = {.events = events, .data.ptr = end};
+  struct epoll_event ev = { .events = events, .data.ptr = end };
   epoll_ctl(e->epfd, EPOLL_CTL_MOD, end->fd, &ev);
   end->events = events;
 }
@@ -191,7 +191,7 @@ static void np_watch_set(struct np_engine *e, struct np_end *end, uint32_t event
 static void np_set_listening(struct np_engine *e, int on)
 {
   for (size_t i = 0; i < e->n_listeners; i++) {
-    struct epoll_event ev = {.events = on ? EPOLLIN : 0, .data.ptr = &e->listeners[i]};
+    struct epoll_event ev = { .events = on ? EPOLLIN : 0, .data.ptr = &e->listeners[i] };
     epoll_ctl(e->epfd, EPOLL_CTL_MOD, e->listeners[i].fd, &ev);
   }
   e->accept_paused = !on;
@@ -301,15 +301,15 @@ static void np_refuse(struct np_engine *e, struct np_conn *c, int http_status, u
     int n = snprintf(msg, sizeof msg,
                      "HTTP/1.1 %d %s\r\nX-Proxy-Error: %s\r\nContent-Type: text/plain\r\n"
                      "Content-Length: %zu\r\nConnection: close\r\n\r\n%s\n",
-                     http_status, np_status_text(http_status), c->refusal,
-                     strlen(c->refusal) + 1, c->refusal);
+                     http_status, np_status_text(http_status), c->refusal, strlen(c->refusal) + 1,
+                     c->refusal);
     if (n > 0 && (size_t)n < sizeof msg)
       np_append(&c->to_client, msg, (size_t)n);
   } else if (c->socks_greeted) {
     uint8_t reply[10];
     np_append(&c->to_client, reply, np_socks_reply(socks_rep, reply));
   } else {
-    uint8_t reply[2] = {NP_SOCKS_VERSION, NP_SOCKS_NO_METHOD};
+    uint8_t reply[2] = { NP_SOCKS_VERSION, NP_SOCKS_NO_METHOD };
     np_append(&c->to_client, reply, sizeof reply);
   }
   c->state = NP_ST_REFUSE;
@@ -322,8 +322,8 @@ static void np_refuse(struct np_engine *e, struct np_conn *c, int http_status, u
 static void np_refuse_step(struct np_engine *e, struct np_conn *c)
 {
   while (np_pending(&c->to_client)) {
-    ssize_t n = send(c->client.fd, c->to_client.data + c->to_client.off,
-                     np_pending(&c->to_client), MSG_NOSIGNAL | MSG_DONTWAIT);
+    ssize_t n = send(c->client.fd, c->to_client.data + c->to_client.off, np_pending(&c->to_client),
+                     MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n > 0) {
       c->to_client.off += (size_t)n;
       continue;
@@ -501,8 +501,8 @@ static void np_dial_next(struct np_engine *e, struct np_conn *c)
 {
   while (c->next_addr < c->n_addrs) {
     const struct sockaddr_storage *sa = &c->addrs[c->next_addr++];
-    socklen_t len = sa->ss_family == AF_INET ? sizeof(struct sockaddr_in)
-                                             : sizeof(struct sockaddr_in6);
+    socklen_t len =
+        sa->ss_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
     int fd = socket(sa->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) {
       c->last_errno = errno;
@@ -516,7 +516,7 @@ static void np_dial_next(struct np_engine *e, struct np_conn *c)
     }
     c->up.fd = fd;
     c->up.events = rc == 0 ? 0 : EPOLLOUT;
-    struct epoll_event ev = {.events = c->up.events, .data.ptr = &c->up};
+    struct epoll_event ev = { .events = c->up.events, .data.ptr = &c->up };
     if (epoll_ctl(e->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
       c->last_errno = errno;
       close(fd);
@@ -542,8 +542,7 @@ static void np_dial_done(struct np_engine *e, struct np_conn *c)
     err = errno;
   struct sockaddr_storage peer;
   socklen_t plen = sizeof peer;
-  if (err == 0 && getpeername(c->up.fd, (struct sockaddr *)&peer, &plen) != 0 &&
-      errno == ENOTCONN)
+  if (err == 0 && getpeername(c->up.fd, (struct sockaddr *)&peer, &plen) != 0 && errno == ENOTCONN)
     return; /* not connected yet: a spurious wake-up */
   if (err == 0)
     return np_start_relay(e, c);
@@ -608,8 +607,9 @@ static void np_judge(struct np_engine *e, struct np_conn *c, const char *host, s
     c->state = NP_ST_ASK;
     np_set_deadline(e, c, np_now_ms() + e->lim.ask_ms);
     np_watch_set(e, &c->client, 0);
-    struct np_ask ask = {.id = np_conn_id(c), .protocol = c->proto, .host = c->host.text,
-                         .port = port};
+    struct np_ask ask = {
+      .id = np_conn_id(c), .protocol = c->proto, .host = c->host.text, .port = port
+    };
     e->cb.ask(e->cb.ctx, &ask);
     return;
   }
@@ -641,10 +641,11 @@ static void np_socks_head(struct np_engine *e, struct np_conn *c)
     if (st == NP_SOCKS_REFUSED || !g.no_auth_offered) {
       snprintf(c->basis, sizeof c->basis, "malformed request");
       return np_refuse(e, c, 0, 0,
-                       st == NP_SOCKS_REFUSED ? "not a SOCKS5 greeting"
-                                              : "SOCKS client offers no \"no authentication\" method");
+                       st == NP_SOCKS_REFUSED
+                           ? "not a SOCKS5 greeting"
+                           : "SOCKS client offers no \"no authentication\" method");
     }
-    uint8_t reply[2] = {NP_SOCKS_VERSION, NP_SOCKS_NO_AUTH};
+    uint8_t reply[2] = { NP_SOCKS_VERSION, NP_SOCKS_NO_AUTH };
     np_append(&c->to_client, reply, sizeof reply);
     memmove(c->head, c->head + g.len, c->head_len - g.len);
     c->head_len -= g.len;
@@ -710,14 +711,18 @@ static void np_accept(struct np_engine *e, struct np_watch *l)
        * hold the proxy's memory or make the others wait. */
       static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\nX-Proxy-Error: too many "
                                  "connections\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
-      static const uint8_t socks_busy[2] = {NP_SOCKS_VERSION, NP_SOCKS_NO_METHOD};
-      ssize_t w = proto == NP_PROTO_HTTP ? send(fd, busy, sizeof busy - 1, MSG_NOSIGNAL | MSG_DONTWAIT)
-                                         : send(fd, socks_busy, 2, MSG_NOSIGNAL | MSG_DONTWAIT);
+      static const uint8_t socks_busy[2] = { NP_SOCKS_VERSION, NP_SOCKS_NO_METHOD };
+      ssize_t w = proto == NP_PROTO_HTTP
+                      ? send(fd, busy, sizeof busy - 1, MSG_NOSIGNAL | MSG_DONTWAIT)
+                      : send(fd, socks_busy, 2, MSG_NOSIGNAL | MSG_DONTWAIT);
       (void)w;
       close(fd);
       if (e->cb.record) {
-        struct np_record r = {.protocol = proto, .host = "", .dialled = "", .basis = "limit",
-                              .refusal = "too many connections"};
+        struct np_record r = { .protocol = proto,
+                               .host = "",
+                               .dialled = "",
+                               .basis = "limit",
+                               .refusal = "too many connections" };
         e->cb.record(e->cb.ctx, &r);
       }
       continue;
@@ -728,13 +733,13 @@ static void np_accept(struct np_engine *e, struct np_watch *l)
     c->proto = proto;
     c->mem = mem;
     c->head = mem;
-    c->to_up = (struct np_buf){mem + e->lim.head_max, 0, 0, e->lim.buffer_size};
-    c->to_client = (struct np_buf){mem + e->lim.head_max + e->lim.buffer_size, 0, 0,
-                                   e->lim.buffer_size};
-    c->client = (struct np_end){NP_WATCH_CLIENT, fd, EPOLLIN, c};
-    c->up = (struct np_end){NP_WATCH_UPSTREAM, -1, 0, c};
+    c->to_up = (struct np_buf){ mem + e->lim.head_max, 0, 0, e->lim.buffer_size };
+    c->to_client =
+        (struct np_buf){ mem + e->lim.head_max + e->lim.buffer_size, 0, 0, e->lim.buffer_size };
+    c->client = (struct np_end){ NP_WATCH_CLIENT, fd, EPOLLIN, c };
+    c->up = (struct np_end){ NP_WATCH_UPSTREAM, -1, 0, c };
     c->start_ms = np_now_ms();
-    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &c->client};
+    struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &c->client };
     if (epoll_ctl(e->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
       np_cut(e, c, "cannot watch the connection");
       continue;
@@ -906,7 +911,8 @@ int np_engine_run(struct np_engine *e)
     int timeout = -1;
     if (e->next_due != UINT64_MAX) {
       uint64_t now = np_now_ms();
-      timeout = e->next_due <= now ? 0 : (int)(e->next_due - now > 60000 ? 60000 : e->next_due - now);
+      timeout =
+          e->next_due <= now ? 0 : (int)(e->next_due - now > 60000 ? 60000 : e->next_due - now);
     }
     int n = epoll_wait(e->epfd, events, 64, timeout);
     if (n < 0) {
@@ -1004,7 +1010,7 @@ int np_engine_create(const struct np_engine_config *cfg, struct np_engine **out,
   e->lim = *l;
   e->cb = cfg->callbacks;
   e->next_due = UINT64_MAX;
-  e->wake = (struct np_watch){NP_WATCH_WAKE, -1};
+  e->wake = (struct np_watch){ NP_WATCH_WAKE, -1 };
   e->epfd = -1;
   pthread_mutex_init(&e->answer_lock, NULL);
   for (unsigned i = l->max_connections; i-- > 0;) {
@@ -1026,7 +1032,7 @@ int np_engine_create(const struct np_engine_config *cfg, struct np_engine **out,
     snprintf(err, errlen, "network proxy: epoll or eventfd: %s", strerror(errno));
     goto fail;
   }
-  struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &e->wake};
+  struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &e->wake };
   if (epoll_ctl(e->epfd, EPOLL_CTL_ADD, e->wake.fd, &ev) != 0) {
     snprintf(err, errlen, "network proxy: epoll: %s", strerror(errno));
     goto fail;
@@ -1047,7 +1053,7 @@ int np_engine_create(const struct np_engine_config *cfg, struct np_engine **out,
       snprintf(err, errlen, "network proxy: descriptor %d: %s", fd, strerror(errno));
       goto fail;
     }
-    struct epoll_event lev = {.events = EPOLLIN, .data.ptr = &e->listeners[i]};
+    struct epoll_event lev = { .events = EPOLLIN, .data.ptr = &e->listeners[i] };
     if (epoll_ctl(e->epfd, EPOLL_CTL_ADD, fd, &lev) != 0) {
       snprintf(err, errlen, "network proxy: epoll: %s", strerror(errno));
       goto fail;

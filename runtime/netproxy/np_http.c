@@ -164,8 +164,8 @@ enum np_http_status np_http_parse(const char *buf, size_t len, size_t max,
   }
   req->version = sp2 + 1;
   size_t vlen = (size_t)(line_end - req->version);
-  if (!(vlen == 8 && (memcmp(req->version, "HTTP/1.1", 8) == 0 ||
-                      memcmp(req->version, "HTTP/1.0", 8) == 0)))
+  if (!(vlen == 8 &&
+        (memcmp(req->version, "HTTP/1.1", 8) == 0 || memcmp(req->version, "HTTP/1.0", 8) == 0)))
     return np_refuse(req, 505, "HTTP version is not 1.0 or 1.1");
   req->is_connect = req->method_len == 7 && memcmp(buf, "CONNECT", 7) == 0;
 
@@ -200,9 +200,10 @@ enum np_http_status np_http_parse(const char *buf, size_t len, size_t max,
  * Transfer-Encoding stays: the body is relayed as the client framed it. */
 static int np_is_hop_header(const char *name, size_t n)
 {
-  static const char *const hop[] = {"connection", "proxy-connection",    "keep-alive",
-                                    "te",         "trailer",             "upgrade",
-                                    "host",       "proxy-authorization", "proxy-authenticate"};
+  static const char *const hop[] = {
+    "connection", "proxy-connection",    "keep-alive",        "te", "trailer", "upgrade",
+    "host",       "proxy-authorization", "proxy-authenticate"
+  };
   for (size_t i = 0; i < sizeof hop / sizeof hop[0]; i++)
     if (np_ieq(name, n, hop[i]))
       return 1;
@@ -274,7 +275,7 @@ static void np_puts(struct np_out *o, const char *s)
 
 size_t np_http_rewrite(const char *buf, const struct np_http_request *req, char *out, size_t cap)
 {
-  struct np_out o = {out, cap, 0, 0};
+  struct np_out o = { out, cap, 0, 0 };
   np_put(&o, req->method, req->method_len);
   np_puts(&o, " ");
   if (req->path_len == 0 || req->path[0] != '/')

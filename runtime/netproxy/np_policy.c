@@ -87,7 +87,7 @@ static int np_normalize_ipv6(const char *in, size_t len, struct np_host *out, co
     *why = "not an IPv6 address";
     return -1;
   }
-  static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+  static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
   if (memcmp(out->addr, mapped, 12) == 0) {
     /* ::ffff:a.b.c.d is the IPv4 address: one spelling, so that a deny of
      * a.b.c.d cannot be stepped around. */
@@ -361,8 +361,8 @@ int np_policy_compile(const struct np_policy_spec *spec, struct np_policy **out,
     const char *why = NULL;
     const char *text = spec->local_ranges[i];
     if (!text || np_cidr_parse(text, &p->ranges[i], &why) != 0) {
-      snprintf(err, errlen, "network proxy policy: local range \"%s\": %s",
-               text ? text : "(null)", why ? why : "missing");
+      snprintf(err, errlen, "network proxy policy: local range \"%s\": %s", text ? text : "(null)",
+               why ? why : "missing");
       goto fail;
     }
   }
@@ -402,7 +402,8 @@ static int np_host_matches(const struct np_pattern *p, const struct np_host *h)
       return 0;
     size_t hl = strlen(h->text), bl = strlen(p->host.text);
     int equal = strcmp(h->text, p->host.text) == 0;
-    int below = hl > bl + 1 && h->text[hl - bl - 1] == '.' && strcmp(h->text + hl - bl, p->host.text) == 0;
+    int below =
+        hl > bl + 1 && h->text[hl - bl - 1] == '.' && strcmp(h->text + hl - bl, p->host.text) == 0;
     switch (p->wild) {
     case NP_WILD_NONE:
       return equal;

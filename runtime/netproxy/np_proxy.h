@@ -63,8 +63,8 @@ struct np_record {
 /* Resolves a name in a worker thread, filling up to NP_ADDRS_MAX
  * addresses (port not set); returns the count, or -1 with *why set to a
  * static reason. Default: getaddrinfo. Tests substitute a hosts file. */
-typedef int (*np_resolve_fn)(void *ctx, const char *name, struct sockaddr_storage *out,
-                             size_t max, const char **why);
+typedef int (*np_resolve_fn)(void *ctx, const char *name, struct sockaddr_storage *out, size_t max,
+                             const char **why);
 
 struct np_callbacks {
   void (*ask)(void *ctx, const struct np_ask *ask);          /* must not block */

@@ -33,7 +33,7 @@ static int np_getaddrinfo(void *ctx, const char *name, struct sockaddr_storage *
                           const char **why)
 {
   (void)ctx;
-  struct addrinfo hints = {0}, *res = NULL;
+  struct addrinfo hints = { 0 }, *res = NULL;
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
   int rc = getaddrinfo(name, NULL, &hints, &res);
@@ -43,8 +43,7 @@ static int np_getaddrinfo(void *ctx, const char *name, struct sockaddr_storage *
   }
   size_t n = 0;
   for (struct addrinfo *a = res; a && n < max; a = a->ai_next) {
-    if ((a->ai_family != AF_INET && a->ai_family != AF_INET6) ||
-        a->ai_addrlen > sizeof out[0])
+    if ((a->ai_family != AF_INET && a->ai_family != AF_INET6) || a->ai_addrlen > sizeof out[0])
       continue;
     memset(&out[n], 0, sizeof out[n]);
     memcpy(&out[n], a->ai_addr, a->ai_addrlen);
@@ -62,8 +61,8 @@ static const uint8_t *np_sa_bytes(const struct sockaddr_storage *sa, int *family
   return (const uint8_t *)&((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
 }
 
-size_t np_resolver_filter(const struct np_policy *policy, struct sockaddr_storage *addrs,
-                          size_t n, char *why, size_t whylen)
+size_t np_resolver_filter(const struct np_policy *policy, struct sockaddr_storage *addrs, size_t n,
+                          char *why, size_t whylen)
 {
   size_t kept = 0;
   why[0] = '\0';
@@ -83,7 +82,8 @@ size_t np_resolver_filter(const struct np_policy *policy, struct sockaddr_storag
       if (!refusal) {
         int own = np_addr_is_own(family, bytes);
         if (own != 0)
-          refusal = own > 0 ? "an address of this host" : "unknown: this host's interfaces cannot be read";
+          refusal = own > 0 ? "an address of this host"
+                            : "unknown: this host's interfaces cannot be read";
       }
     }
     if (refusal) {

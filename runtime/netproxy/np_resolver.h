@@ -39,7 +39,7 @@ void np_resolver_stop(struct np_resolver *r);
 /* The check, on its own for tests: keeps the addresses a policy lets the
  * proxy dial, writing why the first refused one was refused. Returns the
  * count kept. */
-size_t np_resolver_filter(const struct np_policy *policy, struct sockaddr_storage *addrs,
-                          size_t n, char *why, size_t whylen);
+size_t np_resolver_filter(const struct np_policy *policy, struct sockaddr_storage *addrs, size_t n,
+                          char *why, size_t whylen);
 
 #endif

@@ -26,7 +26,7 @@
 static struct np_engine *the_engine;
 static const char *hosts_file;
 static FILE *records;
-static int ask_pipe[2] = {-1, -1};
+static int ask_pipe[2] = { -1, -1 };
 static int ask_allow;
 
 static void on_signal(int sig)
@@ -118,14 +118,15 @@ static void *answerer(void *arg)
   (void)arg;
   uint64_t id;
   while (read(ask_pipe[0], &id, sizeof id) == (ssize_t)sizeof id)
-    np_engine_answer(the_engine, id, ask_allow, ask_allow ? "approval (test allows)" : "approval (test denies)");
+    np_engine_answer(the_engine, id, ask_allow,
+                     ask_allow ? "approval (test allows)" : "approval (test denies)");
   return NULL;
 }
 
 static int listen_loopback(uint16_t *port)
 {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  struct sockaddr_in sin = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  struct sockaddr_in sin = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
   socklen_t len = sizeof sin;
   if (fd < 0 || bind(fd, (struct sockaddr *)&sin, sizeof sin) != 0 || listen(fd, 1024) != 0 ||
       getsockname(fd, (struct sockaddr *)&sin, &len) != 0) {
@@ -148,7 +149,7 @@ static unsigned number(const char *s)
 int main(int argc, char **argv)
 {
   const char *allow[MAX_LIST], *deny[MAX_LIST], *local[MAX_LIST];
-  struct np_policy_spec spec = {.allow = allow, .deny = deny, .local_ranges = local};
+  struct np_policy_spec spec = { .allow = allow, .deny = deny, .local_ranges = local };
   struct np_limits limits;
   np_limits_default(&limits);
   const char *ports_file = NULL, *records_file = NULL, *ask_mode = NULL;
@@ -202,7 +203,7 @@ int main(int argc, char **argv)
   struct np_engine_config cfg = {
     .policy = policy,
     .limits = limits,
-    .callbacks = {.record = on_record, .resolve = hosts_resolve},
+    .callbacks = { .record = on_record, .resolve = hosts_resolve },
     .http_fds = &http_fd,
     .n_http = 1,
     .socks_fds = &socks_fd,
@@ -223,7 +224,7 @@ int main(int argc, char **argv)
     fprintf(stderr, "np_driver: %s\n", err);
     return 1;
   }
-  struct sigaction sa = {.sa_handler = on_signal};
+  struct sigaction sa = { .sa_handler = on_signal };
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGINT, &sa, NULL);
   char tmp[4096];

@@ -34,31 +34,33 @@ struct norm_case {
 };
 
 static const struct norm_case norm_cases[] = {
-  {"Example.COM", 1, NP_HOST_NAME, "example.com"},
-  {"example.com.", 1, NP_HOST_NAME, "example.com"},
-  {"xn--bcher-kva.example", 1, NP_HOST_NAME, "xn--bcher-kva.example"},
-  {"b\xc3\xbc" "cher.example", 0, 0, NULL}, /* non-ASCII: IDNA form only */
-  {"a..b", 0, 0, NULL},
-  {".", 0, 0, NULL},
-  {"", 0, 0, NULL},
-  {"example.com..", 0, 0, NULL},
-  {"-a.com", 0, 0, NULL},
-  {"a-.com", 0, 0, NULL},
-  {"a b.com", 0, 0, NULL},
-  {"a/b.com", 0, 0, NULL},
-  {"127.0.0.1", 1, NP_HOST_IPV4, "127.0.0.1"},
-  {"1.2.3.4.", 1, NP_HOST_IPV4, "1.2.3.4"},
-  {"127.1", 0, 0, NULL},        /* inet_aton's short form */
-  {"017.0.0.1", 0, 0, NULL},    /* octal to inet_aton */
-  {"2130706433", 0, 0, NULL},   /* one number */
-  {"foo.0x7f", 0, 0, NULL},     /* hex last label */
-  {"host.123", 0, 0, NULL},     /* numeric top label */
-  {"0x7f.example", 1, NP_HOST_NAME, "0x7f.example"},
-  {"::1", 1, NP_HOST_IPV6, "::1"},
-  {"2001:DB8:0:0::1", 1, NP_HOST_IPV6, "2001:db8::1"},
-  {"::ffff:127.0.0.1", 1, NP_HOST_IPV4, "127.0.0.1"}, /* mapped = the IPv4 address */
-  {"fe80::1%eth0", 0, 0, NULL},
-  {"1:2:3", 0, 0, NULL},
+  { "Example.COM", 1, NP_HOST_NAME, "example.com" },
+  { "example.com.", 1, NP_HOST_NAME, "example.com" },
+  { "xn--bcher-kva.example", 1, NP_HOST_NAME, "xn--bcher-kva.example" },
+  { "b\xc3\xbc"
+    "cher.example",
+    0, 0, NULL }, /* non-ASCII: IDNA form only */
+  { "a..b", 0, 0, NULL },
+  { ".", 0, 0, NULL },
+  { "", 0, 0, NULL },
+  { "example.com..", 0, 0, NULL },
+  { "-a.com", 0, 0, NULL },
+  { "a-.com", 0, 0, NULL },
+  { "a b.com", 0, 0, NULL },
+  { "a/b.com", 0, 0, NULL },
+  { "127.0.0.1", 1, NP_HOST_IPV4, "127.0.0.1" },
+  { "1.2.3.4.", 1, NP_HOST_IPV4, "1.2.3.4" },
+  { "127.1", 0, 0, NULL },      /* inet_aton's short form */
+  { "017.0.0.1", 0, 0, NULL },  /* octal to inet_aton */
+  { "2130706433", 0, 0, NULL }, /* one number */
+  { "foo.0x7f", 0, 0, NULL },   /* hex last label */
+  { "host.123", 0, 0, NULL },   /* numeric top label */
+  { "0x7f.example", 1, NP_HOST_NAME, "0x7f.example" },
+  { "::1", 1, NP_HOST_IPV6, "::1" },
+  { "2001:DB8:0:0::1", 1, NP_HOST_IPV6, "2001:db8::1" },
+  { "::ffff:127.0.0.1", 1, NP_HOST_IPV4, "127.0.0.1" }, /* mapped = the IPv4 address */
+  { "fe80::1%eth0", 0, 0, NULL },
+  { "1:2:3", 0, 0, NULL },
 };
 
 START_TEST(test_normalize)
@@ -111,37 +113,39 @@ struct pattern_case {
 };
 
 static const struct pattern_case pattern_cases[] = {
-  {"example.com", 1},
-  {"*.example.com:443", 1},
-  {"**.example.com", 1},
-  {"[2001:db8::1]:443", 1},
-  {"[2001:db8::1]", 1},
-  {"192.0.2.7", 1},
-  {"192.0.2.7:22", 1},
-  {"*", 0},
-  {"**", 0},
-  {"*.", 0},
-  {"a.*.com", 0},
-  {"*a.com", 0},
-  {"***.a.com", 0},
-  {"example.com:0", 0},
-  {"example.com:65536", 0},
-  {"example.com:", 0},
-  {"example.com:x", 0},
-  {"2001:db8::1", 0}, /* IPv6 needs brackets */
-  {"[2001:db8::1", 0},
-  {"[example.com]", 0},
-  {"[2001:db8::1]x", 0},
-  {"*.1.2.3.4", 0}, /* wildcards are for names */
-  {"b\xc3\xbc" "cher.de", 0},
-  {"127.1", 0},
+  { "example.com", 1 },
+  { "*.example.com:443", 1 },
+  { "**.example.com", 1 },
+  { "[2001:db8::1]:443", 1 },
+  { "[2001:db8::1]", 1 },
+  { "192.0.2.7", 1 },
+  { "192.0.2.7:22", 1 },
+  { "*", 0 },
+  { "**", 0 },
+  { "*.", 0 },
+  { "a.*.com", 0 },
+  { "*a.com", 0 },
+  { "***.a.com", 0 },
+  { "example.com:0", 0 },
+  { "example.com:65536", 0 },
+  { "example.com:", 0 },
+  { "example.com:x", 0 },
+  { "2001:db8::1", 0 }, /* IPv6 needs brackets */
+  { "[2001:db8::1", 0 },
+  { "[example.com]", 0 },
+  { "[2001:db8::1]x", 0 },
+  { "*.1.2.3.4", 0 }, /* wildcards are for names */
+  { "b\xc3\xbc"
+    "cher.de",
+    0 },
+  { "127.1", 0 },
 };
 
 START_TEST(test_pattern)
 {
   const struct pattern_case *c = &pattern_cases[_i];
-  const char *allow[] = {c->pattern};
-  struct np_policy_spec spec = {.allow = allow, .n_allow = 1};
+  const char *allow[] = { c->pattern };
+  struct np_policy_spec spec = { .allow = allow, .n_allow = 1 };
   struct np_policy *p = NULL;
   char err[256] = "";
   int rc = np_policy_compile(&spec, &p, err, sizeof err);
@@ -154,10 +158,11 @@ END_TEST
 
 /* ---- decisions ---- */
 
-static const char *const dec_allow[] = {"example.com",       "*.sub.test",       "**.both.test",
-                                        "api.port.test:443", "[2001:db8::1]:443", "192.0.2.7",
-                                        "1.2.3.4"};
-static const char *const dec_deny[] = {"bad.sub.test", "**.both.test:25", "1.2.3.4"};
+static const char *const dec_allow[] = {
+  "example.com",       "*.sub.test", "**.both.test", "api.port.test:443",
+  "[2001:db8::1]:443", "192.0.2.7",  "1.2.3.4"
+};
+static const char *const dec_deny[] = { "bad.sub.test", "**.both.test:25", "1.2.3.4" };
 
 struct decide_case {
   const char *host;
@@ -167,35 +172,36 @@ struct decide_case {
 };
 
 static const struct decide_case decide_cases[] = {
-  {"example.com", 80, NP_VERDICT_ALLOW, "example.com"},
-  {"EXAMPLE.com.", 443, NP_VERDICT_ALLOW, "example.com"},
-  {"www.example.com", 443, NP_VERDICT_DENY, NULL}, /* exact is exact */
-  {"sub.test", 443, NP_VERDICT_DENY, NULL},        /* *. is subdomains only */
-  {"a.sub.test", 443, NP_VERDICT_ALLOW, "*.sub.test"},
-  {"a.b.sub.test", 443, NP_VERDICT_ALLOW, "*.sub.test"},
-  {"xsub.test", 443, NP_VERDICT_DENY, NULL}, /* a label boundary, not a suffix */
-  {"bad.sub.test", 443, NP_VERDICT_DENY, "bad.sub.test"}, /* deny wins */
-  {"x.bad.sub.test", 443, NP_VERDICT_ALLOW, "*.sub.test"},
-  {"both.test", 443, NP_VERDICT_ALLOW, "**.both.test"},
-  {"x.both.test", 443, NP_VERDICT_ALLOW, "**.both.test"},
-  {"both.test", 25, NP_VERDICT_DENY, "**.both.test:25"},
-  {"x.both.test", 25, NP_VERDICT_DENY, "**.both.test:25"},
-  {"api.port.test", 443, NP_VERDICT_ALLOW, "api.port.test:443"},
-  {"api.port.test", 80, NP_VERDICT_DENY, NULL},
-  {"2001:db8:0::1", 443, NP_VERDICT_ALLOW, "[2001:db8::1]:443"},
-  {"2001:db8::1", 80, NP_VERDICT_DENY, NULL},
-  {"192.0.2.7", 8080, NP_VERDICT_ALLOW, "192.0.2.7"},
-  {"1.2.3.4", 443, NP_VERDICT_DENY, "1.2.3.4"},
-  {"::ffff:1.2.3.4", 443, NP_VERDICT_DENY, "1.2.3.4"},   /* mapped form */
-  {"64:ff9b::102:304", 443, NP_VERDICT_DENY, "1.2.3.4"}, /* NAT64 form */
-  {"192.0.2.8", 443, NP_VERDICT_DENY, NULL},
+  { "example.com", 80, NP_VERDICT_ALLOW, "example.com" },
+  { "EXAMPLE.com.", 443, NP_VERDICT_ALLOW, "example.com" },
+  { "www.example.com", 443, NP_VERDICT_DENY, NULL }, /* exact is exact */
+  { "sub.test", 443, NP_VERDICT_DENY, NULL },        /* *. is subdomains only */
+  { "a.sub.test", 443, NP_VERDICT_ALLOW, "*.sub.test" },
+  { "a.b.sub.test", 443, NP_VERDICT_ALLOW, "*.sub.test" },
+  { "xsub.test", 443, NP_VERDICT_DENY, NULL },              /* a label boundary, not a suffix */
+  { "bad.sub.test", 443, NP_VERDICT_DENY, "bad.sub.test" }, /* deny wins */
+  { "x.bad.sub.test", 443, NP_VERDICT_ALLOW, "*.sub.test" },
+  { "both.test", 443, NP_VERDICT_ALLOW, "**.both.test" },
+  { "x.both.test", 443, NP_VERDICT_ALLOW, "**.both.test" },
+  { "both.test", 25, NP_VERDICT_DENY, "**.both.test:25" },
+  { "x.both.test", 25, NP_VERDICT_DENY, "**.both.test:25" },
+  { "api.port.test", 443, NP_VERDICT_ALLOW, "api.port.test:443" },
+  { "api.port.test", 80, NP_VERDICT_DENY, NULL },
+  { "2001:db8:0::1", 443, NP_VERDICT_ALLOW, "[2001:db8::1]:443" },
+  { "2001:db8::1", 80, NP_VERDICT_DENY, NULL },
+  { "192.0.2.7", 8080, NP_VERDICT_ALLOW, "192.0.2.7" },
+  { "1.2.3.4", 443, NP_VERDICT_DENY, "1.2.3.4" },
+  { "::ffff:1.2.3.4", 443, NP_VERDICT_DENY, "1.2.3.4" },   /* mapped form */
+  { "64:ff9b::102:304", 443, NP_VERDICT_DENY, "1.2.3.4" }, /* NAT64 form */
+  { "192.0.2.8", 443, NP_VERDICT_DENY, NULL },
 };
 
 START_TEST(test_decide)
 {
   const struct decide_case *c = &decide_cases[_i];
-  struct np_policy_spec spec = {.allow = dec_allow, .n_allow = N(dec_allow), .deny = dec_deny,
-                                .n_deny = N(dec_deny)};
+  struct np_policy_spec spec = {
+    .allow = dec_allow, .n_allow = N(dec_allow), .deny = dec_deny, .n_deny = N(dec_deny)
+  };
   struct np_policy *p;
   char err[256];
   ck_assert_int_eq(np_policy_compile(&spec, &p, err, sizeof err), 0);
@@ -214,8 +220,11 @@ END_TEST
 
 START_TEST(test_decide_ask)
 {
-  struct np_policy_spec spec = {.allow = dec_allow, .n_allow = N(dec_allow), .deny = dec_deny,
-                                .n_deny = N(dec_deny), .rest = NP_DEFAULT_ASK};
+  struct np_policy_spec spec = { .allow = dec_allow,
+                                 .n_allow = N(dec_allow),
+                                 .deny = dec_deny,
+                                 .n_deny = N(dec_deny),
+                                 .rest = NP_DEFAULT_ASK };
   struct np_policy *p;
   char err[256];
   ck_assert_int_eq(np_policy_compile(&spec, &p, err, sizeof err), 0);
@@ -239,49 +248,49 @@ struct addr_case {
 };
 
 static const struct addr_case addr_cases[] = {
-  {"127.0.0.1", "loopback"},
-  {"127.255.0.9", "loopback"},
-  {"10.1.2.3", "private"},
-  {"172.16.0.1", "private"},
-  {"172.31.255.255", "private"},
-  {"172.32.0.1", NULL},
-  {"192.168.1.1", "private"},
-  {"100.64.0.1", "carrier-grade"},
-  {"100.128.0.1", NULL},
-  {"169.254.169.254", "metadata"},
-  {"169.254.1.1", "link-local"},
-  {"0.1.2.3", "this network"},
-  {"192.0.0.8", "IETF"},
-  {"198.18.0.1", "benchmarking"},
-  {"198.19.255.255", "benchmarking"},
-  {"198.20.0.1", NULL},
-  {"224.0.0.1", "multicast"},
-  {"239.255.255.250", "multicast"},
-  {"240.0.0.1", "reserved"},
-  {"255.255.255.255", "broadcast"},
-  {"8.8.8.8", NULL},
-  {"1.1.1.1", NULL},
-  {"::", "unspecified"},
-  {"::1", "loopback"},
-  {"::ffff:127.0.0.1", "loopback"},
-  {"::ffff:10.0.0.1", "private"},
-  {"::ffff:8.8.8.8", NULL},
-  {"::127.0.0.1", "loopback"}, /* IPv4-compatible */
-  {"64:ff9b::a00:1", "private"},
-  {"64:ff9b::a9fe:a9fe", "metadata"},
-  {"64:ff9b::808:808", NULL},
-  {"64:ff9b:1::1", "NAT64"},
-  {"2002:7f00:1::", "loopback"}, /* 6to4 */
-  {"2002:808:808::", NULL},
-  {"fd00:ec2::254", "metadata"},
-  {"fc00::1", "unique local"},
-  {"fd12:3456::1", "unique local"},
-  {"fe80::1", "link-local"},
-  {"febf::1", "link-local"},
-  {"ff02::1", "multicast"},
-  {"2001:db8::1", "documentation"},
-  {"2001::1", "Teredo"},
-  {"2606:4700::1111", NULL},
+  { "127.0.0.1", "loopback" },
+  { "127.255.0.9", "loopback" },
+  { "10.1.2.3", "private" },
+  { "172.16.0.1", "private" },
+  { "172.31.255.255", "private" },
+  { "172.32.0.1", NULL },
+  { "192.168.1.1", "private" },
+  { "100.64.0.1", "carrier-grade" },
+  { "100.128.0.1", NULL },
+  { "169.254.169.254", "metadata" },
+  { "169.254.1.1", "link-local" },
+  { "0.1.2.3", "this network" },
+  { "192.0.0.8", "IETF" },
+  { "198.18.0.1", "benchmarking" },
+  { "198.19.255.255", "benchmarking" },
+  { "198.20.0.1", NULL },
+  { "224.0.0.1", "multicast" },
+  { "239.255.255.250", "multicast" },
+  { "240.0.0.1", "reserved" },
+  { "255.255.255.255", "broadcast" },
+  { "8.8.8.8", NULL },
+  { "1.1.1.1", NULL },
+  { "::", "unspecified" },
+  { "::1", "loopback" },
+  { "::ffff:127.0.0.1", "loopback" },
+  { "::ffff:10.0.0.1", "private" },
+  { "::ffff:8.8.8.8", NULL },
+  { "::127.0.0.1", "loopback" }, /* IPv4-compatible */
+  { "64:ff9b::a00:1", "private" },
+  { "64:ff9b::a9fe:a9fe", "metadata" },
+  { "64:ff9b::808:808", NULL },
+  { "64:ff9b:1::1", "NAT64" },
+  { "2002:7f00:1::", "loopback" }, /* 6to4 */
+  { "2002:808:808::", NULL },
+  { "fd00:ec2::254", "metadata" },
+  { "fc00::1", "unique local" },
+  { "fd12:3456::1", "unique local" },
+  { "fe80::1", "link-local" },
+  { "febf::1", "link-local" },
+  { "ff02::1", "multicast" },
+  { "2001:db8::1", "documentation" },
+  { "2001::1", "Teredo" },
+  { "2606:4700::1111", NULL },
 };
 
 START_TEST(test_addr_special)
@@ -318,16 +327,17 @@ static struct sockaddr_storage sa_of(const char *text)
 
 START_TEST(test_local_ranges)
 {
-  const char *local[] = {"127.0.0.0/8", "fd00::/8"};
-  struct np_policy_spec spec = {.local_ranges = local, .n_local_ranges = 2};
+  const char *local[] = { "127.0.0.0/8", "fd00::/8" };
+  struct np_policy_spec spec = { .local_ranges = local, .n_local_ranges = 2 };
   struct np_policy *p;
   char err[256];
   ck_assert_int_eq(np_policy_compile(&spec, &p, err, sizeof err), 0);
   struct {
     const char *addr;
     int allowed;
-  } cases[] = {{"127.0.0.1", 1},     {"127.9.9.9", 1}, {"128.0.0.1", 0}, {"::ffff:127.0.0.1", 1},
-               {"fd01::1", 1},       {"fe80::1", 0},   {"10.0.0.1", 0}};
+  } cases[] = { { "127.0.0.1", 1 },        { "127.9.9.9", 1 }, { "128.0.0.1", 0 },
+                { "::ffff:127.0.0.1", 1 }, { "fd01::1", 1 },   { "fe80::1", 0 },
+                { "10.0.0.1", 0 } };
   for (size_t i = 0; i < N(cases); i++) {
     uint8_t a[16];
     int family = strchr(cases[i].addr, ':') ? AF_INET6 : AF_INET;
@@ -338,21 +348,21 @@ START_TEST(test_local_ranges)
   }
 
   /* The filter: without a range loopback is dropped and named; with it kept. */
-  struct sockaddr_storage addrs[3] = {sa_of("127.0.0.1"), sa_of("8.8.8.8"), sa_of("fe80::1")};
+  struct sockaddr_storage addrs[3] = { sa_of("127.0.0.1"), sa_of("8.8.8.8"), sa_of("fe80::1") };
   char why[256];
   ck_assert_uint_eq(np_resolver_filter(p, addrs, 3, why, sizeof why), 2);
   ck_assert_int_eq(addrs[1].ss_family, AF_INET); /* 8.8.8.8 kept second */
   np_policy_free(p);
-  struct np_policy_spec none = {0};
+  struct np_policy_spec none = { 0 };
   ck_assert_int_eq(np_policy_compile(&none, &p, err, sizeof err), 0);
-  struct sockaddr_storage again[3] = {sa_of("127.0.0.1"), sa_of("8.8.8.8"), sa_of("fe80::1")};
+  struct sockaddr_storage again[3] = { sa_of("127.0.0.1"), sa_of("8.8.8.8"), sa_of("fe80::1") };
   ck_assert_uint_eq(np_resolver_filter(p, again, 3, why, sizeof why), 1);
   ck_assert_msg(strstr(why, "127.0.0.1") && strstr(why, "loopback"), "%s", why);
   np_policy_free(p);
 
-  const char *bad[] = {"10.1.2.3/8", "10.0.0.0/33", "nonsense", "10.0.0.0/", "::/129"};
+  const char *bad[] = { "10.1.2.3/8", "10.0.0.0/33", "nonsense", "10.0.0.0/", "::/129" };
   for (size_t i = 0; i < N(bad); i++) {
-    struct np_policy_spec b = {.local_ranges = &bad[i], .n_local_ranges = 1};
+    struct np_policy_spec b = { .local_ranges = &bad[i], .n_local_ranges = 1 };
     ck_assert_msg(np_policy_compile(&b, &p, err, sizeof err) == -1, "%s accepted", bad[i]);
     ck_assert(strstr(err, bad[i]) != NULL);
   }
@@ -371,25 +381,25 @@ struct http_case {
 };
 
 static const struct http_case http_cases[] = {
-  {"CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n", NP_HTTP_OK, 0, 1,
-   "example.com", 443},
-  {"CONNECT [2001:db8::1]:443 HTTP/1.1\r\n\r\n", NP_HTTP_OK, 0, 1, "2001:db8::1", 443},
-  {"CONNECT example.com HTTP/1.1\r\n\r\n", NP_HTTP_REFUSED, 400, 0, NULL, 0},
-  {"CONNECT example.com:0 HTTP/1.1\r\n\r\n", NP_HTTP_REFUSED, 400, 0, NULL, 0},
-  {"GET http://example.com/a?b HTTP/1.1\r\nHost: x\r\n\r\n", NP_HTTP_OK, 0, 0, "example.com", 80},
-  {"GET HTTP://example.com:8080 HTTP/1.0\r\n\r\n", NP_HTTP_OK, 0, 0, "example.com", 8080},
-  {"POST http://[::1]:81/x HTTP/1.1\r\n\r\n", NP_HTTP_OK, 0, 0, "::1", 81},
-  {"GET https://example.com/ HTTP/1.1\r\n\r\n", NP_HTTP_REFUSED, 400, 0, NULL, 0},
-  {"GET /local HTTP/1.1\r\n\r\n", NP_HTTP_REFUSED, 400, 0, NULL, 0},
-  {"GET http://u:p@example.com/ HTTP/1.1\r\n\r\n", NP_HTTP_REFUSED, 400, 0, NULL, 0},
-  {"GET http://example.com/ HTTP/1.1\nHost: x\n\n", NP_HTTP_REFUSED, 400, 0, NULL, 0},
-  {"GET http://example.com/ HTTP/1.1\r\nX: a\r\n b\r\n\r\n", NP_HTTP_REFUSED, 400, 0, NULL, 0},
-  {"GET http://example.com/ HTTP/2.0\r\n\r\n", NP_HTTP_REFUSED, 505, 0, NULL, 0},
-  {"GET  http://example.com/ HTTP/1.1\r\n\r\n", NP_HTTP_REFUSED, 400, 0, NULL, 0},
-  {"GET http://example.com/ HTTP/1.1\r\nBad Header: x\r\n\r\n", NP_HTTP_REFUSED, 400, 0, NULL, 0},
-  {"GET http://example.com/ HTTP/1.1\r\nX: a\x01\r\n\r\n", NP_HTTP_REFUSED, 400, 0, NULL, 0},
-  {"GET http://example.com/ HTTP/1.1\r\nHost: x\r\n", NP_HTTP_NEED_MORE, 0, 0, NULL, 0},
-  {"GET http://exa", NP_HTTP_NEED_MORE, 0, 0, NULL, 0},
+  { "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n", NP_HTTP_OK, 0, 1,
+    "example.com", 443 },
+  { "CONNECT [2001:db8::1]:443 HTTP/1.1\r\n\r\n", NP_HTTP_OK, 0, 1, "2001:db8::1", 443 },
+  { "CONNECT example.com HTTP/1.1\r\n\r\n", NP_HTTP_REFUSED, 400, 0, NULL, 0 },
+  { "CONNECT example.com:0 HTTP/1.1\r\n\r\n", NP_HTTP_REFUSED, 400, 0, NULL, 0 },
+  { "GET http://example.com/a?b HTTP/1.1\r\nHost: x\r\n\r\n", NP_HTTP_OK, 0, 0, "example.com", 80 },
+  { "GET HTTP://example.com:8080 HTTP/1.0\r\n\r\n", NP_HTTP_OK, 0, 0, "example.com", 8080 },
+  { "POST http://[::1]:81/x HTTP/1.1\r\n\r\n", NP_HTTP_OK, 0, 0, "::1", 81 },
+  { "GET https://example.com/ HTTP/1.1\r\n\r\n", NP_HTTP_REFUSED, 400, 0, NULL, 0 },
+  { "GET /local HTTP/1.1\r\n\r\n", NP_HTTP_REFUSED, 400, 0, NULL, 0 },
+  { "GET http://u:p@example.com/ HTTP/1.1\r\n\r\n", NP_HTTP_REFUSED, 400, 0, NULL, 0 },
+  { "GET http://example.com/ HTTP/1.1\nHost: x\n\n", NP_HTTP_REFUSED, 400, 0, NULL, 0 },
+  { "GET http://example.com/ HTTP/1.1\r\nX: a\r\n b\r\n\r\n", NP_HTTP_REFUSED, 400, 0, NULL, 0 },
+  { "GET http://example.com/ HTTP/2.0\r\n\r\n", NP_HTTP_REFUSED, 505, 0, NULL, 0 },
+  { "GET  http://example.com/ HTTP/1.1\r\n\r\n", NP_HTTP_REFUSED, 400, 0, NULL, 0 },
+  { "GET http://example.com/ HTTP/1.1\r\nBad Header: x\r\n\r\n", NP_HTTP_REFUSED, 400, 0, NULL, 0 },
+  { "GET http://example.com/ HTTP/1.1\r\nX: a\x01\r\n\r\n", NP_HTTP_REFUSED, 400, 0, NULL, 0 },
+  { "GET http://example.com/ HTTP/1.1\r\nHost: x\r\n", NP_HTTP_NEED_MORE, 0, 0, NULL, 0 },
+  { "GET http://exa", NP_HTTP_NEED_MORE, 0, 0, NULL, 0 },
 };
 
 START_TEST(test_http_parse)
@@ -458,23 +468,32 @@ struct socks_case {
 };
 
 static const struct socks_case socks_cases[] = {
-  {"domain CONNECT",
-   {5, 1, 0, 3, 11, 'e', 'x', 'a', 'm', 'p', 'l', 'e', '.', 'c', 'o', 'm', 1, 187},
-   18, NP_SOCKS_OK, 0, "example.com", 443},
-  {"IPv4 CONNECT", {5, 1, 0, 1, 127, 0, 0, 1, 0, 80}, 10, NP_SOCKS_OK, 0, "", 80},
-  {"IPv6 CONNECT", {5, 1, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 80}, 22,
-   NP_SOCKS_OK, 0, "", 80},
-  {"UDP ASSOCIATE", {5, 3, 0, 1, 0, 0, 0, 0, 0, 0}, 10, NP_SOCKS_REFUSED, 0x02, NULL, 0},
-  {"BIND", {5, 2, 0, 1, 0, 0, 0, 0, 0, 1}, 10, NP_SOCKS_REFUSED, 0x02, NULL, 0},
-  {"unknown command", {5, 9, 0, 1, 0, 0, 0, 0, 0, 1}, 10, NP_SOCKS_REFUSED, 0x07, NULL, 0},
-  {"unknown address type", {5, 1, 0, 5, 0, 0, 0, 0, 0, 1}, 10, NP_SOCKS_REFUSED, 0x08, NULL, 0},
-  {"empty name", {5, 1, 0, 3, 0, 0, 80}, 7, NP_SOCKS_REFUSED, 0x04, NULL, 0},
-  {"port 0", {5, 1, 0, 1, 1, 2, 3, 4, 0, 0}, 10, NP_SOCKS_REFUSED, 0x02, NULL, 0},
-  {"version 4", {4, 1, 0, 1, 1, 2, 3, 4, 0, 80}, 10, NP_SOCKS_REFUSED, 0x01, NULL, 0},
-  {"reserved byte", {5, 1, 1, 1, 1, 2, 3, 4, 0, 80}, 10, NP_SOCKS_REFUSED, 0x01, NULL, 0},
-  {"truncated name", {5, 1, 0, 3, 11, 'e', 'x'}, 7, NP_SOCKS_NEED_MORE, 0, NULL, 0},
-  {"truncated header", {5, 1, 0}, 3, NP_SOCKS_NEED_MORE, 0, NULL, 0},
-  {"truncated port", {5, 1, 0, 1, 1, 2, 3, 4, 0}, 9, NP_SOCKS_NEED_MORE, 0, NULL, 0},
+  { "domain CONNECT",
+    { 5, 1, 0, 3, 11, 'e', 'x', 'a', 'm', 'p', 'l', 'e', '.', 'c', 'o', 'm', 1, 187 },
+    18,
+    NP_SOCKS_OK,
+    0,
+    "example.com",
+    443 },
+  { "IPv4 CONNECT", { 5, 1, 0, 1, 127, 0, 0, 1, 0, 80 }, 10, NP_SOCKS_OK, 0, "", 80 },
+  { "IPv6 CONNECT",
+    { 5, 1, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 80 },
+    22,
+    NP_SOCKS_OK,
+    0,
+    "",
+    80 },
+  { "UDP ASSOCIATE", { 5, 3, 0, 1, 0, 0, 0, 0, 0, 0 }, 10, NP_SOCKS_REFUSED, 0x02, NULL, 0 },
+  { "BIND", { 5, 2, 0, 1, 0, 0, 0, 0, 0, 1 }, 10, NP_SOCKS_REFUSED, 0x02, NULL, 0 },
+  { "unknown command", { 5, 9, 0, 1, 0, 0, 0, 0, 0, 1 }, 10, NP_SOCKS_REFUSED, 0x07, NULL, 0 },
+  { "unknown address type", { 5, 1, 0, 5, 0, 0, 0, 0, 0, 1 }, 10, NP_SOCKS_REFUSED, 0x08, NULL, 0 },
+  { "empty name", { 5, 1, 0, 3, 0, 0, 80 }, 7, NP_SOCKS_REFUSED, 0x04, NULL, 0 },
+  { "port 0", { 5, 1, 0, 1, 1, 2, 3, 4, 0, 0 }, 10, NP_SOCKS_REFUSED, 0x02, NULL, 0 },
+  { "version 4", { 4, 1, 0, 1, 1, 2, 3, 4, 0, 80 }, 10, NP_SOCKS_REFUSED, 0x01, NULL, 0 },
+  { "reserved byte", { 5, 1, 1, 1, 1, 2, 3, 4, 0, 80 }, 10, NP_SOCKS_REFUSED, 0x01, NULL, 0 },
+  { "truncated name", { 5, 1, 0, 3, 11, 'e', 'x' }, 7, NP_SOCKS_NEED_MORE, 0, NULL, 0 },
+  { "truncated header", { 5, 1, 0 }, 3, NP_SOCKS_NEED_MORE, 0, NULL, 0 },
+  { "truncated port", { 5, 1, 0, 1, 1, 2, 3, 4, 0 }, 9, NP_SOCKS_NEED_MORE, 0, NULL, 0 },
 };
 
 START_TEST(test_socks_request)
@@ -496,8 +515,8 @@ END_TEST
 START_TEST(test_socks_greeting)
 {
   struct np_socks_greeting g;
-  const uint8_t ok[] = {5, 2, 2, 0}, no_auth_missing[] = {5, 1, 2}, v4[] = {4, 1, 0},
-                short_methods[] = {5, 2, 0}, zero[] = {5, 0};
+  const uint8_t ok[] = { 5, 2, 2, 0 }, no_auth_missing[] = { 5, 1, 2 }, v4[] = { 4, 1, 0 },
+                short_methods[] = { 5, 2, 0 }, zero[] = { 5, 0 };
   ck_assert_int_eq(np_socks_parse_greeting(ok, sizeof ok, &g), NP_SOCKS_OK);
   ck_assert(g.no_auth_offered);
   ck_assert_uint_eq(g.len, 4);
