@@ -9,6 +9,7 @@ half-close through a tunnel. Every one talks only to 127.0.0.1.
                                                    prints the next one's status line
   np_client.py many PORT TARGET_PORT N         -> N CONNECT tunnels open at once
   np_client.py halfclose PORT COUNT_PORT        -> "got N" after shutdown(SHUT_WR)
+  np_client.py idle PORT COUNT_PORT             -> "closed" once the proxy cuts an idle tunnel
 """
 import asyncio
 import socket
@@ -145,6 +146,28 @@ def halfclose(port, count_port):
     print(data.decode().strip())
 
 
+def idle(port, count_port):
+    s = connect(port)
+    s.sendall(b"CONNECT 127.0.0.1:%d HTTP/1.1\r\n\r\n" % count_port)
+    head = b""
+    while b"\r\n\r\n" not in head:
+        chunk = s.recv(1)
+        if not chunk:
+            print("closed before the tunnel")
+            return
+        head += chunk
+    # Send nothing: the count server waits for end of file, so only the
+    # proxy's idle limit ends this tunnel.
+    try:
+        while s.recv(4096):
+            pass
+        print("closed")
+    except ConnectionResetError:
+        print("closed")
+    except socket.timeout:
+        print("still open after the hang limit")
+
+
 def main():
     what = sys.argv[1]
     if what == "socks":
@@ -157,6 +180,8 @@ def main():
         asyncio.run(many_main(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])))
     elif what == "halfclose":
         halfclose(int(sys.argv[2]), int(sys.argv[3]))
+    elif what == "idle":
+        idle(int(sys.argv[2]), int(sys.argv[3]))
     else:
         sys.exit("unknown client " + what)
 
