@@ -22,8 +22,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   /* A small limit too, so that the 431 path is reached by short inputs. */
   size_t max = size > 0 && (data[0] & 1) ? 64 : 8192;
   if (np_http_parse(buf, size, max, &req) == NP_HTTP_OK) {
-    if (req.head_len > size || req.head_len > max ||
-        req.host < buf || req.host + req.host_len > buf + req.head_len)
+    if (req.head_len > size || req.head_len > max || req.host < buf ||
+        req.host + req.host_len > buf + req.head_len)
       abort();
     struct np_host host;
     const char *why;
