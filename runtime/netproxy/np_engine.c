@@ -411,11 +411,15 @@ static void np_relay(struct np_engine *e, struct np_conn *c)
    * starve the other connections of the loop. */
   for (int round = 0; round < 4; round++) {
     int progress = 0, r;
-    if ((r = np_pull(c->client.fd, &c->to_up, &c->client_eof, NULL)) < 0)
-      return np_cut(e, c, "client connection failed");
+    if ((r = np_pull(c->client.fd, &c->to_up, &c->client_eof, NULL)) < 0) {
+      np_cut(e, c, "client connection failed");
+      return;
+    }
     progress |= r;
-    if ((r = np_push(c->up.fd, &c->to_up, &c->bytes_up)) < 0)
-      return np_cut(e, c, "destination connection failed");
+    if ((r = np_push(c->up.fd, &c->to_up, &c->bytes_up)) < 0) {
+      np_cut(e, c, "destination connection failed");
+      return;
+    }
     progress |= r;
     /* Half-close travels on: a client that is done sending (shutdown)
      * still reads the answer, and the destination sees end of file. */
@@ -423,11 +427,15 @@ static void np_relay(struct np_engine *e, struct np_conn *c)
       shutdown(c->up.fd, SHUT_WR);
       c->up_shut = 1;
     }
-    if ((r = np_pull(c->up.fd, &c->to_client, &c->up_eof, &c->bytes_down)) < 0)
-      return np_cut(e, c, "destination connection failed");
+    if ((r = np_pull(c->up.fd, &c->to_client, &c->up_eof, &c->bytes_down)) < 0) {
+      np_cut(e, c, "destination connection failed");
+      return;
+    }
     progress |= r;
-    if ((r = np_push(c->client.fd, &c->to_client, NULL)) < 0)
-      return np_cut(e, c, "client connection failed");
+    if ((r = np_push(c->client.fd, &c->to_client, NULL)) < 0) {
+      np_cut(e, c, "client connection failed");
+      return;
+    }
     progress |= r;
     if (c->up_eof && !np_pending(&c->to_client) && !c->client_shut) {
       shutdown(c->client.fd, SHUT_WR);
@@ -468,15 +476,19 @@ static void np_start_relay(struct np_engine *e, struct np_conn *c)
     np_append(&c->to_client, ok, sizeof ok - 1);
   } else if (c->proto == NP_PROTO_HTTP) {
     size_t n = np_http_rewrite(c->head, &c->http, c->to_up.data, c->to_up.cap);
-    if (n == 0)
-      return np_refuse(e, c, 431, 0, "request head too large to forward");
+    if (n == 0) {
+      np_refuse(e, c, 431, 0, "request head too large to forward");
+      return;
+    }
     c->to_up.len = n;
   } else {
     uint8_t reply[10];
     np_append(&c->to_client, reply, np_socks_reply(NP_SOCKS_REP_OK, reply));
   }
-  if (np_append(&c->to_up, leftover, leftover_len) != 0)
-    return np_refuse(e, c, 431, 0, "request head too large to forward");
+  if (np_append(&c->to_up, leftover, leftover_len) != 0) {
+    np_refuse(e, c, 431, 0, "request head too large to forward");
+    return;
+  }
   c->state = NP_ST_RELAY;
   np_set_deadline(e, c, np_now_ms() + e->lim.idle_ms);
   np_relay(e, c);
@@ -523,8 +535,10 @@ static void np_dial_next(struct np_engine *e, struct np_conn *c)
       c->up.fd = -1;
       continue;
     }
-    if (rc == 0)
-      return np_start_relay(e, c);
+    if (rc == 0) {
+      np_start_relay(e, c);
+      return;
+    }
     c->state = NP_ST_DIAL;
     return;
   }
@@ -544,8 +558,10 @@ static void np_dial_done(struct np_engine *e, struct np_conn *c)
   socklen_t plen = sizeof peer;
   if (err == 0 && getpeername(c->up.fd, (struct sockaddr *)&peer, &plen) != 0 && errno == ENOTCONN)
     return; /* not connected yet: a spurious wake-up */
-  if (err == 0)
-    return np_start_relay(e, c);
+  if (err == 0) {
+    np_start_relay(e, c);
+    return;
+  }
   c->last_errno = err;
   np_drop_upstream(e, c);
   np_dial_next(e, c);
@@ -556,8 +572,10 @@ static void np_dial_done(struct np_engine *e, struct np_conn *c)
 static void np_start_resolve(struct np_engine *e, struct np_conn *c)
 {
   struct np_resolve_job *job = calloc(1, sizeof *job);
-  if (!job)
-    return np_refuse(e, c, 503, NP_SOCKS_REP_FAILURE, "out of memory");
+  if (!job) {
+    np_refuse(e, c, 503, NP_SOCKS_REP_FAILURE, "out of memory");
+    return;
+  }
   job->conn_id = np_conn_id(c);
   job->host = c->host;
   job->port = c->port;
@@ -579,7 +597,10 @@ static void np_judge(struct np_engine *e, struct np_conn *c, const char *host, s
     memset(&c->host, 0, sizeof c->host);
     snprintf(msg, sizeof msg, "invalid destination host: %s", why);
     snprintf(c->basis, sizeof c->basis, "invalid host");
-    return np_refuse(e, c, 400, NP_SOCKS_REP_RULESET, msg);
+    {
+      np_refuse(e, c, 400, NP_SOCKS_REP_RULESET, msg);
+      return;
+    }
   }
   switch (np_policy_decide(e->policy, &c->host, port, &rule)) {
   case NP_VERDICT_DENY:
@@ -591,18 +612,27 @@ static void np_judge(struct np_engine *e, struct np_conn *c, const char *host, s
       snprintf(msg, sizeof msg, "%s port %u matches no allow rule (default deny)", c->host.text,
                port);
     }
-    return np_refuse(e, c, 403, NP_SOCKS_REP_RULESET, msg);
+    {
+      np_refuse(e, c, 403, NP_SOCKS_REP_RULESET, msg);
+      return;
+    }
   case NP_VERDICT_ALLOW:
     c->allowed = 1;
     snprintf(c->basis, sizeof c->basis, "rule allow %s", rule);
-    return np_start_resolve(e, c);
+    {
+      np_start_resolve(e, c);
+      return;
+    }
   case NP_VERDICT_ASK:
     snprintf(c->basis, sizeof c->basis, "default ask");
     if (!e->cb.ask) {
       /* Ask with nobody to ask is a deny, never an allow. */
       snprintf(msg, sizeof msg, "%s port %u needs approval and no approver is configured",
                c->host.text, port);
-      return np_refuse(e, c, 403, NP_SOCKS_REP_RULESET, msg);
+      {
+        np_refuse(e, c, 403, NP_SOCKS_REP_RULESET, msg);
+        return;
+      }
     }
     c->state = NP_ST_ASK;
     np_set_deadline(e, c, np_now_ms() + e->lim.ask_ms);
@@ -624,10 +654,16 @@ static void np_http_head(struct np_engine *e, struct np_conn *c)
     return;
   case NP_HTTP_REFUSED:
     snprintf(c->basis, sizeof c->basis, "malformed request");
-    return np_refuse(e, c, c->http.status, 0, c->http.why);
+    {
+      np_refuse(e, c, c->http.status, 0, c->http.why);
+      return;
+    }
   case NP_HTTP_OK:
     c->leftover_off = c->http.head_len;
-    return np_judge(e, c, c->http.host, c->http.host_len, c->http.port);
+    {
+      np_judge(e, c, c->http.host, c->http.host_len, c->http.port);
+      return;
+    }
   }
 }
 
@@ -640,10 +676,12 @@ static void np_socks_head(struct np_engine *e, struct np_conn *c)
       return;
     if (st == NP_SOCKS_REFUSED || !g.no_auth_offered) {
       snprintf(c->basis, sizeof c->basis, "malformed request");
-      return np_refuse(e, c, 0, 0,
-                       st == NP_SOCKS_REFUSED
-                           ? "not a SOCKS5 greeting"
-                           : "SOCKS client offers no \"no authentication\" method");
+      {
+        np_refuse(e, c, 0, 0,
+                  st == NP_SOCKS_REFUSED ? "not a SOCKS5 greeting"
+                                         : "SOCKS client offers no \"no authentication\" method");
+        return;
+      }
     }
     uint8_t reply[2] = { NP_SOCKS_VERSION, NP_SOCKS_NO_AUTH };
     np_append(&c->to_client, reply, sizeof reply);
@@ -657,11 +695,16 @@ static void np_socks_head(struct np_engine *e, struct np_conn *c)
     return;
   if (st == NP_SOCKS_REFUSED) {
     snprintf(c->basis, sizeof c->basis, "protocol");
-    return np_refuse(e, c, 0, r.reply, r.why);
+    {
+      np_refuse(e, c, 0, r.reply, r.why);
+      return;
+    }
   }
   c->leftover_off = r.len;
-  if (r.atyp == NP_SOCKS_ATYP_DOMAIN)
-    return np_judge(e, c, r.host, r.host_len, r.port);
+  if (r.atyp == NP_SOCKS_ATYP_DOMAIN) {
+    np_judge(e, c, r.host, r.host_len, r.port);
+    return;
+  }
   char text[INET6_ADDRSTRLEN];
   inet_ntop(r.atyp == NP_SOCKS_ATYP_IPV4 ? AF_INET : AF_INET6, r.addr, text, sizeof text);
   np_judge(e, c, text, strlen(text), r.port);
@@ -670,14 +713,20 @@ static void np_socks_head(struct np_engine *e, struct np_conn *c)
 static void np_read_head(struct np_engine *e, struct np_conn *c)
 {
   /* The SOCKS method reply may still be on its way out. */
-  if (np_push(c->client.fd, &c->to_client, NULL) < 0)
-    return np_cut(e, c, "client connection failed");
+  if (np_push(c->client.fd, &c->to_client, NULL) < 0) {
+    np_cut(e, c, "client connection failed");
+    return;
+  }
   size_t room = e->lim.head_max - c->head_len;
   ssize_t n = room ? recv(c->client.fd, c->head + c->head_len, room, MSG_DONTWAIT) : -1;
-  if (n == 0)
-    return np_cut(e, c, "client closed before its request was complete");
-  if (n < 0 && room && errno != EAGAIN && errno != EINTR)
-    return np_cut(e, c, "client connection failed");
+  if (n == 0) {
+    np_cut(e, c, "client closed before its request was complete");
+    return;
+  }
+  if (n < 0 && room && errno != EAGAIN && errno != EINTR) {
+    np_cut(e, c, "client connection failed");
+    return;
+  }
   if (n > 0) {
     c->head_len += (size_t)n;
     if (c->proto == NP_PROTO_HTTP)
@@ -686,8 +735,10 @@ static void np_read_head(struct np_engine *e, struct np_conn *c)
       np_socks_head(e, c);
     if (c->state != NP_ST_HEAD)
       return;
-    if (np_push(c->client.fd, &c->to_client, NULL) < 0)
-      return np_cut(e, c, "client connection failed");
+    if (np_push(c->client.fd, &c->to_client, NULL) < 0) {
+      np_cut(e, c, "client connection failed");
+      return;
+    }
   }
   np_watch_set(e, &c->client, EPOLLIN | (np_pending(&c->to_client) ? EPOLLOUT : 0));
 }
@@ -790,7 +841,10 @@ static void np_answered(struct np_engine *e, struct np_answer *a)
   snprintf(c->basis, sizeof c->basis, "%s", a->basis[0] ? a->basis : "approval");
   if (a->allow) {
     c->allowed = 1;
-    return np_start_resolve(e, c);
+    {
+      np_start_resolve(e, c);
+      return;
+    }
   }
   char msg[448];
   snprintf(msg, sizeof msg, "%s port %u denied by %.160s", c->host.text, c->port, c->basis);
@@ -823,22 +877,34 @@ static void np_expire(struct np_engine *e, struct np_conn *c)
 {
   char msg[448];
   switch (c->state) {
-  case NP_ST_HEAD:
-    return np_cut(e, c, "handshake timeout: request incomplete");
+  case NP_ST_HEAD: {
+    np_cut(e, c, "handshake timeout: request incomplete");
+    return;
+  }
   case NP_ST_ASK:
     snprintf(c->basis, sizeof c->basis, "approval timed out");
     snprintf(msg, sizeof msg, "%s port %u: approval timed out after %u ms (deny)", c->host.text,
              c->port, e->lim.ask_ms);
-    return np_refuse(e, c, 403, NP_SOCKS_REP_RULESET, msg);
+    {
+      np_refuse(e, c, 403, NP_SOCKS_REP_RULESET, msg);
+      return;
+    }
   case NP_ST_RESOLVE:
   case NP_ST_DIAL:
     snprintf(msg, sizeof msg, "%s port %u: %s timed out", c->host.text, c->port,
              c->state == NP_ST_RESOLVE ? "resolving" : "connecting");
-    return np_refuse(e, c, 504, NP_SOCKS_REP_HOST_UNREACH, msg);
-  case NP_ST_RELAY:
-    return np_cut(e, c, "idle timeout");
-  case NP_ST_REFUSE:
-    return np_close_conn(e, c);
+    {
+      np_refuse(e, c, 504, NP_SOCKS_REP_HOST_UNREACH, msg);
+      return;
+    }
+  case NP_ST_RELAY: {
+    np_cut(e, c, "idle timeout");
+    return;
+  }
+  case NP_ST_REFUSE: {
+    np_close_conn(e, c);
+    return;
+  }
   case NP_ST_FREE:
     return;
   }
@@ -870,12 +936,16 @@ static void np_end_event(struct np_engine *e, struct np_end *end, uint32_t event
   struct np_conn *c = end->conn;
   int is_client = end->kind == NP_WATCH_CLIENT;
   switch (c->state) {
-  case NP_ST_HEAD:
-    return np_read_head(e, c);
+  case NP_ST_HEAD: {
+    np_read_head(e, c);
+    return;
+  }
   case NP_ST_ASK:
   case NP_ST_RESOLVE:
-    if (events & (EPOLLHUP | EPOLLERR))
-      return np_cut(e, c, "client hung up while its destination was judged");
+    if (events & (EPOLLHUP | EPOLLERR)) {
+      np_cut(e, c, "client hung up while its destination was judged");
+      return;
+    }
     return;
   case NP_ST_DIAL:
     if (is_client) {
@@ -883,7 +953,10 @@ static void np_end_event(struct np_engine *e, struct np_end *end, uint32_t event
         np_cut(e, c, "client hung up while connecting");
       return;
     }
-    return np_dial_done(e, c);
+    {
+      np_dial_done(e, c);
+      return;
+    }
   case NP_ST_RELAY: {
     uint32_t gen = c->gen;
     np_relay(e, c);
@@ -897,8 +970,10 @@ static void np_end_event(struct np_engine *e, struct np_end *end, uint32_t event
       np_cut(e, c, is_client ? "client hung up" : "destination hung up");
     return;
   }
-  case NP_ST_REFUSE:
-    return np_refuse_step(e, c);
+  case NP_ST_REFUSE: {
+    np_refuse_step(e, c);
+    return;
+  }
   case NP_ST_FREE:
     return;
   }

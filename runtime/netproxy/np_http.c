@@ -223,7 +223,7 @@ static void np_trim(const char **s, size_t *n)
 /* Whether a Connection header of the head lists this header name. */
 static int np_named_by_connection(const char *buf, size_t head_len, const char *name, size_t n)
 {
-  const char *p = memchr(buf, '\r', head_len) + 2;
+  const char *p = (const char *)memchr(buf, '\r', head_len) + 2;
   const char *end = buf + head_len - 2;
   while (p < end) {
     const char *eol = memchr(p, '\r', (size_t)(end - p));
@@ -286,7 +286,7 @@ size_t np_http_rewrite(const char *buf, const struct np_http_request *req, char 
   np_puts(&o, "\r\nHost: ");
   np_put(&o, req->authority, req->authority_len);
   np_puts(&o, "\r\n");
-  const char *p = memchr(buf, '\r', req->head_len) + 2;
+  const char *p = (const char *)memchr(buf, '\r', req->head_len) + 2;
   const char *end = buf + req->head_len - 2;
   while (p < end) {
     const char *eol = memchr(p, '\r', (size_t)(end - p));
