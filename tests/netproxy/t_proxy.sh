@@ -201,6 +201,27 @@ out=$($C many "$many_H" "$CP" 500)
 echo "$out" | grep -q 'open at once: 500' && echo "$out" | grep -q 'complete: 500' &&
   pass "500 concurrent tunnels" || fail "500 concurrent: $out"
 
+# 10. IPv6: a bracketed literal through CONNECT and SOCKS5 (ATYP 4) to a
+# server on ::1, allowed only with the local range ::1/128
+if python3 -c 'import socket; s=socket.socket(socket.AF_INET6); s.bind(("::1",0))' 2>/dev/null; then
+  mkdir "$T/www6" && echo "hello over IPv6" > "$T/www6/hello.txt"
+  (cd "$T/www6" && exec python3 -u -m http.server 0 --bind ::1 > "$T/www6.log" 2>&1) & PIDS+=($!)
+  for _ in $(seq 600); do grep -q 'port [0-9]' "$T/www6.log" 2>/dev/null && break; sleep 0.1; done
+  W6=$(sed -n 's/.* port \([0-9]*\).*/\1/p' "$T/www6.log" | head -1)
+  start_proxy v6 --allow '[::1]' --local ::1/128
+  start_proxy v6nolocal --allow '[::1]'
+  code=$(get -p -x "http://127.0.0.1:$v6_H" "http://[::1]:$W6/hello.txt")
+  [ "$code" = 200 ] && grep -q 'hello over IPv6' "$T/body" && grep -q "dialled=\[::1\]:$W6" "$T/v6.rec" &&
+    pass "IPv6 literal through CONNECT with the local range ::1/128" || fail "IPv6 CONNECT: $code"
+  [ "$($C socks "$v6_S" 1 4 ::1 "$W6")" = "reply 0" ] && pass "SOCKS5 ATYP IPv6 with the local range" ||
+    fail "SOCKS5 IPv6"
+  [ "$($C socks "$v6nolocal_S" 1 4 ::1 "$W6")" = "reply 2" ] &&
+    grep -q 'refusal="address ::1 is loopback ::1' "$T/v6nolocal.rec" &&
+    pass "negative control: ::1 without the local range is refused" || fail "IPv6 no local"
+else
+  echo "skip (part): no IPv6 loopback on this machine"
+fi
+
 # Every driver stops on SIGTERM, closing what is still open (recorded);
 # under a sanitizer build its report would be in its stderr.
 for p in "${DRIVERS[@]}"; do kill -TERM "$p"; wait "$p" || fail "driver $p exited with $?"; done
