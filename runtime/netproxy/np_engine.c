@@ -637,9 +637,11 @@ static void np_judge(struct np_engine *e, struct np_conn *c, const char *host, s
     c->state = NP_ST_ASK;
     np_set_deadline(e, c, np_now_ms() + e->lim.ask_ms);
     np_watch_set(e, &c->client, 0);
-    struct np_ask ask = {
-      .id = np_conn_id(c), .protocol = c->proto, .host = c->host.text, .port = port
-    };
+    struct np_ask ask = { .id = np_conn_id(c),
+                          .protocol = c->proto,
+                          .host = c->host.text,
+                          .port = port,
+                          .rule = c->basis };
     e->cb.ask(e->cb.ctx, &ask);
     return;
   }

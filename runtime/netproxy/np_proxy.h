@@ -44,6 +44,7 @@ struct np_ask {
   enum np_protocol protocol;
   const char *host; /* normalized */
   uint16_t port;
+  const char *rule; /* why it is asked: "default ask" */
 };
 
 /* One connection, handed to `record` at its close. Valid during the call. */

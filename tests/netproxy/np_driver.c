@@ -104,7 +104,7 @@ static void on_ask(void *ctx, const struct np_ask *ask)
 {
   (void)ctx;
   if (records) {
-    fprintf(records, "ask host=%s port=%u\n", ask->host, ask->port);
+    fprintf(records, "ask host=%s port=%u rule=\"%s\"\n", ask->host, ask->port, ask->rule);
     fflush(records);
   }
   if (ask_pipe[1] >= 0) {

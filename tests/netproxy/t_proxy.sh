@@ -156,7 +156,7 @@ C="python3 $NP_TESTS/np_client.py"
 # 8. ask: allow, deny, and an approver that never answers (timeout = deny)
 start_proxy askallow --rest ask --ask allow --deny evil.test --local 127.0.0.0/8
 code=$(get -x "http://127.0.0.1:$askallow_H" "http://other.test:$WP/hello.txt")
-[ "$code" = 200 ] && grep -q 'ask host=other.test' "$T/askallow.rec" &&
+[ "$code" = 200 ] && grep -q "ask host=other.test port=$WP rule=\"default ask\"" "$T/askallow.rec" &&
   grep -q 'host=other.test .*allowed=1 basis="approval (test allows)"' "$T/askallow.rec" &&
   pass "ask: an approver's allow lets the connection through" || fail "ask allow: $code"
 code=$(get -x "http://127.0.0.1:$askallow_H" "http://evil.test:$WP/hello.txt")
