@@ -111,6 +111,7 @@ struct np_engine {
   struct np_answer *answers;
   volatile sig_atomic_t stopping;
   uint64_t next_due;
+  unsigned jobs_out; /* resolutions submitted and not yet taken back */
 };
 
 void np_limits_default(struct np_limits *limits)
@@ -571,6 +572,13 @@ static void np_dial_done(struct np_engine *e, struct np_conn *c)
 
 static void np_start_resolve(struct np_engine *e, struct np_conn *c)
 {
+  /* A connection that times out leaves its resolution running; with a
+   * resolver that hangs, reused slots would queue jobs without end. Twice
+   * the connection limit bounds the queue (and its memory). */
+  if (e->jobs_out >= 2 * e->lim.max_connections) {
+    np_refuse(e, c, 503, NP_SOCKS_REP_FAILURE, "resolver busy: too many resolutions pending");
+    return;
+  }
   struct np_resolve_job *job = calloc(1, sizeof *job);
   if (!job) {
     np_refuse(e, c, 503, NP_SOCKS_REP_FAILURE, "out of memory");
@@ -584,6 +592,7 @@ static void np_start_resolve(struct np_engine *e, struct np_conn *c)
   /* The client is not read while its destination is judged; a client
    * that hangs up is still seen (EPOLLHUP). */
   np_watch_set(e, &c->client, 0);
+  e->jobs_out++;
   np_resolver_submit(e->resolver, job);
 }
 
@@ -859,8 +868,10 @@ static void np_woken(struct np_engine *e)
   ssize_t r = read(e->wake.fd, &v, sizeof v);
   (void)r;
   struct np_resolve_job *job;
-  while ((job = np_resolver_take_done(e->resolver)))
+  while ((job = np_resolver_take_done(e->resolver))) {
+    e->jobs_out--;
     np_resolved(e, job);
+  }
   pthread_mutex_lock(&e->answer_lock);
   struct np_answer *list = e->answers;
   e->answers = NULL;

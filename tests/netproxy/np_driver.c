@@ -1,7 +1,8 @@
 /* np_driver: the network proxy engine on loopback listeners, with a policy
  * from the command line, for the integration tests (t_proxy.sh). Names
  * resolve through a hosts file only (--hosts), never the machine's DNS, so
- * every test's traffic stays on loopback.
+ * every test's traffic stays on loopback; names under "hang." never resolve
+ * (until the driver exits), a resolver that hangs.
  *
  *   np_driver --ports-file F [--allow P]... [--deny P]... [--local CIDR]...
  *             [--rest deny|ask] [--ask allow|deny|hang] [--hosts FILE]
@@ -11,6 +12,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,6 +30,9 @@ static const char *hosts_file;
 static FILE *records;
 static int ask_pipe[2] = { -1, -1 };
 static int ask_allow;
+/* Names under "hang." never resolve until the driver stops: a resolver
+ * that hangs, to test the handshake limit and the bound on pending jobs. */
+static int hang_release[2] = { -1, -1 };
 
 static void on_signal(int sig)
 {
@@ -48,6 +53,13 @@ static int hosts_resolve(void *ctx, const char *name, struct sockaddr_storage *o
                          const char **why)
 {
   (void)ctx;
+  if (strncmp(name, "hang.", 5) == 0) {
+    struct pollfd p = { .fd = hang_release[0], .events = POLLIN };
+    while (poll(&p, 1, -1) < 0 && errno == EINTR)
+      ;
+    *why = "released at the driver's exit";
+    return -1;
+  }
   FILE *f = hosts_file ? fopen(hosts_file, "r") : NULL;
   if (!f) {
     *why = "no hosts file (the test driver never asks the machine's resolver)";
@@ -198,6 +210,10 @@ int main(int argc, char **argv)
     perror(records_file);
     return 1;
   }
+  if (pipe(hang_release) != 0) {
+    perror("np_driver: pipe");
+    return 1;
+  }
   uint16_t http_port, socks_port;
   int http_fd = listen_loopback(&http_port), socks_fd = listen_loopback(&socks_port);
   struct np_engine_config cfg = {
@@ -236,6 +252,7 @@ int main(int argc, char **argv)
     return 1;
   }
   int rc = np_engine_run(the_engine);
+  close(hang_release[1]); /* wakes every hung resolution: the workers can be joined */
   np_engine_destroy(the_engine);
   np_policy_free(policy);
   return rc == 0 ? 0 : 1;

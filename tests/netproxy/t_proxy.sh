@@ -187,6 +187,16 @@ start_proxy slow --handshake-ms 1000 --allow '**.example.test' --local 127.0.0.0
 start_proxy idle --idle-ms 1000 --allow 127.0.0.1 --local 127.0.0.0/8
 [ "$($C idle "$idle_H" "$CP")" = closed ] && grep -q 'refusal="idle timeout' "$T/idle.rec" &&
   pass "an idle tunnel is cut at the idle limit" || fail "idle"
+start_proxy hang --handshake-ms 1000 --max-conns 2 --allow '**.example.test'
+for i in 1 2 3 4; do
+  code=$(get -x "http://127.0.0.1:$hang_H" "http://hang.example.test/")
+  [ "$code" = 504 ] || break
+done
+[ "$code" = 504 ] && grep -qi '^X-Proxy-Error: .*resolving timed out' "$T/head" &&
+  pass "a resolver that hangs: 504 at the handshake limit, the loop unaffected" || fail "hang: $code"
+code=$(get -x "http://127.0.0.1:$hang_H" "http://hang.example.test/")
+[ "$code" = 503 ] && grep -qi '^X-Proxy-Error: resolver busy' "$T/head" &&
+  pass "pending resolutions are bounded (twice the connection limit): 503 beyond" || fail "busy: $code"
 start_proxy cap --max-conns 2 --handshake-ms 600000 --allow '**.example.test' --local 127.0.0.0/8
 line=$($C cap "$cap_H" 2)
 case "$line" in "HTTP/1.1 503"*) pass "over the connection cap: 503 at once";; *) fail "cap: $line";; esac
