@@ -606,10 +606,8 @@ static void np_judge(struct np_engine *e, struct np_conn *c, const char *host, s
     memset(&c->host, 0, sizeof c->host);
     snprintf(msg, sizeof msg, "invalid destination host: %s", why);
     snprintf(c->basis, sizeof c->basis, "invalid host");
-    {
-      np_refuse(e, c, 400, NP_SOCKS_REP_RULESET, msg);
-      return;
-    }
+    np_refuse(e, c, 400, NP_SOCKS_REP_RULESET, msg);
+    return;
   }
   switch (np_policy_decide(e->policy, &c->host, port, &rule)) {
   case NP_VERDICT_DENY:
@@ -628,20 +626,16 @@ static void np_judge(struct np_engine *e, struct np_conn *c, const char *host, s
   case NP_VERDICT_ALLOW:
     c->allowed = 1;
     snprintf(c->basis, sizeof c->basis, "rule allow %s", rule);
-    {
-      np_start_resolve(e, c);
-      return;
-    }
+    np_start_resolve(e, c);
+    return;
   case NP_VERDICT_ASK:
     snprintf(c->basis, sizeof c->basis, "default ask");
     if (!e->cb.ask) {
       /* Ask with nobody to ask is a deny, never an allow. */
       snprintf(msg, sizeof msg, "%s port %u needs approval and no approver is configured",
                c->host.text, port);
-      {
-        np_refuse(e, c, 403, NP_SOCKS_REP_RULESET, msg);
-        return;
-      }
+      np_refuse(e, c, 403, NP_SOCKS_REP_RULESET, msg);
+      return;
     }
     c->state = NP_ST_ASK;
     np_set_deadline(e, c, np_now_ms() + e->lim.ask_ms);
@@ -665,16 +659,12 @@ static void np_http_head(struct np_engine *e, struct np_conn *c)
     return;
   case NP_HTTP_REFUSED:
     snprintf(c->basis, sizeof c->basis, "malformed request");
-    {
-      np_refuse(e, c, c->http.status, 0, c->http.why);
-      return;
-    }
+    np_refuse(e, c, c->http.status, 0, c->http.why);
+    return;
   case NP_HTTP_OK:
     c->leftover_off = c->http.head_len;
-    {
-      np_judge(e, c, c->http.host, c->http.host_len, c->http.port);
-      return;
-    }
+    np_judge(e, c, c->http.host, c->http.host_len, c->http.port);
+    return;
   }
 }
 
@@ -687,12 +677,10 @@ static void np_socks_head(struct np_engine *e, struct np_conn *c)
       return;
     if (st == NP_SOCKS_REFUSED || !g.no_auth_offered) {
       snprintf(c->basis, sizeof c->basis, "malformed request");
-      {
-        np_refuse(e, c, 0, 0,
-                  st == NP_SOCKS_REFUSED ? "not a SOCKS5 greeting"
-                                         : "SOCKS client offers no \"no authentication\" method");
-        return;
-      }
+      np_refuse(e, c, 0, 0,
+                st == NP_SOCKS_REFUSED ? "not a SOCKS5 greeting"
+                                       : "SOCKS client offers no \"no authentication\" method");
+      return;
     }
     uint8_t reply[2] = { NP_SOCKS_VERSION, NP_SOCKS_NO_AUTH };
     np_append(&c->to_client, reply, sizeof reply);
@@ -706,10 +694,8 @@ static void np_socks_head(struct np_engine *e, struct np_conn *c)
     return;
   if (st == NP_SOCKS_REFUSED) {
     snprintf(c->basis, sizeof c->basis, "protocol");
-    {
-      np_refuse(e, c, 0, r.reply, r.why);
-      return;
-    }
+    np_refuse(e, c, 0, r.reply, r.why);
+    return;
   }
   c->leftover_off = r.len;
   if (r.atyp == NP_SOCKS_ATYP_DOMAIN) {
@@ -852,10 +838,8 @@ static void np_answered(struct np_engine *e, struct np_answer *a)
   snprintf(c->basis, sizeof c->basis, "%s", a->basis[0] ? a->basis : "approval");
   if (a->allow) {
     c->allowed = 1;
-    {
-      np_start_resolve(e, c);
-      return;
-    }
+    np_start_resolve(e, c);
+    return;
   }
   char msg[448];
   snprintf(msg, sizeof msg, "%s port %u denied by %.160s", c->host.text, c->port, c->basis);
@@ -890,34 +874,27 @@ static void np_expire(struct np_engine *e, struct np_conn *c)
 {
   char msg[448];
   switch (c->state) {
-  case NP_ST_HEAD: {
+  case NP_ST_HEAD:
     np_cut(e, c, "handshake timeout: request incomplete");
     return;
-  }
   case NP_ST_ASK:
     snprintf(c->basis, sizeof c->basis, "approval timed out");
     snprintf(msg, sizeof msg, "%s port %u: approval timed out after %u ms (deny)", c->host.text,
              c->port, e->lim.ask_ms);
-    {
-      np_refuse(e, c, 403, NP_SOCKS_REP_RULESET, msg);
-      return;
-    }
+    np_refuse(e, c, 403, NP_SOCKS_REP_RULESET, msg);
+    return;
   case NP_ST_RESOLVE:
   case NP_ST_DIAL:
     snprintf(msg, sizeof msg, "%s port %u: %s timed out", c->host.text, c->port,
              c->state == NP_ST_RESOLVE ? "resolving" : "connecting");
-    {
-      np_refuse(e, c, 504, NP_SOCKS_REP_HOST_UNREACH, msg);
-      return;
-    }
-  case NP_ST_RELAY: {
+    np_refuse(e, c, 504, NP_SOCKS_REP_HOST_UNREACH, msg);
+    return;
+  case NP_ST_RELAY:
     np_cut(e, c, "idle timeout");
     return;
-  }
-  case NP_ST_REFUSE: {
+  case NP_ST_REFUSE:
     np_close_conn(e, c);
     return;
-  }
   case NP_ST_FREE:
     return;
   }
@@ -949,10 +926,9 @@ static void np_end_event(struct np_engine *e, struct np_end *end, uint32_t event
   struct np_conn *c = end->conn;
   int is_client = end->kind == NP_WATCH_CLIENT;
   switch (c->state) {
-  case NP_ST_HEAD: {
+  case NP_ST_HEAD:
     np_read_head(e, c);
     return;
-  }
   case NP_ST_ASK:
   case NP_ST_RESOLVE:
     if (events & (EPOLLHUP | EPOLLERR)) {
@@ -983,10 +959,9 @@ static void np_end_event(struct np_engine *e, struct np_end *end, uint32_t event
       np_cut(e, c, is_client ? "client hung up" : "destination hung up");
     return;
   }
-  case NP_ST_REFUSE: {
+  case NP_ST_REFUSE:
     np_refuse_step(e, c);
     return;
-  }
   case NP_ST_FREE:
     return;
   }
