@@ -85,6 +85,7 @@ struct np_conn {
   char refusal[448];
   int client_eof, up_eof, client_shut, up_shut;
   uint64_t bytes_up, bytes_down, start_ms, deadline_ms;
+  uint64_t handshake_end; /* resolving and dialling end here, whatever is left */
   struct np_conn *next_free;
 };
 
@@ -541,6 +542,12 @@ static void np_dial_next(struct np_engine *e, struct np_conn *c)
       return;
     }
     c->state = NP_ST_DIAL;
+    /* Each address gets its share of what is left of the handshake, so
+     * one that never answers (a broken IPv6 route) leaves time for the
+     * next instead of failing the connection. */
+    uint64_t now = np_now_ms(), left = c->n_addrs - c->next_addr + 1;
+    uint64_t remaining = c->handshake_end > now ? c->handshake_end - now : 0;
+    np_set_deadline(e, c, left > 1 ? now + remaining / left : c->handshake_end);
     return;
   }
   char why[448];
@@ -588,7 +595,8 @@ static void np_start_resolve(struct np_engine *e, struct np_conn *c)
   job->host = c->host;
   job->port = c->port;
   c->state = NP_ST_RESOLVE;
-  np_set_deadline(e, c, np_now_ms() + e->lim.handshake_ms);
+  c->handshake_end = np_now_ms() + e->lim.handshake_ms;
+  np_set_deadline(e, c, c->handshake_end);
   /* The client is not read while its destination is judged; a client
    * that hangs up is still seen (EPOLLHUP). */
   np_watch_set(e, &c->client, 0);
@@ -883,10 +891,18 @@ static void np_expire(struct np_engine *e, struct np_conn *c)
              c->port, e->lim.ask_ms);
     np_refuse(e, c, 403, NP_SOCKS_REP_RULESET, msg);
     return;
-  case NP_ST_RESOLVE:
   case NP_ST_DIAL:
-    snprintf(msg, sizeof msg, "%s port %u: %s timed out", c->host.text, c->port,
-             c->state == NP_ST_RESOLVE ? "resolving" : "connecting");
+    if (c->next_addr < c->n_addrs) {
+      c->last_errno = ETIMEDOUT;
+      np_drop_upstream(e, c);
+      np_dial_next(e, c);
+      return;
+    }
+    snprintf(msg, sizeof msg, "%s port %u: connecting timed out", c->host.text, c->port);
+    np_refuse(e, c, 504, NP_SOCKS_REP_HOST_UNREACH, msg);
+    return;
+  case NP_ST_RESOLVE:
+    snprintf(msg, sizeof msg, "%s port %u: resolving timed out", c->host.text, c->port);
     np_refuse(e, c, 504, NP_SOCKS_REP_HOST_UNREACH, msg);
     return;
   case NP_ST_RELAY:

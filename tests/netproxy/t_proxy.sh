@@ -43,6 +43,8 @@ cat > "$T/hosts" <<HOSTS
 10.0.0.1 mixed.example.test
 127.0.0.1 mixed.example.test
 169.254.169.254 meta.example.test
+127.0.0.2 fallback.example.test onlyhole.example.test
+127.0.0.1 fallback.example.test
 HOSTS
 
 # start_proxy NAME ARGS...: the driver's ports in ${NAME}_H / ${NAME}_S.
@@ -197,6 +199,19 @@ done
 code=$(get -x "http://127.0.0.1:$hang_H" "http://hang.example.test/")
 [ "$code" = 503 ] && grep -qi '^X-Proxy-Error: resolver busy' "$T/head" &&
   pass "pending resolutions are bounded (twice the connection limit): 503 beyond" || fail "busy: $code"
+# An address that never answers gets its share of the handshake, then the
+# next address is dialled; with no next one the same wait is a 504.
+python3 "$NP_TESTS/np_blackhole.py" "$T/hole.port" & PIDS+=($!)
+wait_file "$T/hole.port"
+HP=$(cat "$T/hole.port")
+start_proxy fallback --handshake-ms 6000 --allow '**.example.test' --local 127.0.0.0/8
+code=$(get -x "http://127.0.0.1:$fallback_H" "http://fallback.example.test:$HP/")
+[ "$code" = 200 ] && grep -q 'fallback ok' "$T/body" &&
+  grep -q "host=fallback.example.test port=$HP dialled=127.0.0.1:$HP allowed=1" "$T/fallback.rec" &&
+  pass "an address that never answers is skipped for the next one" || fail "fallback: $code"
+code=$(get -x "http://127.0.0.1:$fallback_H" "http://onlyhole.example.test:$HP/")
+[ "$code" = 504 ] && grep -qi '^X-Proxy-Error: .*connecting timed out' "$T/head" &&
+  pass "negative control: the same address alone times out (504)" || fail "onlyhole: $code"
 start_proxy cap --max-conns 2 --handshake-ms 600000 --allow '**.example.test' --local 127.0.0.0/8
 line=$($C cap "$cap_H" 2)
 case "$line" in "HTTP/1.1 503"*) pass "over the connection cap: 503 at once";; *) fail "cap: $line";; esac
