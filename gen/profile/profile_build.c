@@ -111,8 +111,13 @@ int profile_filter_check(const struct sc_ruleset *rs, const struct sock_filter *
     for (uint32_t c = 0; c < r->nclauses; c++) {
       for (uint32_t k = 0; k < r->clauses[c].nconds; k++) {
         const struct sc_cond *x = &r->clauses[c].conds[k];
-        const uint64_t probes[] = { x->value,     x->value - 1, x->value + 1, x->value | x->mask,
-                                    x->value & ~x->mask, x->value | (1ull << 32), 0,
+        const uint64_t probes[] = { x->value,
+                                    x->value - 1,
+                                    x->value + 1,
+                                    x->value | x->mask,
+                                    x->value & ~x->mask,
+                                    x->value | (1ull << 32),
+                                    0,
                                     ~0ull };
         for (size_t p = 0; p < sizeof probes / sizeof probes[0]; p++) {
           struct seccomp_data sd = { .nr = r->nr, .arch = AUDIT_ARCH_X86_64 };
@@ -148,8 +153,8 @@ static int profile_build_one(const struct pol_profile *p, struct profile_unit *u
     return rc;
   rc = bpf_compile(&u->rs, &u->prog);
   if (rc == -EINVAL)
-    fprintf(diag_stream(), "sbx: error: policy: profile '%s': the BPF generator refused its rules\n",
-            p->name);
+    fprintf(diag_stream(),
+            "sbx: error: policy: profile '%s': the BPF generator refused its rules\n", p->name);
   if (rc)
     return rc;
   if ((rc = profile_filter_check(&u->rs, u->prog.insns, u->prog.len)) != 0)

@@ -29,8 +29,7 @@ struct profile_set;
 
 /* Loads path with lo (the library directory, the file reader; NULL: plain
  * pol_load) and builds every profile in it, declaration order. */
-int profile_set_load(const char *path, const struct pol_load_options *lo,
-                     struct profile_set **out);
+int profile_set_load(const char *path, const struct pol_load_options *lo, struct profile_set **out);
 void profile_set_free(struct profile_set *s);
 
 /* The table: n entries laid out as a generated cs_profiles[]; valid

@@ -84,6 +84,9 @@ struct sbx_audit_record {
   uint64_t wait_timeout_ms;      /* --wait-timeout; 0: none */
   bool wait_noticed;             /* the wait was announced on stderr */
   bool wait_timed_out;           /* --wait-timeout passed: nothing ran */
+  /* A user's own rules (docs/audit-log.md): */
+  const char *policy_file; /* --policy, resolved; NULL: the linked profiles */
+  const char *model_file;  /* --model, resolved; NULL: the linked model */
 };
 
 /* path NULL: no log (a->fd = -1), returns 0. */

@@ -60,6 +60,9 @@ struct sbx_opts {
   bool has_wait_timeout;
   uint64_t wait_timeout_ms; /* --wait-timeout: the longest admission wait */
   const char *run_id;       /* --run-id: the caller's name for the run */
+  /* A user's own rules (docs/sbx.md, "Your own policies and models"). */
+  const char *policy; /* --policy FILE.pol: profiles from this file, not the linked ones */
+  const char *model;  /* --model FILE.pnet: admission through this model */
 };
 
 /* Parses argv (argv[0] is sbx itself). On success fills *o; the command's

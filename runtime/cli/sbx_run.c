@@ -290,6 +290,8 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
   rec.argv = o->cmd_argv;
   rec.argc = o->cmd_argc;
   rec.model = t->model->model_name;
+  rec.policy_file = t->policy_file;
+  rec.model_file = t->model_file;
   rec.sbx_exit = SBX_EXIT_FAILURE;
   rec.run_id = o->run_id;
   rec.env_set = o->set_env;
@@ -456,7 +458,9 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
     /* Set by the front end when the server declined this run before it
      * handed the run here (sbx_front.c): not asked twice. */
     req.warm_declined = getenv(SBX_WARM_DECLINED_ENV);
-    if (!o->cold && !req.warm_declined &&
+    /* The server holds templates of the linked profiles only: a run of
+     * a user's policy or model is always cold. */
+    if (!o->cold && !req.warm_declined && !t->policy_file && !t->model_file &&
         !(getenv("SBX_WARM") && strcmp(getenv("SBX_WARM"), "0") == 0))
       req.warm_socket = serve_sock;
   }

@@ -189,7 +189,8 @@ START_TEST(test_library_include_not_shadowed)
    * include without a library. */
   write_file(path, "include <../models/profiles.pol>;\n");
   ck_assert_int_eq(load(path, models_dir, &s), -EINVAL);
-  ck_assert_ptr_nonnull(strstr(diag_text, "agent.pol:1:9: error: include <../models/profiles.pol>"));
+  ck_assert_ptr_nonnull(
+      strstr(diag_text, "agent.pol:1:9: error: include <../models/profiles.pol>"));
   write_file(path, "include </etc/passwd>;\n");
   ck_assert_int_eq(load(path, models_dir, &s), -EINVAL);
   write_file(path, "include <profiles.pol>;\n");
