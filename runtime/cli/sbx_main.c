@@ -11,6 +11,7 @@
 #include "cs_version.h"
 #include "sbx_approve.h"
 #include "sbx_cli.h"
+#include "sbx_model.h"
 #include "sbx_policy.h"
 #include "sbx_profile.h"
 #include "sbx_confine.h"
@@ -79,6 +80,7 @@ static int sbx_main_dispatch(const struct sbx_tables *tp, const struct sbx_opts 
 int main(int argc, char *argv[])
 {
   struct sbx_user_policy policy = { 0 };
+  struct sbx_user_model model = { 0 };
   struct sbx_opts o;
   struct sbx_tables t = {
     .profiles = SBX_PROFILES,
@@ -97,7 +99,20 @@ int main(int argc, char *argv[])
       return code;
     }
   }
+  if (o.model && o.cmd == SBX_CMD_RUN) {
+    char ws[PATH_MAX];
+    if (sbx_run_workspace(o.workspace, ws, sizeof ws, stderr) != 0 ||
+        sbx_model_load(&model, o.model, ws, stderr) != 0) {
+      sbx_policy_free(&policy);
+      sbx_model_free(&model);
+      return SBX_EXIT_FAILURE;
+    }
+    t.model = sbx_model_table(&model);
+    t.model_file = model.path;
+    t.model_state_name = model.state_name;
+  }
   int code = sbx_main_dispatch(&t, &o);
   sbx_policy_free(&policy);
+  sbx_model_free(&model);
   return code;
 }

@@ -405,7 +405,8 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
     }
   }
 
-  r = sbx_admit_open(&adm, t->model, stderr);
+  r = t->model_state_name ? sbx_admit_open_named(&adm, t->model, t->model_state_name, stderr)
+                          : sbx_admit_open(&adm, t->model, stderr);
   if (r != 0) {
     rec.error = "admission state unavailable";
     goto record;

@@ -19,6 +19,7 @@ struct sbx_tables {
    * --model, resolved paths): explain and the audit record name it. */
   const char *policy_file;
   const char *model_file;
+  const char *model_state_name; /* --model: its shared state's name; NULL: the model's */
 };
 
 int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o);

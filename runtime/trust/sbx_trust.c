@@ -114,8 +114,7 @@ static int sbx_trust_fail(const struct sbx_trust *t, const char *path, const cha
 /* Walks real (resolved, absolute) from / with O_NOFOLLOW, checking each
  * directory and the file on their descriptors; returns the file's
  * descriptor, open for reading, or a negative errno after a message. */
-static int sbx_trust_walk(const struct sbx_trust *t, const char *shown, const char *real,
-                          FILE *err)
+static int sbx_trust_walk(const struct sbx_trust *t, const char *shown, const char *real, FILE *err)
 {
   char why[160], sofar[PATH_MAX];
   int dir = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
