@@ -171,8 +171,8 @@ int model_build_load(const char *name, const char *text, size_t len, struct mode
   /* The caller checked who may write the one file it read; an include
    * would bring in text nobody checked. */
   if (net->nsources > 1) {
-    fprintf(diag_stream(), "%s: error: a model for --model cannot include other files (%s)\n",
-            name, net->sources[1]->path);
+    fprintf(diag_stream(), "%s: error: a model for --model cannot include other files (%s)\n", name,
+            net->sources[1]->path);
     goto fail;
   }
   struct pn_analysis_opts aopts = { .max_states = 0 };

@@ -452,10 +452,13 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
         o->has_wait_timeout || o->run_id || o->model ||
         (o->cmd == SBX_CMD_CHECK && (o->profile || o->bpf || o->policy)) ||
         (o->cmd == SBX_CMD_EXPLAIN && o->json)) {
-      fprintf(err, "sbx: error: %s: only %s accepted\n", sub,
-              o->cmd == SBX_CMD_CHECK
-                  ? "--json is"
-                  : "--profile, --bpf, --policy and (with --policy) --workspace are");
+      if (o->cmd == SBX_CMD_CHECK)
+        fprintf(err, "sbx: error: %s: only --json is accepted\n", sub);
+      else
+        fprintf(err,
+                "sbx: error: %s: only --profile and --bpf are accepted, and --policy FILE "
+                "(with it, --workspace DIR)\n",
+                sub);
       return -EINVAL;
     }
     if (optind < argc) {

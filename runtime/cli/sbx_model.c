@@ -20,8 +20,8 @@ int sbx_model_load(struct sbx_user_model *um, const char *file, const char *work
   struct sbx_trust trust = { .layer = "model", .caller = getuid(), .workspace = workspace };
   char *text = NULL;
   size_t len = 0;
-  int rc = sbx_trust_read(&trust, file, SBX_MODEL_MAX_BYTES, &text, &len, um->path,
-                          sizeof um->path, err);
+  int rc = sbx_trust_read(&trust, file, SBX_MODEL_MAX_BYTES, &text, &len, um->path, sizeof um->path,
+                          err);
   if (rc != 0) {
     fprintf(err, "sbx: error: model: %s refused; nothing ran\n", file);
     return rc;

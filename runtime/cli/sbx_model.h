@@ -22,8 +22,8 @@ struct model_build;
 
 struct sbx_user_model {
   struct model_build *build;
-  char path[PATH_MAX];   /* resolved: the audit record names it */
-  char state_name[256];  /* the shared state's file name, without .state */
+  char path[PATH_MAX];  /* resolved: the audit record names it */
+  char state_name[256]; /* the shared state's file name, without .state */
 };
 
 int sbx_model_load(struct sbx_user_model *um, const char *file, const char *workspace, FILE *err);

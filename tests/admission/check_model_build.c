@@ -62,8 +62,7 @@ static void tables_equal(const struct cs_model_table *a, const struct cs_model_t
   size_t starts = (a->n_transitions + 1) * sizeof(uint32_t);
   CHECK(memcmp(a->pre_start, b->pre_start, starts) == 0, "pre_start");
   CHECK(memcmp(a->post_start, b->post_start, starts) == 0, "post_start");
-  CHECK(memcmp(a->pre_arcs, b->pre_arcs, a->pre_start[a->n_transitions] * sizeof *a->pre_arcs) ==
-            0,
+  CHECK(memcmp(a->pre_arcs, b->pre_arcs, a->pre_start[a->n_transitions] * sizeof *a->pre_arcs) == 0,
         "pre_arcs");
   CHECK(memcmp(a->post_arcs, b->post_arcs,
                a->post_start[a->n_transitions] * sizeof *a->post_arcs) == 0,
