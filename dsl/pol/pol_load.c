@@ -196,7 +196,10 @@ static int pol_do_include(struct pol_policy *pol, const struct pol_decl *d,
   rc = -EINVAL;
   real = realpath(path, NULL);
   if (!real) {
-    diag_error(&d->name.loc, "cannot read '%s': %s", name, strerror(errno));
+    if (d->library)
+      diag_error(&d->name.loc, "cannot read <%s> from the library: %s", name, strerror(errno));
+    else
+      diag_error(&d->name.loc, "cannot read '%s': %s", name, strerror(errno));
     goto done;
   }
   /* A symbolic link inside the library must not lead out of it: what
