@@ -44,9 +44,17 @@ expect_rc 0 "control: standard from the library reads secrets/key"
 [[ $OUT == the-secret-42 ]] && pass "control: the test would see a leak" || fail "control output '$OUT'"
 
 # Such runs are cold (the warm server knows the linked profiles only).
+before=$( [[ ${SBX_TEST_WARM:-0} == 1 ]] && warm_count "started warm" || echo 0)
 run_sbx run -v --policy "$POL/agent.pol" --profile agent -- true
 expect_rc 0 "agent with -v"
 expect_err "cold" "a --policy run starts cold"
+if [[ ${SBX_TEST_WARM:-0} == 1 ]]; then
+  # sbx_cli_warm_policy: a server of this user is running, and still no
+  # --policy run reaches it (its templates are of the linked profiles).
+  after=$(warm_count "started warm")
+  [[ $after == "$before" ]] && pass "the running server was not asked" ||
+    fail "a --policy run started warm ($before -> $after)"
+fi
 
 # The audit record names the policy file.
 run_sbx run --audit "$T/audit.log" --policy "$POL/agent.pol" --profile agent -- true
