@@ -93,23 +93,30 @@ int main(int argc, char *argv[])
   if (sbx_cli_parse(argc, argv, &o, stderr) != 0)
     return SBX_EXIT_FAILURE;
   if (o.policy && (o.cmd == SBX_CMD_RUN || o.cmd == SBX_CMD_EXPLAIN)) {
-    int code = sbx_main_user_policy(&t, &o, &policy);
-    if (code != 0) {
+    if (sbx_main_user_policy(&t, &o, &policy) != 0) {
       sbx_policy_free(&policy);
-      return code;
+      if (o.cmd != SBX_CMD_RUN)
+        return SBX_EXIT_FAILURE;
+      /* The run is still recorded, with why: an agent handing sbx
+       * untrusted rules is worth an auditor's eye. */
+      t.profiles = NULL;
+      t.n_profiles = 0;
+      t.policy_file = o.policy;
+      t.refused = "policy refused (--policy)";
     }
   }
-  if (o.model && o.cmd == SBX_CMD_RUN) {
+  if (o.model && o.cmd == SBX_CMD_RUN && !t.refused) {
     char ws[PATH_MAX];
     if (sbx_run_workspace(o.workspace, ws, sizeof ws, stderr) != 0 ||
         sbx_model_load(&model, o.model, ws, stderr) != 0) {
-      sbx_policy_free(&policy);
       sbx_model_free(&model);
-      return SBX_EXIT_FAILURE;
+      t.model_file = o.model;
+      t.refused = "model refused (--model)";
+    } else {
+      t.model = sbx_model_table(&model);
+      t.model_file = model.path;
+      t.model_state_name = model.state_name;
     }
-    t.model = sbx_model_table(&model);
-    t.model_file = model.path;
-    t.model_state_name = model.state_name;
   }
   int code = sbx_main_dispatch(&t, &o);
   sbx_policy_free(&policy);

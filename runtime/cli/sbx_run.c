@@ -311,6 +311,13 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
    * agent probing for more rights is worth an auditor's eye), is recorded. */
   if (sbx_audit_open(&audit, audit_path, stderr) != 0)
     return SBX_EXIT_FAILURE;
+  /* A user's policy or model that was refused (sbx_main.c, the reason
+   * already on stderr) is recorded like an unknown profile: nothing ran. */
+  if (t->refused) {
+    rec.profile_source = o->profile ? "flag" : getenv(SBX_PROFILE_ENV) ? "env" : "default";
+    rec.error = t->refused;
+    goto record;
+  }
 
   if (sbx_profile_select(t->profiles, t->n_profiles, o->profile, getenv(SBX_PROFILE_ENV), &p, &src,
                          stderr) != 0) {

@@ -20,6 +20,9 @@ struct sbx_tables {
   const char *policy_file;
   const char *model_file;
   const char *model_state_name; /* --model: its shared state's name; NULL: the model's */
+  /* Set when --policy or --model was refused: sbx_run records this as
+   * the error and runs nothing (exit 125). */
+  const char *refused;
 };
 
 int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o);

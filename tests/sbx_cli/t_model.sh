@@ -69,6 +69,11 @@ chmod o+w "$MOD/one.pnet"
 run_sbx run --model "$MOD/one.pnet" --profile strict -- true
 expect_rc 125 "a world-writable model"
 expect_err "model: .*one.pnet: is writable by every user" "names the layer and why"
+run_sbx run --audit "$T/refused.log" --model "$MOD/one.pnet" --profile strict -- true
+expect_rc 125 "a world-writable model, with an audit log"
+got=$(audit_field "$T/refused.log" '(r["result"]["error"], r["admission"].get("model_file"))')
+[[ $got == "('model refused (--model)', '$MOD/one.pnet')" ]] &&
+  pass "the refusal is recorded with the file" || fail "record of the refusal: $got"
 chmod o-w "$MOD/one.pnet"
 cp "$MOD/one.pnet" "$WS/one.pnet"
 run_sbx run --model "$WS/one.pnet" --profile strict -- true

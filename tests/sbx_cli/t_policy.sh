@@ -79,6 +79,11 @@ chmod o+w "$POL/agent.pol"
 run_sbx run --policy "$POL/agent.pol" --profile agent -- true
 expect_rc 125 "world-writable policy"
 expect_err "policy: .*agent.pol: is writable by every user" "names the layer and why"
+run_sbx run --audit "$T/refused.log" --policy "$POL/agent.pol" --profile agent -- true
+expect_rc 125 "world-writable policy, with an audit log"
+got=$(audit_field "$T/refused.log" '(r["result"]["error"], r.get("policy_file"), r["result"]["sbx_exit"])')
+[[ $got == "('policy refused (--policy)', '$POL/agent.pol', 125)" ]] &&
+  pass "the refusal is recorded with the file" || fail "record of the refusal: $got"
 chmod o-w,g+w "$POL/agent.pol"
 run_sbx run --policy "$POL/agent.pol" --profile agent -- true
 expect_rc 125 "group-writable policy"
