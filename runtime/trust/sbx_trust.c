@@ -150,6 +150,16 @@ static int sbx_trust_walk(const struct sbx_trust *t, const char *shown, const ch
                      : O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
     int fd = openat(dir, comp, flags);
     int saved = errno;
+    /* A directory the caller may search but not read (0711): opened as a
+     * path only. Its ACL cannot be read through such a descriptor, and
+     * need not be: any ACL entry granting write raises the mask, which is
+     * the mode's group write bit, refused below. */
+    bool path_only = false;
+    if (fd < 0 && saved == EACCES && !last) {
+      fd = openat(dir, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      saved = errno;
+      path_only = fd >= 0;
+    }
     close(dir);
     if (fd < 0) {
       snprintf(why, sizeof why, "cannot be opened without following links (%s)",
@@ -162,7 +172,7 @@ static int sbx_trust_walk(const struct sbx_trust *t, const char *shown, const ch
       return sbx_trust_fail(t, shown, sofar, strerror(saved), -saved, err);
     }
     int rc = sbx_trust_writers(t, &st, why, sizeof why);
-    if (rc == 0)
+    if (rc == 0 && !path_only)
       rc = sbx_trust_acl(t, fd, why, sizeof why);
     if (rc == 0 && last && !S_ISREG(st.st_mode)) {
       snprintf(why, sizeof why, "is not a regular file");

@@ -109,6 +109,41 @@ if [[ $(id -u) == 0 ]]; then
   chown 0 "$POL/agent.pol"
 fi
 
+# As an ordinary user (uid 1000): a directory it may search but not read
+# (root's 0711) is checked all the same and passes; made group-writable,
+# it is refused. A root-owned policy is trusted, another user's is not.
+if [[ $(id -u) == 0 ]] && command -v setpriv >/dev/null; then
+  # Not below $T, which is root's 0700: uid 1000 must reach the tree.
+  U=$(mktemp -d /tmp/sbx-policy-users.XXXXXX)
+  mkdir -p "$U/home/u/pol" "$U/home/u/ws"
+  chmod 0755 "$U" && chmod 0711 "$U/home"
+  cp "$POL/agent.pol" "$U/home/u/pol/agent.pol"
+  chown -R 1000:1000 "$U/home/u" && chmod 0700 "$U/home/u"
+  as_user() { (cd / && setpriv --reuid=1000 --regid=1000 --clear-groups "$SBX" explain \
+    --workspace "$U/home/u/ws" --policy "$1" --profile agent >"$T/out" 2>"$T/err"); RC=$?; ERR=$(cat "$T/err"); }
+  # Only when uid 1000 can reach sbx and its library at all (a checkout
+  # under a private home would not be): else these cases say nothing.
+  if (cd / && setpriv --reuid=1000 --regid=1000 --clear-groups "$SBX" explain --profile strict >/dev/null 2>&1); then
+    as_user "$U/home/u/pol/agent.pol"
+    expect_rc 0 "uid 1000: its own policy below root's 0711 directory"
+    chmod 0731 "$U/home"
+    as_user "$U/home/u/pol/agent.pol"
+    expect_rc 125 "uid 1000: the same below a group-writable directory"
+    expect_err "directory $U/home is writable by group" "names the directory"
+    chmod 0711 "$U/home"
+    chown 1001 "$U/home/u/pol/agent.pol"
+    as_user "$U/home/u/pol/agent.pol"
+    expect_rc 125 "uid 1000: a policy owned by uid 1001"
+    expect_err "owned by uid 1001" "names the owner"
+    chown 0 "$U/home/u/pol/agent.pol"
+    as_user "$U/home/u/pol/agent.pol"
+    expect_rc 0 "uid 1000: control: a root-owned policy is trusted"
+  else
+    echo "note: uid 1000 cannot run $SBX here; the ordinary-user cases did not run"
+  fi
+  rm -rf "$U"
+fi
+
 # A symbolic link is resolved and the file it reaches is checked.
 cp "$POL/agent.pol" "$POL/open.pol"
 chmod 0666 "$POL/open.pol"
