@@ -3,7 +3,7 @@
 # its folders, so every installed library is complete; pnetc (dsl/) is
 # defined before runtime/.
 #
-# Installs: pnetc, libcs_runtime.a, libcs_approval.a, libcs_cmdrule.a and
+# Installs: pnetc, the policy library (share/commander-sandbox/pol), libcs_runtime.a, libcs_approval.a, libcs_cmdrule.a and
 # the public runtime headers (runtime/include) under
 # include/commander-sandbox/, a pkg-config file (commander-sandbox.pc) and
 # a CMake package (CommanderSandboxConfig.cmake, its version file, the
@@ -72,6 +72,15 @@ install(TARGETS ${export_targets} EXPORT CommanderSandboxTargets
 install(TARGETS pnetc EXPORT CommanderSandboxTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT Development)
 install(FILES ${CS_PUBLIC_HEADERS} DESTINATION ${CS_INSTALL_INCLUDEDIR} COMPONENT Development)
+# The policy library `include <NAME>;` reaches (dsl/pol/pol_library.c): the
+# seed profiles and the syscall library, so a user's policy can extend
+# standard without the source tree; pnetc and sbx find it from their own
+# directory under any prefix.
+install(FILES ${CS_SOURCE_ROOT}/models/profiles.pol
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/commander-sandbox/pol COMPONENT Development)
+install(DIRECTORY ${CS_SOURCE_ROOT}/models/stdlib
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/commander-sandbox/pol COMPONENT Development
+        FILES_MATCHING PATTERN "*.pol")
 install(EXPORT CommanderSandboxTargets NAMESPACE CommanderSandbox::
         DESTINATION ${CS_INSTALL_CMAKEDIR} COMPONENT Development)
 

@@ -46,6 +46,8 @@ static const char pnetc_usage[] =
     "                          disasm   annotated filter disassembly (policies)\n"
     "                          oci      OCI/Docker seccomp JSON (policies)\n"
     "      --profile=NAME    the profile of a policy to compile\n"
+    "      --library=DIR     where include <NAME>; looks (policies; default: the\n"
+    "                        installed share/commander-sandbox/pol)\n"
     "      --max-states=N    stop the analysis after N states (exit 3)\n"
     "      --depfile=FILE    also write a Make-style list of every file read\n"
     "  -q, --quiet           no summary on standard output\n"
@@ -68,6 +70,7 @@ enum {
   OPT_PROFILE,
   OPT_MAX_STATES,
   OPT_DEPFILE,
+  OPT_LIBRARY,
 };
 
 static const struct option pnetc_long_options[] = {
@@ -78,6 +81,7 @@ static const struct option pnetc_long_options[] = {
   { "profile", required_argument, NULL, OPT_PROFILE },
   { "max-states", required_argument, NULL, OPT_MAX_STATES },
   { "depfile", required_argument, NULL, OPT_DEPFILE },
+  { "library", required_argument, NULL, OPT_LIBRARY },
   { "quiet", no_argument, NULL, 'q' },
   { "help", no_argument, NULL, 'h' },
   { "version", no_argument, NULL, 'V' },
@@ -188,6 +192,9 @@ int main(int argc, char **argv)
       break;
     case OPT_DEPFILE:
       opts.depfile = optarg;
+      break;
+    case OPT_LIBRARY:
+      opts.library = optarg;
       break;
     case 'q':
       opts.quiet = true;

@@ -26,6 +26,7 @@ struct pnetc_options {
   const char *output_file; /* -o FILE for single-file emitters; NULL: stdout */
   const char *depfile;     /* --depfile FILE: Make-style list of files read */
   const char *profile;     /* --profile NAME (policies) */
+  const char *library;     /* --library DIR: include <NAME>; (policies); NULL: the default */
   enum pnetc_emit emit;
   bool check_only;     /* --check: analysis, no files written */
   bool json;           /* --json: the report as one JSON object on stdout */

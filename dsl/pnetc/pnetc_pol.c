@@ -168,12 +168,18 @@ int pnetc_run_policy(const struct pnetc_options *o)
   struct out_file *files[3] = { NULL, NULL, NULL };
   size_t nunits = 0, nfiles = 0;
   char *ident = NULL, *c_path = NULL, *h_path = NULL, *h_name = NULL, *target = NULL;
+  char *library = NULL;
   const char **deps = NULL;
   int rc = 0, exit_code = PNETC_EXIT_INPUT;
 
   if (pnetc_pol_check_emit(o) != 0)
     goto cleanup;
-  rc = pol_load(o->input, &pol);
+  /* Without --library the installed library (or, in the build tree, the
+   * source's models/), so `include <profiles.pol>;` works from any
+   * directory; none found is an error only for a policy that uses it. */
+  library = o->library ? NULL : pol_library_default();
+  struct pol_load_options lo = { .library_dir = o->library ? o->library : library };
+  rc = pol_load_with(o->input, &lo, &pol);
   if (rc)
     goto fail; /* diagnostics were printed */
 
@@ -320,6 +326,7 @@ cleanup:
   free(h_name);
   free(target);
   free(deps);
+  free(library);
   pol_policy_free(pol);
   return exit_code;
 }

@@ -31,6 +31,29 @@ struct pol_policy;
 
 /* Loads and checks path. On success *out owns everything. */
 int pol_load(const char *path, struct pol_policy **out);
+
+/* Where pol_load_with finds files and how it reads them. */
+struct pol_load_options {
+  /* The directory `include <NAME>;` searches, and the only one it
+   * searches (the installed standard library and seed profiles); NULL:
+   * such an include is an error. */
+  const char *library_dir;
+  /* When set, every file (the main one, from NULL, and each include) is
+   * read through it instead of fopen, so a caller can check who may write
+   * a file before its text is trusted (sbx --policy). Returns the file or
+   * NULL after printing why (diag_error at `from` when it is non-NULL). */
+  struct diag_source *(*read_file)(void *ctx, const char *path, const struct diag_loc *from);
+  void *ctx;
+};
+
+/* The library directory when none is named: the installed
+ * ${datadir}/commander-sandbox/pol beside the running executable, else
+ * the source tree's models/ (an executable in the build tree); resolved,
+ * caller frees; NULL when neither exists. */
+char *pol_library_default(void);
+
+/* pol_load with options; opts NULL is pol_load. */
+int pol_load_with(const char *path, const struct pol_load_options *opts, struct pol_policy **out);
 /* Same, for a buffer (the fuzz harness); includes are refused. */
 int pol_load_memory(const char *name, const char *data, size_t len, struct pol_policy **out);
 void pol_policy_free(struct pol_policy *pol);

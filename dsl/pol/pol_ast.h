@@ -169,6 +169,7 @@ struct pol_decl {
   enum pol_decl_kind kind;
   struct diag_loc loc;
   struct pol_name name;     /* include: the path string; const/group: the name */
+  bool library;             /* include <NAME>: searched in the library directory only */
   struct pol_value *value;  /* const */
   struct pol_names members; /* group */
   struct pol_profile_decl *profile;

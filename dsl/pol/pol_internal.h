@@ -87,6 +87,8 @@ struct pol_policy {
   size_t ndecls, cap_decls;
   char *main_dir; /* directory of the main file, for origins */
   bool allow_includes;
+  char *library_real; /* the library directory, resolved; NULL: none */
+  struct pol_load_options opts;
 
   struct pol_constdef *consts;
   size_t nconsts;

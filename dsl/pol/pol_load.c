@@ -103,6 +103,57 @@ static char *pol_dirname(const char *path)
 static int pol_read_file(struct pol_policy *pol, struct diag_source *src,
                          struct pol_include_stack *stack);
 
+/* Whether real (resolved) is dir itself or lies below it. */
+static bool pol_path_within(const char *real, const char *dir)
+{
+  size_t n = dir ? strlen(dir) : 0;
+  if (!n)
+    return false;
+  if (strcmp(dir, "/") == 0)
+    return real[0] == '/';
+  return strncmp(real, dir, n) == 0 && (real[n] == '/' || real[n] == '\0');
+}
+
+/* The file `include <NAME>;` names: NAME below the library directory. The
+ * name is relative, and no component may be "." or "..": the angle form
+ * reaches the library and nothing else, so no file next to the policy,
+ * and no path climbing out, can stand in for a library file. */
+static int pol_library_path(const struct pol_policy *pol, const struct pol_decl *d, char **out)
+{
+  const char *name = d->name.text;
+  *out = NULL;
+  if (!pol->library_real) {
+    diag_error(&d->name.loc,
+               "include <%s>: no library directory is known (pnetc --library DIR; "
+               "docs/pol-language.md, \"Includes\")",
+               name);
+    return -EINVAL;
+  }
+  if (name[0] == '/') {
+    diag_error(&d->name.loc, "include <%s>: a library name is relative to the library directory",
+               name);
+    return -EINVAL;
+  }
+  for (const char *c = name; *c;) {
+    const char *end = strchr(c, '/');
+    size_t len = end ? (size_t)(end - c) : strlen(c);
+    if (len == 0 || (len == 1 && c[0] == '.') || (len == 2 && c[0] == '.' && c[1] == '.')) {
+      diag_error(&d->name.loc,
+                 "include <%s>: empty, \".\" and \"..\" components are not allowed in a library "
+                 "name",
+                 name);
+      return -EINVAL;
+    }
+    c += len + (end ? 1 : 0);
+  }
+  if (asprintf(out, "%s/%s", pol->library_real, name) < 0) {
+    *out = NULL;
+    diag_error(&d->name.loc, "out of memory");
+    return -ENOMEM;
+  }
+  return 0;
+}
+
 static int pol_do_include(struct pol_policy *pol, const struct pol_decl *d,
                           struct pol_include_stack *stack)
 {
@@ -119,26 +170,43 @@ static int pol_do_include(struct pol_policy *pol, const struct pol_decl *d,
     diag_error(&d->name.loc, "empty include path");
     goto done;
   }
-  /* Relative includes are relative to the including file, so a policy
+  if (d->library) {
+    rc = pol_library_path(pol, d, &path);
+    if (rc)
+      goto done;
+  } else {
+    /* Relative includes are relative to the including file, so a policy
    * means the same thing whatever directory pnetc runs in. */
-  if (name[0] != '/') {
-    dir = pol_dirname(d->loc.file->path);
-    if (!dir)
-      goto oom;
+    if (name[0] != '/') {
+      dir = pol_dirname(d->loc.file->path);
+      if (!dir)
+        goto oom;
+    }
+    if (!dir || strcmp(dir, ".") == 0)
+      path = strdup(name);
+    else if (asprintf(&path, "%s/%s", dir, name) < 0)
+      path = NULL;
+    if (!path) {
+    oom:
+      rc = -ENOMEM;
+      diag_error(&d->name.loc, "out of memory");
+      goto done;
+    }
   }
-  if (!dir || strcmp(dir, ".") == 0)
-    path = strdup(name);
-  else if (asprintf(&path, "%s/%s", dir, name) < 0)
-    path = NULL;
-  if (!path) {
-  oom:
-    rc = -ENOMEM;
-    diag_error(&d->name.loc, "out of memory");
-    goto done;
-  }
+  rc = -EINVAL;
   real = realpath(path, NULL);
   if (!real) {
-    diag_error(&d->name.loc, "cannot read '%s': %s", name, strerror(errno));
+    if (d->library)
+      diag_error(&d->name.loc, "cannot read <%s> from the library: %s", name, strerror(errno));
+    else
+      diag_error(&d->name.loc, "cannot read '%s': %s", name, strerror(errno));
+    goto done;
+  }
+  /* A symbolic link inside the library must not lead out of it: what
+   * <NAME> names is the installed file, nothing a link can swap in. */
+  if (d->library && !pol_path_within(real, pol->library_real)) {
+    diag_error(&d->name.loc, "library file <%s> resolves to '%s', outside the library '%s'", name,
+               real, pol->library_real);
     goto done;
   }
   for (int i = 0; i < stack->depth; i++) {
@@ -162,7 +230,8 @@ static int pol_do_include(struct pol_policy *pol, const struct pol_decl *d,
                name);
     goto done;
   }
-  src = diag_source_load(path, &d->name.loc);
+  src = pol->opts.read_file ? pol->opts.read_file(pol->opts.ctx, path, &d->name.loc)
+                            : diag_source_load(path, &d->name.loc);
   if (!src)
     goto done;
   stack->real[stack->depth++] = real;
@@ -218,7 +287,8 @@ static int pol_read_file(struct pol_policy *pol, struct diag_source *src,
   return result;
 }
 
-static int pol_load_source(struct diag_source *src, bool allow_includes, struct pol_policy **out)
+static int pol_load_source(struct diag_source *src, bool allow_includes,
+                           const struct pol_load_options *opts, struct pol_policy **out)
 {
   struct pol_policy *pol = calloc(1, sizeof *pol);
   struct pol_include_stack stack = { .depth = 0 };
@@ -230,6 +300,19 @@ static int pol_load_source(struct diag_source *src, bool allow_includes, struct 
     goto fail;
   }
   pol->allow_includes = allow_includes;
+  if (opts)
+    pol->opts = *opts;
+  pol->opts.library_dir = NULL; /* only library_real is used from here */
+  if (opts && opts->library_dir) {
+    pol->library_real = realpath(opts->library_dir, NULL);
+    if (!pol->library_real) {
+      fprintf(diag_stream(), "%s: error: library directory '%s': %s\n", src->path,
+              opts->library_dir, strerror(errno));
+      diag_source_free(src);
+      rc = -EINVAL;
+      goto fail;
+    }
+  }
   pol->main_dir = pol_dirname(src->path);
   if (!pol->main_dir) {
     diag_source_free(src);
@@ -259,16 +342,22 @@ fail:
 
 int pol_load(const char *path, struct pol_policy **out)
 {
+  return pol_load_with(path, NULL, out);
+}
+
+int pol_load_with(const char *path, const struct pol_load_options *opts, struct pol_policy **out)
+{
   struct stat stb;
   *out = NULL;
   if (stat(path, &stb) == 0 && S_ISREG(stb.st_mode) && stb.st_size > POL_MAX_FILE_BYTES) {
     fprintf(diag_stream(), "%s: error: file is larger than 1 MiB\n", path);
     return -EINVAL;
   }
-  struct diag_source *src = diag_source_load(path, NULL);
+  struct diag_source *src = opts && opts->read_file ? opts->read_file(opts->ctx, path, NULL)
+                                                    : diag_source_load(path, NULL);
   if (!src)
     return -EINVAL;
-  return pol_load_source(src, true, out);
+  return pol_load_source(src, true, opts, out);
 }
 
 int pol_load_memory(const char *name, const char *data, size_t len, struct pol_policy **out)
@@ -285,7 +374,7 @@ int pol_load_memory(const char *name, const char *data, size_t len, struct pol_p
   struct diag_source *src = diag_source_from_memory(name, data, len);
   if (!src)
     return -ENOMEM;
-  return pol_load_source(src, false, out);
+  return pol_load_source(src, false, NULL, out);
 }
 
 void pol_policy_free(struct pol_policy *pol)
@@ -301,6 +390,7 @@ void pol_policy_free(struct pol_policy *pol)
   free(pol->sources);
   free(pol->decls);
   free(pol->main_dir);
+  free(pol->library_real);
   free(pol);
 }
 

@@ -159,6 +159,7 @@ static void list_error(const struct diag_loc *loc, int rc) {
 %token ALLOWED_PATHS "allowedPaths" DENIED_PATHS "deniedPaths" RULE "rule"
 %token ANDAND "&&" OROR "||" EQ "==" NE "!=" LT "<" LE "<=" GT ">" GE ">=" PLUSEQ "+="
 %token <str> IDENT "identifier" GROUPNAME "group name" STRING "string"
+%token <str> LIBPATH "library path"
 %token <num> NUMBER "number"
 %token <qty> QUANTITY "quantity"
 
@@ -211,6 +212,15 @@ decl
       $$ = calloc(1, sizeof *$$);
       if (!$$) { free($2); OOM(@1); }
       $$->kind = POL_DECL_INCLUDE;
+      $$->loc = L(st, &@1);
+      $$->name.text = $2;
+      $$->name.loc = L(st, &@2);
+    }
+  | INCLUDE LIBPATH ';' {
+      $$ = calloc(1, sizeof *$$);
+      if (!$$) { free($2); OOM(@1); }
+      $$->kind = POL_DECL_INCLUDE;
+      $$->library = true;
       $$->loc = L(st, &@1);
       $$->name.text = $2;
       $$->name.loc = L(st, &@2);

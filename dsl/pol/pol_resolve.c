@@ -33,7 +33,16 @@ char *pol_origin(const struct pol_policy *pol, const struct diag_loc *loc, const
     path += dlen + 1;
   else if (strncmp(path, "./", 2) == 0)
     path += 2;
+  /* A library file is named the way it was included, "<profiles.pol>",
+   * not by where this machine installed it. */
+  size_t llen = pol->library_real ? strlen(pol->library_real) : 0;
   char *out = NULL;
+  if (llen && path == (loc->file ? loc->file->path : "?") &&
+      strncmp(path, pol->library_real, llen) == 0 && path[llen] == '/') {
+    int n = suffix ? asprintf(&out, "<%s>:%d:%d %s", path + llen + 1, loc->line, loc->col, suffix)
+                   : asprintf(&out, "<%s>:%d:%d", path + llen + 1, loc->line, loc->col);
+    return n < 0 ? NULL : out;
+  }
   int n = suffix ? asprintf(&out, "%s:%d:%d %s", path, loc->line, loc->col, suffix)
                  : asprintf(&out, "%s:%d:%d", path, loc->line, loc->col);
   return n < 0 ? NULL : out;

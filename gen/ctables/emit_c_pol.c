@@ -211,6 +211,25 @@ static void ecp_condition(FILE *out, const struct pol_rule *r)
   }
 }
 
+char *emit_c_pol_note_action(const struct pol_rule *r)
+{
+  char *action = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&action, &len);
+  if (!m)
+    return NULL;
+  fputs(r->action_text, m);
+  if (r->nclauses) {
+    fputs(" if ", m);
+    ecp_condition(m, r);
+  }
+  if (fclose(m) != 0 || !action) {
+    free(action);
+    return NULL;
+  }
+  return action;
+}
+
 static int ecp_notes(FILE *out, const char *id, const struct pol_profile *p)
 {
   if (p->nrules == 0)
@@ -224,20 +243,9 @@ static int ecp_notes(FILE *out, const char *id, const struct pol_profile *p)
       out);
   for (size_t i = 0; i < p->nrules; i++) {
     const struct pol_rule *r = &p->rules[i];
-    char *action = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&action, &len);
-    if (!m)
+    char *action = emit_c_pol_note_action(r);
+    if (!action)
       return -ENOMEM;
-    fputs(r->action_text, m);
-    if (r->nclauses) {
-      fputs(" if ", m);
-      ecp_condition(m, r);
-    }
-    if (fclose(m) != 0 || !action) {
-      free(action);
-      return -ENOMEM;
-    }
     fprintf(out, "    {%3d, ", r->nr);
     text_c_string(out, r->name);
     fputs(", ", out);

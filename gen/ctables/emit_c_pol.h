@@ -34,6 +34,12 @@ struct emit_pol_sources {
   size_t n;
 };
 
+/* A syscall note's action as the tables spell it: the .pol action, then
+ * for a conditional rule " if " and the condition over argN
+ * (cs_profile_table.h); also what sbx builds a user's policy with
+ * (gen/profile), so both name a rule alike. Caller frees; NULL: no memory. */
+char *emit_c_pol_note_action(const struct pol_rule *r);
+
 /* header_name: how profiles.c includes profiles.h; generator: "pnetc 0.1.0"
  * for the banner. */
 int emit_c_pol_header(FILE *out, const struct emit_pol_sources *src,

@@ -215,6 +215,10 @@ static json_t *sbx_audit_build(const struct sbx_audit_record *r, bool shorten, i
   sbx_set_str(o, "profile", r->profile, SIZE_MAX, bad);
   sbx_set_str(o, "profile_alias", r->profile_alias, SIZE_MAX, bad);
   sbx_set_str(o, "profile_source", r->profile_source, SIZE_MAX, bad);
+  /* A profile from a user's file is named with the file, so the record
+   * says which rules ran, not only a name any file can declare. */
+  if (r->policy_file)
+    sbx_set_str(o, "policy_file", r->policy_file, max, bad);
   sbx_set_str(o, "tier", r->tier, max, bad);
   /* Which start-up path confined the run: the layers are the same, the
    * auditor may still want to know (docs/sbx.md, "Warm start"). */
@@ -227,6 +231,8 @@ static json_t *sbx_audit_build(const struct sbx_audit_record *r, bool shorten, i
   sbx_set_str(o, "workspace", r->workspace, max, bad);
 
   sbx_set_str(adm, "model", r->model, SIZE_MAX, bad);
+  if (r->model_file)
+    sbx_set_str(adm, "model_file", r->model_file, max, bad);
   sbx_set(adm, "admitted", json_boolean(r->admitted), bad);
   sbx_set(adm, "wait_ms", json_integer((json_int_t)r->admission_wait_ms), bad);
   if (r->wait_timeout_ms)

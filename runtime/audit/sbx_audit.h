@@ -94,6 +94,9 @@ struct sbx_audit_record {
   bool extra_rw;
   const char *home_state; /* where the persistent paths are kept; NULL or "": not known */
   const char *home_notes; /* what of the home was skipped and why; NULL or "": nothing */
+  /* A user's own rules (docs/audit-log.md): */
+  const char *policy_file; /* --policy, resolved; NULL: the linked profiles */
+  const char *model_file;  /* --model, resolved; NULL: the linked model */
 };
 
 /* path NULL: no log (a->fd = -1), returns 0. */

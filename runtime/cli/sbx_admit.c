@@ -41,6 +41,12 @@ static uint64_t sbx_now_ms(void)
 
 int sbx_admit_open(struct sbx_admit *a, const struct cs_model_table *table, FILE *err)
 {
+  return sbx_admit_open_named(a, table, table->model_name, err);
+}
+
+int sbx_admit_open_named(struct sbx_admit *a, const struct cs_model_table *table,
+                         const char *state_name, FILE *err)
+{
   char dir[4096];
   struct stat st;
   int r;
@@ -73,7 +79,7 @@ int sbx_admit_open(struct sbx_admit *a, const struct cs_model_table *table, FILE
             dir);
     return -EPERM;
   }
-  if ((size_t)snprintf(a->path, sizeof(a->path), "%s/%s.state", dir, table->model_name) >=
+  if ((size_t)snprintf(a->path, sizeof(a->path), "%s/%s.state", dir, state_name) >=
       sizeof(a->path)) {
     fprintf(err, "sbx: error: admission: state path too long\n");
     return -ENAMETOOLONG;

@@ -46,6 +46,10 @@ struct sbx_admit {
 
 /* Opens (creating) the shared state for `table`. */
 int sbx_admit_open(struct sbx_admit *a, const struct cs_model_table *table, FILE *err);
+/* The same with the state file <dir>/<state_name>.state: a user's model
+ * (--model) gets a name of its own, so no other model shares its state. */
+int sbx_admit_open_named(struct sbx_admit *a, const struct cs_model_table *table,
+                         const char *state_name, FILE *err);
 /* Admits tier (admit_<tier>); waits in FIFO order unless no_wait, at most
  * wait_timeout_ms when non-zero (-ETIMEDOUT then, after a message naming
  * the tier and its slots). A wait longer than SBX_ADMIT_NOTICE_MS is

@@ -145,6 +145,10 @@ int sbx_explain_cmd(const struct sbx_tables *t, const struct sbx_opts *o)
   if (sbx_profile_select(t->profiles, t->n_profiles, o->profile, getenv(SBX_PROFILE_ENV), &p, &src,
                          stderr) != 0)
     return SBX_EXIT_FAILURE;
+  if (t->policy_file)
+    printf("From your policy file %s (not the linked profiles; checked, compiled and\n"
+           "cross-checked by sbx as pnetc would).\n\n",
+           t->policy_file);
   sbx_explain(stdout, p);
   printf("\nEnvironment passed into the sandbox (all else is removed):");
   for (size_t i = 0; sbx_env_allowlist[i]; i++)

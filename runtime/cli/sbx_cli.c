@@ -33,6 +33,8 @@ enum {
   OPT_RUN_ID,
   OPT_DIAG_FD,
   OPT_ADD_PATH,
+  OPT_POLICY,
+  OPT_MODEL,
   OPT_VERBOSE = 'v'
 };
 
@@ -59,6 +61,8 @@ static const struct option sbx_run_options[] = {
   { "run-id", required_argument, NULL, OPT_RUN_ID },
   { "diag-fd", required_argument, NULL, OPT_DIAG_FD },
   { "add-path", required_argument, NULL, OPT_ADD_PATH },
+  { "policy", required_argument, NULL, OPT_POLICY },
+  { "model", required_argument, NULL, OPT_MODEL },
   { NULL, 0, NULL, 0 },
 };
 
@@ -67,7 +71,7 @@ void sbx_cli_usage(FILE *out)
   fprintf(out,
           "Usage: sbx run [OPTIONS] -- CMD [ARG...]\n"
           "       sbx check [--json]\n"
-          "       sbx explain [--profile NAME] [--bpf]\n"
+          "       sbx explain [--policy FILE.pol [--workspace DIR]] [--profile NAME] [--bpf]\n"
           "       sbx approvals [--approval-store FILE] list | revoke ID | clear\n"
           "       sbx serve [--idle SECONDS] [-v]\n"
           "       sbx --help | --version\n"
@@ -89,6 +93,12 @@ void sbx_cli_usage(FILE *out)
           "  --profile NAME     profile name or alias (READ_ONLY, WORKSPACE_WRITE, ...);\n"
           "                     default: $COMMANDER_SECURITY_PROFILE, else strict.\n"
           "                     An unknown name is an error, never a fallback.\n"
+          "  --policy FILE.pol  take the profiles from your own policy file instead of the\n"
+          "                     linked ones; it may include <profiles.pol> (the installed\n"
+          "                     seed profiles) and is refused (exit 125) when another\n"
+          "                     user can write it or it lies in the workspace; cold start\n"
+          "  --model FILE.pnet  admit through your own scheduler model (its own shared\n"
+          "                     state), checked like a policy; cold start\n"
           "  --workspace DIR    the workspace the profile's ${WORKSPACE} rules name\n"
           "                     (default: the current directory)\n"
           "  --tier NAME        the admission tier (default: the profile's default tier)\n"
@@ -373,6 +383,20 @@ static int sbx_cli_parse_options(int argc, char *const argv[], struct sbx_opts *
       o->has_diag_fd = true;
       break;
     }
+    case OPT_POLICY:
+      if (!*optarg) {
+        fprintf(err, "sbx: error: --policy: empty file name\n");
+        return -EINVAL;
+      }
+      o->policy = optarg;
+      break;
+    case OPT_MODEL:
+      if (!*optarg) {
+        fprintf(err, "sbx: error: --model: empty file name\n");
+        return -EINVAL;
+      }
+      o->model = optarg;
+      break;
     case OPT_HELP:
       o->cmd = SBX_CMD_HELP;
       return 0;
@@ -467,13 +491,21 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
   case SBX_CMD_EXPLAIN:
     /* Options that mean nothing here are refused, not ignored: a caller
      * who passed them expected them to matter. */
-    if (o->workspace || o->tier || o->has_timeout || o->no_wait || o->audit_path || o->approver ||
-        o->approval_timeout_ms || o->approval_store || o->cold || o->verbose || o->idle_ms ||
-        o->n_set_env || o->n_pass_env || o->cwd || o->has_wait_timeout || o->run_id ||
-        o->has_diag_fd || o->add_path || (o->cmd == SBX_CMD_CHECK && (o->profile || o->bpf)) ||
+    /* explain --policy checks the file as a run would, so it takes the
+     * workspace the run would keep the policy out of. */
+    if ((o->workspace && !(o->cmd == SBX_CMD_EXPLAIN && o->policy)) || o->tier || o->has_timeout ||
+        o->no_wait || o->audit_path || o->approver || o->approval_timeout_ms || o->approval_store ||
+        o->cold || o->verbose || o->idle_ms || o->n_set_env || o->n_pass_env || o->cwd ||
+        o->has_wait_timeout || o->run_id || o->model || o->has_diag_fd || o->add_path ||
+        (o->cmd == SBX_CMD_CHECK && (o->profile || o->bpf || o->policy)) ||
         (o->cmd == SBX_CMD_EXPLAIN && o->json)) {
-      fprintf(err, "sbx: error: %s: only %s accepted\n", sub,
-              o->cmd == SBX_CMD_CHECK ? "--json is" : "--profile and --bpf are");
+      if (o->cmd == SBX_CMD_CHECK)
+        fprintf(err, "sbx: error: %s: only --json is accepted\n", sub);
+      else
+        fprintf(err,
+                "sbx: error: %s: only --profile and --bpf are accepted, and --policy FILE "
+                "(with it, --workspace DIR)\n",
+                sub);
       return -EINVAL;
     }
     if (optind < argc) {
@@ -485,7 +517,7 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
     if (o->profile || o->workspace || o->tier || o->has_timeout || o->no_wait || o->audit_path ||
         o->approver || o->approval_timeout_ms || o->approval_store || o->bpf || o->json ||
         o->cold || o->n_set_env || o->n_pass_env || o->cwd || o->has_wait_timeout || o->run_id ||
-        o->has_diag_fd || o->add_path) {
+        o->has_diag_fd || o->add_path || o->policy || o->model) {
       fprintf(err, "sbx: error: serve: only --idle and -v are accepted\n");
       return -EINVAL;
     }

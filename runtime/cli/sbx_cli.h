@@ -67,6 +67,9 @@ struct sbx_opts {
   const char *add_path;
   size_t add_path_len;
   bool add_rw;
+  /* A user's own rules (docs/sbx.md, "Your own policies and models"). */
+  const char *policy; /* --policy FILE.pol: profiles from this file, not the linked ones */
+  const char *model;  /* --model FILE.pnet: admission through this model */
 };
 
 /* Parses argv (argv[0] is sbx itself). On success fills *o; the command's

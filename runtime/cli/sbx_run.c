@@ -328,6 +328,8 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
   rec.argv = o->cmd_argv;
   rec.argc = o->cmd_argc;
   rec.model = t->model->model_name;
+  rec.policy_file = t->policy_file;
+  rec.model_file = t->model_file;
   rec.sbx_exit = SBX_EXIT_FAILURE;
   rec.run_id = o->run_id;
   rec.env_set = o->set_env;
@@ -347,6 +349,13 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
    * agent probing for more rights is worth an auditor's eye), is recorded. */
   if (sbx_audit_open(&audit, audit_path, sbx_diag()) != 0)
     return SBX_EXIT_FAILURE;
+  /* A user's policy or model that was refused (sbx_main.c, the reason
+   * already on stderr) is recorded like an unknown profile: nothing ran. */
+  if (t->refused) {
+    rec.profile_source = o->profile ? "flag" : getenv(SBX_PROFILE_ENV) ? "env" : "default";
+    rec.error = t->refused;
+    goto record;
+  }
 
   if (sbx_profile_select(t->profiles, t->n_profiles, o->profile, getenv(SBX_PROFILE_ENV), &p, &src,
                          sbx_diag()) != 0) {
@@ -454,7 +463,8 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
     }
   }
 
-  r = sbx_admit_open(&adm, t->model, sbx_diag());
+  r = t->model_state_name ? sbx_admit_open_named(&adm, t->model, t->model_state_name, sbx_diag())
+                          : sbx_admit_open(&adm, t->model, sbx_diag());
   if (r != 0) {
     rec.error = "admission state unavailable";
     goto record;
@@ -509,7 +519,9 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
     /* Set by the front end when the server declined this run before it
      * handed the run here (sbx_front.c): not asked twice. */
     req.warm_declined = getenv(SBX_WARM_DECLINED_ENV);
-    if (!o->cold && !req.warm_declined &&
+    /* The server holds templates of the linked profiles only: a run of
+     * a user's policy or model is always cold. */
+    if (!o->cold && !req.warm_declined && !t->policy_file && !t->model_file &&
         !(getenv("SBX_WARM") && strcmp(getenv("SBX_WARM"), "0") == 0))
       req.warm_socket = serve_sock;
   }

@@ -15,6 +15,14 @@ struct sbx_tables {
   const struct cs_profile *profiles;
   size_t n_profiles;
   const struct cs_model_table *model;
+  /* Set when the profiles or the model come from a user's file (--policy,
+   * --model, resolved paths): explain and the audit record name it. */
+  const char *policy_file;
+  const char *model_file;
+  const char *model_state_name; /* --model: its shared state's name; NULL: the model's */
+  /* Set when --policy or --model was refused: sbx_run records this as
+   * the error and runs nothing (exit 125). */
+  const char *refused;
 };
 
 int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o);

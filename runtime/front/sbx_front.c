@@ -190,7 +190,10 @@ int main(int argc, char *argv[])
       !sbx_warm_caller_ok() ||
       /* Per-run settings are recorded and checked by the full sbx. */
       o.n_set_env || o.n_pass_env || o.cwd || o.run_id || o.has_wait_timeout || o.has_diag_fd ||
-      o.add_path)
+      o.add_path ||
+      /* A user's policy or model is compiled and checked by the full sbx;
+       * the front end knows the linked tables only. */
+      o.policy || o.model)
     sbx_front_core(argv, NULL);
   if (sbx_profile_select(t.profiles, t.n_profiles, o.profile, getenv(SBX_PROFILE_ENV), &p, &src,
                          quiet) != 0 ||

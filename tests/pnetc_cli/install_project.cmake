@@ -35,6 +35,23 @@ foreach(f bin/pnetc include/commander-sandbox/cs_model_table.h include/commander
   endif()
 endforeach()
 
+# The installed policy library: a policy outside any source tree extends
+# standard through include <profiles.pol>, and the installed pnetc reads
+# the installed copy (its depfile names it), not the source tree's.
+foreach(f share/commander-sandbox/pol/profiles.pol share/commander-sandbox/pol/stdlib/syscalls.pol)
+  if(NOT EXISTS ${prefix}/${f})
+    message(FATAL_ERROR "FAIL: ${f} not installed")
+  endif()
+endforeach()
+file(WRITE ${WORK}/agent.pol
+     "include <profiles.pol>;\nprofile agent extends standard {\n  summary = \"an agent\";\n}\n")
+run("pnetc --check a policy using the installed library" ${prefix}/bin/pnetc --check
+    --depfile ${WORK}/agent.d ${WORK}/agent.pol)
+file(READ ${WORK}/agent.d agent_deps)
+if(NOT agent_deps MATCHES "${prefix}/share/commander-sandbox/pol/profiles.pol")
+  message(FATAL_ERROR "FAIL: the installed pnetc did not read the installed library: ${agent_deps}")
+endif()
+
 # The consumer's model: a slots place included from another file.
 file(COPY ${SRC}/tests/pnetc_cli/consumer/ DESTINATION ${proj})
 file(MAKE_DIRECTORY ${proj}/model)

@@ -260,6 +260,13 @@ START_TEST(cli_errors)
     { 3, { "sbx", "explain", "extra" }, "unexpected argument 'extra'" },
     { 4, { "sbx", "explain", "--tier", "v8" }, "explain: only --profile and --bpf" },
     { 4, { "sbx", "run", "--bpf", "ls" }, "run: --bpf belongs to explain" },
+    /* A user's policy or model: only where it means something. */
+    { 4, { "sbx", "run", "--policy", "", "ls" }, "--policy: empty file name" },
+    { 4, { "sbx", "run", "--model", "", "ls" }, "--model: empty file name" },
+    { 4, { "sbx", "check", "--policy", "p.pol" }, "check: only --json" },
+    { 4, { "sbx", "explain", "--model", "m.pnet" }, "explain: only --profile and --bpf" },
+    { 4, { "sbx", "explain", "--workspace", "/" }, "explain: only --profile and --bpf" },
+    { 4, { "sbx", "serve", "--policy", "p.pol" }, "serve: only --idle and -v" },
   };
 
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -271,6 +278,23 @@ START_TEST(cli_errors)
                   cases[i].needle);
     ck_assert_msg(strncmp(msg, "sbx: error: ", 12) == 0, "case %zu: '%s'", i, msg);
   }
+}
+END_TEST
+
+START_TEST(cli_policy_and_model)
+{
+  struct sbx_opts o;
+  char msg[512] = "";
+  char *run[] = { "sbx", "run", "--policy", "a.pol", "--model", "m.pnet", "--", "ls", NULL };
+  ck_assert_int_eq(parse(&o, msg, sizeof(msg), 8, run), 0);
+  ck_assert_str_eq(o.policy, "a.pol");
+  ck_assert_str_eq(o.model, "m.pnet");
+  ck_assert_str_eq(o.cmd_argv[0], "ls");
+  /* explain takes the workspace a run would keep the policy out of. */
+  char *explain[] = { "sbx", "explain", "--policy", "a.pol", "--workspace", "/w", NULL };
+  ck_assert_int_eq(parse(&o, msg, sizeof(msg), 6, explain), 0);
+  ck_assert_str_eq(o.policy, "a.pol");
+  ck_assert_str_eq(o.workspace, "/w");
 }
 END_TEST
 
@@ -679,6 +703,7 @@ int main(int argc, char **argv)
   tcase_add_test(tc, cli_command_options_are_not_ours);
   tcase_add_test(tc, cli_approvals);
   tcase_add_test(tc, cli_errors);
+  tcase_add_test(tc, cli_policy_and_model);
   tcase_add_test(tc, cli_help_lists_every_exit_code);
   tcase_add_test(tc, cli_seconds);
   tcase_add_test(tc, profile_precedence);
