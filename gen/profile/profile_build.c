@@ -19,7 +19,7 @@
  * tests/pol_frontend's cross-check, which asserts the same size): a
  * profile from a user's file missing a setting the linked tables have
  * would be enforced with that setting zeroed, silently. */
-_Static_assert(sizeof(struct cs_profile) == 208,
+_Static_assert(sizeof(struct cs_profile) == 240,
                "struct cs_profile changed: fill the new field in profile_build.c");
 
 struct profile_unit {
@@ -28,7 +28,7 @@ struct profile_unit {
   struct cs_syscall_note *notes;
   char **note_actions;
   size_t n_notes;
-  struct cs_path_rule *allowed, *denied;
+  struct cs_path_rule *allowed, *denied, *home_ro, *home_persist;
   struct cs_command_rule *cmd_rules;
 };
 
@@ -49,6 +49,8 @@ static void profile_unit_free(struct profile_unit *u)
   free(u->notes);
   free(u->allowed);
   free(u->denied);
+  free(u->home_ro);
+  free(u->home_persist);
   free(u->cmd_rules);
 }
 
@@ -175,7 +177,9 @@ static int profile_build_one(const struct pol_profile *p, struct profile_unit *u
     }
   }
   if (profile_paths(p->allowed, p->n_allowed, &u->allowed) != 0 ||
-      profile_paths(p->denied, p->n_denied, &u->denied) != 0)
+      profile_paths(p->denied, p->n_denied, &u->denied) != 0 ||
+      profile_paths(p->home_ro, p->n_home_ro, &u->home_ro) != 0 ||
+      profile_paths(p->home_persist, p->n_home_persist, &u->home_persist) != 0)
     return -ENOMEM;
   if (p->n_cmd_rules) {
     u->cmd_rules = calloc(p->n_cmd_rules, sizeof *u->cmd_rules);
@@ -214,6 +218,11 @@ static int profile_build_one(const struct pol_profile *p, struct profile_unit *u
     .rets_known = true,
     .command_rules = u->cmd_rules,
     .n_command_rules = (uint32_t)p->n_cmd_rules,
+    .home_read_only = u->home_ro,
+    .n_home_read_only = (uint32_t)p->n_home_ro,
+    .home_persistent = u->home_persist,
+    .n_home_persistent = (uint32_t)p->n_home_persist,
+    .extra_path_access = p->extra_path_access,
   };
   return 0;
 }
