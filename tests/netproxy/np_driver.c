@@ -7,7 +7,7 @@
  *   np_driver --ports-file F [--allow P]... [--deny P]... [--local CIDR]...
  *             [--rest deny|ask] [--ask allow|deny|hang] [--hosts FILE]
  *             [--records FILE] [--max-conns N] [--handshake-ms N]
- *             [--idle-ms N] [--ask-ms N]
+ *             [--idle-ms N] [--ask-ms N] [--buffer BYTES]
  * Writes "HTTP_PORT SOCKS_PORT" to F once listening; runs until SIGTERM. */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -43,9 +43,10 @@ static void on_signal(int sig)
 
 static void usage(void)
 {
-  fprintf(stderr, "usage: np_driver --ports-file F [--allow P] [--deny P] [--local CIDR] "
-                  "[--rest deny|ask] [--ask allow|deny|hang] [--hosts FILE] [--records FILE] "
-                  "[--max-conns N] [--handshake-ms N] [--idle-ms N] [--ask-ms N]\n");
+  fprintf(stderr,
+          "usage: np_driver --ports-file F [--allow P] [--deny P] [--local CIDR] "
+          "[--rest deny|ask] [--ask allow|deny|hang] [--hosts FILE] [--records FILE] "
+          "[--max-conns N] [--handshake-ms N] [--idle-ms N] [--ask-ms N] [--buffer BYTES]\n");
   exit(2);
 }
 
@@ -193,6 +194,8 @@ int main(int argc, char **argv)
       limits.handshake_ms = number(val);
     else if (!strcmp(opt, "--idle-ms"))
       limits.idle_ms = number(val);
+    else if (!strcmp(opt, "--buffer"))
+      limits.buffer_size = number(val);
     else if (!strcmp(opt, "--ask-ms"))
       limits.ask_ms = number(val);
     else
