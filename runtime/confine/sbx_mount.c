@@ -499,6 +499,11 @@ static int sbx_mount_tmp_scaffold_ro(const char *root, const struct sbx_plan *pl
     int rc;
     if (strncmp(p, "/tmp/", 5) != 0 || !(slash = strchr(p + 5, '/')))
       continue; /* not below /tmp, or directly in it */
+    /* The sandbox's HOME is no stand-in for a host directory: it is the
+     * command's own, writable, and the profile's home binds below it
+     * (sbx_plan_home.c) must not make it read-only (tools write ~/.foo). */
+    if (strncmp(p, SBX_SANDBOX_HOME "/", sizeof SBX_SANDBOX_HOME) == 0)
+      continue;
     snprintf(top, sizeof top, "%.*s", (int)(slash - p), p);
     /* Once per directory; and never over an entry of the plan itself (a
      * rule naming /tmp/a is bound from the host: its own flags decide). */

@@ -54,6 +54,12 @@ run --profile standard -- git config --global user.name Changed >/dev/null 2>&1
 grep -q "Home Test" "$HOME/.gitconfig" && pass "~/.gitconfig stays read-only" ||
   fail "the command changed the real ~/.gitconfig"
 
+# HOME itself stays the command's, writable beside the binds in it (a
+# merge once made it read-only: the read-only scaffold of directories
+# below /tmp took /tmp/home for one).
+quiet "a file written in HOME" --profile standard -- sh -c 'echo x > ~/.some_tool_state && cat ~/.some_tool_state' >/dev/null &&
+  pass "HOME is writable under standard, with binds in it"
+
 # 2. Persistence: standard keeps ~/.cache between runs, in the state
 #    directory, never in the workspace; strict keeps nothing.
 quiet "cache written" --profile standard -- python3 -c \
