@@ -82,6 +82,9 @@ echo "== system-call overhead (getppid, ns per call; median of ${BENCH_REPS:-9} 
 # The loop binary is put in /usr/local/bin for the run: strict and hardened
 # execute only the files of the system bin directories (no shells), and the
 # workspace is data to them.
+# Its own workspace, beside the state directory: a profile that writes
+# its workspace refuses to run when sbx's state lies in it.
+mkdir -p "$work/ws"
 loop=$(mktemp /usr/local/bin/sbx-bench-getppid.XXXXXX)
 trap 'rm -rf "$work" "$loop"' EXIT
 cc -O2 -o "$loop" tests/bench/getppid_loop.c
@@ -98,7 +101,7 @@ for _ in $(seq "${BENCH_REPS:-9}"); do
     if [[ $c == none ]]; then
       v=$("$loop" "$n")
     else
-      v=$("$sbx" run --profile "$c" --workspace "$work" -- "$loop" "$n" 2>"$work/err") ||
+      v=$("$sbx" run --profile "$c" --workspace "$work/ws" -- "$loop" "$n" 2>"$work/err") ||
         v="not-run:$(head -1 "$work/err" | tr ' ' '_')"
     fi
     vals[$c]+="$v "
