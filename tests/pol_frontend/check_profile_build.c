@@ -229,12 +229,16 @@ START_TEST(test_filter_check_refuses_disagreement)
   ck_assert_int_eq(load(policy_path, models_dir, &s), 0);
   /* The generated strict filter against a rule set of nothing but
    * errno(EPERM) disagrees (strict allows read). */
+  free(diag_text);
+  diag_text = NULL;
   FILE *m = open_memstream(&diag_text, &diag_len);
   diag_set_stream(m);
   ck_assert_int_eq(profile_filter_check(&rs, p->filter, p->filter_len), -EPROTO);
   fclose(m);
   diag_set_stream(NULL);
   ck_assert_ptr_nonnull(strstr(diag_text, "a fault of the BPF generator"));
+  free(diag_text);
+  diag_text = NULL;
   profile_set_free(s);
 }
 END_TEST
