@@ -56,8 +56,9 @@ static bool sbx_run_private(const char *path)
  * the command for every later run, so the run is refused before anything
  * runs (-EPERM, with a message). The cases follow the mount view
  * sbx_confine builds (runtime/plan/sbx_plan.c): rules under the workspace are
- * bound in, "/" shows the host's root, other rules under the private
- * directories are the sandbox's own. whole_host false: a rule for "/"
+ * bound in, "/" shows the host's root, rules below /tmp are bound from
+ * the host, and /tmp itself, /dev, /proc and /sys are the sandbox's own.
+ * whole_host false: a rule for "/"
  * itself (permissive: the whole host writable by design, where nothing of
  * sbx's can be kept from the command) does not count. */
 static int sbx_run_exposed(const struct cs_profile *p, const char *workspace, const char *extra,
@@ -124,7 +125,14 @@ static int sbx_run_exposed(const struct cs_profile *p, const char *workspace, co
     else if (strcmp(real, "/") == 0)
       exposed = sbx_run_under(log, workspace) || (whole_host && !sbx_run_private(log));
     else
-      exposed = !sbx_run_private(real) && sbx_run_under(log, real);
+      /* A rule below /tmp (not /tmp itself) is bound from the host into
+       * the private /tmp (runtime/plan/sbx_plan.c, sbx_plan_view): what
+       * lies there is the host's and writable, so it counts like any
+       * other rule. Only /tmp itself and /dev, /proc, /sys are the
+       * sandbox's own. */
+      exposed =
+          (strcmp(real, "/tmp") != 0 && (sbx_run_under(real, "/tmp") || !sbx_run_private(real))) &&
+          sbx_run_under(log, real);
     if (exposed) {
       fprintf(sbx_diag(),
               "sbx: error: %s %s%s%s%s lies in %s, which profile '%s' lets the command "

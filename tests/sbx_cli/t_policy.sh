@@ -219,6 +219,26 @@ expect_err "which profile 'agentw' lets the sandboxed command write" "says why"
 run_sbx run --policy "$POL/writes-pol.pol" --profile standard -- true
 expect_rc 0 "control: the same file for a profile that does not write there"
 
+# A write rule below /tmp binds the host's directory into the private
+# /tmp: an audit log kept there could be replaced by the command, so the
+# run is refused (it once was not: only rules outside /tmp counted).
+# Control: the same profile with the log elsewhere runs.
+tmpw=$(mktemp -d /tmp/sbx-policy-tmpw.XXXXXX)
+chmod 0777 "$tmpw"
+cat >"$POL/tmpw.pol" <<POLICY
+include <profiles.pol>;
+profile tmpw extends standard {
+  summary = "writes a host directory below /tmp";
+  allowedPaths += { write "$tmpw"; }
+}
+POLICY
+run_sbx run --policy "$POL/tmpw.pol" --profile tmpw --audit "$tmpw/audit.log" -- true
+expect_rc 125 "audit log in a host directory below /tmp that the profile writes"
+expect_err "audit log $tmpw/audit.log lies in $tmpw, which profile 'tmpw' lets the command write" "says why"
+run_sbx run --policy "$POL/tmpw.pol" --profile tmpw --audit "$T/tmpw-audit.log" -- true
+expect_rc 0 "control: the same profile with the log outside it"
+rm -rf "$tmpw"
+
 # --- bad files ----------------------------------------------------------------
 printf 'include <profiles.pol>;\nprofile agent extends standard {\n  summary = ;\n}\n' >"$POL/bad.pol"
 run_sbx run --policy "$POL/bad.pol" --profile agent -- true
