@@ -47,7 +47,12 @@ static int sbx_main_user_policy(struct sbx_tables *t, const struct sbx_opts *o,
     struct passwd *pw = getpwuid(getuid());
     home = pw ? pw->pw_dir : NULL;
   }
-  if (found && sbx_policy_check_exposed(up, p, ws, home, stderr) != 0)
+  /* A writable --add-path is one more place the command writes. */
+  char extra[PATH_MAX];
+  bool has_extra = o->add_path && o->add_rw && o->add_path_len < sizeof extra;
+  if (has_extra)
+    snprintf(extra, sizeof extra, "%.*s", (int)o->add_path_len, o->add_path);
+  if (found && sbx_policy_check_exposed(up, p, ws, home, has_extra ? extra : NULL, stderr) != 0)
     return SBX_EXIT_FAILURE;
   return 0;
 }

@@ -9,6 +9,7 @@
 #include "diag.h"
 #include "pol.h"
 #include "profile_build.h"
+#include "sbx_exposed.h"
 #include "sbx_trust.h"
 
 /* The front end's largest file (POL_MAX_FILE_BYTES, docs/pol-language.md). */
@@ -84,61 +85,26 @@ void sbx_policy_free(struct sbx_user_policy *up)
   up->set = NULL;
 }
 
-/* A write rule's path with ${WORKSPACE} and ~ expanded, resolved when it
- * exists (else as expanded); NULL when it names neither form. */
-static char *sbx_policy_expand(const char *rule, const char *workspace, const char *home)
-{
-  char *out = NULL;
-  if (strncmp(rule, "${WORKSPACE}", 12) == 0) {
-    if (asprintf(&out, "%s%s", workspace, rule + 12) < 0)
-      return NULL;
-  } else if (rule[0] == '~' && (rule[1] == '/' || rule[1] == '\0')) {
-    if (!home || asprintf(&out, "%s%s", home, rule + 1) < 0)
-      return NULL;
-  } else if (!(out = strdup(rule))) {
-    return NULL;
-  }
-  char *real = realpath(out, NULL);
-  if (real) {
-    free(out);
-    return real;
-  }
-  return out;
-}
-
 int sbx_policy_check_exposed(const struct sbx_user_policy *up, const struct cs_profile *p,
-                             const char *workspace, const char *home, FILE *err)
+                             const char *workspace, const char *home, const char *extra, FILE *err)
 {
-  for (uint32_t i = 0; i < p->n_allowed_paths; i++) {
-    const struct cs_path_rule *r = &p->allowed_paths[i];
-    if (!(r->access & CS_PATH_WRITE))
-      continue;
-    /* The sandbox's /tmp is its own tmpfs (docs/confinement.md), not the
-     * host's: a write rule on /tmp itself exposes no host file. A rule
-     * below it binds the host's directory, and counts. */
-    if (strcmp(r->path, "/tmp") == 0)
-      continue;
-    char *dir = sbx_policy_expand(r->path, workspace, home);
-    if (!dir) {
-      fprintf(err, "sbx: error: policy: profile '%s': cannot expand write rule %s (%s)\n", p->name,
-              r->path, r->origin);
-      return -ENOMEM;
-    }
-    for (size_t k = 0; k < profile_set_file_count(up->set); k++) {
-      char *f = realpath(profile_set_file(up->set, k), NULL);
-      int inside = f && sbx_trust_path_within(f, dir);
-      if (inside)
-        fprintf(err,
-                "sbx: error: policy: %s lies in %s, which profile '%s' lets the sandboxed command "
-                "write (%s %s): it could rewrite the rules of the next run; move the policy out\n",
-                f, dir, p->name, r->path, r->origin);
-      free(f);
-      if (inside) {
-        free(dir);
-        return -EPERM;
-      }
-    }
-    free(dir);
+  struct sbx_exposure e;
+  for (size_t k = 0; k < profile_set_file_count(up->set); k++) {
+    char *f = realpath(profile_set_file(up->set, k), NULL);
+    bool inside = f && sbx_exposed(p, workspace, home, extra, f, true, &e);
+    if (inside)
+      fprintf(err,
+              "sbx: error: policy: %s lies in %s, which profile '%s' lets the sandboxed command "
+              "write (%s%s%s): it could rewrite the rules of the next run; move the policy out\n",
+              f, e.dir, p->name,
+              e.kind == SBX_EXPOSED_BY_RULE   ? e.rule_path
+              : e.kind == SBX_EXPOSED_BY_HOME ? "its persistent home"
+                                              : "--add-path",
+              e.kind == SBX_EXPOSED_BY_RULE ? " " : "",
+              e.kind == SBX_EXPOSED_BY_RULE ? e.rule_origin : "");
+    free(f);
+    if (inside)
+      return -EPERM;
   }
   return 0;
 }

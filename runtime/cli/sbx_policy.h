@@ -30,11 +30,11 @@ int sbx_policy_load(struct sbx_user_policy *up, const char *file, const char *wo
 const struct cs_profile *sbx_policy_table(const struct sbx_user_policy *up, size_t *n);
 void sbx_policy_free(struct sbx_user_policy *up);
 
-/* Refuses (-EPERM) when a file of the policy lies below a path the
- * profile p lets the sandbox write (its write rules with ${WORKSPACE} and
- * ~ expanded; home is the caller's): the confined command could otherwise
- * rewrite the rules of its next run. */
+/* Refuses (-EPERM) when a file of the policy lies where profile p's
+ * command may write (sbx_exposed.h: its write rules, its persistent home,
+ * `extra`, a writable --add-path or NULL; home is the caller's): the
+ * confined command could otherwise rewrite the rules of its next run. */
 int sbx_policy_check_exposed(const struct sbx_user_policy *up, const struct cs_profile *p,
-                             const char *workspace, const char *home, FILE *err);
+                             const char *workspace, const char *home, const char *extra, FILE *err);
 
 #endif

@@ -24,128 +24,47 @@
 #include "sbx_audit.h"
 #include "sbx_confine.h"
 #include "sbx_denial.h"
+#include "sbx_exposed.h"
 #include "sbx_profile.h"
 #include "sbx_run_hooks.h"
 #include "sbx_run_common.h"
 #include "sbx_signal.h"
 #include "sbx_warm.h"
 
-/* Is `path` the directory `dir` or inside it? */
-static bool sbx_run_under(const char *path, const char *dir)
-{
-  size_t n = strlen(dir);
-
-  if (n == 1 && dir[0] == '/')
-    return true;
-  return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
-
-/* The sandbox gets its own /tmp, /dev, /proc and no /sys (docs/
- * confinement.md, "mount view"): a host path there is out of the
- * command's reach unless it is (under) the workspace, which is bound in. */
-static bool sbx_run_private(const char *path)
-{
-  return sbx_run_under(path, "/tmp") || sbx_run_under(path, "/dev") ||
-         sbx_run_under(path, "/proc") || sbx_run_under(path, "/sys");
-}
-
 /* 0 unless host path `log` (resolved: no symlink left in it) lies where
- * the profile lets the command write (the writable workspace, or any other
- * path rule with write access): what sbx keeps there (`what`: the audit
- * log, the approval store, sbx's state directory) could then be forged by
- * the command for every later run, so the run is refused before anything
- * runs (-EPERM, with a message). The cases follow the mount view
- * sbx_confine builds (runtime/plan/sbx_plan.c): rules under the workspace are
- * bound in, "/" shows the host's root, rules below /tmp are bound from
- * the host, and /tmp itself, /dev, /proc and /sys are the sandbox's own.
- * whole_host false: a rule for "/"
- * itself (permissive: the whole host writable by design, where nothing of
- * sbx's can be kept from the command) does not count. */
+ * the profile lets the command write (sbx_exposed.h: the writable
+ * workspace, any other write rule, the persistent home, a writable
+ * --add-path): what sbx keeps there (`what`: the audit log, the approval
+ * store, sbx's state directory) could then be forged by the command for
+ * every later run, so the run is refused before anything runs (-EPERM,
+ * with a message). */
 static int sbx_run_exposed(const struct cs_profile *p, const char *workspace, const char *extra,
                            const char *what, const char *given, const char *log, bool whole_host)
 {
-  char rule[PATH_MAX], *real;
-  const char *home = getenv("HOME");
-  int r = 0;
+  struct sbx_exposure e;
 
-  if (!p->allow_file_write)
+  if (!sbx_exposed(p, workspace, getenv("HOME"), extra, log, whole_host, &e))
     return 0;
-  /* Two more places the command may write: the profile's persistent home
-   * (runtime/plan/sbx_plan_home.c: the state directory's
-   * commander-sandbox/home/<profile>) and a writable --add-path. */
-  {
-    const char *xdg = getenv("XDG_STATE_HOME");
-    char kept[PATH_MAX], *base;
-    if (p->n_home_persistent &&
-        snprintf(kept, sizeof kept, "%s%s",
-                 xdg && xdg[0] == '/' ? xdg
-                 : home               ? home
-                                      : "",
-                 xdg && xdg[0] == '/' ? "" : "/.local/state") < (int)sizeof kept &&
-        (base = realpath(kept, NULL))) {
-      snprintf(kept, sizeof kept, "%s/commander-sandbox/home/%s", base, p->name);
-      free(base);
-      if (sbx_run_under(log, kept)) {
-        fprintf(stderr,
-                "sbx: error: %s %s lies in %s, the persistent home the command of profile "
-                "'%s' writes; put it outside\n",
-                what, given, kept, p->name);
-        return -EPERM;
-      }
-    }
-    if (extra && (real = realpath(extra, NULL))) {
-      bool in = sbx_run_under(log, real);
-      if (in)
-        fprintf(stderr, "sbx: error: %s %s lies in %s, which --add-path makes writable\n", what,
-                given, real);
-      free(real);
-      if (in)
-        return -EPERM;
-    }
+  switch (e.kind) {
+  case SBX_EXPOSED_BY_HOME:
+    fprintf(sbx_diag(),
+            "sbx: error: %s %s lies in %s, the persistent home the command of profile "
+            "'%s' writes; put it outside\n",
+            what, given, e.dir, p->name);
+    break;
+  case SBX_EXPOSED_BY_EXTRA:
+    fprintf(sbx_diag(), "sbx: error: %s %s lies in %s, which --add-path makes writable\n", what,
+            given, e.dir);
+    break;
+  case SBX_EXPOSED_BY_RULE:
+    fprintf(sbx_diag(),
+            "sbx: error: %s %s%s%s%s lies in %s, which profile '%s' lets the command "
+            "write (%s); put it outside, or use a narrower --workspace\n",
+            what, given, strcmp(given, log) != 0 ? " (at " : "", strcmp(given, log) != 0 ? log : "",
+            strcmp(given, log) != 0 ? ")" : "", e.dir, p->name, e.rule_origin);
+    break;
   }
-  for (uint32_t i = 0; i < p->n_allowed_paths && r == 0; i++) {
-    const struct cs_path_rule *pr = &p->allowed_paths[i];
-    bool exposed;
-    int k;
-    if (!(pr->access & CS_PATH_WRITE))
-      continue;
-    if (strncmp(pr->path, "${WORKSPACE}", 12) == 0)
-      k = snprintf(rule, sizeof(rule), "%s%s", workspace, pr->path + 12);
-    else if (pr->path[0] == '~' && home)
-      k = snprintf(rule, sizeof(rule), "%s%s", home, pr->path + 1);
-    else
-      k = snprintf(rule, sizeof(rule), "%s", pr->path);
-    if (k < 0 || (size_t)k >= sizeof(rule))
-      continue;
-    real = realpath(rule, NULL);
-    if (!real)
-      continue; /* absent: the sandbox shows nothing there */
-    if (sbx_run_under(real, workspace))
-      exposed = sbx_run_under(log, real);
-    else if (strcmp(real, "/") == 0)
-      exposed = sbx_run_under(log, workspace) || (whole_host && !sbx_run_private(log));
-    else
-      /* A rule below /tmp (not /tmp itself) is bound from the host into
-       * the private /tmp (runtime/plan/sbx_plan.c, sbx_plan_view): what
-       * lies there is the host's and writable, so it counts like any
-       * other rule. Only /tmp itself and /dev, /proc, /sys are the
-       * sandbox's own. */
-      exposed =
-          (strcmp(real, "/tmp") != 0 && (sbx_run_under(real, "/tmp") || !sbx_run_private(real))) &&
-          sbx_run_under(log, real);
-    if (exposed) {
-      fprintf(sbx_diag(),
-              "sbx: error: %s %s%s%s%s lies in %s, which profile '%s' lets the command "
-              "write (%s); put it outside, or use a narrower --workspace\n",
-              what, given, strcmp(given, log) != 0 ? " (at " : "",
-              strcmp(given, log) != 0 ? log : "", strcmp(given, log) != 0 ? ")" : "",
-              strcmp(real, "/") == 0 && sbx_run_under(log, workspace) ? workspace : real, p->name,
-              pr->origin ? pr->origin : pr->path);
-      r = -EPERM;
-    }
-    free(real);
-  }
-  return r;
+  return -EPERM;
 }
 
 /* The audit log, by its open descriptor (where the records really go). */

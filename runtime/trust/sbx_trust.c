@@ -12,7 +12,9 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-int sbx_trust_path_within(const char *real, const char *dir)
+/* Whether the resolved path `real` is dir or lies below it (both
+ * resolved, no trailing slash). */
+static int sbx_trust_path_within(const char *real, const char *dir)
 {
   size_t n = strlen(dir);
   if (n == 1 && dir[0] == '/')

@@ -41,8 +41,4 @@ struct sbx_trust {
 int sbx_trust_read(const struct sbx_trust *t, const char *path, size_t max, char **data,
                    size_t *len, char *real, size_t real_size, FILE *err);
 
-/* Whether the resolved path `real` is dir or lies below it (both
- * resolved, no trailing slash). */
-int sbx_trust_path_within(const char *real, const char *dir);
-
 #endif

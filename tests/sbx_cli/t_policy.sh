@@ -239,6 +239,22 @@ run_sbx run --policy "$POL/tmpw.pol" --profile tmpw --audit "$T/tmpw-audit.log" 
 expect_rc 0 "control: the same profile with the log outside it"
 rm -rf "$tmpw"
 
+# The profile's persistent home is written by its command too: a policy
+# kept there is refused (control: the same file beside it runs, above).
+run_sbx run --policy "$POL/agent.pol" --profile agent -- true
+state=${XDG_STATE_HOME:-$HOME/.local/state}
+kept="$state/commander-sandbox/home/agent"
+if [[ -d $kept ]]; then
+  mkdir -p "$kept/.cache/sbx-policy-test"
+  cp "$POL/agent.pol" "$kept/.cache/sbx-policy-test/agent.pol"
+  run_sbx run --policy "$kept/.cache/sbx-policy-test/agent.pol" --profile agent -- true
+  expect_rc 125 "policy in the profile's persistent home"
+  expect_err "lets the sandboxed command write \(its persistent home\)" "says why"
+  rm -rf "$kept/.cache/sbx-policy-test"
+else
+  fail "profile agent kept no home at $kept"
+fi
+
 # --- bad files ----------------------------------------------------------------
 printf 'include <profiles.pol>;\nprofile agent extends standard {\n  summary = ;\n}\n' >"$POL/bad.pol"
 run_sbx run --policy "$POL/bad.pol" --profile agent -- true
