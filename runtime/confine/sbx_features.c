@@ -18,13 +18,11 @@
 #include "sbx_confine.h"
 #include "sbx_cgroup.h"
 #include "sbx_landlock.h"
+#include "sbx_mount.h"
 #include "sbx_sandbox.h"
 
 #ifndef SYS_close_range
 #define SYS_close_range 436
-#endif
-#ifndef SYS_mount_setattr
-#define SYS_mount_setattr 442
 #endif
 #ifndef SYS_landlock_create_ruleset
 #define SYS_landlock_create_ruleset 444

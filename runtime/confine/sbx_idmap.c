@@ -25,29 +25,6 @@
 
 #include "sbx_mount.h"
 
-#ifndef SYS_open_tree
-#define SYS_open_tree 428
-#endif
-#ifndef SYS_move_mount
-#define SYS_move_mount 429
-#endif
-#ifndef SYS_mount_setattr
-#define SYS_mount_setattr 442
-#endif
-#ifndef AT_RECURSIVE
-#define AT_RECURSIVE 0x8000
-#endif
-#define SBX_IDMAP_OPEN_TREE_CLONE 1u
-#define SBX_IDMAP_MOVE_MOUNT_F_EMPTY_PATH 0x4u
-#define SBX_IDMAP_ATTR_IDMAP 0x100000ull
-
-struct sbx_idmap_attr {
-  uint64_t attr_set;
-  uint64_t attr_clr;
-  uint64_t propagation;
-  uint64_t userns_fd;
-};
-
 static int sbx_idmap_write(const char *proc, const char *file, const char *text)
 {
   char path[PATH_MAX];
@@ -139,16 +116,15 @@ out:
 int sbx_bind_idmapped(const char *src, const char *dst, uint64_t attrs, uid_t uid, gid_t gid,
                       const char *procfs)
 {
-  struct sbx_idmap_attr a = { .attr_set = attrs | SBX_IDMAP_ATTR_IDMAP };
+  struct sbx_mount_attr a = { .attr_set = attrs | SBX_MOUNT_ATTR_IDMAP };
   int tree, userns, rc = 0;
   if ((userns = sbx_idmap_userns(procfs, uid, gid)) < 0)
     return userns;
   a.userns_fd = (uint64_t)userns;
-  tree = (int)syscall(SYS_open_tree, AT_FDCWD, src,
-                      SBX_IDMAP_OPEN_TREE_CLONE | AT_RECURSIVE | O_CLOEXEC);
+  tree = (int)syscall(SYS_open_tree, AT_FDCWD, src, SBX_OPEN_TREE_CLONE | AT_RECURSIVE | O_CLOEXEC);
   if (tree < 0 ||
       syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &a, sizeof a) < 0 ||
-      syscall(SYS_move_mount, tree, "", AT_FDCWD, dst, SBX_IDMAP_MOVE_MOUNT_F_EMPTY_PATH) < 0)
+      syscall(SYS_move_mount, tree, "", AT_FDCWD, dst, SBX_MOVE_MOUNT_F_EMPTY_PATH) < 0)
     rc = -errno;
   if (tree >= 0)
     close(tree);

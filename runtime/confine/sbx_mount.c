@@ -31,32 +31,6 @@
 
 #include "sbx_mount.h"
 
-#ifndef SYS_mount_setattr
-#define SYS_mount_setattr 442
-#endif
-#ifndef AT_RECURSIVE
-#define AT_RECURSIVE 0x8000
-#endif
-#define SBX_MOUNT_ATTR_RDONLY 0x1ull
-#define SBX_MOUNT_ATTR_NOSUID 0x2ull
-#define SBX_MOUNT_ATTR_NODEV 0x4ull
-#define SBX_MOUNT_ATTR_NOEXEC 0x8ull
-#ifndef SYS_open_tree
-#define SYS_open_tree 428
-#endif
-#ifndef SYS_move_mount
-#define SYS_move_mount 429
-#endif
-#define SBX_OPEN_TREE_CLONE 1u
-#define SBX_MOVE_MOUNT_F_EMPTY_PATH 0x4u
-
-struct sbx_mount_attr {
-  uint64_t attr_set;
-  uint64_t attr_clr;
-  uint64_t propagation;
-  uint64_t userns_fd;
-};
-
 #define SBX_OLD "/oldroot"
 #define SBX_NEW "/newroot"
 #define SBX_EMPTY "/empty"

@@ -10,6 +10,38 @@
 #include "sbx_fail.h"
 #include "sbx_plan.h"
 
+/* The kernel's new mount API, by number and value (Debian 12's glibc
+ * headers name none of it): open_tree, move_mount, mount_setattr and
+ * their flags, shared by the view (sbx_mount.c), the idmapped workspace
+ * (sbx_idmap.c) and the feature probe (sbx_features.c). */
+#ifndef SYS_open_tree
+#define SYS_open_tree 428
+#endif
+#ifndef SYS_move_mount
+#define SYS_move_mount 429
+#endif
+#ifndef SYS_mount_setattr
+#define SYS_mount_setattr 442
+#endif
+#ifndef AT_RECURSIVE
+#define AT_RECURSIVE 0x8000
+#endif
+#define SBX_OPEN_TREE_CLONE 1u
+#define SBX_MOVE_MOUNT_F_EMPTY_PATH 0x4u
+#define SBX_MOUNT_ATTR_RDONLY 0x1ull
+#define SBX_MOUNT_ATTR_NOSUID 0x2ull
+#define SBX_MOUNT_ATTR_NODEV 0x4ull
+#define SBX_MOUNT_ATTR_NOEXEC 0x8ull
+#define SBX_MOUNT_ATTR_IDMAP 0x100000ull
+
+/* struct mount_attr of mount_setattr(2). */
+struct sbx_mount_attr {
+  uint64_t attr_set;
+  uint64_t attr_clr;
+  uint64_t propagation;
+  uint64_t userns_fd;
+};
+
 /* Runs as pid 1 of the new namespaces: builds the root view and pivots into
  * it. Returns 0 or -errno with *f filled. */
 int sbx_mount_build(const struct sbx_plan *plan, struct sbx_fail *f);
