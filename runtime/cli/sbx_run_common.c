@@ -164,7 +164,7 @@ int sbx_run_confined(struct sbx_run_request *req, struct sbx_run_result *res,
   /* A worktree that exists only in the discarded /tmp fails the run, even
    * when git said it succeeded (issue 13): never exit 0 with nothing on
    * the host. */
-  if (sbx_run_lost_worktrees(req->workspace, &before, stderr) > 0 && r == 0 &&
+  if (sbx_run_lost_worktrees(req->workspace, &before, sbx_diag()) > 0 && r == 0 &&
       res->outcome == SBX_OUTCOME_EXITED && res->exit_code == 0)
     res->exit_code = SBX_EXIT_FAILURE;
   return r;

@@ -30,11 +30,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static bool sbx_lost_under(const char *path, const char *dir)
-{
-  size_t n = strlen(dir);
-  return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
+#include "sbx_plan.h"
 
 /* Born after `start` (statx birth time)? Unknown birth: no (then nothing
  * is claimed about it). */
@@ -86,8 +82,9 @@ int sbx_run_lost_before(const char *workspace, struct sbx_run_lost *before)
    * it). */
   if (getenv("SBX_TEST_NO_WORKTREE_CHECK") &&
       strcmp(getenv("SBX_TEST_NO_WORKTREE_CHECK"), "1") == 0) {
-    fprintf(stderr, "sbx: warning: SBX_TEST_NO_WORKTREE_CHECK=1: the worktrees this run makes are "
-                    "not checked after it (test only)\n");
+    fprintf(sbx_diag(),
+            "sbx: warning: SBX_TEST_NO_WORKTREE_CHECK=1: the worktrees this run makes are "
+            "not checked after it (test only)\n");
     before->active = false;
   }
   if (before->active)
@@ -192,8 +189,8 @@ int sbx_run_lost_worktrees(const char *workspace, struct sbx_run_lost *before, F
     if (common_real[0])
       lost += sbx_lost_check_links(dir, de->d_name, line, common_real, err);
     /* gitdir names the worktree's .git file, absolute (git writes it so). */
-    if (line[0] != '/' || !sbx_lost_under(workspace, "/tmp") || !sbx_lost_under(line, "/tmp") ||
-        sbx_lost_under(line, workspace) || lstat(line, &st) == 0)
+    if (line[0] != '/' || !sbx_path_under(workspace, "/tmp") || !sbx_path_under(line, "/tmp") ||
+        sbx_path_under(line, workspace) || lstat(line, &st) == 0)
       continue;
     if ((nl = strrchr(line, '/')) && nl != line)
       *nl = '\0';
