@@ -97,14 +97,6 @@ static enum sbx_dclass sbx_classify(const char *blockers)
   return SBX_D_OTHER;
 }
 
-static bool sbx_under(const char *path, const char *dir)
-{
-  size_t n = strlen(dir);
-  if (n == 1 && dir[0] == '/')
-    return path[0] == '/';
-  return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
-
 void sbx_msg_append(char *msg, size_t len, const char *fmt, ...)
 {
   size_t used = strnlen(msg, len);
@@ -131,7 +123,7 @@ static const struct cs_path_rule *sbx_covering(const struct cs_path_rule *rules,
       continue; /* the workspace could not be resolved */
     if (sbx_expand_path(rules[i].path, ws, home, exp, sizeof exp) < 0)
       continue;
-    if (sbx_under(path, exp) && (!best || strlen(exp) > best_len)) {
+    if (sbx_path_under(path, exp) && (!best || strlen(exp) > best_len)) {
       best = &rules[i];
       best_len = strlen(exp);
     }

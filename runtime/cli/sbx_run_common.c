@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sbx_plan.h"
 #include "sbx_admit.h"
 #include "sbx_denial.h"
 #include "sbx_diag.h"
@@ -49,15 +50,6 @@ int sbx_run_serve_socket(char *buf, size_t size, char *dir, size_t dir_size)
   return 0;
 }
 
-/* Is path the directory dir or inside it (both resolved)? */
-static bool sbx_run_inside(const char *path, const char *dir)
-{
-  size_t n = strlen(dir);
-  if (n == 1 && dir[0] == '/')
-    return true;
-  return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
-
 int sbx_run_cwd(const char *given, const char *workspace, char *out, size_t size, FILE *err)
 {
   char joined[PATH_MAX], here[PATH_MAX];
@@ -70,7 +62,7 @@ int sbx_run_cwd(const char *given, const char *workspace, char *out, size_t size
      * workspace; anywhere else (or unreadable) the run starts at the root
      * of the workspace, never outside it. */
     real = getcwd(here, sizeof here) ? realpath(here, NULL) : NULL;
-    if (!real || !sbx_run_inside(real, workspace))
+    if (!real || !sbx_path_under(real, workspace))
       given = ".";
     else
       goto copy;
@@ -89,7 +81,7 @@ int sbx_run_cwd(const char *given, const char *workspace, char *out, size_t size
     fprintf(err, "sbx: error: --cwd %s: %s\n", given, strerror(-r));
     return r;
   }
-  if (!sbx_run_inside(real, workspace)) {
+  if (!sbx_path_under(real, workspace)) {
     fprintf(err, "sbx: error: --cwd %s: resolves to %s, outside the workspace %s\n", given, real,
             workspace);
     r = -EACCES;
