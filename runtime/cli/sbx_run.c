@@ -25,6 +25,7 @@
 #include "sbx_confine.h"
 #include "sbx_denial.h"
 #include "sbx_exposed.h"
+#include "sbx_made.h"
 #include "sbx_profile.h"
 #include "sbx_run_hooks.h"
 #include "sbx_run_common.h"
@@ -240,8 +241,12 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
   size_t n_passed = 0, n_unset = 0;
   const char *audit_path = o->audit_path ? o->audit_path : getenv(SBX_AUDIT_ENV);
   bool admit_open = false;
+  /* What earlier runs of the workspace made (sbx_made.h). */
+  struct sbx_made made = { 0 };
+  char made_dir[PATH_MAX];
+  bool made_used = false;
   int code = SBX_EXIT_FAILURE;
-  int r;
+  int r, rr;
 
   /* Before anything of the run can fail: every message from here on goes
    * where the caller asked (--diag-fd), or to stderr. */
@@ -379,6 +384,25 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
         goto record;
       }
     }
+    /* delete: when earlier runs of this workspace were going (sbx_made.h),
+     * so that what they made (a build's outputs) is removed unasked. Kept
+     * where no command can write, like the store: a span written by a
+     * command would make every file of its time look made by a run. */
+    if ((appr.unotify.ops & CS_APPROVE_FILE_DELETE) &&
+        sbx_made_dir(made_dir, sizeof made_dir) == 0) {
+      if (sbx_run_kept_exposed(p, workspace, o->add_rw ? rec.extra_path : NULL,
+                               "record of earlier runs", made_dir, false) != 0) {
+        rec.error = "record of earlier runs writable by the command";
+        goto record;
+      }
+      if (sbx_made_load(made_dir, workspace, &made) != 0) {
+        fprintf(sbx_diag(), "sbx: error: record of earlier runs: out of memory\n");
+        rec.error = "out of memory";
+        goto record;
+      }
+      appr.unotify.made = &made;
+      made_used = true;
+    }
     if (sbx_approve_command(&appr, sbx_diag()) != 0) {
       rec.error = appr.message;
       den[n_den].layer = "approval";
@@ -453,6 +477,10 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
       req.warm_socket = serve_sock;
   }
   r = sbx_run_confined(&req, &res, sbx_confine_run);
+  /* Every process of the run is gone: its span ends now. Not recorded
+   * only means its outputs are asked about later (closed). */
+  if (made_used && (rr = sbx_made_record(made_dir, workspace, &made)) != 0)
+    fprintf(sbx_diag(), "sbx: warning: record of earlier runs %s: %s\n", made_dir, strerror(-rr));
   rec.start_path = res.start_path[0] ? res.start_path : NULL;
   rec.home_state = res.home_state;
   rec.home_notes = res.home_notes;
@@ -482,6 +510,7 @@ record:
     sbx_admit_close(&adm);
   if (appr_open)
     sbx_approve_end(&appr);
+  sbx_made_free(&made);
   sbx_audit_close(&audit);
   return code;
 }

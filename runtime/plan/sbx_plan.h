@@ -32,6 +32,10 @@ enum sbx_mount_kind {
   SBX_MNT_MASK = 3,    /* hide: empty 0000 file or empty read-only tmpfs */
 };
 
+/* The `why` of the persistent home's binds (sbx_plan_home.c), by which
+ * the approvals' layer finds sbx's caches (removals there are free). */
+#define SBX_MOUNT_WHY_HOME_KEPT "home (persistent)"
+
 struct sbx_mount_entry {
   char *path; /* absolute path, the same inside and outside (but see source) */
   /* BIND_*: the host path bound at `path` when it differs (the sandbox's

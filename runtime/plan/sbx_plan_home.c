@@ -325,7 +325,7 @@ static int sbx_home_persistent(struct sbx_plan *p, struct sbx_fail *f)
     close(fd);
     if (src < 0)
       return sbx_home_fail(f, -errno, "%s: %s", host, strerror(errno));
-    int rc = sbx_home_bind(p, r->path + 2, host, &st, true, "home (persistent)");
+    int rc = sbx_home_bind(p, r->path + 2, host, &st, true, SBX_MOUNT_WHY_HOME_KEPT);
     if (rc < 0)
       return sbx_home_fail(f, rc, "%s: %s", r->path, strerror(-rc));
   }

@@ -12,6 +12,7 @@
 
 #include "sbx_diag.h"
 #include "sbx_approval_hooks.h"
+#include "sbx_made.h"
 #include "sbx_unotify_sbx.h"
 
 /* The run's server, zeroed: sbx_unotify_start fills it when the listener
@@ -72,6 +73,12 @@ static void sbx_mark_run_start(struct sbx_unotify_cfg *cfg)
     (void)nanosleep(&tick, NULL);
   }
   cfg->run_start_set = true;
+  /* The span this run adds to the record of what runs made (sbx_made.h),
+   * written by sbx after the run. */
+  if (cfg->made) {
+    cfg->made->run_from = cfg->run_start;
+    cfg->made->run_from_set = true;
+  }
 }
 
 /* The cold path's system-call layer: takes the notify listener from the

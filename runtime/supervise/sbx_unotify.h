@@ -59,6 +59,8 @@ struct sbx_unotify_gitfile {
   nlink_t nlink; /* > 1: other names may reach it outside the mount */
 };
 
+struct sbx_made;
+
 struct sbx_unotify_cfg {
   struct cs_approval_mgr *mgr; /* required */
   const char *profile;
@@ -80,6 +82,17 @@ struct sbx_unotify_cfg {
    * deletion"). */
   bool run_start_set;
   struct timespec run_start;
+  /* delete: when earlier runs of the workspace were going (sbx_made.h;
+   * NULL: unknown). An inode born and last changed inside those spans
+   * (or in this run) was made by a run: its removal is free. The
+   * supervisor stamps this run's start into it. */
+  struct sbx_made *made;
+  /* delete: the sandbox's persistent home directories as the command
+   * sees them (sbx's caches, kept between runs: docs/confinement.md,
+   * "Home"), NULL with 0 when none. What is removed on their mounts is
+   * cache, no one's work: free. */
+  const char *const *kept_dirs;
+  size_t n_kept_dirs;
   /* Run in each helper after it took the process's root and ids, before
    * the operation (sbx: the profile's Landlock rules). 0 or -errno. */
   int (*confine)(void *arg);

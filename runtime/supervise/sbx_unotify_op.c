@@ -1,5 +1,6 @@
 /* sbx_unotify_op: see sbx_unotify_op.h. */
 #include "sbx_unotify_op.h"
+#include "sbx_made.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -181,23 +182,109 @@ static int sbx_un_lock_dir(int dirfd)
   return fd;
 }
 
-/* Was the inode `name` in `dirfd` names born after the run started? Its
- * birth time (statx STATX_BTIME) is set by the file system when the inode
- * is made and no system call sets it (utimensat sets atime and mtime
- * only): a rename keeps the inode and so its birth, a hard link is a
- * second name of an old inode, so neither passes a file that existed
- * before off as new. A file system that does not report it: false (the
- * removal is asked about, as before). */
+static bool sbx_un_after_start(const struct statx_timestamp *t, const struct sbx_unotify_cfg *cfg)
+{
+  return t->tv_sec > cfg->run_start.tv_sec ||
+         (t->tv_sec == cfg->run_start.tv_sec && (long)t->tv_nsec > cfg->run_start.tv_nsec);
+}
+
+static bool sbx_un_in_earlier_run(const struct statx_timestamp *t,
+                                  const struct sbx_unotify_cfg *cfg)
+{
+  struct timespec ts = { .tv_sec = (time_t)t->tv_sec, .tv_nsec = (long)t->tv_nsec };
+  return cfg->made && sbx_made_covers(cfg->made, &ts);
+}
+
+/* Is the directory `dirfd` the workspace's git directory or below it?
+ * Walked up by "..", comparing inodes, to the workspace's root (then no)
+ * or the file system's (no). Deeper than any git directory goes, or a
+ * step that fails: yes (the caller then asks). */
+static bool sbx_un_in_git_dir(int dirfd, const char *workspace)
+{
+  char path[4200];
+  struct stat git, ws, at;
+  int fd, up;
+  bool in = true;
+
+  if (!workspace || workspace[0] != '/' ||
+      snprintf(path, sizeof path, "%s/.git", workspace) >= (int)sizeof path)
+    return true;
+  if (lstat(path, &git) != 0 || !S_ISDIR(git.st_mode))
+    return false; /* no git directory in the workspace */
+  if (stat(workspace, &ws) != 0 || (fd = openat(dirfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+    return true;
+  for (int depth = 0; depth < 64; depth++) {
+    if (fstat(fd, &at) != 0)
+      break;
+    if (at.st_dev == git.st_dev && at.st_ino == git.st_ino)
+      break; /* in it */
+    if (at.st_dev == ws.st_dev && at.st_ino == ws.st_ino) {
+      in = false; /* the workspace's root, not below .git */
+      break;
+    }
+    if ((up = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+      break;
+    struct stat parent;
+    if (fstat(up, &parent) == 0 && parent.st_dev == at.st_dev && parent.st_ino == at.st_ino) {
+      close(up);
+      in = false; /* the root: outside the workspace altogether */
+      break;
+    }
+    close(fd);
+    fd = up;
+  }
+  close(fd);
+  return in;
+}
+
+/* Was the inode `name` in `dirfd` names made by a run: born after this
+ * run started, or born during an earlier run of the workspace and last
+ * changed during one (or during this run)? Its birth time (statx
+ * STATX_BTIME) is set by the file system when the inode is made and no
+ * system call sets it (utimensat sets atime and mtime only): a rename
+ * keeps the inode and so its birth, a hard link is a second name of an
+ * old inode, so neither passes a file that existed before off as new.
+ * The change time (STATX_CTIME) is set by every write, chmod, link and
+ * rename, and by no call to a chosen value: an earlier run's file that
+ * someone edited, renamed or linked outside a run since is asked about.
+ * A file system that does not report them: false (asked, as before). */
 static bool sbx_un_born_in_run(int dirfd, const char *name, const struct sbx_unotify_cfg *cfg)
 {
   struct statx sx;
   if (!cfg->run_start_set ||
-      statx(dirfd, name, AT_SYMLINK_NOFOLLOW | AT_STATX_SYNC_AS_STAT, STATX_BTIME, &sx) != 0 ||
+      statx(dirfd, name, AT_SYMLINK_NOFOLLOW | AT_STATX_SYNC_AS_STAT, STATX_BTIME | STATX_CTIME,
+            &sx) != 0 ||
       !(sx.stx_mask & STATX_BTIME))
     return false;
-  return sx.stx_btime.tv_sec > cfg->run_start.tv_sec ||
-         (sx.stx_btime.tv_sec == cfg->run_start.tv_sec &&
-          (long)sx.stx_btime.tv_nsec > cfg->run_start.tv_nsec);
+  if (sbx_un_after_start(&sx.stx_btime, cfg))
+    return true;
+  /* Not in the git directory, which has rules of its own (below: git's
+   * bookkeeping, its object store): a linked worktree's HEAD, index and
+   * reflog that earlier runs wrote are its state, not a build's output,
+   * and `git worktree remove` of one from before the run must stay asked. */
+  return (sx.stx_mask & STATX_CTIME) && sbx_un_in_earlier_run(&sx.stx_btime, cfg) &&
+         (sbx_un_after_start(&sx.stx_ctime, cfg) || sbx_un_in_earlier_run(&sx.stx_ctime, cfg)) &&
+         !sbx_un_in_git_dir(dirfd, cfg->workspace);
+}
+
+/* Is the directory `dirfd` on one of the sandbox's persistent home
+ * mounts (cfg->kept_dirs)? Judged by mount: nothing can be renamed or
+ * linked onto a mount from another (EXDEV), so whatever a name there
+ * reaches lives in sbx's cache. Run in the helper, in the caller's root,
+ * where the kept directories are mount points at the paths given. */
+static bool sbx_un_on_kept_mount(int dirfd, const struct sbx_unotify_cfg *cfg)
+{
+  struct statx here, kept;
+  if (!cfg->n_kept_dirs ||
+      statx(dirfd, "", AT_EMPTY_PATH | AT_STATX_SYNC_AS_STAT, STATX_MNT_ID, &here) != 0 ||
+      !(here.stx_mask & STATX_MNT_ID))
+    return false;
+  for (size_t i = 0; i < cfg->n_kept_dirs; i++)
+    if (statx(AT_FDCWD, cfg->kept_dirs[i], AT_SYMLINK_NOFOLLOW | AT_STATX_SYNC_AS_STAT,
+              STATX_MNT_ID, &kept) == 0 &&
+        (kept.stx_mask & STATX_MNT_ID) && kept.stx_mnt_id == here.stx_mnt_id)
+      return true;
+  return false;
 }
 
 /* Does directory `name` in `dirfd` hold anything? Then rmdir would fail
@@ -278,8 +365,12 @@ static long sbx_un_tmp_unlink(const struct sbx_un_op *op, const struct sbx_unoti
     close(pfd);
     return 0;
   }
-  if (cfg->private_tmp && stat("/tmp", &tmp) == 0 && fstat(pfd, &parent) == 0 &&
-      tmp.st_dev == parent.st_dev) {
+  /* The private /tmp dies with the run, and the persistent home holds
+   * sbx's caches (npm prunes its old logs there at every install): no
+   * one's work is removed on either. */
+  if ((cfg->private_tmp && stat("/tmp", &tmp) == 0 && fstat(pfd, &parent) == 0 &&
+       tmp.st_dev == parent.st_dev) ||
+      (cfg->run_start_set && sbx_un_on_kept_mount(pfd, cfg))) {
     *exempt = 1;
     ret = unlinkat(pfd, base, op->flags);
     if (ret < 0)

@@ -131,6 +131,17 @@ int sbx_unotify_start(struct sbx_unotify_srv *s, int listener, const struct sbx_
     s->cfg.git = s->git;
     s->cfg.n_git = s->n_git;
   }
+  /* delete: the persistent home's directories, sbx's caches (sbx_plan_home.c). */
+  if ((s->cfg.ops & CS_APPROVE_FILE_DELETE) && plan) {
+    for (size_t i = 0; i < plan->n_mounts && s->n_kept < sizeof s->kept / sizeof s->kept[0]; i++) {
+      const struct sbx_mount_entry *me = &plan->mounts[i];
+      if (me->kind == SBX_MNT_BIND_RW && me->is_dir && me->why &&
+          strcmp(me->why, SBX_MOUNT_WHY_HOME_KEPT) == 0)
+        s->kept[s->n_kept++] = me->path;
+    }
+    s->cfg.kept_dirs = s->kept;
+    s->cfg.n_kept_dirs = s->n_kept;
+  }
   if (pipe2(s->stop, O_CLOEXEC) < 0) {
     r = -errno;
     goto fail;

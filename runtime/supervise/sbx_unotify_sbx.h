@@ -43,6 +43,11 @@ struct sbx_unotify_srv {
   const struct sbx_plan *plan;
   struct sbx_unotify_gitfile *git; /* owned; cfg.git points here */
   size_t n_git;
+  /* The persistent home's mount points (cfg.kept_dirs points here; the
+   * strings are the plan's). More than this many: the rest are asked
+   * about, as any other place. */
+  const char *kept[16];
+  size_t n_kept;
   /* The helpers forked for this run (cfg.helper_started), for naming the
    * refusals in their Landlock domains; under lock (the serving thread
    * adds, the supervisor reads after the run). */

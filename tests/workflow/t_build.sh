@@ -2,9 +2,8 @@
 # workflow_build: an agent's edit-build-test loop under standard (issue 13):
 # make runs cc, links, runs the program, a rebuild after an edit, and
 # `make clean` removes what the run's own build made (free: nothing that
-# existed before the run is lost: the build and the clean in one run; a
-# later run's clean of an earlier run's products asks, as any removal of
-# what was there before it does); a Python module in the workspace is
+# existed before the run is lost), and what an earlier run made (free: no
+# one's work but the runs'; docs/approvals.md); a Python module in the workspace is
 # byte-compiled and imported. Each run exits 0 with sbx silent. The control
 # of the deletion rule: `make distclean`, which removes a file that was
 # there before the run, is refused without an approver and the file stays.
@@ -46,15 +45,41 @@ out=$(in_dir="$ws/p2" quiet "build, edit, rebuild, clean: one run" sh -c \
 [ ! -e "$ws/p2/hello" ] && [ ! -e "$ws/p2/main.o" ] || fail "make clean left its products"
 echo "ok: build, edit, rebuild, clean in one run: exit 0, sbx silent"
 
-# Known gap (issue 13, left open): a LATER run's rebuild removes outputs an
-# earlier run made, which existed before this run, so each removal is
-# asked (here: denied, no approver) and named; as and ld then truncate and
-# rewrite instead, and the build still succeeds. Checked as it is: exit 0
-# and the right program, not (yet) silence.
+# A LATER run's rebuild: as and ld remove their old outputs, which an
+# earlier run made (existed before this run). Born and last changed while
+# a run of this workspace was going (docs/approvals.md, "What earlier runs
+# made"): removed unasked, sbx silent.
 sed -i 's/hello /hey /' "$ws/greet.c"
+out=$(quiet "a later run's incremental rebuild" sh -c 'make -s && ./hello') || exit 1
+[ "$out" = "hey 1" ] || fail "a later run's rebuild said: $out"
+echo "ok: a later run's incremental rebuild: exit 0, sbx silent"
+out=$(quiet "a later run's make clean" sh -c 'make -s clean') || exit 1
+[ ! -e "$ws/hello" ] && [ ! -e "$ws/main.o" ] || fail "a later run's make clean left its products"
+echo "ok: a later run's make clean of an earlier run's products: exit 0, sbx silent"
+
+# Controls. The record of earlier runs is one file per workspace in sbx's
+# state directory; without it the same rebuild asks again.
+state=${XDG_STATE_HOME:-$HOME/.local/state}
+record="$state/commander-sandbox/made/$(printf '%x-%x' $(stat -c '%d %i' "$ws"))"
+[ -f "$record" ] || fail "no record of earlier runs at $record"
+head -1 "$record" | grep -qxF "workspace $ws" || fail "record names another directory: $(head -1 "$record")"
+out=$(quiet "build" sh -c 'make -s && ./hello') || exit 1
+mv "$record" "$record.saved"
+sed -i 's/hey /yo /' "$ws/greet.c"
 out=$(cd "$ws" && run -- sh -c 'make -s && ./hello' 2>"$err"); rc=$?
-[ $rc = 0 ] && [ "$out" = "hey 1" ] || fail "a later run's rebuild: exit $rc: $out $(cat "$err")"
-echo "ok: a later run's incremental rebuild succeeds (sbx names $(grep -c '^sbx: approval: denied delete' "$err") asked removal(s): the known gap)"
+mv "$record.saved" "$record"
+[ $rc = 0 ] && [ "$out" = "yo 1" ] || fail "rebuild without the record: exit $rc: $out $(cat "$err")"
+grep -q '^sbx: approval: denied delete' "$err" ||
+  fail "control: without the record a later run's rebuild asked nothing: $(cat "$err")"
+echo "ok: control: without the record the same rebuild asks ($(grep -c '^sbx: approval: denied delete' "$err") removal(s) named)"
+# An earlier run's output changed outside any run since (its change time
+# moves: here chmod, as an edit or a rename would) is someone's: asked.
+out=$(quiet "build" sh -c 'make -s') || exit 1
+chmod 0644 "$ws/hello"
+out=$(cd "$ws" && run -- sh -c 'rm hello' 2>"$err"); rc=$?
+[ $rc != 0 ] && [ -e "$ws/hello" ] || fail "removed an earlier run's file changed outside a run since: exit $rc"
+grep -q '^sbx: approval: denied delete' "$err" || fail "the refusal was not named: $(cat "$err")"
+echo "ok: control: an earlier run's file changed outside a run since is asked about, refused, kept"
 
 # Python: a package in the workspace, byte-compiled (__pycache__ written by
 # rename) and imported.
