@@ -173,6 +173,11 @@ int sbx_confine_run(const struct sbx_run_request *req, struct sbx_run_result *re
   flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
   if (plan.net_blocked)
     flags |= CLONE_NEWNET; /* an empty network namespace: only a down loopback */
+  else if (plan.net_proxied)
+    /* A namespace of the run's own: the host's interfaces (its loopback
+     * services included) and its abstract unix sockets are out of reach;
+     * pid 1 brings loopback up for the proxy's listeners. */
+    flags |= CLONE_NEWNET;
   if (plan.userns)
     flags |= CLONE_NEWUSER;
   fflush(NULL); /* nothing buffered may be written twice */

@@ -72,7 +72,9 @@ int sbx_confine_describe(const struct sbx_run_request *req, FILE *out)
   handled = sbx_ll_fs_rights(f.landlock_abi);
   fprintf(out, "profile %s, workspace %s\n", p->name ? p->name : "?", plan.workspace);
   fprintf(out, "namespaces: %smount pid ipc uts cgroup%s\n", f.root ? "" : "user ",
-          plan.net_blocked ? " net (empty)" : " (host network)");
+          plan.net_blocked   ? " net (empty)"
+          : plan.net_proxied ? " net (loopback only; the way out is the proxy)"
+                             : " (host network)");
   fprintf(out, "mounts (in order; root %s):\n",
           plan.full_root ? "= the host root" : "= read-only tmpfs");
   for (size_t i = 0; i < plan.n_mounts; i++) {

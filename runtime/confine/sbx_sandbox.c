@@ -29,6 +29,7 @@
 #include "sbx_cgroup.h"
 #include "sbx_landlock.h"
 #include "sbx_mount.h"
+#include "sbx_netns.h"
 #include "sbx_privs.h"
 #include "sbx_sandbox.h"
 #include "sbx_session.h"
@@ -330,6 +331,11 @@ _Noreturn void sbx_init_run(const struct sbx_init_args *a)
     sbx_fail_set(&f, SBX_LAYER_NAMESPACES, errno, "sethostname: %s", strerror(errno));
     goto fail;
   }
+  /* Proxied: the run's own network namespace, whose loopback carries the
+   * proxy's listeners. Cannot: refused, never a run with a dead network
+   * that looks like the proxy's fault. */
+  if (a->cmd.plan->net_proxied && sbx_netns_loopback_up(&f) < 0)
+    goto fail;
   /* Warm: the spare did this when it started (sbx_serve.c). */
   if (!a->view_ready &&
       (sbx_memfd_noexec(a->cmd.plan, &f) < 0 || sbx_mount_build(a->cmd.plan, &f) < 0))

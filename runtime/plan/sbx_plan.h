@@ -94,6 +94,11 @@ struct sbx_plan {
   bool shm_noexec;
   bool root_noexec;
   bool net_blocked;
+  /* allow_network with net_mode CS_NET_PROXY: the command gets a network
+   * namespace of its own with only loopback (brought up by pid 1), so the
+   * host's network is out of reach and the only way out can be sbx's
+   * proxy (docs/network-proxy.md "How a run reaches the proxy"). */
+  bool net_proxied;
   bool shell_none;
   bool userns;       /* sbx is not root */
   bool full_root;    /* an allowed path is "/": the host root is the view's base */

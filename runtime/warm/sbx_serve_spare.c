@@ -346,7 +346,7 @@ int sbx_spare_make(struct sbx_srv *s, struct sbx_tmpl *t, struct sbx_spare *slot
   unsigned long cflags = CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
   int sp[2], e;
   pid_t pid;
-  if (t->plan.net_blocked)
+  if (t->plan.net_blocked || t->plan.net_proxied)
     cflags |= CLONE_NEWNET; /* an empty network namespace: only a down loopback */
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
     return -errno;

@@ -85,6 +85,9 @@ uint64_t sbx_profile_fingerprint(const struct cs_profile *p)
   }
   h = sbx_fnv(h, &p->limits, sizeof p->limits);
   h = sbx_fnv(h, &p->approval_ops, sizeof p->approval_ops);
+  /* A proxied profile's sandbox differs from a direct one's (its own
+   * network namespace): never the same template. */
+  h = sbx_fnv(h, &p->net_mode, sizeof p->net_mode);
   if (p->filter)
     h = sbx_fnv(h, p->filter, (size_t)p->filter_len * 8u);
   return h;
@@ -350,6 +353,10 @@ int sbx_warm_run(const struct sbx_run_request *req, uint64_t tmax, struct sbx_ru
   /* A template's view is the profile's; one more path is this run's own. */
   if (req->extra_path)
     return sbx_warm_decline(res, tmax, "an extra path (--add-path)");
+  /* The proxy's listeners are made inside the run's own network
+   * namespace and served by this process: the cold path's job. */
+  if (req->profile->allow_network && req->profile->net_mode == CS_NET_PROXY)
+    return sbx_warm_decline(res, tmax, "a proxied network is served by the cold path");
   /* The server plans a persistent home from the client's HOME alone
    * (runtime/plan/sbx_plan_home.c); a state directory named by the
    * client's XDG_STATE_HOME is the cold path's, so the view is the same

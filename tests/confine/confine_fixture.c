@@ -239,6 +239,22 @@ const struct cs_profile *cfx_profile(const char *name)
   for (int i = 0; i < cfx_n; i++)
     if (strcmp(cfx_made[i].p.name, name) == 0)
       return &cfx_made[i].p;
+  /* standard with its network through the proxy (net_mode proxy): no
+   * seed profile has it until the .pol syntax lands, so the test makes
+   * one; only the network contract differs from standard. */
+  if (strcmp(name, "standard-proxied") == 0) {
+    const struct cs_profile *s = cfx_profile("standard");
+    if (!s || cfx_n == CFX_MAX)
+      return NULL;
+    e = &cfx_made[cfx_n];
+    memset(e, 0, sizeof *e);
+    e->p = *s;
+    e->p.name = "standard-proxied";
+    e->p.allow_network = true;
+    e->p.net_mode = CS_NET_PROXY;
+    cfx_n++;
+    return &e->p;
+  }
   if (cfx_n == CFX_MAX)
     return NULL;
   e = &cfx_made[cfx_n];

@@ -445,6 +445,47 @@ START_TEST(t_network)
 }
 END_TEST
 
+/* A proxied profile (net_mode proxy): the run's own network namespace.
+ * Its loopback is up (the proxy's listeners live there), the host's
+ * loopback listener and abstract sockets are out of reach. The negative
+ * control is t_network's standard run reaching the same kind of listener
+ * with tcp_ok, and here the same listener reached from this process. */
+/* Cold: the warm path declines proxied profiles (sbx_warm.c), and the
+ * battery's server holds no template of this one. */
+static void run_proxied(struct sbx_run_result *res, ...)
+{
+  va_list ap;
+  va_start(ap, res);
+  run_va(cfx_profile("standard-proxied"), ws, 0, 0, false, res, ap);
+  va_end(ap);
+}
+
+START_TEST(t_network_proxied)
+{
+  struct sbx_run_result res;
+  char port_s[16], name[64];
+  int port, lfd = tcp_listener(&port), ufd = abstract_listener(name, sizeof name);
+  snprintf(port_s, sizeof port_s, "%d", port);
+  {
+    /* Control: the listener is reachable from the host's namespace. */
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+    int c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ck_assert_int_eq(connect(c, (struct sockaddr *)&a, sizeof a), 0);
+    close(c);
+  }
+  run_proxied(&res, ESC("esc_net"), "lo_ok", "-", (char *)NULL);
+  ck_assert_msg(res.exit_code == 0, "loopback inside a proxied run: %s", res.message);
+  ck_assert_str_eq(res.start_path, "cold");
+  run_proxied(&res, ESC("esc_net"), "reach", port_s, (char *)NULL);
+  assert_held(&res, false);
+  run_proxied(&res, ESC("esc_net"), "abstract", name, (char *)NULL);
+  assert_held(&res, false);
+  close(lfd);
+  close(ufd);
+}
+END_TEST
+
 /* ---- inherited state and privileges ---- */
 
 START_TEST(t_fds_env)
@@ -1827,6 +1868,7 @@ static bool add_suite(TCase *tc, const char *name)
     tcase_add_test(tc, t_abi_x32);
   } else if (strcmp(name, "net") == 0) {
     tcase_add_test(tc, t_network);
+    tcase_add_test(tc, t_network_proxied);
   } else if (strcmp(name, "privs") == 0) {
     tcase_add_test(tc, t_fds_env);
     tcase_add_test(tc, t_privileges);

@@ -26,7 +26,7 @@ static int esc_tcp(int port)
 int main(int argc, char **argv)
 {
   if (argc != 3)
-    ESC_USAGE("esc_net tcp PORT | tcp_ok PORT | abstract NAME");
+    ESC_USAGE("esc_net tcp PORT | reach PORT | tcp_ok PORT | lo_ok | abstract NAME");
   if (strcmp(argv[1], "tcp") == 0) {
     struct sockaddr_in b = { .sin_family = AF_INET, .sin_port = htons(47811) };
     int fd;
@@ -37,9 +37,30 @@ int main(int argc, char **argv)
                 "listen on a TCP port");
     ESC_DONE();
   }
+  if (strcmp(argv[1], "reach") == 0) {
+    /* Only the host's listener: a proxied run may listen on its own
+     * loopback, which nobody outside can reach. */
+    ESC_ATTEMPT(esc_tcp(atoi(argv[2])) == 0, "connect 127.0.0.1 (host listener)");
+    ESC_DONE();
+  }
   if (strcmp(argv[1], "tcp_ok") == 0) {
     if (esc_tcp(atoi(argv[2])) != 0) {
       fprintf(stderr, "connect failed: %s\n", strerror(errno));
+      return 1;
+    }
+    return 0;
+  }
+  if (strcmp(argv[1], "lo_ok") == 0) {
+    /* Loopback inside the sandbox's own namespace is up: a listener on
+     * 127.0.0.1 there takes a connection. */
+    struct sockaddr_in a = { .sin_family = AF_INET };
+    socklen_t len = sizeof a;
+    int l = socket(AF_INET, SOCK_STREAM, 0), c = socket(AF_INET, SOCK_STREAM, 0);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (l < 0 || c < 0 || bind(l, (struct sockaddr *)&a, sizeof a) != 0 || listen(l, 1) != 0 ||
+        getsockname(l, (struct sockaddr *)&a, &len) != 0 ||
+        connect(c, (struct sockaddr *)&a, sizeof a) != 0) {
+      fprintf(stderr, "loopback: %s\n", strerror(errno));
       return 1;
     }
     return 0;
