@@ -168,8 +168,7 @@ static const char *sbx_made_ts(const char *p, struct timespec *t)
  * are not "FROM TO" with FROM < TO <= now are skipped. Spans that end in
  * the future (a clock set back since, or a hand-edited record) would
  * cover files not made yet: skipped too. */
-static int sbx_made_parse(const char *text, const char *head, struct sbx_made_span **out,
-                          size_t *n)
+static int sbx_made_parse(const char *text, const char *head, struct sbx_made_span **out, size_t *n)
 {
   size_t cap = 0;
   struct timespec now;
@@ -341,8 +340,7 @@ static void sbx_made_prune(int dfd)
       continue;
     *nl = '\0';
     if (stat(head + 10, &st) == 0) {
-      snprintf(want, sizeof want, "%" PRIx64 "-%" PRIx64, (uint64_t)st.st_dev,
-               (uint64_t)st.st_ino);
+      snprintf(want, sizeof want, "%" PRIx64 "-%" PRIx64, (uint64_t)st.st_dev, (uint64_t)st.st_ino);
       if (strcmp(want, e->d_name) == 0)
         continue; /* still that workspace */
     } else if (errno != ENOENT && errno != ENOTDIR) {
