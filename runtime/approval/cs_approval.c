@@ -176,7 +176,10 @@ int cs_approval_ask(struct cs_approval_mgr *m, struct cs_approval_request *req,
   pthread_mutex_lock(&m->lock);
   req->id = m->next_id++;
   prefix[0] = '\0';
-  if (req->argv && cs_approval_prefix(req->argv, prefix, sizeof prefix) != 0)
+  if (req->grant_key) {
+    if (snprintf(prefix, sizeof prefix, "%s", req->grant_key) >= (int)sizeof prefix)
+      prefix[0] = '\0'; /* too long to keep: asked each time, never granted wider */
+  } else if (req->argv && cs_approval_prefix(req->argv, prefix, sizeof prefix) != 0)
     prefix[0] = '\0';
 
   if (prefix[0] && cs_approval_session_has(m, req->operation, prefix)) {

@@ -187,6 +187,53 @@ static void sbx_audit_settings(json_t *o, const struct sbx_audit_record *r, size
   }
 }
 
+/* "network": what went through the proxy, totals first, then each of
+ * the first connections (docs/audit-log.md, "network"). */
+static void sbx_audit_network(json_t *o, const struct sbx_audit_network *net, bool shorten,
+                              size_t max, int *bad)
+{
+  json_t *n = json_object(), *list = json_array();
+  size_t k = net->n < SBX_AUDIT_CONNS_MAX ? net->n : SBX_AUDIT_CONNS_MAX;
+
+  if (!n || !list) {
+    (*bad)++;
+    json_decref(n);
+    json_decref(list);
+    return;
+  }
+  if (shorten && k > SBX_AUDIT_SHORT_ITEMS)
+    k = SBX_AUDIT_SHORT_ITEMS;
+  sbx_set_str(n, "via", "proxy", SIZE_MAX, bad);
+  sbx_set(n, "connections_total", json_integer((json_int_t)net->total), bad);
+  sbx_set(n, "allowed", json_integer((json_int_t)net->allowed), bad);
+  sbx_set(n, "refused", json_integer((json_int_t)net->refused), bad);
+  sbx_set(n, "bytes_up", json_integer((json_int_t)net->bytes_up), bad);
+  sbx_set(n, "bytes_down", json_integer((json_int_t)net->bytes_down), bad);
+  for (size_t i = 0; i < k; i++) {
+    const struct sbx_audit_conn *c = &net->conns[i];
+    json_t *e = json_object();
+    if (!e) {
+      (*bad)++;
+      continue;
+    }
+    sbx_set_str(e, "protocol", c->protocol, SIZE_MAX, bad);
+    sbx_set_str(e, "host", c->host, max, bad);
+    sbx_set(e, "port", json_integer((json_int_t)c->port), bad);
+    sbx_set_str(e, "dialled", c->dialled && c->dialled[0] ? c->dialled : NULL, max, bad);
+    sbx_set_str(e, "decision", c->allowed ? "allow" : "deny", SIZE_MAX, bad);
+    sbx_set_str(e, "basis", c->basis, max, bad);
+    sbx_set_str(e, "refusal", c->refusal && c->refusal[0] ? c->refusal : NULL, max, bad);
+    sbx_set(e, "bytes_up", json_integer((json_int_t)c->bytes_up), bad);
+    sbx_set(e, "bytes_down", json_integer((json_int_t)c->bytes_down), bad);
+    sbx_set(e, "duration_ms", json_integer((json_int_t)c->duration_ms), bad);
+    if (json_array_append_new(list, e) != 0)
+      (*bad)++;
+  }
+  sbx_set(n, "connections", json_incref(list), bad);
+  json_decref(list);
+  sbx_set(o, "network", n, bad);
+}
+
 static json_t *sbx_audit_build(const struct sbx_audit_record *r, bool shorten, int *bad)
 {
   size_t max = shorten ? SBX_AUDIT_SHORT_BYTES : SIZE_MAX;
@@ -283,6 +330,8 @@ static json_t *sbx_audit_build(const struct sbx_audit_record *r, bool shorten, i
       (*bad)++;
   }
   sbx_set(o, "denials", json_incref(den), bad);
+  if (r->network)
+    sbx_audit_network(o, r->network, shorten, max, bad);
   if (shorten)
     sbx_set(o, "truncated", json_true(), bad);
 done:

@@ -51,6 +51,28 @@ struct sbx_audit_denial {
   const char *action; /* "errno(EPERM)", "kill-process", "not run", ... may be NULL */
 };
 
+/* One connection through a proxied run's network proxy (docs/audit-log.md,
+ * "network"). */
+struct sbx_audit_conn {
+  const char *protocol; /* "http", "socks5" */
+  const char *host;     /* as the client named it, normalized; "" none */
+  unsigned port;
+  const char *dialled; /* "203.0.113.7:443"; "" none */
+  bool allowed;
+  const char *basis;   /* the rule or approval that decided */
+  const char *refusal; /* why refused or cut; NULL or "" none */
+  uint64_t bytes_up, bytes_down, duration_ms;
+};
+
+/* The run's network through the proxy: totals over every connection, and
+ * the first ones one by one (SBX_AUDIT_CONNS_MAX of them at most). */
+#define SBX_AUDIT_CONNS_MAX 128
+struct sbx_audit_network {
+  uint64_t total, allowed, refused, bytes_up, bytes_down;
+  const struct sbx_audit_conn *conns; /* the first n of them */
+  size_t n;
+};
+
 struct sbx_audit_record {
   struct timespec start;   /* CLOCK_REALTIME when sbx began the run */
   const char *sbx_version; /* which sbx enforced it; may be NULL */
@@ -97,6 +119,8 @@ struct sbx_audit_record {
   /* A user's own rules (docs/audit-log.md): */
   const char *policy_file; /* --policy, resolved; NULL: the linked profiles */
   const char *model_file;  /* --model, resolved; NULL: the linked model */
+  /* A proxied profile's connections; NULL: the run had no proxy. */
+  const struct sbx_audit_network *network;
 };
 
 /* path NULL: no log (a->fd = -1), returns 0. */

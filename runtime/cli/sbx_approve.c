@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "sbx_audit.h"
+#include "sbx_request.h"
 
 /* One JSON line per decision, appended with one write like the run
  * records (docs/audit-log.md, "Approval records"). A failed write is
@@ -111,6 +112,11 @@ int sbx_approve_begin(struct sbx_approve *a, const struct sbx_approve_opts *o,
   a->unotify.profile = p->name;
   a->unotify.argv = argv;
   a->unotify.ops = p->approval_ops & SBX_UNOTIFY_OPS;
+  /* A proxied run reaches nothing but loopback by its own connect(2): its
+   * network is asked about by name, in the proxy, and an address-level
+   * question here would only ask about the proxy's own port. */
+  if (sbx_net_proxied(p))
+    a->unotify.ops &= ~(uint32_t)CS_APPROVE_EXTERNAL_NETWORK;
   /* The supervisor's work for the command is bounded by the CPU budget
    * the command has for itself (sbx_unotify_charge.c). */
   a->unotify.cpu_budget_ns = p->limits.max_cpu_seconds * 1000000000ull;

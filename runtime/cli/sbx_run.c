@@ -22,6 +22,7 @@
 #include "sbx_admit.h"
 #include "sbx_approve.h"
 #include "sbx_audit.h"
+#include "sbx_run_net.h"
 #include "sbx_confine.h"
 #include "sbx_denial.h"
 #include "sbx_exposed.h"
@@ -229,6 +230,9 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
   struct sbx_audit_denial den[3 + SBX_SC_DENIALS_MAX + SBX_LL_DENIALS_MAX];
   struct sbx_approve appr;
   bool appr_open = false;
+  /* A proxied profile's network (sbx_run_net.h). */
+  struct sbx_run_net net;
+  bool net_open = false;
   size_t n_den = 0;
   char workspace[PATH_MAX];
   char interrupted[96];
@@ -456,6 +460,18 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
   /* The supervisor, the warm start, the approvals' system-call layer and
    * the kernel's audit records: everything confinement calls back. */
   req.hooks = &sbx_run_hooks;
+  /* A proxied profile: its destinations the policy leaves to a person
+   * are asked through the same workflow, by name (docs/network-proxy.md). */
+  if (sbx_net_proxied(p)) {
+    if (sbx_run_net_begin(&net, &appr, workspace, cwd, o->run_id,
+                          (unsigned)o->approval_timeout_ms) != 0) {
+      fprintf(sbx_diag(), "sbx: error: network proxy: out of memory\n");
+      rec.error = "out of memory";
+      goto record;
+    }
+    net_open = true;
+    req.proxy = &net.cfg;
+  }
   /* An approved `git config` may write .git/config (docs/confinement.md). */
   if (appr.git_config_granted)
     req.flags |= SBX_RUN_ALLOW_GIT_CONFIG;
@@ -481,6 +497,8 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
    * only means its outputs are asked about later (closed). */
   if (made_used && (rr = sbx_made_record(made_dir, workspace, &made)) != 0)
     fprintf(sbx_diag(), "sbx: warning: record of earlier runs %s: %s\n", made_dir, strerror(-rr));
+  if (net_open)
+    rec.network = sbx_run_net_audit(&net);
   rec.start_path = res.start_path[0] ? res.start_path : NULL;
   rec.home_state = res.home_state;
   rec.home_notes = res.home_notes;
@@ -510,6 +528,8 @@ record:
     sbx_admit_close(&adm);
   if (appr_open)
     sbx_approve_end(&appr);
+  if (net_open)
+    sbx_run_net_end(&net);
   sbx_made_free(&made);
   sbx_audit_close(&audit);
   return code;

@@ -76,6 +76,17 @@ static int sbx_hooks_check(const struct sbx_run_request *req, struct sbx_fail *f
                  "(struct sbx_confine_hooks.approvals)");
     return -EINVAL;
   }
+  /* A proxied profile's only way out is the proxy: a run without one
+   * would have no network at all and look broken, and nothing may ever
+   * stand in for it with a direct one. */
+  if (req->profile && sbx_net_proxied(req->profile) &&
+      (!req->proxy || !h->proxy || !h->proxy->start || !h->proxy->stop)) {
+    sbx_fail_set(f, SBX_LAYER_REQUEST, EINVAL,
+                 "profile '%s' sends its network through the proxy, but no proxy was given "
+                 "(struct sbx_run_request.proxy, struct sbx_confine_hooks.proxy)",
+                 req->profile->name ? req->profile->name : "?");
+    return -EINVAL;
+  }
   return 0;
 }
 

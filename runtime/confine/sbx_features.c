@@ -206,7 +206,7 @@ int sbx_profile_enforceable(const struct cs_profile *p, const struct sbx_feature
     return -ENOTSUP;
   }
   if (!f->ns_mount || !f->ns_pid || !f->ns_ipc || !f->ns_uts || !f->ns_cgroup ||
-      ((!p->allow_network || p->net_mode == CS_NET_PROXY) && !f->ns_net)) {
+      ((!p->allow_network || sbx_net_proxied(p)) && !f->ns_net)) {
     snprintf(why, why_len, "namespaces: the kernel lacks %s namespaces",
              !f->ns_mount    ? "mount"
              : !f->ns_pid    ? "pid"

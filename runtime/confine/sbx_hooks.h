@@ -80,6 +80,19 @@ struct sbx_approval_hooks {
   void (*close)(void *state);
 };
 
+/* The network proxy of a proxied profile (docs/network-proxy.md), for a
+ * request with req->proxy. */
+struct sbx_proxy_hooks {
+  /* In the supervisor, when pid 1 handed over the listeners it made in
+   * the run's network namespace (owned from now on, closed on failure):
+   * starts serving them for req (req->proxy, opaque here). The state, or
+   * NULL with *f filled: the run is then stopped before the command. */
+  void *(*start)(const struct sbx_run_request *req, int http_fd, int socks_fd, struct sbx_fail *f);
+  /* Once the sandbox is gone: closes every connection (each recorded)
+   * and frees the state. */
+  void (*stop)(void *state);
+};
+
 /* warm_run's answer when the server did not start the run: nothing was
  * started and *res is reset (res->start_note says why): run cold. */
 #define SBX_WARM_DECLINED 1
@@ -100,6 +113,8 @@ struct sbx_confine_hooks {
   int (*warm_run)(const struct sbx_run_request *req, uint64_t tmax, struct sbx_run_result *res);
   /* NULL: a request with req->unotify is refused. */
   const struct sbx_approval_hooks *approvals;
+  /* NULL: a request for a proxied profile is refused. */
+  const struct sbx_proxy_hooks *proxy;
 };
 
 #endif

@@ -332,9 +332,11 @@ _Noreturn void sbx_init_run(const struct sbx_init_args *a)
     goto fail;
   }
   /* Proxied: the run's own network namespace, whose loopback carries the
-   * proxy's listeners. Cannot: refused, never a run with a dead network
+   * proxy's listeners, made here (the namespace's own sockets) and served
+   * by the supervisor. Cannot: refused, never a run with a dead network
    * that looks like the proxy's fault. */
-  if (a->cmd.plan->net_proxied && sbx_netns_loopback_up(&f) < 0)
+  if (a->cmd.plan->net_proxied &&
+      (sbx_netns_loopback_up(&f) < 0 || sbx_netns_proxy_handoff(ctl, &f) < 0))
     goto fail;
   /* Warm: the spare did this when it started (sbx_serve.c). */
   if (!a->view_ready &&

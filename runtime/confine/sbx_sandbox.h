@@ -63,6 +63,7 @@ enum sbx_msg_kind {
   SBX_MSG_EXEC_FAIL = 3, /* execve failed (after all layers) */
   SBX_MSG_EXIT = 4,      /* init: the command's wait status */
   SBX_MSG_LISTENER = 5,  /* approvals: status is the notify listener we received */
+  SBX_MSG_PROXY = 6,     /* init: SCM_RIGHTS the proxy's listeners (HTTP, SOCKS5); 'p' answers */
 };
 
 /* The status of an SBX_MSG_EXEC_FAIL: whether its text already says why

@@ -69,6 +69,14 @@ struct cs_approval_request {
    * absolute, or NULL: with `workspace` it tells an approver where a
    * relative argument of the command points. */
   const char *cwd;
+  /* What a "session" or "always" answer grants, or NULL: the operation
+   * and the command prefix (cs_approval_prefix). The network proxy asks
+   * by destination and sets "//HOST:PORT", so that a grant covers that
+   * destination (for any command of the run) and never every destination
+   * of a command; the leading "//" cannot come out of cs_approval_prefix
+   * (a base name and a sub-command hold no '/'), so the two kinds of
+   * grant never stand in for each other. */
+  const char *grant_key;
 };
 
 struct cs_approval_decision {

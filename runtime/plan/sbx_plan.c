@@ -589,7 +589,7 @@ static int sbx_plan_build_ex(const struct sbx_run_request *req, int abi, const c
   p->gid = getegid();
   p->landlock_abi = abi;
   p->net_blocked = !c.prof->allow_network;
-  p->net_proxied = c.prof->allow_network && c.prof->net_mode == CS_NET_PROXY;
+  p->net_proxied = sbx_net_proxied(c.prof);
   p->shell_none = c.prof->shell == CS_SHELL_NONE;
   p->tmp_writable = c.prof->allow_file_write;
   if (!home || home[0] != '/') {

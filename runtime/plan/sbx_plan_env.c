@@ -1,7 +1,8 @@
 /* sbx_plan_env: the sandbox's environment (sbx_plan_environment): an
  * allowlist of the caller's variables, the names the caller passes on
  * and the ones it sets (--pass-env, --env; never a name sbx_env_rules.c
- * refuses), and sbx's own PATH, HOME, PWD and SBX_PROFILE. */
+ * refuses), and sbx's own PATH, HOME, PWD and SBX_PROFILE, and for a
+ * proxied profile the variables that point clients at the proxy. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -16,6 +17,47 @@ extern char **environ;
 const char *const sbx_env_allowlist[] = { "PATH",    "HOME", "LANG",        "LANGUAGE",
                                           "LC_*",    "TERM", "TZ",          "USER",
                                           "LOGNAME", "PWD",  "SBX_PROFILE", NULL };
+
+/* A proxied run's proxy settings (docs/network-proxy.md, "What the
+ * command sees"), in every spelling the common clients read: curl, wget,
+ * git and python read the lower-case forms (curl ignores an upper-case
+ * HTTP_PROXY, a CGI-era safeguard), Go and others the upper-case ones;
+ * npm, yarn and pip have their own. ALL_PROXY is SOCKS5 with the name
+ * resolved by the proxy (socks5h), as the sandbox has no resolver. They
+ * only point the way: the namespace has no other, so a request that sets
+ * them elsewhere (--env) reaches nothing. */
+#define SBX_PROXY_HTTP_URL "http://127.0.0.1:3128"
+#define SBX_PROXY_SOCKS_URL "socks5h://127.0.0.1:1080"
+_Static_assert(SBX_PROXY_HTTP_PORT == 3128 && SBX_PROXY_SOCKS_PORT == 1080,
+               "the proxy URLs below must name the listeners' ports");
+static const char *const sbx_proxy_env[][2] = {
+  { "HTTP_PROXY", SBX_PROXY_HTTP_URL },
+  { "HTTPS_PROXY", SBX_PROXY_HTTP_URL },
+  { "http_proxy", SBX_PROXY_HTTP_URL },
+  { "https_proxy", SBX_PROXY_HTTP_URL },
+  { "ALL_PROXY", SBX_PROXY_SOCKS_URL },
+  { "all_proxy", SBX_PROXY_SOCKS_URL },
+  /* The run's own loopback (a server the command starts itself). */
+  { "NO_PROXY", "localhost,127.0.0.1,::1" },
+  { "no_proxy", "localhost,127.0.0.1,::1" },
+  { "npm_config_proxy", SBX_PROXY_HTTP_URL },
+  { "npm_config_https_proxy", SBX_PROXY_HTTP_URL },
+  { "YARN_HTTP_PROXY", SBX_PROXY_HTTP_URL },
+  { "YARN_HTTPS_PROXY", SBX_PROXY_HTTP_URL },
+  { "PIP_PROXY", SBX_PROXY_HTTP_URL },
+  /* Node's own fetch reads the variables above only when told to (Node
+   * 22.21 / 24 and later; older versions ignore this and get no
+   * network, never a direct one). */
+  { "NODE_USE_ENV_PROXY", "1" },
+};
+
+static bool sbx_is_proxy_env(const char *name, size_t len)
+{
+  for (size_t i = 0; i < sizeof sbx_proxy_env / sizeof sbx_proxy_env[0]; i++)
+    if (strlen(sbx_proxy_env[i][0]) == len && strncmp(name, sbx_proxy_env[i][0], len) == 0)
+      return true;
+  return false;
+}
 
 /* Appends an owned "NAME=value" string (freed here on failure). */
 static int sbx_plan_env_take(struct sbx_plan *p, char *s)
@@ -101,6 +143,10 @@ int sbx_plan_environment(struct sbx_plan *p, const struct sbx_run_request *req)
       (rc = sbx_plan_env(p, "PWD", p->cwd ? p->cwd : p->workspace)) < 0 ||
       (rc = sbx_plan_env(p, "SBX_PROFILE", p->profile->name ? p->profile->name : "?")) < 0)
     return rc;
+  if (sbx_net_proxied(p->profile))
+    for (size_t i = 0; i < sizeof sbx_proxy_env / sizeof sbx_proxy_env[0]; i++)
+      if ((rc = sbx_plan_env(p, sbx_proxy_env[i][0], sbx_proxy_env[i][1])) < 0)
+        return rc;
   for (char **e = environ; e && *e; e++) {
     const char *eq = strchr(*e, '=');
     size_t len;
@@ -109,7 +155,8 @@ int sbx_plan_environment(struct sbx_plan *p, const struct sbx_run_request *req)
     len = (size_t)(eq - *e);
     if ((len == 4 && (strncmp(*e, "PATH", 4) == 0 || strncmp(*e, "HOME", 4) == 0)) ||
         (len == 3 && strncmp(*e, "PWD", 3) == 0) ||
-        (len == 11 && strncmp(*e, "SBX_PROFILE", 11) == 0))
+        (len == 11 && strncmp(*e, "SBX_PROFILE", 11) == 0) ||
+        (sbx_net_proxied(p->profile) && sbx_is_proxy_env(*e, len)))
       continue;
     if (!sbx_env_allowed(*e, len, req->pass_env))
       continue;

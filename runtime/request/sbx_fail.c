@@ -22,8 +22,9 @@ static const char *const sbx_layer_names[SBX_LAYER_COUNT_] = {
   [SBX_LAYER_SECCOMP] = "seccomp",
   [SBX_LAYER_EXEC] = "exec",
   [SBX_LAYER_SUPERVISOR] = "supervisor",
+  [SBX_LAYER_PROXY] = "proxy",
 };
-_Static_assert(SBX_LAYER_COUNT_ == 15, "sbx_layer_names must follow enum sbx_layer");
+_Static_assert(SBX_LAYER_COUNT_ == 16, "sbx_layer_names must follow enum sbx_layer");
 
 const char *sbx_layer_name(enum sbx_layer layer)
 {

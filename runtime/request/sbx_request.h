@@ -18,6 +18,7 @@
 #include "cs_profile_table.h"
 
 struct sbx_unotify_cfg;
+struct sbx_proxy_cfg;
 struct sbx_freeze;
 struct sbx_confine_hooks;
 
@@ -57,6 +58,7 @@ enum sbx_layer {
   SBX_LAYER_SECCOMP,
   SBX_LAYER_EXEC,
   SBX_LAYER_SUPERVISOR, /* sbx's own process management */
+  SBX_LAYER_PROXY,      /* the network proxy of a proxied profile (docs/network-proxy.md) */
   SBX_LAYER_COUNT_
 };
 
@@ -152,7 +154,31 @@ struct sbx_run_request {
    * covers it (runtime/plan/sbx_plan_home.c). */
   const char *extra_path;
   uint32_t extra_access;
+  /* A proxied profile's network (sbx_net_proxied, docs/network-proxy.md):
+   * who is asked about destinations the policy leaves to a person and
+   * where each connection's record goes (runtime/supervise/sbx_proxy.h,
+   * opaque here). Required for such a profile: without it, or without
+   * the proxy hooks, the run is refused (layer request), never run with
+   * a network that silently refuses everything or one that is direct. */
+  const struct sbx_proxy_cfg *proxy;
 };
+
+/* The loopback ports of a proxied run's own network namespace where the
+ * proxy listens (docs/network-proxy.md, "Reaching the proxy"): HTTP
+ * (CONNECT and absolute-form requests) and SOCKS5. Fixed, because the
+ * namespace is the run's alone: nothing else can bind them first, and
+ * the environment that names them is planned before the run exists. */
+#define SBX_PROXY_HTTP_PORT 3128
+#define SBX_PROXY_SOCKS_PORT 1080
+
+/* Whether a profile's network goes through sbx's proxy (the run gets a
+ * network namespace of its own with only loopback, and the proxy is its
+ * only way out) rather than being direct or absent. The one place this
+ * is decided. */
+static inline bool sbx_net_proxied(const struct cs_profile *p)
+{
+  return p->allow_network && p->net_mode == CS_NET_PROXY;
+}
 
 /* A refusal by Landlock during the run, named from the kernel's audit
  * record (docs/confinement.md, "Naming refusals"). */

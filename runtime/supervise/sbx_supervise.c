@@ -33,17 +33,22 @@
 #define SYS_pidfd_send_signal 424
 #endif
 
-static int sbx_recv(int fd, struct sbx_msg *m, pid_t *sender)
+/* Receives one control message; the descriptors that came with it (at
+ * most 2, the proxy's listeners) into fds[0..*n_fds-1], owned by the
+ * caller; more than 2 are closed and the message is a protocol error. */
+static int sbx_recv(int fd, struct sbx_msg *m, pid_t *sender, int fds[2], size_t *n_fds)
 {
   union {
     struct cmsghdr h;
-    char buf[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int))];
+    char buf[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(4 * sizeof(int))];
   } cbuf;
   struct iovec iov = { .iov_base = m, .iov_len = sizeof *m };
   struct msghdr mh = {
     .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.buf, .msg_controllen = sizeof cbuf.buf
   };
   ssize_t n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
+  bool too_many = false;
+  *n_fds = 0;
   if (n <= 0)
     return n == 0 ? 0 : -errno;
   *sender = 0;
@@ -55,27 +60,70 @@ static int sbx_recv(int fd, struct sbx_msg *m, pid_t *sender)
       memcpy(&uc, CMSG_DATA(c), sizeof uc);
       *sender = uc.pid;
     } else if (c->cmsg_type == SCM_RIGHTS) {
-      /* Descriptors are never part of the protocol: not ours to keep. */
       size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
       for (size_t i = 0; i < k; i++) {
         int x;
         memcpy(&x, CMSG_DATA(c) + i * sizeof(int), sizeof x);
-        close(x);
+        if (*n_fds < 2)
+          fds[(*n_fds)++] = x;
+        else {
+          close(x);
+          too_many = true;
+        }
       }
     }
   }
+  if (mh.msg_flags & MSG_CTRUNC)
+    too_many = true;
   /* The approvals' handoff is the one byte 'L' (other messages begin with
    * a small integer kind); the kernel-filled credentials name the sender,
    * from which s->serve_listener takes the listener (sbx_unotify.h). */
   if (n == 1 && *(const unsigned char *)m == 'L' && *sender > 0) {
     memset(m, 0, sizeof *m);
     m->kind = SBX_MSG_LISTENER;
-    return 1;
+  } else if ((size_t)n != sizeof *m) {
+    too_many = true;
+  } else {
+    m->text[sizeof m->text - 1] = '\0';
+    /* Descriptors belong to one message only: the proxy's listeners. */
+    if (m->kind != SBX_MSG_PROXY && *n_fds)
+      too_many = true;
   }
-  if ((size_t)n != sizeof *m)
+  if (too_many) {
+    for (size_t i = 0; i < *n_fds; i++)
+      close(fds[i]);
+    *n_fds = 0;
     return -EIO;
-  m->text[sizeof m->text - 1] = '\0';
+  }
   return 1;
+}
+
+/* pid 1 handed over the proxy's listeners (sbx_netns.h): serve them, and
+ * tell pid 1 the command may start. Anything else ends the run before
+ * the command exists: a proxied run never starts without its way out. */
+static void *sbx_sup_proxy(struct sbx_sup *s, const struct sbx_run_request *req, pid_t sender,
+                           int *fds, size_t n_fds, struct sbx_fail *f)
+{
+  void *state = NULL;
+  const struct sbx_proxy_hooks *h = req->hooks ? req->hooks->proxy : NULL;
+  if (sender != s->init || n_fds != 2 || !req->proxy || !h || !h->start) {
+    for (size_t i = 0; i < n_fds; i++)
+      close(fds[i]);
+    sbx_fail_set(f, SBX_LAYER_PROXY, EPROTO,
+                 sender != s->init ? "proxy listeners offered by a process other than pid 1"
+                 : n_fds != 2      ? "proxy listeners missing from pid 1's message"
+                                   : "no proxy to serve this run");
+    return NULL;
+  }
+  state = h->start(req, fds[0], fds[1], f);
+  if (!state)
+    return NULL;
+  if (write(s->ctl, "p", 1) != 1) {
+    h->stop(state);
+    sbx_fail_set(f, SBX_LAYER_PROXY, errno, "telling pid 1 the proxy serves: %s", strerror(errno));
+    return NULL;
+  }
+  return state;
 }
 
 /* Names every distinct seccomp refusal of the run's processes with the
@@ -258,7 +306,10 @@ int sbx_supervise(struct sbx_sup *s, const struct sbx_run_request *req, struct s
                   int kmsg)
 {
   struct sbx_msg m, fail_msg = { 0 }, exec_msg = { 0 };
-  struct sbx_fail f;
+  struct sbx_fail f, proxy_fail = { 0 };
+  void *proxy = NULL;
+  int fds[2];
+  size_t n_fds = 0;
   bool have_exit = false, have_fail = false, have_exec_fail = false, timed_out = false;
   bool fail_first = false;
   pid_t cmd_pid = 0;
@@ -294,11 +345,13 @@ int sbx_supervise(struct sbx_sup *s, const struct sbx_run_request *req, struct s
       sbx_result_from_fail(res, &f);
       sbx_sup_kill(s);
       sbx_sup_reap(s, &st, false);
+      if (proxy)
+        req->hooks->proxy->stop(proxy);
       return rc;
     }
     if (rc == 0)
       continue; /* the deadline check above decides */
-    rc = sbx_recv(s->ctl, &m, &sender);
+    rc = sbx_recv(s->ctl, &m, &sender, fds, &n_fds);
     if (rc == -EINTR)
       continue;
     if (rc <= 0)
@@ -333,6 +386,24 @@ int sbx_supervise(struct sbx_sup *s, const struct sbx_run_request *req, struct s
         (void)kill(sender, SIGKILL);
       }
       break;
+    case SBX_MSG_PROXY:
+      if (proxy || !(proxy = sbx_sup_proxy(s, req, sender, fds, n_fds, &proxy_fail))) {
+        /* A second offer, or a proxy that did not start: the run ends
+         * here, reported as the proxy layer's failure. */
+        if (proxy_fail.layer == SBX_LAYER_NONE)
+          sbx_fail_set(&proxy_fail, SBX_LAYER_PROXY, EPROTO, "proxy listeners offered twice");
+        if (!have_fail) {
+          memset(&fail_msg, 0, sizeof fail_msg);
+          fail_msg.kind = SBX_MSG_FAIL;
+          fail_msg.layer = (int32_t)proxy_fail.layer;
+          fail_msg.error = proxy_fail.error;
+          snprintf(fail_msg.text, sizeof fail_msg.text, "proxy: %.300s", proxy_fail.text);
+          fail_first = !cmd_pid && !have_exec_fail && !have_exit;
+        }
+        have_fail = true;
+        sbx_sup_kill(s);
+      }
+      break;
     case SBX_MSG_EXIT:
       wst = m.status;
       have_exit = true;
@@ -344,6 +415,9 @@ int sbx_supervise(struct sbx_sup *s, const struct sbx_run_request *req, struct s
   if (timed_out)
     sbx_sup_kill(s); /* pid 1 dies: the kernel kills the whole sandbox */
   sbx_sup_reap(s, &st, !have_exit && !have_fail && !have_exec_fail);
+  /* The sandbox is gone: its connections end now, each recorded. */
+  if (proxy)
+    req->hooks->proxy->stop(proxy);
   res->elapsed_ms = sbx_now_ms() - s->t0;
 
   if (have_fail) {

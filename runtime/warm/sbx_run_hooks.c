@@ -3,6 +3,7 @@
 
 #include "sbx_approval_hooks.h"
 #include "sbx_denial.h"
+#include "sbx_proxy.h"
 #include "sbx_supervise.h"
 #include "sbx_warm.h"
 
@@ -11,4 +12,5 @@ const struct sbx_confine_hooks sbx_run_hooks = {
   .kmsg_open = sbx_kmsg_open,
   .warm_run = sbx_warm_run,
   .approvals = &sbx_approvals_unotify,
+  .proxy = &sbx_proxy_hooks,
 };

@@ -355,7 +355,7 @@ int sbx_warm_run(const struct sbx_run_request *req, uint64_t tmax, struct sbx_ru
     return sbx_warm_decline(res, tmax, "an extra path (--add-path)");
   /* The proxy's listeners are made inside the run's own network
    * namespace and served by this process: the cold path's job. */
-  if (req->profile->allow_network && req->profile->net_mode == CS_NET_PROXY)
+  if (sbx_net_proxied(req->profile))
     return sbx_warm_decline(res, tmax, "a proxied network is served by the cold path");
   /* The server plans a persistent home from the client's HOME alone
    * (runtime/plan/sbx_plan_home.c); a state directory named by the

@@ -30,6 +30,7 @@
 #include "confine_fixture.h"
 #include "sbx_confine.h"
 #include "sbx_run_hooks.h"
+#include "sbx_proxy.h"
 #include "sbx_unotify.h"
 #include "sbx_warm.h"
 
@@ -111,6 +112,8 @@ static const struct cs_profile *battery_profile(const char *name)
   return &copies[n_copies++];
 }
 
+static const struct sbx_proxy_cfg battery_proxy = { 0 };
+
 /* Runs argv (from `ap`, NULL-terminated) under `prof` in `dir`; `warm`:
  * through the battery's warm server when there is one (CONFINE_WARM). */
 static int run_va(const struct cs_profile *prof, const char *dir, uint64_t timeout_ms,
@@ -129,6 +132,10 @@ static int run_va(const struct cs_profile *prof, const char *dir, uint64_t timeo
   req.timeout_ms = timeout_ms;
   req.flags = flags;
   req.hooks = &sbx_run_hooks;
+  /* A proxied profile's proxy, asking nobody: the battery runs no
+   * approver, so a destination left to a person is refused. */
+  if (sbx_net_proxied(prof))
+    req.proxy = &battery_proxy;
   /* confine_warm_* (tests/warm/with_server.sh): the same battery through a
    * running `sbx serve`; every run that started must have started warm. */
   req.warm_socket = warm ? getenv("CONFINE_WARM_SOCKET") : NULL;
@@ -483,6 +490,35 @@ START_TEST(t_network_proxied)
   assert_held(&res, false);
   close(lfd);
   close(ufd);
+}
+END_TEST
+
+/* The proxied run's way out is the proxy, served by the supervisor on the
+ * run's own loopback: curl, pointed at it by the environment the run
+ * gets, is answered 403 with the reason for a name the policy does not
+ * allow (the fixture's profile allows none and asks nobody). Control:
+ * the same request to a port nothing listens on fails to connect, so the
+ * 403 can only come from the proxy. */
+START_TEST(t_network_proxy_answers)
+{
+  struct sbx_run_result res;
+  char path[PATH_MAX];
+  const char *head;
+  if (access("/usr/bin/curl", X_OK) != 0) {
+    fprintf(stderr, "SKIP: no /usr/bin/curl\n");
+    return;
+  }
+  snprintf(path, sizeof path, "%s/head.out", ws);
+  unlink(path);
+  run_proxied(&res, "/usr/bin/curl", "-sS", "-o", "/dev/null", "-D", "head.out",
+              "http://refused.example/", (char *)NULL);
+  ck_assert_msg(res.exit_code == 0, "curl through the proxy: %s", res.message);
+  head = read_file(ws, "head.out");
+  ck_assert_msg(head && strstr(head, " 403 ") && strstr(head, "X-Proxy-Error:"),
+                "the proxy's refusal: %s", head ? head : "(no head.out)");
+  run_proxied(&res, "/usr/bin/curl", "-sS", "-o", "/dev/null", "--proxy", "http://127.0.0.1:9",
+              "http://refused.example/", (char *)NULL);
+  ck_assert_msg(res.exit_code == 7, "curl to a port with no proxy: %s", res.message);
 }
 END_TEST
 
@@ -1869,6 +1905,7 @@ static bool add_suite(TCase *tc, const char *name)
   } else if (strcmp(name, "net") == 0) {
     tcase_add_test(tc, t_network);
     tcase_add_test(tc, t_network_proxied);
+    tcase_add_test(tc, t_network_proxy_answers);
   } else if (strcmp(name, "privs") == 0) {
     tcase_add_test(tc, t_fds_env);
     tcase_add_test(tc, t_privileges);
