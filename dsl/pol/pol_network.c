@@ -472,6 +472,44 @@ static int pol_net_lists_check(const struct pol_profile_decl *d, const struct po
   return rc;
 }
 
+/* The normalized rules as the runtime will hand them to the proxy,
+ * compiled whole by np_policy_compile: every rule passed on its own, so a
+ * refusal here is a fault of the normalization, and the table is refused
+ * rather than written for a proxy that would not start. */
+static int pol_net_whole_check(const struct pol_profile_decl *d, const struct pol_profile *out)
+{
+  size_t n = out->n_net_allow + out->n_net_deny + out->n_net_local;
+  const char **texts = calloc(n + 1, sizeof *texts);
+  if (!texts)
+    return -ENOMEM;
+  for (size_t i = 0; i < out->n_net_allow; i++)
+    texts[i] = out->net_allow[i].pattern;
+  for (size_t i = 0; i < out->n_net_deny; i++)
+    texts[out->n_net_allow + i] = out->net_deny[i].pattern;
+  for (size_t i = 0; i < out->n_net_local; i++)
+    texts[out->n_net_allow + out->n_net_deny + i] = out->net_local[i].pattern;
+  struct np_policy_spec spec = {
+    .allow = texts,
+    .n_allow = out->n_net_allow,
+    .deny = texts + out->n_net_allow,
+    .n_deny = out->n_net_deny,
+    .rest = out->net_rest == CS_NET_REST_ASK ? NP_DEFAULT_ASK : NP_DEFAULT_DENY,
+    .local_ranges = texts + out->n_net_allow + out->n_net_deny,
+    .n_local_ranges = out->n_net_local,
+  };
+  struct np_policy *policy = NULL;
+  char err[512];
+  int rc = 0;
+  if (np_policy_compile(&spec, &policy, err, sizeof err) != 0) {
+    diag_error(&d->name.loc, "profile '%s': the proxy refuses its normalized policy: %s",
+               d->name.text, err);
+    rc = -EINVAL;
+  }
+  np_policy_free(policy);
+  free(texts);
+  return rc;
+}
+
 int pol_network_validate(const struct pol_profile_decl *d, struct pol_profile *out)
 {
   /* The first thing that only the proxy would read: a rule, a written
@@ -491,6 +529,8 @@ int pol_network_validate(const struct pol_profile_decl *d, struct pol_profile *o
     }
   } else if (out->net_mode == CS_NET_PROXY) {
     int rc = pol_net_lists_check(d, out);
+    if (rc == 0)
+      rc = pol_net_whole_check(d, out);
     return rc == -ENOMEM ? -EINVAL : rc;
   }
   /* Direct network, or none: nothing the block says can ever match. */
