@@ -3,7 +3,7 @@
 # Idempotent: only asks apt for what is missing.
 set -euo pipefail
 packages=(build-essential cmake pkg-config flex bison
-          libseccomp-dev seccomp libcap-dev libjansson-dev libxml2-dev check
+          libseccomp-dev seccomp libcap-dev libjansson-dev libxml2-dev libpsl-dev check
           spin clang libclang-rt-14-dev git iproute2 python3 time ninja-build graphviz
           musl-tools binutils clang-format)
 missing=()

@@ -46,6 +46,16 @@ struct pol_cmd_rule {
   struct diag_loc loc;
 };
 
+/* One network rule (`network { allow "..."; }`, docs/pol-language.md
+ * "Network"): a destination pattern, or in net_local a CIDR range. */
+struct pol_net_rule {
+  char *pattern;       /* normalized: lower case, no trailing dot, canonical IP text */
+  char *written;       /* as written in the policy */
+  char *origin;        /* "profiles.pol:57:5 (profile standard)": where it was written */
+  const char *profile; /* the profile whose block wrote it (owned by the policy) */
+  struct diag_loc loc;
+};
+
 struct pol_profile {
   char *name;
   char *alias;   /* NULL when none */
@@ -90,6 +100,23 @@ struct pol_profile {
   struct pol_path_rule *home_persist;
   size_t n_home_persist;
   uint32_t extra_path_access;
+
+  /* Network (`network { ... }`): enum cs_net_mode and enum cs_net_rest;
+   * direct and deny with empty lists when no block says otherwise. */
+  uint32_t net_mode;
+  uint32_t net_rest;
+  struct pol_net_rule *net_allow;
+  size_t n_net_allow;
+  struct pol_net_rule *net_deny;
+  size_t n_net_deny;
+  struct pol_net_rule *net_local;
+  size_t n_net_local;
+  /* Where `via` and `rest` were written ("profiles.pol:60:5 (profile
+   * standard)"), NULL when the default holds; for messages and comments. */
+  char *net_mode_origin;
+  char *net_rest_origin;
+  struct diag_loc net_mode_loc, net_rest_loc;
+  const char *net_mode_profile, *net_rest_profile; /* the profiles that wrote them */
 };
 
 #endif

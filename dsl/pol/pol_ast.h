@@ -26,6 +26,10 @@
 #define POL_MAX_FILE_BYTES (1u << 20)
 #define POL_MAX_DNF_CLAUSES 64 /* clauses of one condition after expansion */
 #define POL_MAX_DNF_CONDS 16   /* comparisons in one clause */
+#define POL_MAX_NET_RULES                                                                          \
+  1024 /* allow, deny or local rules of one profile, inherited ones included */
+#define POL_MAX_NET_PATTERN                                                                        \
+  272 /* bytes of one network pattern: "**." + a 253-byte name + ":65535" */
 
 /* A name as written, with where it was written. */
 struct pol_name {
@@ -95,10 +99,13 @@ struct pol_stmts {
   size_t n, cap;
 };
 
-/* A path entry: `read "/usr", "/etc";` */
+/* A path entry: `read "/usr", "/etc";`; in a network block also
+ * `allow "a.example.com", "b.example.com";` and, with bare set, `via proxy;`
+ * (paths then holds the one identifier). */
 struct pol_path_entry {
-  struct pol_name access; /* read, write, execute, all */
+  struct pol_name access; /* read, write, execute, all; network: via, rest, allow, deny, local */
   struct pol_names paths; /* the strings, quotes removed */
+  bool bare;              /* the value was an identifier, not strings (network blocks only) */
 };
 
 struct pol_path_block {
@@ -138,6 +145,7 @@ enum pol_item_kind {
   POL_ITEM_APPROVE,
   POL_ITEM_SYSCALLS,
   POL_ITEM_RULE, /* rule "name" ACTION OPERATION { key "value", ...; ... } (paths holds the body) */
+  POL_ITEM_BLOCK, /* NAME { ... } or NAME += { ... }: `network` (rule_name: NAME; paths: the body) */
 };
 
 struct pol_item {

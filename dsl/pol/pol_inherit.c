@@ -329,6 +329,8 @@ int pol_compose(struct pol_policy *pol, struct pol_delta *dl, struct pol_profile
       goto done;
     if ((rc = pol_home_compose(out, x)))
       goto done;
+    if ((rc = pol_network_compose(out, x)))
+      goto done;
     for (size_t s = 0; s < x->nstmts; s++)
       has_default = has_default || x->stmts[s].is_default;
     /* Command rules accumulate down the chain, the parent's first. */
@@ -373,6 +375,8 @@ int pol_compose(struct pol_policy *pol, struct pol_delta *dl, struct pol_profile
   }
 
   if (pol_home_validate(d, out))
+    rc = -EINVAL;
+  if (pol_network_validate(d, out))
     rc = -EINVAL;
 
 done:

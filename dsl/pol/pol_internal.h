@@ -64,8 +64,20 @@ enum pol_setting {
 };
 #define POL_SET_FIRST_OPTIONAL POL_SET_HOME_RO
 
+/* What one declaration's `network` block says. */
+struct pol_net_delta {
+  const struct pol_item *block;            /* NULL: no block; the parent's network stays */
+  bool append;                             /* `network += { ... }` */
+  const struct pol_path_entry *via, *rest; /* NULL when not written */
+  uint32_t mode, rest_value;               /* enum cs_net_mode, enum cs_net_rest */
+  char *via_origin, *rest_origin;          /* "file:line:col (profile NAME)" */
+  struct pol_net_rule *allow, *deny, *local;
+  size_t n_allow, n_deny, n_local;
+};
+
 struct pol_delta {
   const struct pol_profile_decl *decl;
+  struct pol_net_delta net;
   bool home_ro_append, home_persist_append;  /* written with `+=` */
   const struct pol_item *set[POL_SET_COUNT]; /* the item that set it, NULL if unset */
   struct pol_profile values;                 /* only fields whose set[] is non-NULL */
@@ -124,6 +136,17 @@ int pol_check_home_prop(const struct pol_policy *pol, struct pol_delta *dl,
                         const struct pol_item *it, enum pol_setting key);
 int pol_home_compose(struct pol_profile *out, const struct pol_delta *x);
 int pol_home_validate(const struct pol_profile_decl *d, struct pol_profile *out);
+
+/* pol_network.c: the `network` block of one declaration into dl->net
+ * (each pattern and range checked on its own), composed down the extends
+ * chain into out, then checked as a whole (allowNetwork, via, rules that
+ * can never match). */
+int pol_check_network(const struct pol_policy *pol, struct pol_delta *dl,
+                      const struct pol_item *it);
+int pol_network_compose(struct pol_profile *out, const struct pol_delta *x);
+int pol_network_validate(const struct pol_profile_decl *d, struct pol_profile *out);
+void pol_net_rules_free(struct pol_net_rule *rules, size_t n);
+void pol_net_delta_free(struct pol_net_delta *net);
 
 /* pol_stmt.c: one syscalls statement, checked and lowered into p (which
  * the caller frees with pol_prepared_free even after an error). */

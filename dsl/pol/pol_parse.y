@@ -171,8 +171,8 @@ static void list_error(const struct diag_loc *loc, int rc) {
 %type <action> action
 %type <stmt> stmt
 %type <stmts> stmts
-%type <pentry> path_entry
-%type <pblock> path_block path_entries
+%type <pentry> path_entry net_entry
+%type <pblock> path_block path_entries net_block net_entries
 %type <item> item
 %type <items> items
 %type <decl> decl
@@ -395,6 +395,18 @@ item
       $$->stmts = *$3;
       free($3);
     }
+  | IDENT net_block {
+      /* A named block (`network { via proxy; allow "x.example.com"; }`);
+       * its name is checked in dsl/pol/pol_settings.c, its body in
+       * dsl/pol/pol_network.c. */
+      $$ = calloc(1, sizeof *$$);
+      if (!$$) { free($1); pol_path_block_free($2); OOM(@1); }
+      $$->kind = POL_ITEM_BLOCK;
+      $$->loc = L(st, &@1);
+      $$->rule_name.text = $1;
+      $$->rule_name.loc = L(st, &@1);
+      $$->paths = $2;
+    }
   | RULE STRING IDENT IDENT path_block {
       /* A command-level approval rule (docs/approvals.md); its body has
        * the shape of a path block (`key "text", ...;`) and is checked in
@@ -439,6 +451,39 @@ path_entry
       $$->access.loc = L(st, &@1);
       $$->paths = *$2;
       free($2);
+    }
+  ;
+
+net_block
+  : '{' net_entries '}' { $$ = $2; $$->loc = L(st, &@1); }
+  | PLUSEQ '{' net_entries '}' { $$ = $3; $$->append = true; $$->loc = L(st, &@1); }
+  ;
+
+net_entries
+  : %empty {
+      $$ = calloc(1, sizeof *$$);
+      if (!$$) OOM(@$);
+    }
+  | net_entries net_entry {
+      $$ = $1;
+      int rc = pol_path_block_append($$, $2);
+      if (rc) { entry_del($2); pol_path_block_free($$); LIST_FAIL(rc, @2); }
+      free($2);
+    }
+  ;
+
+/* `allow "a", "b";` or `via proxy;` */
+net_entry
+  : path_entry { $$ = $1; }
+  | IDENT IDENT ';' {
+      $$ = calloc(1, sizeof *$$);
+      struct pol_name n = {$2, L(st, &@2)};
+      if (!$$) { free($1); free($2); OOM(@1); }
+      $$->access.text = $1;
+      $$->access.loc = L(st, &@1);
+      $$->bare = true;
+      int rc = pol_names_append(&$$->paths, &n);
+      if (rc) { free($2); entry_del($$); LIST_FAIL(rc, @2); }
     }
   ;
 

@@ -346,6 +346,11 @@ static void pol_profile_release(struct pol_profile *p)
   pol_paths_free(p->denied, p->n_denied);
   pol_paths_free(p->home_ro, p->n_home_ro);
   pol_paths_free(p->home_persist, p->n_home_persist);
+  pol_net_rules_free(p->net_allow, p->n_net_allow);
+  pol_net_rules_free(p->net_deny, p->n_net_deny);
+  pol_net_rules_free(p->net_local, p->n_net_local);
+  free(p->net_mode_origin);
+  free(p->net_rest_origin);
   free(p->default_text);
   free(p->default_origin);
   free(p->rules);
@@ -363,6 +368,7 @@ void pol_resolve_free(struct pol_policy *pol)
     pol_paths_free(dl->denied, dl->n_denied);
     pol_paths_free(dl->values.home_ro, dl->values.n_home_ro);
     pol_paths_free(dl->values.home_persist, dl->values.n_home_persist);
+    pol_net_delta_free(&dl->net);
     for (size_t s = 0; s < dl->nstmts; s++)
       pol_prepared_free(&dl->stmts[s]);
     free(dl->stmts);

@@ -397,6 +397,14 @@ int pol_check_profile(struct pol_policy *pol, struct pol_delta *dl)
     case POL_ITEM_RULE:
       irc = pol_cmdrule_check(dl->decl, it);
       break;
+    case POL_ITEM_BLOCK:
+      if (strcmp(it->rule_name.text, "network") != 0) {
+        diag_error(&it->rule_name.loc, "unknown block '%s' (expected network)", it->rule_name.text);
+        irc = -EINVAL;
+        break;
+      }
+      irc = pol_check_network(pol, dl, it);
+      break;
     case POL_ITEM_SYSCALLS:
       for (size_t k = 0; k < it->stmts.n; k++) {
         struct pol_prepared *grown = realloc(dl->stmts, (dl->nstmts + 1) * sizeof *grown);

@@ -185,6 +185,86 @@ static void ecp_command_rules(FILE *out, const char *id, const struct pol_profil
   fputs("};\n\n", out);
 }
 
+/* What one network pattern (normalized by pnetc: dsl/pol/pol_network.c)
+ * lets through, in words, for the comment above it. */
+static void ecp_net_meaning(FILE *out, const char *pattern)
+{
+  const char *host = pattern, *port = NULL;
+  size_t host_len;
+  if (pattern[0] == '[') {
+    const char *close = strchr(pattern, ']');
+    host = pattern + 1;
+    host_len = close ? (size_t)(close - host) : strlen(host);
+    port = close && close[1] == ':' ? close + 2 : NULL;
+    fprintf(out, "the IPv6 address %.*s", (int)host_len, host);
+  } else {
+    const char *colon = strchr(pattern, ':');
+    host_len = colon ? (size_t)(colon - pattern) : strlen(pattern);
+    port = colon ? colon + 1 : NULL;
+    bool numeric = strspn(host, "0123456789.") >= host_len;
+    if (strncmp(host, "**.", 3) == 0)
+      fprintf(out, "%.*s and every name below it", (int)(host_len - 3), host + 3);
+    else if (strncmp(host, "*.", 2) == 0)
+      fprintf(out, "every name below %.*s (not %.*s itself)", (int)(host_len - 2), host + 2,
+              (int)(host_len - 2), host + 2);
+    else if (numeric)
+      fprintf(out, "the IPv4 address %.*s (and its IPv6 forms)", (int)host_len, host);
+    else
+      fprintf(out, "the name %.*s only", (int)host_len, host);
+  }
+  if (port)
+    fprintf(out, ", port %s", port);
+  else
+    fputs(", any port", out);
+}
+
+static void ecp_net_rules(FILE *out, const char *id, const char *which,
+                          const struct pol_net_rule *r, size_t n, const char *intro)
+{
+  if (n == 0)
+    return;
+  fprintf(out, "/* %s */\n", intro);
+  fprintf(out, "static const struct cs_net_rule cs_profile_%s_net_%s[%zu] = {\n", id, which, n);
+  fputs("    /* pattern, origin */\n", out);
+  for (size_t i = 0; i < n; i++) {
+    fputs("    /* ", out);
+    if (strcmp(which, "local") == 0) {
+      fputs("may dial ", out);
+      text_c_comment(out, r[i].pattern);
+      fputs(", which the proxy refuses otherwise", out);
+    } else {
+      fputs(strcmp(which, "deny") == 0 ? "refused: " : "let through: ", out);
+      ecp_net_meaning(out, r[i].pattern);
+    }
+    if (strcmp(r[i].written, r[i].pattern) != 0) {
+      fputs("; written as ", out);
+      text_c_comment(out, r[i].written);
+    }
+    fputs(" */\n    {", out);
+    text_c_string(out, r[i].pattern);
+    fputs(", ", out);
+    text_c_string(out, r[i].origin);
+    fputs("},\n", out);
+  }
+  fputs("};\n\n", out);
+}
+
+/* The network policy of a proxied profile (table version 3); nothing for
+ * a direct one, so its entry reads as before. */
+static void ecp_network(FILE *out, const char *id, const struct pol_profile *p)
+{
+  if (p->net_mode != CS_NET_PROXY)
+    return;
+  ecp_net_rules(out, id, "allow", p->net_allow, p->n_net_allow,
+                "Network, via sbx's proxy: destinations it lets through (host:port, matched\n"
+                " * case-insensitively, without a trailing dot); a deny rule wins over these.");
+  ecp_net_rules(out, id, "deny", p->net_deny, p->n_net_deny,
+                "Network: destinations the proxy refuses, whatever an allow rule says.");
+  ecp_net_rules(out, id, "local", p->net_local, p->n_net_local,
+                "Network: local address ranges the proxy may dial (it refuses loopback,\n"
+                " * private, link-local and the other special ranges otherwise).");
+}
+
 /* The condition of a rule as text ("arg1 == 0x5412 || arg1 == 0x541c"). */
 static void ecp_condition(FILE *out, const struct pol_rule *r)
 {
@@ -393,6 +473,12 @@ static const char ecp_how_to_read[] =
     " * - cs_profile_NAME_home_read_only / _home_persistent: the sandbox's home:\n"
     " *   names of the real home shown read-only, directories kept between runs\n"
     " *   (per user and profile, under the state directory).\n"
+    " * - cs_profile_NAME_net_allow / _net_deny / _net_local (a profile whose\n"
+    " *   network goes through sbx's proxy): the destinations let through and\n"
+    " *   refused (a deny rule wins), and the local ranges the proxy may dial;\n"
+    " *   above each rule, what it matches in words and, when it differs, the\n"
+    " *   pattern as written. The origin is the .pol line and the profile that\n"
+    " *   wrote it (a parent's, for an inherited rule).\n"
     " * - the cs_profiles[] entry: shell, network and file policy, resource limits\n"
     " *   (wall clock, RLIMIT_AS, RLIMIT_CPU, RLIMIT_NPROC, RLIMIT_NOFILE,\n"
     " *   RLIMIT_FSIZE), the operations that need approval, the scheduler tier.\n"
@@ -433,6 +519,7 @@ int emit_c_pol_source(FILE *out, const struct emit_pol_sources *src,
     ecp_command_rules(out, ids[i], p);
     ecp_paths(out, ids[i], "home_read_only", p->home_ro, p->n_home_ro);
     ecp_paths(out, ids[i], "home_persistent", p->home_persist, p->n_home_persist);
+    ecp_network(out, ids[i], p);
     fprintf(out, "/* ==== End profile %s ==== */\n\n", p->name);
   }
 
@@ -514,6 +601,29 @@ int emit_c_pol_source(FILE *out, const struct emit_pol_sources *src,
               id, p->n_home_persist);
     if (p->extra_path_access)
       fprintf(out, ",\n        .extra_path_access = %s", ecp_access(p->extra_path_access));
+    /* The network (table version 3), only for a proxied profile. */
+    if (p->net_mode == CS_NET_PROXY) {
+      fputs(",\n        .net_mode = CS_NET_PROXY /* via proxy: ", out);
+      text_c_comment(out, p->net_mode_origin);
+      fputs(" */,\n        .net_rest = ", out);
+      fputs(p->net_rest == CS_NET_REST_ASK ? "CS_NET_REST_ASK /* the rest is asked: "
+                                           : "CS_NET_REST_DENY /* the rest is refused: ",
+            out);
+      text_c_comment(out, p->net_rest_origin ? p->net_rest_origin : "the default");
+      fputs(" */", out);
+      const struct {
+        const char *which;
+        size_t n;
+      } lists[] = {
+        { "allow", p->n_net_allow },
+        { "deny", p->n_net_deny },
+        { "local", p->n_net_local },
+      };
+      for (size_t l = 0; l < 3; l++)
+        if (lists[l].n)
+          fprintf(out, ",\n        .net_%s = cs_profile_%s_net_%s,\n        .n_net_%s = %zuu",
+                  lists[l].which, id, lists[l].which, lists[l].which, lists[l].n);
+    }
     fputs(",\n    },\n", out);
   }
   fputs("};\n/* End profile table. */\n\n", out);

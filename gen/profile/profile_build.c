@@ -30,6 +30,7 @@ struct profile_unit {
   size_t n_notes;
   struct cs_path_rule *allowed, *denied, *home_ro, *home_persist;
   struct cs_command_rule *cmd_rules;
+  struct cs_net_rule *net_allow, *net_deny, *net_local;
 };
 
 struct profile_set {
@@ -52,6 +53,9 @@ static void profile_unit_free(struct profile_unit *u)
   free(u->home_ro);
   free(u->home_persist);
   free(u->cmd_rules);
+  free(u->net_allow);
+  free(u->net_deny);
+  free(u->net_local);
 }
 
 void profile_set_free(struct profile_set *s)
@@ -147,6 +151,19 @@ static int profile_paths(const struct pol_path_rule *in, size_t n, struct cs_pat
   return 0;
 }
 
+static int profile_net_rules(const struct pol_net_rule *in, size_t n, struct cs_net_rule **out)
+{
+  *out = NULL;
+  if (n == 0)
+    return 0; /* NULL with count 0, as the generated tables have it */
+  *out = calloc(n, sizeof **out);
+  if (!*out)
+    return -ENOMEM;
+  for (size_t i = 0; i < n; i++)
+    (*out)[i] = (struct cs_net_rule){ in[i].pattern, in[i].origin };
+  return 0;
+}
+
 static int profile_build_one(const struct pol_profile *p, struct profile_unit *u,
                              struct cs_profile *e)
 {
@@ -179,7 +196,10 @@ static int profile_build_one(const struct pol_profile *p, struct profile_unit *u
   if (profile_paths(p->allowed, p->n_allowed, &u->allowed) != 0 ||
       profile_paths(p->denied, p->n_denied, &u->denied) != 0 ||
       profile_paths(p->home_ro, p->n_home_ro, &u->home_ro) != 0 ||
-      profile_paths(p->home_persist, p->n_home_persist, &u->home_persist) != 0)
+      profile_paths(p->home_persist, p->n_home_persist, &u->home_persist) != 0 ||
+      profile_net_rules(p->net_allow, p->n_net_allow, &u->net_allow) != 0 ||
+      profile_net_rules(p->net_deny, p->n_net_deny, &u->net_deny) != 0 ||
+      profile_net_rules(p->net_local, p->n_net_local, &u->net_local) != 0)
     return -ENOMEM;
   if (p->n_cmd_rules) {
     u->cmd_rules = calloc(p->n_cmd_rules, sizeof *u->cmd_rules);
@@ -223,6 +243,16 @@ static int profile_build_one(const struct pol_profile *p, struct profile_unit *u
     .home_persistent = u->home_persist,
     .n_home_persistent = (uint32_t)p->n_home_persist,
     .extra_path_access = p->extra_path_access,
+    /* The network as the table emitter writes it: pnetc checked that a
+     * direct profile has no rules and rest deny, so these are zero then. */
+    .net_mode = p->net_mode,
+    .net_rest = p->net_rest,
+    .net_allow = u->net_allow,
+    .n_net_allow = (uint32_t)p->n_net_allow,
+    .net_deny = u->net_deny,
+    .n_net_deny = (uint32_t)p->n_net_deny,
+    .net_local = u->net_local,
+    .n_net_local = (uint32_t)p->n_net_local,
   };
   return 0;
 }

@@ -109,6 +109,38 @@ static void sbx_explain_approvals(FILE *out, uint32_t ops)
             ops & ~known);
 }
 
+static void sbx_explain_net_rules(FILE *out, const char *kind, const struct cs_net_rule *r,
+                                  uint32_t n)
+{
+  for (uint32_t i = 0; i < n; i++)
+    fprintf(out, "  %-6s %-40s %s\n", kind, r[i].pattern ? r[i].pattern : "?",
+            r[i].origin ? r[i].origin : "");
+}
+
+/* A proxied profile's destinations (docs/network-proxy.md "Matching"), in
+ * the order the proxy decides: deny rules first (deny wins), then allow
+ * rules, then the rest; the local ranges it may dial. */
+static void sbx_explain_network(FILE *out, const struct cs_profile *p)
+{
+  if (!p->allow_network || p->net_mode != CS_NET_PROXY)
+    return;
+  fprintf(out,
+          "Network policy (by host name and port; names case-insensitive, no trailing dot):\n");
+  if (p->n_net_deny + p->n_net_allow)
+    fprintf(out, "  %-6s %-40s %s\n", "rule", "pattern", "written at");
+  sbx_explain_net_rules(out, "deny", p->net_deny, p->n_net_deny);
+  sbx_explain_net_rules(out, "allow", p->net_allow, p->n_net_allow);
+  fprintf(out, "  %-6s %s\n", "rest",
+          p->net_rest == CS_NET_REST_ASK
+              ? "ask: an approval request (operation network) names the host and port"
+              : "deny");
+  if (p->n_net_local)
+    fprintf(out, "  Local ranges the proxy may dial (it refuses loopback, private, link-local\n"
+                 "  and the other special ranges otherwise):\n");
+  sbx_explain_net_rules(out, "local", p->net_local, p->n_net_local);
+  fprintf(out, "\n");
+}
+
 void sbx_explain(FILE *out, const struct cs_profile *p)
 {
   fprintf(out, "Profile %s", p->name);
@@ -127,7 +159,11 @@ void sbx_explain(FILE *out, const struct cs_profile *p)
 
   fprintf(out, "Shell:          %s.\n", sbx_explain_shell(p->shell));
   fprintf(out, "Network:        %s.\n",
-          p->allow_network ? "allowed" : "none: the command gets an empty network namespace");
+          !p->allow_network ? "none: the command gets an empty network namespace"
+          : p->net_mode == CS_NET_PROXY
+              ? "through sbx's proxy only: a network namespace of the run's own with loopback, "
+                "destinations decided by name (below)"
+              : "allowed");
   fprintf(out, "File writes:    %s.\n",
           p->allow_file_write ? "allowed where a path rule grants write"
                               : "none: every file system is read-only to the command");
@@ -136,6 +172,7 @@ void sbx_explain(FILE *out, const struct cs_profile *p)
   fprintf(out, "Default tier:   %s (admission, see sbx(1); --tier overrides).\n\n",
           p->default_tier ? p->default_tier : "(none)");
 
+  sbx_explain_network(out, p);
   sbx_explain_paths(out, "Allowed paths (${WORKSPACE} is the --workspace directory)",
                     p->allowed_paths, p->n_allowed_paths);
   sbx_explain_paths(out, "Denied paths (win over allowed ones)", p->denied_paths,

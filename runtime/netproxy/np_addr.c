@@ -151,3 +151,58 @@ int np_addr_is_own(int family, const uint8_t *addr)
   freeifaddrs(list);
   return own;
 }
+
+/* Do prefixes a/abits and b/bbits share an address? Two prefixes overlap
+ * exactly when the shorter one contains the other's start. */
+static int np_prefixes_overlap(const uint8_t *a, unsigned abits, const uint8_t *b, unsigned bbits)
+{
+  struct np_range shorter = { { 0 }, abits < bbits ? abits : bbits, NULL };
+  memcpy(shorter.prefix, a, 16);
+  return np_in_range(b, &shorter);
+}
+
+static const char *np_v4_range_special(const uint8_t v4[4], unsigned bits)
+{
+  uint8_t a[16] = { 0 };
+  memcpy(a, v4, 4);
+  for (size_t i = 0; i < sizeof np_v4_ranges / sizeof np_v4_ranges[0]; i++) {
+    uint8_t b[16] = { 0 };
+    memcpy(b, np_v4_ranges[i].prefix, 4);
+    if (np_prefixes_overlap(a, bits, b, np_v4_ranges[i].bits))
+      return np_v4_ranges[i].name;
+  }
+  return NULL;
+}
+
+const char *np_addr_range_special(int family, const uint8_t *addr, unsigned bits)
+{
+  if (family == AF_INET)
+    return bits <= 32 ? np_v4_range_special(addr, bits) : "not an address range";
+  if (family != AF_INET6 || bits > 128)
+    return "not an address range";
+  for (size_t i = 0; i < sizeof np_v6_ranges / sizeof np_v6_ranges[0]; i++)
+    if (np_prefixes_overlap(addr, bits, np_v6_ranges[i].prefix, np_v6_ranges[i].bits))
+      return np_v6_ranges[i].name;
+  /* The forms np_addr_embedded_ipv4 decodes: a range over (part of) one
+   * reaches the IPv4 addresses it carries, which are judged as such. */
+  static const struct {
+    uint8_t prefix[16];
+    unsigned bits, v4_at; /* prefix length; byte offset of the IPv4 address */
+  } carriers[] = {
+    { { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff }, 96, 12 },
+    { { 0x00, 0x64, 0xff, 0x9b }, 96, 12 },
+    { { 0 }, 96, 12 },
+    { { 0x20, 0x02 }, 16, 2 },
+  };
+  for (size_t i = 0; i < sizeof carriers / sizeof carriers[0]; i++) {
+    if (!np_prefixes_overlap(addr, bits, carriers[i].prefix, carriers[i].bits))
+      continue;
+    if (bits <= carriers[i].bits)
+      return np_v4_ranges[0].name; /* the whole carrier: every IPv4 class */
+    unsigned v4_bits = bits - carriers[i].bits;
+    const char *why = np_v4_range_special(addr + carriers[i].v4_at, v4_bits > 32 ? 32 : v4_bits);
+    if (why)
+      return why;
+  }
+  return NULL;
+}

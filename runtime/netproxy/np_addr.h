@@ -18,6 +18,13 @@ int np_addr_embedded_ipv4(const uint8_t v6[16], uint8_t v4[4]);
  * address is judged as that address. Pure: a table. */
 const char *np_addr_special(int family, const uint8_t *addr);
 
+/* The name of a special-purpose range that shares at least one address
+ * with the range addr/bits (family AF_INET or AF_INET6), NULL when the
+ * range holds only ordinary public addresses: then a policy's local range
+ * over it changes nothing the proxy does. IPv6 forms that carry an IPv4
+ * address count as that address. Pure: the same table. */
+const char *np_addr_range_special(int family, const uint8_t *addr, unsigned bits);
+
 /* 1 when the address is one of this host's interface addresses right now
  * (getifaddrs; an embedded IPv4 address is compared too), 0 when not, -1
  * when the interfaces cannot be read (the caller refuses: fail closed). */

@@ -9,12 +9,6 @@
 #include "np_addr.h"
 #include "np_policy.h"
 
-enum np_wild {
-  NP_WILD_NONE = 0,
-  NP_WILD_SUBDOMAINS = 1,         /* "*.example.com": subdomains only */
-  NP_WILD_NAME_AND_SUBDOMAINS = 2 /* "**.example.com": the name too */
-};
-
 struct np_pattern {
   const char *text; /* as written, for records and messages */
   enum np_wild wild;
@@ -473,5 +467,27 @@ int np_policy_local_allowed(const struct np_policy *policy, int family, const ui
       return 1;
     }
   }
+  return 0;
+}
+
+int np_pattern_read(const char *text, struct np_pattern_info *out, const char **why)
+{
+  struct np_pattern p;
+  if (np_pattern_parse(text, &p, why) != 0)
+    return -1;
+  out->wild = p.wild;
+  out->host = p.host;
+  out->port = p.port;
+  return 0;
+}
+
+int np_range_read(const char *text, int *family, uint8_t addr[16], unsigned *bits, const char **why)
+{
+  struct np_cidr c;
+  if (np_cidr_parse(text, &c, why) != 0)
+    return -1;
+  *family = c.family;
+  memcpy(addr, c.addr, 16);
+  *bits = c.bits;
   return 0;
 }

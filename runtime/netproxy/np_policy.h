@@ -76,4 +76,28 @@ enum np_verdict np_policy_decide(const struct np_policy *policy, const struct np
 int np_policy_local_allowed(const struct np_policy *policy, int family, const uint8_t *addr,
                             const char **range);
 
+/* One pattern or range read on its own, with the very parser
+ * np_policy_compile uses, for a policy compiler that checks rule by rule
+ * (pnetc: dsl/pol/pol_network.c) and must judge what a rule covers. */
+enum np_wild {
+  NP_WILD_NONE = 0,
+  NP_WILD_SUBDOMAINS = 1,         /* "*.example.com": subdomains only */
+  NP_WILD_NAME_AND_SUBDOMAINS = 2 /* "**.example.com": the name too */
+};
+
+struct np_pattern_info {
+  enum np_wild wild;
+  struct np_host host; /* the base name (after the wildcard) or the IP literal */
+  uint16_t port;       /* 0: any port */
+};
+
+/* 0, or -1 with *why set to a static reason (the same reasons
+ * np_policy_compile names). */
+int np_pattern_read(const char *text, struct np_pattern_info *out, const char **why);
+
+/* A local range in CIDR form ("127.0.0.0/8", "fd00::/8", a bare address
+ * is a /32 or /128). 0, or -1 with *why. */
+int np_range_read(const char *text, int *family, uint8_t addr[16], unsigned *bits,
+                  const char **why);
+
 #endif

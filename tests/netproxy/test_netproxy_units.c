@@ -307,6 +307,68 @@ START_TEST(test_addr_special)
 }
 END_TEST
 
+/* A range holds a refused address when it overlaps a special range from
+ * either side (inside one, or holding one), through the IPv6 forms that
+ * carry IPv4 too; purely public ranges hold none (pnetc refuses a local
+ * range over them as having no effect). */
+static const struct range_case {
+  const char *range;
+  const char *class_part; /* NULL: only public addresses */
+} range_cases[] = {
+  { "127.0.0.0/8", "loopback" },
+  { "127.0.0.1/32", "loopback" },
+  { "10.20.0.0/16", "private 10." },
+  { "0.0.0.0/0", "this network" },
+  { "96.0.0.0/4", "carrier-grade NAT" }, /* holds 100.64.0.0/10 */
+  { "169.254.169.254/32", "metadata" },
+  { "8.8.8.0/24", NULL },
+  { "100.128.0.0/9", NULL },  /* beside 100.64.0.0/10 */
+  { "fd00::/8", "metadata" }, /* the most specific class it holds */
+  { "fc00::/16", "unique local" },
+  { "fe80::/64", "link-local" },
+  { "2606:4700::/32", NULL },
+  { "::ffff:10.0.0.0/104", "private 10." },
+  { "::ffff:8.8.8.0/120", NULL },
+  { "2002::/16", "this network" }, /* 6to4: carries every IPv4 address */
+  { "2002:c0a8::/32", "private 192.168" },
+  { "2002:0808:0800::/40", NULL },
+  { "64:ff9b::7f00:0/104", "loopback" },
+};
+
+START_TEST(test_range_special)
+{
+  const struct range_case *c = &range_cases[_i];
+  int family;
+  uint8_t a[16];
+  unsigned bits;
+  const char *why = NULL;
+  ck_assert_msg(np_range_read(c->range, &family, a, &bits, &why) == 0, "%s: %s", c->range, why);
+  const char *cls = np_addr_range_special(family, a, bits);
+  if (!c->class_part)
+    ck_assert_msg(cls == NULL, "%s: %s", c->range, cls);
+  else
+    ck_assert_msg(cls && strstr(cls, c->class_part), "%s: %s", c->range, cls ? cls : "public");
+}
+END_TEST
+
+/* np_pattern_read is the compile-time parser: the same normalized host,
+ * wildcard and port as matching uses, and the same refusals. */
+START_TEST(test_pattern_read)
+{
+  struct np_pattern_info info;
+  const char *why = NULL;
+  ck_assert_int_eq(np_pattern_read("**.Example.COM.:443", &info, &why), 0);
+  ck_assert_int_eq(info.wild, NP_WILD_NAME_AND_SUBDOMAINS);
+  ck_assert_str_eq(info.host.text, "example.com");
+  ck_assert_uint_eq(info.port, 443);
+  ck_assert_int_eq(np_pattern_read("[::ffff:192.0.2.1]", &info, &why), 0);
+  ck_assert_int_eq(info.host.kind, NP_HOST_IPV4);
+  ck_assert_str_eq(info.host.text, "192.0.2.1");
+  ck_assert_int_eq(np_pattern_read("*.192.0.2.1", &info, &why), -1);
+  ck_assert_ptr_nonnull(why);
+}
+END_TEST
+
 /* ---- local ranges and the filter ---- */
 
 static struct sockaddr_storage sa_of(const char *text)
@@ -541,6 +603,8 @@ int main(void)
   tcase_add_test(t, test_decide_ask);
   tcase_add_loop_test(t, test_addr_special, 0, N(addr_cases));
   tcase_add_test(t, test_local_ranges);
+  tcase_add_loop_test(t, test_range_special, 0, N(range_cases));
+  tcase_add_test(t, test_pattern_read);
   tcase_add_loop_test(t, test_http_parse, 0, N(http_cases));
   tcase_add_test(t, test_http_too_large);
   tcase_add_test(t, test_http_rewrite);

@@ -67,6 +67,17 @@ static void paths_eq(const char *what, const struct cs_path_rule *a, uint32_t na
   }
 }
 
+static void net_rules_eq(const char *what, const struct cs_net_rule *a, uint32_t na,
+                         const struct cs_net_rule *b, uint32_t nb)
+{
+  ck_assert_msg(na == nb, "%s rules: %u against %u", what, na, nb);
+  ck_assert_msg((a == NULL) == (b == NULL), "%s rules: one list is NULL", what);
+  for (uint32_t i = 0; i < na; i++) {
+    str_eq(what, a[i].pattern, b[i].pattern);
+    str_eq(what, a[i].origin, b[i].origin);
+  }
+}
+
 static void profiles_equal(const struct cs_profile *a, const struct cs_profile *b)
 {
   str_eq("name", a->name, b->name);
@@ -85,6 +96,11 @@ static void profiles_equal(const struct cs_profile *a, const struct cs_profile *
   paths_eq("home persistent", a->home_persistent, a->n_home_persistent, b->home_persistent,
            b->n_home_persistent);
   ck_assert_uint_eq(a->extra_path_access, b->extra_path_access);
+  ck_assert_uint_eq(a->net_mode, b->net_mode);
+  ck_assert_uint_eq(a->net_rest, b->net_rest);
+  net_rules_eq("net allow", a->net_allow, a->n_net_allow, b->net_allow, b->n_net_allow);
+  net_rules_eq("net deny", a->net_deny, a->n_net_deny, b->net_deny, b->n_net_deny);
+  net_rules_eq("net local", a->net_local, a->n_net_local, b->net_local, b->n_net_local);
   ck_assert(memcmp(&a->limits, &b->limits, sizeof a->limits) == 0);
   ck_assert_uint_eq(a->approval_ops, b->approval_ops);
   str_eq("default_tier", a->default_tier, b->default_tier);
@@ -264,6 +280,60 @@ START_TEST(test_reader_sees_every_file)
 }
 END_TEST
 
+static const struct cs_profile *find(const struct cs_profile *tab, size_t n, const char *name)
+{
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(tab[i].name, name) == 0)
+      return &tab[i];
+  ck_abort_msg("no profile %s", name);
+  return NULL;
+}
+
+/* sbx --policy fills the network fields as the emitter writes them
+ * (tests/pol_frontend/golden/small.c, profiles proxied and proxied-more):
+ * mode, rest, normalized patterns, origins of own and inherited rules;
+ * a profile without a network block stays direct with no rules. */
+START_TEST(test_network_fields_filled)
+{
+  char path[4200];
+  snprintf(path, sizeof path, "%s/../tests/pol_frontend/golden/small.pol", models_dir);
+  struct profile_set *s = NULL;
+  ck_assert_msg(load(path, models_dir, &s) == 0, "%s", diag_text ? diag_text : "");
+  size_t n = 0;
+  const struct cs_profile *tab = profile_set_table(s, &n);
+  const struct cs_profile *base = find(tab, n, "base");
+  ck_assert_uint_eq(base->net_mode, CS_NET_DIRECT);
+  ck_assert_uint_eq(base->net_rest, CS_NET_REST_DENY);
+  ck_assert(base->net_allow == NULL && base->n_net_allow == 0 && base->net_local == NULL);
+
+  const struct cs_profile *px = find(tab, n, "proxied");
+  ck_assert_uint_eq(px->net_mode, CS_NET_PROXY);
+  ck_assert_uint_eq(px->net_rest, CS_NET_REST_ASK);
+  ck_assert_uint_eq(px->n_net_allow, 5);
+  str_eq("allow 0", px->net_allow[0].pattern, "registry.npmjs.org:443");
+  str_eq("allow 1", px->net_allow[1].pattern, "**.pythonhosted.org"); /* "**.PythonHosted.org." */
+  str_eq("allow 3", px->net_allow[3].pattern, "[2001:db8::1]:443");
+  str_eq("allow 1 origin", px->net_allow[1].origin, "small.pol:55:37 (profile proxied)");
+  ck_assert_uint_eq(px->n_net_deny, 1);
+  str_eq("deny 0", px->net_deny[0].pattern, "evil.pypi.org");
+  ck_assert_uint_eq(px->n_net_local, 1);
+  str_eq("local 0", px->net_local[0].pattern, "127.0.0.0/8");
+
+  /* `network += { ... }`: the parent's rules first, with their origin. */
+  const struct cs_profile *more = find(tab, n, "proxied-more");
+  ck_assert_uint_eq(more->net_mode, CS_NET_PROXY);
+  ck_assert_uint_eq(more->net_rest, CS_NET_REST_DENY);
+  ck_assert_uint_eq(more->n_net_allow, 6);
+  str_eq("inherited origin", more->net_allow[0].origin, "small.pol:55:11 (profile proxied)");
+  str_eq("own rule", more->net_allow[5].pattern, "github.com:443");
+  ck_assert_msg(strstr(more->net_allow[5].origin, "(profile proxied-more)") != NULL, "%s",
+                more->net_allow[5].origin);
+  ck_assert_uint_eq(more->n_net_deny, 1);
+  ck_assert_uint_eq(more->n_net_local, 1);
+  profile_set_free(s);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
   if (argc != 2) {
@@ -280,6 +350,7 @@ int main(int argc, char **argv)
   tcase_add_test(tc, test_library_include_not_shadowed);
   tcase_add_test(tc, test_filter_check_refuses_disagreement);
   tcase_add_test(tc, test_reader_sees_every_file);
+  tcase_add_test(tc, test_network_fields_filled);
   suite_add_tcase(su, tc);
   SRunner *sr = srunner_create(su);
   srunner_run_all(sr, CK_NORMAL);

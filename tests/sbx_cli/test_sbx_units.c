@@ -467,6 +467,55 @@ START_TEST(explain_golden)
 }
 END_TEST
 
+/* A proxied profile: explain names the mode and lists every rule with its
+ * origin, deny rules before allow rules (the order the proxy decides in),
+ * the rest and the local ranges. Control: the same profile with direct
+ * network prints no policy and says "allowed". */
+START_TEST(explain_network_rules)
+{
+  static const struct cs_net_rule allow[] = {
+    { "registry.npmjs.org:443", "net.pol:9:11 (profile parent)" },
+    { "**.pythonhosted.org", "net.pol:20:11 (profile px)" },
+  };
+  static const struct cs_net_rule deny[] = { { "evil.pythonhosted.org",
+                                               "net.pol:10:10 (profile parent)" } };
+  static const struct cs_net_rule local[] = { { "127.0.0.0/8", "net.pol:12:11 (profile parent)" } };
+  struct cs_profile p = sbx_fixture_profiles[0];
+  p.allow_network = true;
+  p.net_mode = CS_NET_PROXY;
+  p.net_rest = CS_NET_REST_ASK;
+  p.net_allow = allow;
+  p.n_net_allow = 2;
+  p.net_deny = deny;
+  p.n_net_deny = 1;
+  p.net_local = local;
+  p.n_net_local = 1;
+  char *out = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&out, &len);
+  sbx_explain(f, &p);
+  fclose(f);
+  ck_assert_msg(strstr(out, "Network:        through sbx's proxy only") != NULL, "%s", out);
+  const char *d = strstr(out, "  deny   evil.pythonhosted.org");
+  const char *a1 = strstr(out, "  allow  registry.npmjs.org:443");
+  const char *a2 = strstr(out, "  allow  **.pythonhosted.org");
+  ck_assert_msg(d && a1 && a2 && d < a1 && a1 < a2, "%s", out);
+  ck_assert_msg(strstr(a1, "net.pol:9:11 (profile parent)") != NULL, "%s", out);
+  ck_assert_msg(strstr(a2, "net.pol:20:11 (profile px)") != NULL, "%s", out);
+  ck_assert_msg(strstr(out, "  rest   ask: ") != NULL, "%s", out);
+  ck_assert_msg(strstr(out, "  local  127.0.0.0/8") != NULL, "%s", out);
+  free(out);
+
+  p.net_mode = CS_NET_DIRECT;
+  f = open_memstream(&out, &len);
+  sbx_explain(f, &p);
+  fclose(f);
+  ck_assert_msg(strstr(out, "Network:        allowed.") != NULL, "%s", out);
+  ck_assert_msg(strstr(out, "Network policy") == NULL, "%s", out);
+  free(out);
+}
+END_TEST
+
 START_TEST(explain_bytes_exact)
 {
   char b[32];
@@ -711,6 +760,7 @@ int main(int argc, char **argv)
   tcase_add_test(tc, profile_timeout_only_lowers);
   tcase_add_test(tc, explain_golden);
   tcase_add_test(tc, explain_bytes_exact);
+  tcase_add_test(tc, explain_network_rules);
   tcase_add_test(tc, audit_format_schema);
   tcase_add_test(tc, audit_huge_record_is_shortened);
   tcase_add_test(tc, audit_unusable_logs_refused);

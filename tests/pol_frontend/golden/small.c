@@ -28,6 +28,12 @@
  * - cs_profile_NAME_home_read_only / _home_persistent: the sandbox's home:
  *   names of the real home shown read-only, directories kept between runs
  *   (per user and profile, under the state directory).
+ * - cs_profile_NAME_net_allow / _net_deny / _net_local (a profile whose
+ *   network goes through sbx's proxy): the destinations let through and
+ *   refused (a deny rule wins), and the local ranges the proxy may dial;
+ *   above each rule, what it matches in words and, when it differs, the
+ *   pattern as written. The origin is the .pol line and the profile that
+ *   wrote it (a parent's, for an inherited rule).
  * - the cs_profiles[] entry: shell, network and file policy, resource limits
  *   (wall clock, RLIMIT_AS, RLIMIT_CPU, RLIMIT_NPROC, RLIMIT_NOFILE,
  *   RLIMIT_FSIZE), the operations that need approval, the scheduler tier.
@@ -257,6 +263,308 @@ static const struct cs_path_rule cs_profile_child_one_home_persistent[1] = {
 
 /* ==== End profile child-one ==== */
 
+/* ==== Begin profile proxied ==== */
+/* Proxied network: npm and PyPI by name, the rest asked */
+
+static const struct sock_filter cs_profile_proxied_filter[22] = {
+    /* pc:  code    jt   jf   k              instruction | what it decides */
+    /* 0000 */ {0x0020,   0,   0, 0x00000004}, /* ld   [4]  arch | A = arch */
+    /* 0001 */ {0x0015,   0,  19, 0xc000003e}, /* jeq  #0xc000003e  true 0002 false 0021 | arch == x86_64? no: foreign ABI -> kill-process */
+    /* 0002 */ {0x0020,   0,   0, 0x00000000}, /* ld   [0]  nr | A = nr (the tree below loads nothing else) */
+    /* 0003 */ {0x0035,   1,   0, 0x00000004}, /* jge  #0x4  true 0005 false 0004 | nr >= 4 (stat)? yes: [4, 0xffffffff] stat..-1; no: [0, 3] read..close */
+    /* 0004 */ {0x0015,  15,  14, 0x00000002}, /* jeq  #0x2  true 0020 false 0019 | nr == 2 open? -> errno(EPERM); else rest of [0, 3] read..close -> allow */
+    /* 0005 */ {0x0035,   2,   0, 0x00000057}, /* jge  #0x57  true 0008 false 0006 | nr >= 87 (unlink)? yes: [87, 0xffffffff] unlink..-1; no: [4, 86] stat..link */
+    /* 0006 */ {0x0015,   7,   0, 0x00000010}, /* jeq  #0x10  true 0014 false 0007 | nr == 16 ioctl? -> check ioctl's arguments; else rest of [4, 86] stat..link */
+    /* 0007 */ {0x0015,   9,  12, 0x00000038}, /* jeq  #0x38  true 0017 false 0020 | nr == 56 clone? -> check clone's arguments; else rest of [4, 86] stat..link -> errno(EPERM) */
+    /* 0008 */ {0x0035,   2,   0, 0x000000e7}, /* jge  #0xe7  true 0011 false 0009 | nr >= 231 (exit_group)? yes: [231, 0xffffffff] exit_group..-1; no: [87, 230] unlink..clock_nanosleep */
+    /* 0009 */ {0x0035,   0,   9, 0x00000058}, /* jge  #0x58  true 0010 false 0019 | nr >= 88 (symlink)? yes: [88, 230] symlink..clock_nanosleep; no: 87 unlink -> allow */
+    /* 0010 */ {0x0015,  10,   9, 0x00000065}, /* jeq  #0x65  true 0021 false 0020 | nr == 101 ptrace? -> kill-process; else rest of [88, 230] symlink..clock_nanosleep -> errno(EPERM) */
+    /* 0011 */ {0x0035,   0,   7, 0x000000e8}, /* jge  #0xe8  true 0012 false 0019 | nr >= 232 (epoll_wait)? yes: [232, 0xffffffff] epoll_wait..-1; no: 231 exit_group -> allow */
+    /* 0012 */ {0x0035,   0,   7, 0x40000000}, /* jge  #0x40000000  true 0013 false 0020 | nr >= 0x40000000 (x32 bit)? yes: [1073741824, 0xffffffff] x32 bit..-1; no: [232, 1073741823] epoll_wait..#1073741823 -> errno(EPERM) */
+    /* 0013 */ {0x0035,   6,   7, 0xffffffff}, /* jge  #0xffffffff  true 0020 false 0021 | nr >= 0xffffffff (-1)? yes: 0xffffffff -1 -> errno(EPERM); no: [0x40000000, 0xfffffffe] x32 ABI -> kill-process */
+    /* 0014 */ {0x0020,   0,   0, 0x00000018}, /* ld   [24]  args[1] +0 | ioctl (nr 16) rules from small.pol:26:5 (profile base): A = args[1] low word */
+    /* 0015 */ {0x0015,   4,   0, 0x00005412}, /* jeq  #0x5412  true 0020 false 0016 | args[1] == 0x5412? */
+    /* 0016 */ {0x0015,   2,   3, 0x00005401}, /* jeq  #0x5401  true 0019 false 0020 | args[1] == 0x5401? */
+    /* 0017 */ {0x0020,   0,   0, 0x00000010}, /* ld   [16]  args[0] +0 | clone (nr 56) rules from small.pol:25:5 (profile base): A = args[0] low word */
+    /* 0018 */ {0x0045,   1,   0, 0x50000000}, /* jset #0x50000000  true 0020 false 0019 | args[0] low has any of bits 0x50000000? (2 rules) */
+    /* 0019 */ {0x0006,   0,   0, 0x7fff0000}, /* ret  #0x7fff0000  allow | return allow */
+    /* 0020 */ {0x0006,   0,   0, 0x00050001}, /* ret  #0x00050001  errno(EPERM) | return errno(EPERM) */
+    /* 0021 */ {0x0006,   0,   0, 0x80000000}, /* ret  #0x80000000  kill-process | return kill-process */
+};
+
+/* Pseudo-code of cs_profile_proxied_filter:
+ *
+ *   How to read this pseudo-code: it is the decision the BPF program above makes,
+ *   written as nested ifs over the system call number (nr) with the names of the
+ *   calls each range holds ("[0, 40] read..getsockname"). A range whose calls
+ *   depend on arguments jumps to a labelled block below; in a block the rules are
+ *   tried in order and the first that holds decides.
+ *   Begin pseudo-code (x86_64, default errno(EPERM))
+ *   if (arch != x86_64) return kill-process;  # foreign ABI, e.g. i386 via int 0x80
+ *   if (nr >= 4) {  # stat
+ *     if (nr >= 87) {  # unlink
+ *       if (nr >= 231) {  # exit_group
+ *         if (nr >= 232) {  # epoll_wait
+ *           if (nr >= 0x40000000) {  # x32 bit
+ *             if (nr >= 0xffffffff) {  # -1
+ *               return errno(EPERM); # 0xffffffff -1
+ *             } else {
+ *               return kill-process; # [0x40000000, 0xfffffffe] x32 ABI
+ *             }
+ *           } else {
+ *             return errno(EPERM); # [232, 1073741823] epoll_wait..#1073741823
+ *           }
+ *         } else {
+ *           return allow; # 231 exit_group
+ *         }
+ *       } else {
+ *         if (nr >= 88) {  # symlink
+ *           if (nr == 101) return kill-process;  # 101 ptrace
+ *           return errno(EPERM); # [88, 230] symlink..clock_nanosleep
+ *         } else {
+ *           return allow; # 87 unlink
+ *         }
+ *       }
+ *     } else {
+ *       if (nr == 16) goto check ioctl's arguments;  # 16 ioctl
+ *       if (nr == 56) goto check clone's arguments;  # 56 clone
+ *       return errno(EPERM); # [4, 86] stat..link
+ *     }
+ *   } else {
+ *     if (nr == 2) return errno(EPERM);  # 2 open
+ *     return allow; # [0, 3] read..close
+ *   }
+ *   check ioctl's arguments:
+ *     if (args[1] (low 32 bits) == 0x5412) return errno(EPERM);  # small.pol:26:5 (profile base)
+ *     if (args[1] (low 32 bits) == 0x5401) return allow;  # small.pol:27:5 (profile base)
+ *     return errno(EPERM);  # no rule holds: default
+ *   check clone's arguments:
+ *     if ((args[0] & 0x10000000) == 0x10000000) return errno(EPERM);  # small.pol:25:5 (profile base)
+ *     if ((args[0] & 0x40000000) == 0x40000000) return errno(EPERM);  # small.pol:25:5 (profile base)
+ *     return allow;  # unconditional rule
+ *   End pseudo-code
+ */
+
+static const struct cs_syscall_note cs_profile_proxied_syscalls[10] = {
+    /* nr, name, action (and its condition, arguments as argN; .lo32: low 32 bits only), origin,
+     * the filter's return value when the rule decides; then, in a comment, the statement
+     * as written in the policy */
+    {  0, "read", "allow", "small.pol:24:5 (profile base)", 0x7fff0000u}, /* allow @io, exit_group, clone; */
+    {  1, "write", "allow", "small.pol:24:5 (profile base)", 0x7fff0000u}, /* allow @io, exit_group, clone; */
+    {  3, "close", "allow", "small.pol:24:5 (profile base)", 0x7fff0000u}, /* allow @io, exit_group, clone; */
+    { 16, "ioctl", "errno(EPERM) if arg1.lo32 == 0x5412", "small.pol:26:5 (profile base)", 0x00050001u}, /* errno(EPERM) ioctl if cmd == TIOCSTI; */
+    { 16, "ioctl", "allow if arg1.lo32 == 0x5401", "small.pol:27:5 (profile base)", 0x7fff0000u}, /* allow ioctl if cmd == TCGETS; */
+    { 56, "clone", "errno(EPERM) if (arg0 & 0x10000000) == 0x10000000 || (arg0 & 0x40000000) == 0x40000000", "small.pol:25:5 (profile base)", 0x00050001u}, /* errno(EPERM) clone if (flags & NS) != 0; */
+    { 56, "clone", "allow", "small.pol:24:5 (profile base)", 0x7fff0000u}, /* allow @io, exit_group, clone; */
+    { 87, "unlink", "allow", "small.pol:43:5 (profile child-one)", 0x7fff0000u}, /* allow unlink; */
+    {101, "ptrace", "kill-process", "small.pol:44:5 (profile child-one)", 0x80000000u}, /* kill-process ptrace; */
+    {231, "exit_group", "allow", "small.pol:24:5 (profile base)", 0x7fff0000u}, /* allow @io, exit_group, clone; */
+};
+
+static const struct cs_path_rule cs_profile_proxied_allowed_paths[3] = {
+    /* path, access, origin */
+    {"${WORKSPACE}", CS_PATH_READ | CS_PATH_WRITE, "small.pol:12:23"},
+    {"/usr", CS_PATH_READ | CS_PATH_EXEC, "small.pol:12:39"},
+    {"/dev/null", CS_PATH_WRITE, "small.pol:12:69"},
+};
+
+static const struct cs_path_rule cs_profile_proxied_home_read_only[3] = {
+    /* path, access, origin */
+    {"~/.gitconfig", CS_PATH_READ, "small.pol:14:20"},
+    {"~/.config/git/config", CS_PATH_READ, "small.pol:14:36"},
+    {"~/.pip/pip.conf", CS_PATH_READ, "small.pol:37:21"},
+};
+
+static const struct cs_path_rule cs_profile_proxied_home_persistent[1] = {
+    /* path, access, origin */
+    {"~/.cache", CS_PATH_READ | CS_PATH_WRITE, "small.pol:38:22"},
+};
+
+/* Network, via sbx's proxy: destinations it lets through (host:port, matched
+ * case-insensitively, without a trailing dot); a deny rule wins over these. */
+static const struct cs_net_rule cs_profile_proxied_net_allow[5] = {
+    /* pattern, origin */
+    /* let through: the name registry.npmjs.org only, port 443 */
+    {"registry.npmjs.org:443", "small.pol:55:11 (profile proxied)"},
+    /* let through: pythonhosted.org and every name below it, any port; written as **.PythonHosted.org. */
+    {"**.pythonhosted.org", "small.pol:55:37 (profile proxied)"},
+    /* let through: every name below pypi.org (not pypi.org itself), any port */
+    {"*.pypi.org", "small.pol:55:61 (profile proxied)"},
+    /* let through: the IPv6 address 2001:db8::1, port 443 */
+    {"[2001:db8::1]:443", "small.pol:56:11 (profile proxied)"},
+    /* let through: the IPv4 address 192.0.2.7 (and its IPv6 forms), any port */
+    {"192.0.2.7", "small.pol:56:32 (profile proxied)"},
+};
+
+/* Network: destinations the proxy refuses, whatever an allow rule says. */
+static const struct cs_net_rule cs_profile_proxied_net_deny[1] = {
+    /* pattern, origin */
+    /* refused: the name evil.pypi.org only, any port */
+    {"evil.pypi.org", "small.pol:57:10 (profile proxied)"},
+};
+
+/* Network: local address ranges the proxy may dial (it refuses loopback,
+ * private, link-local and the other special ranges otherwise). */
+static const struct cs_net_rule cs_profile_proxied_net_local[1] = {
+    /* pattern, origin */
+    /* may dial 127.0.0.0/8, which the proxy refuses otherwise */
+    {"127.0.0.0/8", "small.pol:59:11 (profile proxied)"},
+};
+
+/* ==== End profile proxied ==== */
+
+/* ==== Begin profile proxied-more ==== */
+/* Inherits the proxied network and adds a host */
+
+static const struct sock_filter cs_profile_proxied_more_filter[22] = {
+    /* pc:  code    jt   jf   k              instruction | what it decides */
+    /* 0000 */ {0x0020,   0,   0, 0x00000004}, /* ld   [4]  arch | A = arch */
+    /* 0001 */ {0x0015,   0,  19, 0xc000003e}, /* jeq  #0xc000003e  true 0002 false 0021 | arch == x86_64? no: foreign ABI -> kill-process */
+    /* 0002 */ {0x0020,   0,   0, 0x00000000}, /* ld   [0]  nr | A = nr (the tree below loads nothing else) */
+    /* 0003 */ {0x0035,   1,   0, 0x00000004}, /* jge  #0x4  true 0005 false 0004 | nr >= 4 (stat)? yes: [4, 0xffffffff] stat..-1; no: [0, 3] read..close */
+    /* 0004 */ {0x0015,  15,  14, 0x00000002}, /* jeq  #0x2  true 0020 false 0019 | nr == 2 open? -> errno(EPERM); else rest of [0, 3] read..close -> allow */
+    /* 0005 */ {0x0035,   2,   0, 0x00000057}, /* jge  #0x57  true 0008 false 0006 | nr >= 87 (unlink)? yes: [87, 0xffffffff] unlink..-1; no: [4, 86] stat..link */
+    /* 0006 */ {0x0015,   7,   0, 0x00000010}, /* jeq  #0x10  true 0014 false 0007 | nr == 16 ioctl? -> check ioctl's arguments; else rest of [4, 86] stat..link */
+    /* 0007 */ {0x0015,   9,  12, 0x00000038}, /* jeq  #0x38  true 0017 false 0020 | nr == 56 clone? -> check clone's arguments; else rest of [4, 86] stat..link -> errno(EPERM) */
+    /* 0008 */ {0x0035,   2,   0, 0x000000e7}, /* jge  #0xe7  true 0011 false 0009 | nr >= 231 (exit_group)? yes: [231, 0xffffffff] exit_group..-1; no: [87, 230] unlink..clock_nanosleep */
+    /* 0009 */ {0x0035,   0,   9, 0x00000058}, /* jge  #0x58  true 0010 false 0019 | nr >= 88 (symlink)? yes: [88, 230] symlink..clock_nanosleep; no: 87 unlink -> allow */
+    /* 0010 */ {0x0015,  10,   9, 0x00000065}, /* jeq  #0x65  true 0021 false 0020 | nr == 101 ptrace? -> kill-process; else rest of [88, 230] symlink..clock_nanosleep -> errno(EPERM) */
+    /* 0011 */ {0x0035,   0,   7, 0x000000e8}, /* jge  #0xe8  true 0012 false 0019 | nr >= 232 (epoll_wait)? yes: [232, 0xffffffff] epoll_wait..-1; no: 231 exit_group -> allow */
+    /* 0012 */ {0x0035,   0,   7, 0x40000000}, /* jge  #0x40000000  true 0013 false 0020 | nr >= 0x40000000 (x32 bit)? yes: [1073741824, 0xffffffff] x32 bit..-1; no: [232, 1073741823] epoll_wait..#1073741823 -> errno(EPERM) */
+    /* 0013 */ {0x0035,   6,   7, 0xffffffff}, /* jge  #0xffffffff  true 0020 false 0021 | nr >= 0xffffffff (-1)? yes: 0xffffffff -1 -> errno(EPERM); no: [0x40000000, 0xfffffffe] x32 ABI -> kill-process */
+    /* 0014 */ {0x0020,   0,   0, 0x00000018}, /* ld   [24]  args[1] +0 | ioctl (nr 16) rules from small.pol:26:5 (profile base): A = args[1] low word */
+    /* 0015 */ {0x0015,   4,   0, 0x00005412}, /* jeq  #0x5412  true 0020 false 0016 | args[1] == 0x5412? */
+    /* 0016 */ {0x0015,   2,   3, 0x00005401}, /* jeq  #0x5401  true 0019 false 0020 | args[1] == 0x5401? */
+    /* 0017 */ {0x0020,   0,   0, 0x00000010}, /* ld   [16]  args[0] +0 | clone (nr 56) rules from small.pol:25:5 (profile base): A = args[0] low word */
+    /* 0018 */ {0x0045,   1,   0, 0x50000000}, /* jset #0x50000000  true 0020 false 0019 | args[0] low has any of bits 0x50000000? (2 rules) */
+    /* 0019 */ {0x0006,   0,   0, 0x7fff0000}, /* ret  #0x7fff0000  allow | return allow */
+    /* 0020 */ {0x0006,   0,   0, 0x00050001}, /* ret  #0x00050001  errno(EPERM) | return errno(EPERM) */
+    /* 0021 */ {0x0006,   0,   0, 0x80000000}, /* ret  #0x80000000  kill-process | return kill-process */
+};
+
+/* Pseudo-code of cs_profile_proxied_more_filter:
+ *
+ *   How to read this pseudo-code: it is the decision the BPF program above makes,
+ *   written as nested ifs over the system call number (nr) with the names of the
+ *   calls each range holds ("[0, 40] read..getsockname"). A range whose calls
+ *   depend on arguments jumps to a labelled block below; in a block the rules are
+ *   tried in order and the first that holds decides.
+ *   Begin pseudo-code (x86_64, default errno(EPERM))
+ *   if (arch != x86_64) return kill-process;  # foreign ABI, e.g. i386 via int 0x80
+ *   if (nr >= 4) {  # stat
+ *     if (nr >= 87) {  # unlink
+ *       if (nr >= 231) {  # exit_group
+ *         if (nr >= 232) {  # epoll_wait
+ *           if (nr >= 0x40000000) {  # x32 bit
+ *             if (nr >= 0xffffffff) {  # -1
+ *               return errno(EPERM); # 0xffffffff -1
+ *             } else {
+ *               return kill-process; # [0x40000000, 0xfffffffe] x32 ABI
+ *             }
+ *           } else {
+ *             return errno(EPERM); # [232, 1073741823] epoll_wait..#1073741823
+ *           }
+ *         } else {
+ *           return allow; # 231 exit_group
+ *         }
+ *       } else {
+ *         if (nr >= 88) {  # symlink
+ *           if (nr == 101) return kill-process;  # 101 ptrace
+ *           return errno(EPERM); # [88, 230] symlink..clock_nanosleep
+ *         } else {
+ *           return allow; # 87 unlink
+ *         }
+ *       }
+ *     } else {
+ *       if (nr == 16) goto check ioctl's arguments;  # 16 ioctl
+ *       if (nr == 56) goto check clone's arguments;  # 56 clone
+ *       return errno(EPERM); # [4, 86] stat..link
+ *     }
+ *   } else {
+ *     if (nr == 2) return errno(EPERM);  # 2 open
+ *     return allow; # [0, 3] read..close
+ *   }
+ *   check ioctl's arguments:
+ *     if (args[1] (low 32 bits) == 0x5412) return errno(EPERM);  # small.pol:26:5 (profile base)
+ *     if (args[1] (low 32 bits) == 0x5401) return allow;  # small.pol:27:5 (profile base)
+ *     return errno(EPERM);  # no rule holds: default
+ *   check clone's arguments:
+ *     if ((args[0] & 0x10000000) == 0x10000000) return errno(EPERM);  # small.pol:25:5 (profile base)
+ *     if ((args[0] & 0x40000000) == 0x40000000) return errno(EPERM);  # small.pol:25:5 (profile base)
+ *     return allow;  # unconditional rule
+ *   End pseudo-code
+ */
+
+static const struct cs_syscall_note cs_profile_proxied_more_syscalls[10] = {
+    /* nr, name, action (and its condition, arguments as argN; .lo32: low 32 bits only), origin,
+     * the filter's return value when the rule decides; then, in a comment, the statement
+     * as written in the policy */
+    {  0, "read", "allow", "small.pol:24:5 (profile base)", 0x7fff0000u}, /* allow @io, exit_group, clone; */
+    {  1, "write", "allow", "small.pol:24:5 (profile base)", 0x7fff0000u}, /* allow @io, exit_group, clone; */
+    {  3, "close", "allow", "small.pol:24:5 (profile base)", 0x7fff0000u}, /* allow @io, exit_group, clone; */
+    { 16, "ioctl", "errno(EPERM) if arg1.lo32 == 0x5412", "small.pol:26:5 (profile base)", 0x00050001u}, /* errno(EPERM) ioctl if cmd == TIOCSTI; */
+    { 16, "ioctl", "allow if arg1.lo32 == 0x5401", "small.pol:27:5 (profile base)", 0x7fff0000u}, /* allow ioctl if cmd == TCGETS; */
+    { 56, "clone", "errno(EPERM) if (arg0 & 0x10000000) == 0x10000000 || (arg0 & 0x40000000) == 0x40000000", "small.pol:25:5 (profile base)", 0x00050001u}, /* errno(EPERM) clone if (flags & NS) != 0; */
+    { 56, "clone", "allow", "small.pol:24:5 (profile base)", 0x7fff0000u}, /* allow @io, exit_group, clone; */
+    { 87, "unlink", "allow", "small.pol:43:5 (profile child-one)", 0x7fff0000u}, /* allow unlink; */
+    {101, "ptrace", "kill-process", "small.pol:44:5 (profile child-one)", 0x80000000u}, /* kill-process ptrace; */
+    {231, "exit_group", "allow", "small.pol:24:5 (profile base)", 0x7fff0000u}, /* allow @io, exit_group, clone; */
+};
+
+static const struct cs_path_rule cs_profile_proxied_more_allowed_paths[3] = {
+    /* path, access, origin */
+    {"${WORKSPACE}", CS_PATH_READ | CS_PATH_WRITE, "small.pol:12:23"},
+    {"/usr", CS_PATH_READ | CS_PATH_EXEC, "small.pol:12:39"},
+    {"/dev/null", CS_PATH_WRITE, "small.pol:12:69"},
+};
+
+static const struct cs_path_rule cs_profile_proxied_more_home_read_only[3] = {
+    /* path, access, origin */
+    {"~/.gitconfig", CS_PATH_READ, "small.pol:14:20"},
+    {"~/.config/git/config", CS_PATH_READ, "small.pol:14:36"},
+    {"~/.pip/pip.conf", CS_PATH_READ, "small.pol:37:21"},
+};
+
+static const struct cs_path_rule cs_profile_proxied_more_home_persistent[1] = {
+    /* path, access, origin */
+    {"~/.cache", CS_PATH_READ | CS_PATH_WRITE, "small.pol:38:22"},
+};
+
+/* Network, via sbx's proxy: destinations it lets through (host:port, matched
+ * case-insensitively, without a trailing dot); a deny rule wins over these. */
+static const struct cs_net_rule cs_profile_proxied_more_net_allow[6] = {
+    /* pattern, origin */
+    /* let through: the name registry.npmjs.org only, port 443 */
+    {"registry.npmjs.org:443", "small.pol:55:11 (profile proxied)"},
+    /* let through: pythonhosted.org and every name below it, any port; written as **.PythonHosted.org. */
+    {"**.pythonhosted.org", "small.pol:55:37 (profile proxied)"},
+    /* let through: every name below pypi.org (not pypi.org itself), any port */
+    {"*.pypi.org", "small.pol:55:61 (profile proxied)"},
+    /* let through: the IPv6 address 2001:db8::1, port 443 */
+    {"[2001:db8::1]:443", "small.pol:56:11 (profile proxied)"},
+    /* let through: the IPv4 address 192.0.2.7 (and its IPv6 forms), any port */
+    {"192.0.2.7", "small.pol:56:32 (profile proxied)"},
+    /* let through: the name github.com only, port 443 */
+    {"github.com:443", "small.pol:66:11 (profile proxied-more)"},
+};
+
+/* Network: destinations the proxy refuses, whatever an allow rule says. */
+static const struct cs_net_rule cs_profile_proxied_more_net_deny[1] = {
+    /* pattern, origin */
+    /* refused: the name evil.pypi.org only, any port */
+    {"evil.pypi.org", "small.pol:57:10 (profile proxied)"},
+};
+
+/* Network: local address ranges the proxy may dial (it refuses loopback,
+ * private, link-local and the other special ranges otherwise). */
+static const struct cs_net_rule cs_profile_proxied_more_net_local[1] = {
+    /* pattern, origin */
+    /* may dial 127.0.0.0/8, which the proxy refuses otherwise */
+    {"127.0.0.0/8", "small.pol:59:11 (profile proxied)"},
+};
+
+/* ==== End profile proxied-more ==== */
+
 /* Begin profile table: one entry per profile, in declaration order. */
 const struct cs_profile cs_profiles[CS_PROFILES_COUNT] = {
     {
@@ -329,6 +637,96 @@ const struct cs_profile cs_profiles[CS_PROFILES_COUNT] = {
         .home_persistent = cs_profile_child_one_home_persistent,
         .n_home_persistent = 1u,
         .extra_path_access = CS_PATH_READ | CS_PATH_WRITE,
+    },
+    {
+        .name = "proxied",
+        .alias = NULL,
+        .extends = "child-one",
+        .summary = "Proxied network: npm and PyPI by name, the rest asked",
+        .origin = "small.pol:49:1",
+        .shell = CS_SHELL_NONE,
+        .allow_network = true,
+        .allow_file_write = true,
+        .allow_file_delete = false,
+        .allowed_paths = cs_profile_proxied_allowed_paths,
+        .n_allowed_paths = 3u,
+        .denied_paths = NULL,
+        .n_denied_paths = 0u,
+        .limits = {
+            .max_execution_ms = 90000u, /* 90s */
+            .max_memory_bytes = 536870912u, /* 512MiB */
+            .max_cpu_seconds = 30u, /* seconds */
+            .max_processes = 16u, /* processes */
+            .max_open_files = 128u, /* descriptors */
+            .max_file_size = 1048576u, /* 1MiB */
+        },
+        .approval_ops = CS_APPROVE_EXTERNAL_NETWORK,
+        .default_tier = "wasm",
+        .filter = cs_profile_proxied_filter,
+        .filter_len = 22u,
+        .syscall_notes = cs_profile_proxied_syscalls,
+        .n_syscall_notes = 10u,
+        .default_action = "errno(EPERM)",
+        .default_ret = 0x00050001u,
+        .rets_known = true,
+        .home_read_only = cs_profile_proxied_home_read_only,
+        .n_home_read_only = 3u,
+        .home_persistent = cs_profile_proxied_home_persistent,
+        .n_home_persistent = 1u,
+        .extra_path_access = CS_PATH_READ | CS_PATH_WRITE,
+        .net_mode = CS_NET_PROXY /* via proxy: small.pol:54:5 (profile proxied) */,
+        .net_rest = CS_NET_REST_ASK /* the rest is asked: small.pol:58:5 (profile proxied) */,
+        .net_allow = cs_profile_proxied_net_allow,
+        .n_net_allow = 5u,
+        .net_deny = cs_profile_proxied_net_deny,
+        .n_net_deny = 1u,
+        .net_local = cs_profile_proxied_net_local,
+        .n_net_local = 1u,
+    },
+    {
+        .name = "proxied-more",
+        .alias = NULL,
+        .extends = "proxied",
+        .summary = "Inherits the proxied network and adds a host",
+        .origin = "small.pol:63:1",
+        .shell = CS_SHELL_NONE,
+        .allow_network = true,
+        .allow_file_write = true,
+        .allow_file_delete = false,
+        .allowed_paths = cs_profile_proxied_more_allowed_paths,
+        .n_allowed_paths = 3u,
+        .denied_paths = NULL,
+        .n_denied_paths = 0u,
+        .limits = {
+            .max_execution_ms = 90000u, /* 90s */
+            .max_memory_bytes = 536870912u, /* 512MiB */
+            .max_cpu_seconds = 30u, /* seconds */
+            .max_processes = 16u, /* processes */
+            .max_open_files = 128u, /* descriptors */
+            .max_file_size = 1048576u, /* 1MiB */
+        },
+        .approval_ops = CS_APPROVE_EXTERNAL_NETWORK,
+        .default_tier = "wasm",
+        .filter = cs_profile_proxied_more_filter,
+        .filter_len = 22u,
+        .syscall_notes = cs_profile_proxied_more_syscalls,
+        .n_syscall_notes = 10u,
+        .default_action = "errno(EPERM)",
+        .default_ret = 0x00050001u,
+        .rets_known = true,
+        .home_read_only = cs_profile_proxied_more_home_read_only,
+        .n_home_read_only = 3u,
+        .home_persistent = cs_profile_proxied_more_home_persistent,
+        .n_home_persistent = 1u,
+        .extra_path_access = CS_PATH_READ | CS_PATH_WRITE,
+        .net_mode = CS_NET_PROXY /* via proxy: small.pol:54:5 (profile proxied) */,
+        .net_rest = CS_NET_REST_DENY /* the rest is refused: small.pol:67:5 (profile proxied-more) */,
+        .net_allow = cs_profile_proxied_more_net_allow,
+        .n_net_allow = 6u,
+        .net_deny = cs_profile_proxied_more_net_deny,
+        .n_net_deny = 1u,
+        .net_local = cs_profile_proxied_more_net_local,
+        .n_net_local = 1u,
     },
 };
 /* End profile table. */

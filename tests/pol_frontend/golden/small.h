@@ -11,12 +11,14 @@
  * cs_profile_table.h refuses to compile. */
 _Static_assert(CS_PROFILE_TABLE_VERSION == 3, "profiles.h: regenerate with this pnetc");
 
-#define CS_PROFILES_COUNT 2u
+#define CS_PROFILES_COUNT 4u
 
 /* Index of each profile in cs_profiles[]. */
 enum cs_profile_index {
   CS_PROFILE_BASE = 0,
   CS_PROFILE_CHILD_ONE = 1,
+  CS_PROFILE_PROXIED = 2,
+  CS_PROFILE_PROXIED_MORE = 3,
 };
 
 /* Every profile of the policy, in declaration order. */
