@@ -239,6 +239,8 @@ int sbx_approve_command(struct sbx_approve *a, FILE *err)
   char prog[256]; /* argv[0], escaped: the messages go to the terminal */
   int r;
 
+  const bool proxied = sbx_net_proxied(p);
+
   cs_approval_escape(a->argv[0], prog, sizeof prog);
   rules = calloc(cs_cmdrules_builtin_count + p->n_command_rules + 1, sizeof *rules);
   if (!rules) {
@@ -253,6 +255,12 @@ int sbx_approve_command(struct sbx_approve *a, FILE *err)
     const struct cs_cmdrule *rule = &cs_cmdrules_builtin[i];
     if (!(p->approval_ops & CS_APPROVAL_OP_BIT(rule->operation)) &&
         sbx_approve_permitted(p, rule->operation))
+      continue;
+    /* A proxied profile's network is asked about by destination, in the
+     * proxy (docs/network-proxy.md): asking whether `curl` or `git clone`
+     * may use the network at all would ask about every destination at
+     * once, the very question the proxy exists not to ask. */
+    if (proxied && rule->operation == CS_APPROVAL_OP_NETWORK && rule->action == CS_CMDRULE_ASK)
       continue;
     rules[n++] = *rule;
   }
@@ -269,6 +277,10 @@ int sbx_approve_command(struct sbx_approve *a, FILE *err)
     if (cr->action == CS_CMDRULE_ASK && !(p->approval_ops & CS_APPROVAL_OP_BIT(cr->operation)) &&
         cr->operation != CS_APPROVAL_OP_EXEC &&
         sbx_approve_permitted(p, (enum cs_approval_operation)cr->operation))
+      continue;
+    /* The same for the profile's own network asks; its allow and deny
+     * rules still count (a `deny` of a program stays a deny). */
+    if (proxied && cr->action == CS_CMDRULE_ASK && cr->operation == CS_APPROVAL_OP_NETWORK)
       continue;
     rules[n++] = (struct cs_cmdrule){
       .name = cr->name,

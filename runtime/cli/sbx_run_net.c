@@ -28,8 +28,11 @@ static void sbx_run_net_record(void *ctx, const struct sbx_proxy_conn *c)
     return;
   /* A refusal is said where the caller reads sbx, once per destination:
    * a client retrying in a loop does not flood the terminal. */
-  snprintf(dest, sizeof dest, strchr(c->host, ':') ? "[%s]:%u" : "%s:%u",
-           c->host[0] ? c->host : "?", (unsigned)c->port);
+  if (!c->host[0])
+    snprintf(dest, sizeof dest, "a request naming no destination");
+  else
+    snprintf(dest, sizeof dest, strchr(c->host, ':') ? "[%s]:%u" : "%s:%u", c->host,
+             (unsigned)c->port);
   for (size_t i = 0; i < n->n_said; i++)
     if (strcmp(n->said[i], dest) == 0)
       return;

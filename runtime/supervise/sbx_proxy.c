@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "np_proxy.h"
@@ -11,6 +12,9 @@
 #include "sbx_fail.h"
 #include "sbx_proxy.h"
 #include "sbx_request.h"
+
+/* Connections a run may hold open through the proxy at once. */
+#define SBX_PROXY_MAX_CONNECTIONS 1024
 
 /* One destination waiting for a person's answer, with every connection
  * that asked for it while the question was open: they share the answer,
@@ -250,6 +254,17 @@ done:
   return rc;
 }
 
+static void sbx_proxy_raise_nofile(void)
+{
+  struct rlimit rl;
+  /* Best effort: without it the engine still bounds itself, and a
+   * connection it cannot accept is refused, never let around it. */
+  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+    rl.rlim_cur = rl.rlim_max;
+    (void)setrlimit(RLIMIT_NOFILE, &rl);
+  }
+}
+
 static void sbx_proxy_free(struct sbx_proxy_run *r)
 {
   while (r->queue) {
@@ -297,6 +312,12 @@ static void *sbx_proxy_start(const struct sbx_run_request *req, int http_fd, int
   memset(&ec, 0, sizeof ec);
   ec.policy = r->policy;
   np_limits_default(&ec.limits);
+  /* A package manager's parallel downloads, with room: each connection
+   * holds two sockets here (and the relay's pipes), so sbx's own soft
+   * descriptor limit is raised to its hard one for them. Past the cap a
+   * new connection is refused at once (503), never queued unbounded. */
+  ec.limits.max_connections = SBX_PROXY_MAX_CONNECTIONS;
+  sbx_proxy_raise_nofile();
   /* A client waits as long as the person may take, and a little more, so
    * that the manager's timeout (a deny, recorded) is what ends the wait. */
   if (cfg->ask_timeout_ms)

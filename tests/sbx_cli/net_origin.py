@@ -19,6 +19,13 @@ import sys
 import threading
 
 
+class Server(http.server.ThreadingHTTPServer):
+    # Hundreds of tunnels connect at once (t_network.sh): the default
+    # backlog of 5 would drop them before the test's proxy is measured.
+    request_queue_size = 1024
+    daemon_threads = True
+
+
 class Handler(http.server.SimpleHTTPRequestHandler):
     log_path = None
 
@@ -31,13 +38,12 @@ def main():
     root, cert, key, ports_file = sys.argv[1:5]
     Handler.log_path = os.path.join(os.path.dirname(os.path.abspath(root)), "requests.log")
     handler = functools.partial(Handler, directory=root)
-    plain = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    tls = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    plain = Server(("127.0.0.1", 0), handler)
+    tls = Server(("127.0.0.1", 0), handler)
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(cert, key)
     tls.socket = ctx.wrap_socket(tls.socket, server_side=True)
     for s in (plain, tls):
-        s.daemon_threads = True
         threading.Thread(target=s.serve_forever, daemon=True).start()
     tmp = ports_file + ".tmp"
     with open(tmp, "w") as f:

@@ -159,7 +159,7 @@ expect_rc 0 "git clone over HTTPS (CONNECT)"
 
 if /usr/bin/python3 -m pip --version >/dev/null 2>&1; then
   net --profile nettest --env PIP_DISABLE_PIP_VERSION_CHECK=1 -- /usr/bin/python3 -m pip install \
-    -q --no-cache-dir --index-url "http://pypi.test:$HP/simple/" --target site tinypkg
+    -q --no-cache-dir --index-url "http://pypi.test:$HP/simple/" --trusted-host pypi.test --target site tinypkg
   expect_rc 0 "pip install from a local index through the proxy"
   [[ -f $WS/site/tinypkg/__init__.py ]] && pass "pip installed tinypkg" || fail "no tinypkg: $ERR"
 else
@@ -193,7 +193,7 @@ grep -qi '^X-Proxy-Error:' "$WS/head.out" && pass "a refusal names its reason (X
   fail "no refusal on sbx's diagnostics: $ERR"
 curl_code nettest "http://port.test:$HP/hello.txt"
 [[ $CODE == 200 ]] && pass "name:port matches its port" || fail "port.test:$HP got $CODE"
-curl_code nettest "https://port.test:$SP/hello.txt" -p
+curl_code nettest "https://port.test:$SP/hello.txt"
 [[ $CODE != 200 ]] && pass "name:port does not match another port ($CODE)" ||
   fail "port.test:$SP went through"
 # Loopback and private addresses: refused unless a local range allows them.
@@ -246,7 +246,7 @@ r = s.recv(10)
 print("reply", r[1] if len(r) > 1 else "none")
 PY
 net --profile nettest -- python3 socks_udp.py
-[[ $OUT == "reply 7" ]] && pass "SOCKS5 UDP ASSOCIATE is refused (command not supported)" ||
+[[ $OUT == "reply 2" || $OUT == "reply 7" ]] && pass "SOCKS5 UDP ASSOCIATE is refused ($OUT)" ||
   fail "UDP ASSOCIATE: $OUT $ERR"
 
 # --- asked by name ------------------------------------------------------------
@@ -257,7 +257,7 @@ ask() { # ask APPROVER HOST [more sbx args]: one curl under nettest-ask
     curl -sS -o /dev/null -D head.out -w '%{http_code}' "http://$host:$HP/hello.txt"
   CODE=$OUT
 }
-asked() { [[ -f $T/asked ]] && wc -l <"$T/asked" || echo 0; }
+asked() { if [[ -f $T/asked ]]; then grep -c . "$T/asked"; else echo 0; fi; }
 rm -f "$T/asked"
 ask allow.sh ask.test
 [[ $CODE == 200 ]] && pass "an asked name allowed once goes through" || fail "allow once: $CODE $ERR"
@@ -341,7 +341,7 @@ assert d["host"] == "other.test" and d["decision"] == "deny" and d["refusal"], d
 PY
 
 # --- the control: the same client without the proxy's profile ---------------
-net --profile permissive -- curl -sS --noproxy '*' "http://127.0.0.1:$HP/hello.txt"
+run_sbx run --profile permissive -- curl -sS --noproxy '*' "http://127.0.0.1:$HP/hello.txt"
 [[ $RC == 0 ]] && pass "control: the origin is reachable by a direct network (permissive)" ||
   fail "control: permissive could not reach the origin: $ERR"
 finish
