@@ -68,29 +68,49 @@ grep -q "ancillary data level 0 type 7 refused" "$tmp/err" || fail "route: IP_RE
   fail "listen on 127.0.0.1 refused: $(cat "$tmp/err")"
 grep -q "^record:" "$tmp/err" && fail "a loopback listener was asked about"
 
-# End to end: sbx run under standard (direct network, approvals), the
-# profile's setsockopt rules and the supervisor together.
+# End to end: sbx run under a profile with direct network and approvals
+# (standard's rules with `network { via direct; }`: the seed's standard
+# goes through the proxy, docs/network-proxy.md), the profile's setsockopt
+# rules and the supervisor together; then the seed's standard itself.
 if [ -n "${SBX:-}" ]; then
   ws="$tmp/ws"; mkdir -p "$ws"; cp "$ESC_REACH" "$ws/esc_reach"
-  sbx() { "$SBX" run --profile "$1" --workspace "$ws" --approver "exec:$APPROVERS/deny.sh" -- "$ws/esc_reach" "${@:2}"; }
-  out=$(sbx standard listen_lo 4330 2>&1); rc=$?
+  mkdir -m 0700 "$tmp/pol"
+  cat >"$tmp/pol/direct.pol" <<'POLICY'
+include <profiles.pol>;
+
+profile standard-direct extends standard {
+  summary = "standard with a direct network, asked by address at the system-call layer";
+  network { via direct; }
+}
+POLICY
+  chmod 0644 "$tmp/pol/direct.pol"
+  sbx() { "$SBX" run --policy "$tmp/pol/direct.pol" --profile "$1" --workspace "$ws" --approver "exec:$APPROVERS/deny.sh" -- "$ws/esc_reach" "${@:2}"; }
+  out=$(sbx standard-direct listen_lo 4330 2>&1); rc=$?
   if [ $rc != 0 ] && grep -q "not supported by this kernel\|user namespace\|landlock" <<<"$out"; then
     echo "SKIP (sbx part): $out"; echo PASS; exit 0
   fi
-  [ $rc = 0 ] || fail "sbx standard: loopback listener refused: $out"
+  [ $rc = 0 ] || fail "sbx standard-direct: loopback listener refused: $out"
   for mode in unspec route listen; do
+    # shellcheck disable=SC2086
+    out=$(sbx standard-direct $mode ${args[$mode]} 2>&1) || fail "sbx standard-direct $mode escaped: $out"
+    echo "sbx standard-direct $mode: refused"
+  done
+  # shellcheck disable=SC2086
+  out=$(sbx standard-direct route ${args[route]} 2>&1)
+  grep -q "held: setsockopt IPV6_RTHDR.*Operation not permitted" <<<"$out" || fail "sbx route: $out"
+  # The seed's standard: its own namespace with loopback only, so the
+  # sends get nowhere without any question (a listener there listens on
+  # the run's loopback alone, so `listen` is no escape to test).
+  for mode in unspec route; do
     # shellcheck disable=SC2086
     out=$(sbx standard $mode ${args[$mode]} 2>&1) || fail "sbx standard $mode escaped: $out"
     echo "sbx standard $mode: refused"
   done
-  # shellcheck disable=SC2086
-  out=$(sbx standard route ${args[route]} 2>&1)
-  grep -q "held: setsockopt IPV6_RTHDR.*Operation not permitted" <<<"$out" || fail "sbx route: $out"
   # permissive keeps direct network and approves nothing (documented):
   # the same program goes through there, so the runs above are not
   # refused for a reason that has nothing to do with the checks.
   # shellcheck disable=SC2086
-  out=$(sbx permissive unspec ${args[unspec]} 2>&1); rc=$?
+  out=$("$SBX" run --profile permissive --workspace "$ws" --approver "exec:$APPROVERS/deny.sh" -- "$ws/esc_reach" unspec ${args[unspec]} 2>&1); rc=$?
   [ $rc = 10 ] || fail "sbx permissive: the unspec send did not go (exit $rc): $out"
   echo "sbx permissive unspec: went through (direct network, nothing approved)"
 fi

@@ -90,8 +90,12 @@ static char *read_file(const char *dir, const char *name)
   return buf;
 }
 
+/* A proxied profile's proxy in the battery, asking nobody: no approver
+ * runs here, so a destination left to a person is refused. */
+static const struct sbx_proxy_cfg battery_proxy = { 0 };
+
 /* The battery's profile `name`. With CONFINE_WARM, without approvals at
- * the system-call layer: the server serves such a profile cold only
+ * the system-call layer and with a direct network (below): the server serves such a profile cold only
  * (sbx_serve.c), and the battery (which never serves that layer: no
  * unotify) checks the other layers through the warm path; client and
  * server hold the same copy (the fingerprint covers approval_ops). */
@@ -100,7 +104,8 @@ static const struct cs_profile *battery_profile(const char *name)
   static struct cs_profile copies[4];
   static int n_copies;
   const struct cs_profile *p = cfx_profile(name);
-  if (!p || !getenv("CONFINE_WARM") || !(p->approval_ops & SBX_UNOTIFY_OPS))
+  if (!p || !getenv("CONFINE_WARM") ||
+      (!(p->approval_ops & SBX_UNOTIFY_OPS) && !sbx_net_proxied(p)))
     return p;
   for (int i = 0; i < n_copies; i++)
     if (strcmp(copies[i].name, p->name) == 0)
@@ -109,10 +114,12 @@ static const struct cs_profile *battery_profile(const char *name)
     return NULL;
   copies[n_copies] = *p;
   copies[n_copies].approval_ops &= ~(uint32_t)SBX_UNOTIFY_OPS;
+  /* Nor with the proxy: its listeners are made and served by the cold
+   * path (sbx_warm.c). The copy keeps a direct network; the proxied
+   * network is tested cold (t_network_proxied, t_network_proxy_answers). */
+  copies[n_copies].net_mode = CS_NET_DIRECT;
   return &copies[n_copies++];
 }
-
-static const struct sbx_proxy_cfg battery_proxy = { 0 };
 
 /* Runs argv (from `ap`, NULL-terminated) under `prof` in `dir`; `warm`:
  * through the battery's warm server when there is one (CONFINE_WARM). */
@@ -132,8 +139,6 @@ static int run_va(const struct cs_profile *prof, const char *dir, uint64_t timeo
   req.timeout_ms = timeout_ms;
   req.flags = flags;
   req.hooks = &sbx_run_hooks;
-  /* A proxied profile's proxy, asking nobody: the battery runs no
-   * approver, so a destination left to a person is refused. */
   if (sbx_net_proxied(prof))
     req.proxy = &battery_proxy;
   /* confine_warm_* (tests/warm/with_server.sh): the same battery through a
@@ -261,6 +266,8 @@ START_TEST(t_denied_workspace)
   req.workspace = inner;
   req.argv = argv;
   req.hooks = &sbx_run_hooks;
+  if (sbx_net_proxied(req.profile))
+    req.proxy = &battery_proxy;
   ck_assert_int_lt(sbx_confine_run(&req, &res), 0);
   ck_assert_int_eq(res.exit_code, SBX_EXIT_FAILURE);
   ck_assert_int_eq(res.layer, SBX_LAYER_MOUNT);
@@ -442,8 +449,10 @@ START_TEST(t_network)
   assert_held(&res, false);
   RUN("standard", &res, ESC("esc_net"), "abstract", name);
   assert_held(&res, false);
-  /* Positive: standard allows the network. */
-  if (cfx_profile("standard")->allow_network) {
+  /* Positive: standard allows the network; directly, or (the seed's
+   * standard) through the proxy only, which t_network_proxied and
+   * t_network_proxy_answers test. */
+  if (cfx_profile("standard")->allow_network && !sbx_net_proxied(cfx_profile("standard"))) {
     RUN("standard", &res, ESC("esc_net"), "tcp_ok", port_s);
     ck_assert_int_eq(res.exit_code, 0);
   }
@@ -519,6 +528,22 @@ START_TEST(t_network_proxy_answers)
   run_proxied(&res, "/usr/bin/curl", "-sS", "-o", "/dev/null", "--proxy", "http://127.0.0.1:9",
               "http://refused.example/", (char *)NULL);
   ck_assert_msg(res.exit_code == 7, "curl to a port with no proxy: %s", res.message);
+  /* Without the proxy's configuration, a proxied run is refused before
+   * anything is set up: never a run with no way out that looks broken. */
+  {
+    struct sbx_run_request req = { 0 };
+    char *argv[] = { "true", NULL };
+    req.profile = cfx_profile("standard-proxied");
+    req.workspace = ws;
+    req.argv = argv;
+    req.hooks = &sbx_run_hooks;
+    ck_assert_int_lt(sbx_confine_run(&req, &res), 0);
+    ck_assert_int_eq(res.layer, SBX_LAYER_REQUEST);
+    ck_assert_ptr_nonnull(strstr(res.message, "no proxy was given"));
+    req.proxy = &battery_proxy; /* control: the same request with it runs */
+    ck_assert_int_eq(sbx_confine_run(&req, &res), 0);
+    ck_assert_int_eq(res.exit_code, 0);
+  }
 }
 END_TEST
 
@@ -1881,7 +1906,9 @@ START_TEST(t_describe)
   ck_assert_int_eq(git_setup(ws), 0);
   text = describe_plan("standard");
   ck_assert_ptr_nonnull(strstr(text, "/.git/hooks  [git config/hooks]"));
-  ck_assert_ptr_nonnull(strstr(text, "(host network)"));
+  ck_assert_ptr_nonnull(strstr(text, sbx_net_proxied(cfx_profile("standard"))
+                                         ? "loopback only; the way out is the proxy"
+                                         : "(host network)"));
   free(text);
 }
 END_TEST

@@ -4,7 +4,8 @@
  *   table lets a blocked-network command create an AF_INET socket (seccomp
  *   refuses it first), so only this profile reaches Landlock's own TCP
  *   refusal;
- * - "scope-fixture": standard without approvals. Under standard the
+ * - "scope-fixture": standard without approvals, with a direct network
+ *   (the seed's standard goes through the proxy). Under standard the
  *   approval workflow performs connect() for the command in a helper
  *   process with its own Landlock domain (sbx_unotify_sbx.c), whose
  *   refusals sbx does not attribute to the run (docs/confinement.md); here
@@ -95,9 +96,12 @@ int main(int argc, char *argv[])
   table[cs_profiles_count + 1] = *standard;
   table[cs_profiles_count + 1].name = "scope-fixture";
   table[cs_profiles_count + 1].alias = NULL;
-  table[cs_profiles_count + 1].summary = "test: standard without approvals";
+  table[cs_profiles_count + 1].summary = "test: standard without approvals, direct network";
   table[cs_profiles_count + 1].origin = "tests/denial/denial_sbx.c";
   table[cs_profiles_count + 1].approval_ops = 0;
+  /* A direct network: the host's abstract sockets are in its namespace,
+   * so only Landlock's scoping keeps them out of reach. */
+  table[cs_profiles_count + 1].net_mode = CS_NET_DIRECT;
   table[cs_profiles_count + 1].command_rules = NULL;
   table[cs_profiles_count + 1].n_command_rules = 0;
   memcpy(exec_paths, strict->allowed_paths, strict->n_allowed_paths * sizeof *exec_paths);

@@ -179,16 +179,29 @@ except PermissionError:
 }
 name="sbx-denial-$$"
 
-# 6. An abstract unix socket bound outside the sandbox: standard shares the
-#    network namespace, so only Landlock's scoping keeps it out of reach
-#    (scope-fixture: standard without the approval helper).
+# 6. An abstract unix socket bound outside the sandbox: a direct network
+#    shares the host's network namespace, so only Landlock's scoping keeps
+#    it out of reach (scope-fixture: standard with a direct network,
+#    without the approval helper).
 SBX=$DENIAL_SBX abstract_connect scope-fixture "tests/denial/denial_sbx\.c"
 
-# 6b. The same under standard itself: its approval workflow performs the
-#     connect for the command in a helper process with the profile's
-#     Landlock rules in a domain of its own; sbx names the helper's refusal
-#     too (it knows its helpers' pids).
-abstract_connect standard "$POL" --approver none
+# 6b. The same under standard's rules with a direct network (the seed's
+#     standard goes through the proxy, in a network namespace of its own
+#     where the host's abstract sockets do not exist): its approval
+#     workflow performs the connect for the command in a helper process
+#     with the profile's Landlock rules in a domain of its own; sbx names
+#     the helper's refusal too (it knows its helpers' pids).
+mkdir -m 0700 "$T/pol"
+cat >"$T/pol/direct.pol" <<'POLICY'
+include <profiles.pol>;
+
+profile standard-direct extends standard {
+  summary = "standard with a direct network, asked by address at the system-call layer";
+  network { via direct; }
+}
+POLICY
+chmod 0644 "$T/pol/direct.pol"
+abstract_connect standard-direct 'direct\.pol:[0-9]+:[0-9]+' --policy "$T/pol/direct.pol" --approver none
 
 # 7. A run without refusals has none.
 run_sbx run --profile strict --audit "$LOG" -- true

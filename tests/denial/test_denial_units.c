@@ -416,8 +416,8 @@ START_TEST(t_explain_seccomp_conditions)
 {
   /* hardened ioctl: allow-if (323), errno-if (327), errno (322). */
   explain("hardened", 16, 0xc000003e, 0x50000, false);
-  ck_assert_ptr_nonnull(strstr(den.rule, "one of profiles.pol:365:5 (profile hardened), "
-                                         "profiles.pol:360:5 (profile hardened)"));
+  ck_assert_ptr_nonnull(strstr(den.rule, "one of profiles.pol:390:5 (profile hardened), "
+                                         "profiles.pol:385:5 (profile hardened)"));
   ck_assert_ptr_null(strstr(den.rule, ":323:"));
   ck_assert_str_eq(den.action, "errno(EPERM)");
   ck_assert_ptr_null(den.note);
@@ -425,7 +425,7 @@ START_TEST(t_explain_seccomp_conditions)
   ck_assert_str_eq(den.what, "ioctl (nr 16) in pid 4711");
   /* The naming before (test knob): the first rule, an allow rule. */
   explain("hardened", 16, 0xc000003e, 0x50000, true);
-  ck_assert_ptr_nonnull(strstr(den.rule, "profiles.pol:361:5"));
+  ck_assert_ptr_nonnull(strstr(den.rule, "profiles.pol:386:5"));
   /* strict ioctl: errno-if TIOCSTI, then allow: only the first refuses. */
   explain("strict", 16, 0xc000003e, 0x50000, false);
   ck_assert_str_eq(den.rule, "profiles.pol:102:5 (profile strict)");
@@ -472,7 +472,7 @@ START_TEST(t_explain_seccomp_by_text)
   struct sbx_sc_record r = { .syscall = 16, .arch = 0xc000003e, .code = 0x50000, .pid = 1 };
   p.rets_known = false;
   sbx_seccomp_explain(&p, &r, false, &den);
-  ck_assert_ptr_nonnull(strstr(den.rule, "one of profiles.pol:365:5"));
+  ck_assert_ptr_nonnull(strstr(den.rule, "one of profiles.pol:390:5"));
   ck_assert_ptr_null(strstr(den.rule, ":323:"));
   ck_assert(!den.expected);
   p.syscall_notes = NULL;
