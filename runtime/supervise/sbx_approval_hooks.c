@@ -46,7 +46,6 @@ static void sbx_approvals_close(void *state)
 static void sbx_mark_run_start(struct sbx_unotify_cfg *cfg)
 {
   const char *off = getenv(SBX_DELETE_TEST_AS_BEFORE_ENV);
-  struct timespec coarse, tick = { .tv_sec = 0, .tv_nsec = 1000000 };
 
   cfg->run_start_set = false;
   if (off && strcmp(off, "1") == 0) {
@@ -64,14 +63,7 @@ static void sbx_mark_run_start(struct sbx_unotify_cfg *cfg)
             SBX_DELETE_TEST_NO_LOCK_ENV);
   if (clock_gettime(CLOCK_REALTIME, &cfg->run_start) != 0)
     return;
-  for (int i = 0; i < 100; i++) {
-    if (clock_gettime(CLOCK_REALTIME_COARSE, &coarse) != 0)
-      break;
-    if (coarse.tv_sec > cfg->run_start.tv_sec ||
-        (coarse.tv_sec == cfg->run_start.tv_sec && coarse.tv_nsec > cfg->run_start.tv_nsec))
-      break;
-    (void)nanosleep(&tick, NULL);
-  }
+  sbx_made_wait_coarse_past(&cfg->run_start);
   cfg->run_start_set = true;
   /* The span this run adds to the record of what runs made (sbx_made.h),
    * written by sbx after the run. */

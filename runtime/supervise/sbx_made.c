@@ -41,6 +41,18 @@ static int sbx_ts_cmp(const struct timespec *a, const struct timespec *b)
   return 0;
 }
 
+void sbx_made_wait_coarse_past(const struct timespec *t)
+{
+  struct timespec coarse, tick = { .tv_sec = 0, .tv_nsec = 1000000 };
+  /* Bounded: a clock stepped back would keep it waiting; then stamps
+   * merely fall inside or outside by a tick, as without the wait. */
+  for (int i = 0; i < 100; i++) {
+    if (clock_gettime(CLOCK_REALTIME_COARSE, &coarse) != 0 || sbx_ts_cmp(&coarse, t) > 0)
+      return;
+    (void)nanosleep(&tick, NULL);
+  }
+}
+
 int sbx_made_dir(char *buf, size_t len)
 {
   const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
@@ -363,11 +375,24 @@ int sbx_made_record(const char *dir, const char *workspace, const struct sbx_mad
   if (!m->run_from_set)
     return 0;
   span.from = m->run_from;
-  /* The coarse clock, read now that every process of the run is gone: an
-   * inode stamped later, from either clock, is stamped at or after this
-   * reading, so outside the span (which excludes its ends). */
-  if (clock_gettime(CLOCK_REALTIME_COARSE, &span.to) != 0)
+  /* The fine clock, read now that every process of the run is gone:
+   * every stamp of the run is at or below it. Not the coarse clock alone:
+   * since Linux 6.13 a change time may come from the fine clock
+   * (multigrain timestamps), up to a tick ahead of the coarse one, so a
+   * file the run's last step wrote (a build's final link) could be
+   * stamped after a coarse reading and be asked about in the next run.
+   * Then we wait until the coarse clock has passed the reading (at most
+   * a tick), so that anything stamped once sbx has returned (a person's
+   * chmod right after) is stamped after it and stays someone's. The span
+   * excludes its end: one nanosecond on, so a stamp equal to the reading
+   * is inside. */
+  if (clock_gettime(CLOCK_REALTIME, &span.to) != 0)
     return -errno;
+  sbx_made_wait_coarse_past(&span.to);
+  if (++span.to.tv_nsec == 1000000000L) {
+    span.to.tv_nsec = 0;
+    span.to.tv_sec++;
+  }
   if (sbx_ts_cmp(&span.from, &span.to) >= 0)
     return 0; /* a clock stepped back during the run: not recorded */
   if ((r = sbx_made_names(workspace, name, sizeof name, head, sizeof head)) != 0)

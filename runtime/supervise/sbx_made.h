@@ -72,4 +72,9 @@ bool sbx_made_covers(const struct sbx_made *m, const struct timespec *t);
 
 void sbx_made_free(struct sbx_made *m);
 
+/* Waits (at most ~100 ms) until the coarse real-time clock, which stamps
+ * most inodes, reads later than `t`, a reading of the fine one: every
+ * inode stamped afterwards, by either clock, is stamped after `t`. */
+void sbx_made_wait_coarse_past(const struct timespec *t);
+
 #endif
