@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -107,6 +109,9 @@ struct np_conn {
 /* Descriptors left to the engine's own (epoll, eventfd, listeners) and to
  * its caller's when the splice budget is sized (np_splice_budget). */
 #define NP_FD_MARGIN 64
+/* Empty pipes kept for the next connections (each 2 descriptors, inside
+ * the splice budget). */
+#define NP_PIPE_POOL 64
 
 struct np_answer {
   struct np_answer *next;
@@ -134,6 +139,8 @@ struct np_engine {
   unsigned jobs_out;      /* resolutions submitted and not yet taken back */
   unsigned splice_budget; /* connections that may hold pipes at once */
   unsigned spliced_now;
+  struct np_pipe pipe_pool[NP_PIPE_POOL]; /* empty pipes of closed connections */
+  unsigned n_pooled, n_opening;
 };
 
 void np_limits_default(struct np_limits *limits)
@@ -233,18 +240,18 @@ static void np_pipe_close(struct np_pipe *p)
   *p = (struct np_pipe){ .rd = -1, .wr = -1 };
 }
 
-static void np_pipes_close(struct np_engine *e, struct np_conn *c)
+/* A pipe for a connection that starts splicing: an empty one kept from a
+ * closed connection (saves creating and closing one per connection), or a
+ * new one while pipes in use and kept stay within the budget's
+ * descriptors. 0, or -1: the connection is copied. */
+static int np_pipe_get(struct np_engine *e, struct np_pipe *p)
 {
-  if (!c->spliced)
-    return;
-  np_pipe_close(&c->pipe_up);
-  np_pipe_close(&c->pipe_down);
-  c->spliced = 0;
-  e->spliced_now--;
-}
-
-static int np_pipe_open(struct np_pipe *p, size_t size)
-{
+  if (e->n_pooled > 0) {
+    *p = e->pipe_pool[--e->n_pooled];
+    return 0;
+  }
+  if (2 * e->spliced_now + e->n_pooled + e->n_opening >= 2 * e->splice_budget)
+    return -1;
   int fds[2];
   if (pipe2(fds, O_NONBLOCK | O_CLOEXEC) != 0)
     return -1;
@@ -252,11 +259,38 @@ static int np_pipe_open(struct np_pipe *p, size_t size)
   /* The pipe holds what the buffer would have: the same bound on the
    * kernel memory a connection pins. Refused (over the user's pipe
    * allowance, fs.pipe-user-pages-soft): the default size, still bounded. */
-  int got = size <= INT_MAX ? fcntl(fds[1], F_SETPIPE_SZ, (int)size) : -1;
+  int got =
+      e->lim.buffer_size <= INT_MAX ? fcntl(fds[1], F_SETPIPE_SZ, (int)e->lim.buffer_size) : -1;
   if (got < 0)
     got = fcntl(fds[1], F_GETPIPE_SZ);
   p->cap = got > 0 ? (size_t)got : 65536;
   return 0;
+}
+
+/* A connection's pipe when it closes: kept for the next one only when it
+ * is certainly empty, by the count and by the kernel's (FIONREAD), so no
+ * byte of one connection can ever reach another; else closed. */
+static void np_pipe_put(struct np_engine *e, struct np_pipe *p)
+{
+  int unread = -1;
+  if (p->rd >= 0 && p->held == 0 && e->n_pooled < NP_PIPE_POOL &&
+      ioctl(p->rd, FIONREAD, &unread) == 0 && unread == 0) {
+    p->stalled = 0;
+    e->pipe_pool[e->n_pooled++] = *p;
+    *p = (struct np_pipe){ .rd = -1, .wr = -1 };
+    return;
+  }
+  np_pipe_close(p);
+}
+
+static void np_pipes_close(struct np_engine *e, struct np_conn *c)
+{
+  if (!c->spliced)
+    return;
+  c->spliced = 0;
+  e->spliced_now--;
+  np_pipe_put(e, &c->pipe_up);
+  np_pipe_put(e, &c->pipe_down);
 }
 
 /* Gives a connection that starts relaying its two pipes, within the
@@ -266,10 +300,13 @@ static void np_pipes_open(struct np_engine *e, struct np_conn *c)
 {
   if (e->lim.relay_copy || e->spliced_now >= e->splice_budget)
     return;
-  if (np_pipe_open(&c->pipe_up, e->lim.buffer_size) != 0)
+  if (np_pipe_get(e, &c->pipe_up) != 0)
     return;
-  if (np_pipe_open(&c->pipe_down, e->lim.buffer_size) != 0) {
-    np_pipe_close(&c->pipe_up);
+  e->n_opening = 1; /* the first pipe is out of the pool and not yet in use */
+  int rc = np_pipe_get(e, &c->pipe_down);
+  e->n_opening = 0;
+  if (rc != 0) {
+    np_pipe_put(e, &c->pipe_up);
     return;
   }
   c->spliced = 1;
@@ -370,6 +407,9 @@ static void np_drop_upstream(struct np_engine *e, struct np_conn *c)
 }
 
 static void np_refuse_step(struct np_engine *e, struct np_conn *c);
+static void np_resolved(struct np_engine *e, struct np_resolve_job *job);
+static void np_dial_done(struct np_engine *e, struct np_conn *c);
+static void np_read_head(struct np_engine *e, struct np_conn *c);
 
 /* Refuses the client: an HTTP error with X-Proxy-Error naming the reason,
  * or a SOCKS reply code; then the connection drains and closes. */
@@ -706,6 +746,9 @@ static void np_dial_next(struct np_engine *e, struct np_conn *c)
     uint64_t now = np_now_ms(), left = c->n_addrs - c->next_addr + 1;
     uint64_t remaining = c->handshake_end > now ? c->handshake_end - now : 0;
     np_set_deadline(e, c, left > 1 ? now + remaining / left : c->handshake_end);
+    /* A near destination (loopback, the local network) has often answered
+     * already: look now rather than after another turn of the loop. */
+    np_dial_done(e, c);
     return;
   }
   char why[448];
@@ -758,6 +801,12 @@ static void np_start_resolve(struct np_engine *e, struct np_conn *c)
   /* The client is not read while its destination is judged; a client
    * that hangs up is still seen (EPOLLHUP). */
   np_watch_set(e, &c->client, 0);
+  /* A literal address the policy's ranges or the address classes decide
+   * is checked here: no thread round trip on the set-up path. */
+  if (np_resolver_try_inline(e->policy, job)) {
+    np_resolved(e, job);
+    return;
+  }
   e->jobs_out++;
   np_resolver_submit(e->resolver, job);
 }
@@ -961,6 +1010,9 @@ static void np_accept(struct np_engine *e, struct np_watch *l)
     }
     /* Slowloris: the whole request must arrive within the handshake limit. */
     np_set_deadline(e, c, c->start_ms + e->lim.handshake_ms);
+    /* The request is usually there already (TCP_DEFER_ACCEPT): read it
+     * now rather than after another turn of the loop. */
+    np_read_head(e, c);
   }
 }
 
@@ -1310,6 +1362,12 @@ int np_engine_create(const struct np_engine_config *cfg, struct np_engine **out,
       snprintf(err, errlen, "network proxy: descriptor %d: %s", fd, strerror(errno));
       goto fail;
     }
+    /* Accepted only once the client's first bytes arrived (both protocols
+     * speak first): a connection that sends nothing waits in the kernel,
+     * not in a slot, and the request is read at once. Not TCP (a unix
+     * socket): no matter. */
+    int defer = (int)((l->handshake_ms + 999) / 1000);
+    setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &defer, sizeof defer);
     struct epoll_event lev = { .events = EPOLLIN, .data.ptr = &e->listeners[i] };
     if (epoll_ctl(e->epfd, EPOLL_CTL_ADD, fd, &lev) != 0) {
       snprintf(err, errlen, "network proxy: epoll: %s", strerror(errno));
@@ -1343,6 +1401,8 @@ void np_engine_destroy(struct np_engine *e)
     close(e->epfd);
   if (e->wake.fd >= 0)
     close(e->wake.fd);
+  while (e->n_pooled > 0)
+    np_pipe_close(&e->pipe_pool[--e->n_pooled]);
   while (e->answers) {
     struct np_answer *next = e->answers->next;
     free(e->answers);

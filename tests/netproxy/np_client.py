@@ -14,6 +14,7 @@ half-close through a tunnel. Every one talks only to 127.0.0.1.
   np_client.py bulkdown PORT SOURCE_PORT N K    -> "intact N, then sent K" when the N bytes the
                                                    destination sent arrived unchanged, and K bytes
                                                    went after its end of file
+  np_client.py abort PORT SOURCE_PORT N         -> "reset" after reading 1 MiB of N and resetting
 """
 import asyncio
 import hashlib
@@ -218,6 +219,25 @@ def bulkdown(port, source_port, n, k):
     print("intact %d, then sent %d" % (n, k))
 
 
+def abort(port, source_port, n):
+    s = tunnel_to(port, source_port)
+    if not s:
+        print("no tunnel")
+        return
+    s.sendall(b"%d 13\n" % n)
+    got = 0
+    while got < 1 << 20:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        got += len(chunk)
+    # A reset, not a close: whatever the proxy still holds for this client
+    # (in its pipe) can never be delivered.
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    s.close()
+    print("reset")
+
+
 def main():
     what = sys.argv[1]
     if what == "socks":
@@ -234,6 +254,8 @@ def main():
         idle(int(sys.argv[2]), int(sys.argv[3]))
     elif what == "bulkup":
         bulkup(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
+    elif what == "abort":
+        abort(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
     elif what == "bulkdown":
         bulkdown(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
     else:

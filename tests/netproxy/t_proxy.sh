@@ -195,6 +195,18 @@ for px in main copy; do
     pass "$mode: 64 MiB down intact; after the destination's end of file the client's bytes still arrive" ||
     fail "$mode bulk down: $out $(cat "$T/origin.log") $(grep "port=$SRP " "$T/$px.rec")"
 done
+# Pipes are kept for the next connections only when empty: a client that
+# resets in the middle of a download leaves bytes in its pipe, and the
+# tunnels after it (which may get a kept pipe) carry only their own bytes.
+for _ in 1 2 3; do
+  [ "$($C abort "$main_H" "$SRP" $MIB64)" = reset ] || fail "abort: no tunnel"
+  out=$($C bulkdown "$main_H" "$SRP" 4194304 1)
+  [ "$out" = "intact 4194304, then sent 1" ] || break
+done
+[ "$out" = "intact 4194304, then sent 1" ] &&
+  has "$T/main.rec" "port=$SRP .*refusal=\"client connection failed\".* relay=splice" &&
+  pass "after a client reset mid-transfer the next spliced tunnels carry only their own bytes" ||
+  fail "after reset: $out $(grep "port=$SRP " "$T/main.rec" | tail -3)"
 # A soft limit of 100 descriptors and 8 connections: 2 x 8 sockets and a
 # margin of 64 leave pipes for (100 - 16 - 64) / 4 = 5 connections; the
 # other 3 are copied, and all 8 are served.
