@@ -74,6 +74,7 @@ struct np_end {
   int fd;
   uint32_t events;
   struct np_conn *conn;
+  int parked; /* out of the epoll set: hung up, with nothing to do on it now */
 };
 
 struct np_conn {
@@ -216,8 +217,22 @@ static void np_watch_set(struct np_engine *e, struct np_end *end, uint32_t event
   if (end->fd < 0 || end->events == events)
     return;
   struct epoll_event ev = { .events = events, .data.ptr = end };
-  epoll_ctl(e->epfd, EPOLL_CTL_MOD, end->fd, &ev);
+  epoll_ctl(e->epfd, end->parked ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, end->fd, &ev);
+  end->parked = 0;
   end->events = events;
+}
+
+/* An end that hung up is reported at every wait, watched for anything or
+ * not, so while there is nothing to do on it (its input read to the end or
+ * waiting for room) it leaves the epoll set; np_watch_set brings it back
+ * when there is (room again, bytes for it). */
+static void np_park(struct np_engine *e, struct np_end *end)
+{
+  if (end->fd < 0 || end->parked)
+    return;
+  epoll_ctl(e->epfd, EPOLL_CTL_DEL, end->fd, NULL);
+  end->parked = 1;
+  end->events = 0;
 }
 
 static void np_set_listening(struct np_engine *e, int on)
@@ -403,6 +418,7 @@ static void np_drop_upstream(struct np_engine *e, struct np_conn *c)
     close(c->up.fd);
     c->up.fd = -1;
     c->up.events = 0;
+    c->up.parked = 0;
   }
 }
 
@@ -1000,8 +1016,8 @@ static void np_accept(struct np_engine *e, struct np_watch *l)
     c->to_up = (struct np_buf){ mem + e->lim.head_max, 0, 0, e->lim.buffer_size };
     c->to_client =
         (struct np_buf){ mem + e->lim.head_max + e->lim.buffer_size, 0, 0, e->lim.buffer_size };
-    c->client = (struct np_end){ NP_WATCH_CLIENT, fd, EPOLLIN, c };
-    c->up = (struct np_end){ NP_WATCH_UPSTREAM, -1, 0, c };
+    c->client = (struct np_end){ NP_WATCH_CLIENT, fd, EPOLLIN, c, 0 };
+    c->up = (struct np_end){ NP_WATCH_UPSTREAM, -1, 0, c, 0 };
     c->start_ms = np_now_ms();
     struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &c->client };
     if (epoll_ctl(e->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
@@ -1178,13 +1194,17 @@ static void np_end_event(struct np_engine *e, struct np_end *end, uint32_t event
     np_relay(e, c);
     if (c->gen != gen || c->state != NP_ST_RELAY)
       return;
-    /* A hang-up or error on an end that is no longer read would be
-     * reported again and again: the connection is over. */
+    /* A hang-up or error on an end that is not read now (read to its end
+     * of file, or no room for its bytes) would be reported again and
+     * again. It is not the end of the connection: what this end sent may
+     * still be on its way to the other, and its unread bytes wait for
+     * room. It is parked; writing to it again, if ever, fails and cuts;
+     * the idle limit bounds the rest. */
     int eof = is_client ? c->client_eof : c->up_eof;
     struct np_buf *in = is_client ? &c->to_up : &c->to_client;
     struct np_pipe *pipe_in = is_client ? &c->pipe_up : &c->pipe_down;
     if ((events & (EPOLLHUP | EPOLLERR)) && (eof || !np_can_take(c, in, pipe_in)))
-      np_cut(e, c, is_client ? "client hung up" : "destination hung up");
+      np_park(e, end);
     return;
   }
   case NP_ST_REFUSE:

@@ -11,9 +11,11 @@ half-close through a tunnel. Every one talks only to 127.0.0.1.
   np_client.py halfclose PORT COUNT_PORT        -> "got N" after shutdown(SHUT_WR)
   np_client.py idle PORT COUNT_PORT             -> "closed" once the proxy cuts an idle tunnel
   np_client.py bulkup PORT HASH_PORT N          -> "intact N" when the N bytes sent arrived unchanged
-  np_client.py bulkdown PORT SOURCE_PORT N K    -> "intact N, then sent K" when the N bytes the
+  np_client.py bulkdown PORT SOURCE_PORT N K [PAUSE_MS]
+                                                -> "intact N, then sent K" when the N bytes the
                                                    destination sent arrived unchanged, and K bytes
-                                                   went after its end of file
+                                                   went after its end of file (to a destination
+                                                   that pauses PAUSE_MS before reading them)
   np_client.py abort PORT SOURCE_PORT N         -> "reset" after reading 1 MiB of N and resetting
 """
 import asyncio
@@ -195,12 +197,12 @@ def bulkup(port, hash_port, n):
     print("intact %d" % n if answer.strip() == want else "changed: %r" % answer[:200])
 
 
-def bulkdown(port, source_port, n, k):
+def bulkdown(port, source_port, n, k, pause_ms=None):
     s = tunnel_to(port, source_port)
     if not s:
         print("no tunnel")
         return
-    s.sendall(b"%d 11\n" % n)
+    s.sendall(b"%d 11\n" % n if pause_ms is None else b"%d 11 %d\n" % (n, pause_ms))
     digest = hashlib.sha256()
     got = 0
     while True:
@@ -257,7 +259,7 @@ def main():
     elif what == "abort":
         abort(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
     elif what == "bulkdown":
-        bulkdown(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
+        bulkdown(*(int(x) for x in sys.argv[2:7]))
     else:
         sys.exit("unknown client " + what)
 

@@ -9,10 +9,11 @@ serves until killed:
                        checks what the proxy forwarded); anything else: "hello"
   COUNT  reads until end of file, answers "got N" and closes (half-close)
   HASH   reads until end of file, answers "got N SHA256" (large transfers)
-  SOURCE reads a line "N SEED", sends the N bytes of bulk_bytes(N, SEED) and
-         shuts its sending down first; then reads what the client still
-         sends until end of file and logs "source sent N then got M" to LOG
-         (the half-close that starts at the destination)
+  SOURCE reads a line "N SEED [PAUSE_MS]", sends the N bytes of
+         bulk_bytes(N, SEED) and shuts its sending down first; then (after
+         PAUSE_MS: a slow reader) reads what the client still sends until
+         end of file and logs "source sent N then got M" to LOG (the
+         half-close that starts at the destination)
 """
 import asyncio
 import hashlib
@@ -77,10 +78,11 @@ async def hashed(reader, writer):
 
 async def source(reader, writer):
     try:
-        n, seed = (int(x) for x in (await reader.readline()).split())
+        n, seed, *pause = (int(x) for x in (await reader.readline()).split())
         writer.write(bulk_bytes(n, seed))
         await writer.drain()
         writer.write_eof()
+        await asyncio.sleep(pause[0] / 1000 if pause else 0)
         got = 0
         while True:
             chunk = await reader.read(65536)

@@ -195,6 +195,19 @@ for px in main copy; do
     pass "$mode: 64 MiB down intact; after the destination's end of file the client's bytes still arrive" ||
     fail "$mode bulk down: $out $(cat "$T/origin.log") $(grep "port=$SRP " "$T/$px.rec")"
 done
+# After the destination's end of file, a client that sends 32 MiB and shuts
+# down to a destination that pauses before reading: the client's end of
+# file (the kernel's hang-up on its socket) comes while bytes still wait
+# in the proxy; every byte must still reach the destination.
+for px in main copy; do
+  port_var=${px}_H; mode=$([ $px = main ] && echo splice || echo copy)
+  : > "$T/origin.log"
+  out=$($C bulkdown "${!port_var}" "$SRP" 1000 33554432 1500)
+  [ "$out" = "intact 1000, then sent 33554432" ] &&
+    has "$T/origin.log" "^source sent 1000 then got 33554432$" &&
+    pass "$mode: a hang-up after the destination's end of file still delivers all the client sent" ||
+    fail "$mode hang-up: $out $(cat "$T/origin.log") $(grep "port=$SRP " "$T/$px.rec" | tail -1)"
+done
 # Pipes are kept for the next connections only when empty: a client that
 # resets in the middle of a download leaves bytes in its pipe, and the
 # tunnels after it (which may get a kept pipe) carry only their own bytes.
