@@ -2,11 +2,14 @@
  * set: listeners, the connections' two ends, and one eventfd through which
  * the resolver workers, np_engine_answer and np_engine_stop wake the loop.
  * Each connection owns one fixed allocation (request head + one buffer per
- * direction), so memory is bounded by max_connections. */
+ * direction) and, while relaying, at most two pipes of buffer_size each
+ * (splice), so memory is bounded by max_connections. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,6 +17,8 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,6 +57,16 @@ struct np_buf {
   size_t off, len, cap;
 };
 
+/* One direction of a spliced connection: bytes move socket -> pipe ->
+ * socket inside the kernel, never through the loop's memory. */
+struct np_pipe {
+  int rd, wr;
+  size_t held; /* spliced in, not yet out */
+  size_t cap;  /* the pipe's size: what one splice in may take */
+  int stalled; /* a splice in found no room, or no data with bytes held:
+                * the input is not watched until some bytes went out */
+};
+
 struct np_conn;
 
 struct np_end {
@@ -59,6 +74,7 @@ struct np_end {
   int fd;
   uint32_t events;
   struct np_conn *conn;
+  int parked; /* out of the epoll set: hung up, with nothing to do on it now */
 };
 
 struct np_conn {
@@ -71,6 +87,8 @@ struct np_conn {
   char *head;
   size_t head_len;
   struct np_buf to_up, to_client;
+  int spliced; /* relaying through pipe_up and pipe_down, not the buffers */
+  struct np_pipe pipe_up, pipe_down;
   int socks_greeted;
   struct np_http_request http;
   size_t leftover_off; /* head bytes after the request: the client's first payload */
@@ -88,6 +106,13 @@ struct np_conn {
   uint64_t handshake_end; /* resolving and dialling end here, whatever is left */
   struct np_conn *next_free;
 };
+
+/* Descriptors left to the engine's own (epoll, eventfd, listeners) and to
+ * its caller's when the splice budget is sized (np_splice_budget). */
+#define NP_FD_MARGIN 64
+/* Empty pipes kept for the next connections (each 2 descriptors, inside
+ * the splice budget). */
+#define NP_PIPE_POOL 64
 
 struct np_answer {
   struct np_answer *next;
@@ -112,7 +137,11 @@ struct np_engine {
   struct np_answer *answers;
   volatile sig_atomic_t stopping;
   uint64_t next_due;
-  unsigned jobs_out; /* resolutions submitted and not yet taken back */
+  unsigned jobs_out;      /* resolutions submitted and not yet taken back */
+  unsigned splice_budget; /* connections that may hold pipes at once */
+  unsigned spliced_now;
+  struct np_pipe pipe_pool[NP_PIPE_POOL]; /* empty pipes of closed connections */
+  unsigned n_pooled, n_opening;
 };
 
 void np_limits_default(struct np_limits *limits)
@@ -125,6 +154,7 @@ void np_limits_default(struct np_limits *limits)
   limits->idle_ms = 300000;
   limits->ask_ms = 120000;
   limits->resolver_threads = 4;
+  limits->relay_copy = 0;
 }
 
 const char *np_protocol_name(enum np_protocol protocol)
@@ -187,8 +217,22 @@ static void np_watch_set(struct np_engine *e, struct np_end *end, uint32_t event
   if (end->fd < 0 || end->events == events)
     return;
   struct epoll_event ev = { .events = events, .data.ptr = end };
-  epoll_ctl(e->epfd, EPOLL_CTL_MOD, end->fd, &ev);
+  epoll_ctl(e->epfd, end->parked ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, end->fd, &ev);
+  end->parked = 0;
   end->events = events;
+}
+
+/* An end that hung up is reported at every wait, watched for anything or
+ * not, so while there is nothing to do on it (its input read to the end or
+ * waiting for room) it leaves the epoll set; np_watch_set brings it back
+ * when there is (room again, bytes for it). */
+static void np_park(struct np_engine *e, struct np_end *end)
+{
+  if (end->fd < 0 || end->parked)
+    return;
+  epoll_ctl(e->epfd, EPOLL_CTL_DEL, end->fd, NULL);
+  end->parked = 1;
+  end->events = 0;
 }
 
 static void np_set_listening(struct np_engine *e, int on)
@@ -198,6 +242,90 @@ static void np_set_listening(struct np_engine *e, int on)
     epoll_ctl(e->epfd, EPOLL_CTL_MOD, e->listeners[i].fd, &ev);
   }
   e->accept_paused = !on;
+}
+
+/* ---- pipes for splicing ---- */
+
+static void np_pipe_close(struct np_pipe *p)
+{
+  if (p->rd >= 0)
+    close(p->rd);
+  if (p->wr >= 0)
+    close(p->wr);
+  *p = (struct np_pipe){ .rd = -1, .wr = -1 };
+}
+
+/* A pipe for a connection that starts splicing: an empty one kept from a
+ * closed connection (saves creating and closing one per connection), or a
+ * new one while pipes in use and kept stay within the budget's
+ * descriptors. 0, or -1: the connection is copied. */
+static int np_pipe_get(struct np_engine *e, struct np_pipe *p)
+{
+  if (e->n_pooled > 0) {
+    *p = e->pipe_pool[--e->n_pooled];
+    return 0;
+  }
+  if (2 * e->spliced_now + e->n_pooled + e->n_opening >= 2 * e->splice_budget)
+    return -1;
+  int fds[2];
+  if (pipe2(fds, O_NONBLOCK | O_CLOEXEC) != 0)
+    return -1;
+  *p = (struct np_pipe){ .rd = fds[0], .wr = fds[1] };
+  /* The pipe holds what the buffer would have: the same bound on the
+   * kernel memory a connection pins. Refused (over the user's pipe
+   * allowance, fs.pipe-user-pages-soft): the default size, still bounded. */
+  int got =
+      e->lim.buffer_size <= INT_MAX ? fcntl(fds[1], F_SETPIPE_SZ, (int)e->lim.buffer_size) : -1;
+  if (got < 0)
+    got = fcntl(fds[1], F_GETPIPE_SZ);
+  p->cap = got > 0 ? (size_t)got : 65536;
+  return 0;
+}
+
+/* A connection's pipe when it closes: kept for the next one only when it
+ * is certainly empty, by the count and by the kernel's (FIONREAD), so no
+ * byte of one connection can ever reach another; else closed. */
+static void np_pipe_put(struct np_engine *e, struct np_pipe *p)
+{
+  int unread = -1;
+  if (p->rd >= 0 && p->held == 0 && e->n_pooled < NP_PIPE_POOL &&
+      ioctl(p->rd, FIONREAD, &unread) == 0 && unread == 0) {
+    p->stalled = 0;
+    e->pipe_pool[e->n_pooled++] = *p;
+    *p = (struct np_pipe){ .rd = -1, .wr = -1 };
+    return;
+  }
+  np_pipe_close(p);
+}
+
+static void np_pipes_close(struct np_engine *e, struct np_conn *c)
+{
+  if (!c->spliced)
+    return;
+  c->spliced = 0;
+  e->spliced_now--;
+  np_pipe_put(e, &c->pipe_up);
+  np_pipe_put(e, &c->pipe_down);
+}
+
+/* Gives a connection that starts relaying its two pipes, within the
+ * descriptor budget. Without them it relays through its buffers: slower,
+ * never less safe, so a connection that cannot have pipes is still served. */
+static void np_pipes_open(struct np_engine *e, struct np_conn *c)
+{
+  if (e->lim.relay_copy || e->spliced_now >= e->splice_budget)
+    return;
+  if (np_pipe_get(e, &c->pipe_up) != 0)
+    return;
+  e->n_opening = 1; /* the first pipe is out of the pool and not yet in use */
+  int rc = np_pipe_get(e, &c->pipe_down);
+  e->n_opening = 0;
+  if (rc != 0) {
+    np_pipe_put(e, &c->pipe_up);
+    return;
+  }
+  c->spliced = 1;
+  e->spliced_now++;
 }
 
 /* ---- closing and records ---- */
@@ -216,6 +344,9 @@ static void np_close_conn(struct np_engine *e, struct np_conn *c)
       .bytes_up = c->bytes_up,
       .bytes_down = c->bytes_down,
       .duration_ms = np_now_ms() - c->start_ms,
+      .relay = c->state != NP_ST_RELAY ? ""
+               : c->spliced            ? "splice"
+                                       : "copy",
     };
     e->cb.record(e->cb.ctx, &r);
   }
@@ -223,6 +354,7 @@ static void np_close_conn(struct np_engine *e, struct np_conn *c)
     close(c->client.fd);
   if (c->up.fd >= 0)
     close(c->up.fd);
+  np_pipes_close(e, c);
   free(c->mem);
   uint32_t gen = c->gen + 1;
   unsigned slot = c->slot;
@@ -286,10 +418,14 @@ static void np_drop_upstream(struct np_engine *e, struct np_conn *c)
     close(c->up.fd);
     c->up.fd = -1;
     c->up.events = 0;
+    c->up.parked = 0;
   }
 }
 
 static void np_refuse_step(struct np_engine *e, struct np_conn *c);
+static void np_resolved(struct np_engine *e, struct np_resolve_job *job);
+static void np_dial_done(struct np_engine *e, struct np_conn *c);
+static void np_read_head(struct np_engine *e, struct np_conn *c);
 
 /* Refuses the client: an HTTP error with X-Proxy-Error naming the reason,
  * or a SOCKS reply code; then the connection drains and closes. */
@@ -360,16 +496,29 @@ static void np_refuse_step(struct np_engine *e, struct np_conn *c)
 
 /* ---- relaying ---- */
 
+/* Whether a direction can take more input now: room in its buffer, or a
+ * pipe not found full. */
+static int np_can_take(struct np_conn *c, struct np_buf *b, const struct np_pipe *p)
+{
+  return c->spliced ? !p->stalled : np_room(b) > 0;
+}
+
+/* Bytes a direction still has to deliver: its buffer, then its pipe. */
+static int np_holds(const struct np_conn *c, const struct np_buf *b, const struct np_pipe *p)
+{
+  return np_pending(b) > 0 || (c->spliced && p->held > 0);
+}
+
 static void np_relay_watch(struct np_engine *e, struct np_conn *c)
 {
   uint32_t ce = 0, ue = 0;
-  if (!c->client_eof && np_room(&c->to_up))
+  if (!c->client_eof && np_can_take(c, &c->to_up, &c->pipe_up))
     ce |= EPOLLIN;
-  if (np_pending(&c->to_client))
+  if (np_holds(c, &c->to_client, &c->pipe_down))
     ce |= EPOLLOUT;
-  if (!c->up_eof && np_room(&c->to_client))
+  if (!c->up_eof && np_can_take(c, &c->to_client, &c->pipe_down))
     ue |= EPOLLIN;
-  if (np_pending(&c->to_up))
+  if (np_holds(c, &c->to_up, &c->pipe_up))
     ue |= EPOLLOUT;
   np_watch_set(e, &c->client, ce);
   np_watch_set(e, &c->up, ue);
@@ -408,39 +557,102 @@ static int np_push(int fd, struct np_buf *b, uint64_t *count)
   return errno == EAGAIN || errno == EINTR ? 0 : -1;
 }
 
+/* Moves bytes from a socket into a pipe. 1 progress, 0 none, -1 failed. */
+static int np_splice_in(int fd, struct np_pipe *p, int *eof, uint64_t *count)
+{
+  if (*eof || p->stalled)
+    return 0;
+  ssize_t n = splice(fd, NULL, p->wr, NULL, p->cap, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+  if (n > 0) {
+    p->held += (size_t)n;
+    if (count)
+      *count += (uint64_t)n;
+    return 1;
+  }
+  if (n == 0) {
+    *eof = 1;
+    return 1;
+  }
+  if (errno != EAGAIN && errno != EINTR)
+    return -1;
+  /* No room in the pipe, or nothing to read: with bytes held it cannot
+   * tell which, so the input waits until the pipe drains a little (the
+   * output is watched meanwhile); an empty pipe means no data. */
+  if (p->held > 0)
+    p->stalled = 1;
+  return 0;
+}
+
+static int np_splice_out(int fd, struct np_pipe *p, uint64_t *count)
+{
+  if (p->held == 0)
+    return 0;
+  ssize_t n = splice(p->rd, NULL, fd, NULL, p->held, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+  if (n > 0) {
+    p->held -= (size_t)n;
+    p->stalled = 0;
+    if (count)
+      *count += (uint64_t)n;
+    return 1;
+  }
+  return n < 0 && (errno == EAGAIN || errno == EINTR) ? 0 : -1;
+}
+
+/* One direction's input: into the pipe when spliced, else the buffer. */
+static int np_flow_in(struct np_conn *c, int fd, struct np_buf *b, struct np_pipe *p, int *eof,
+                      uint64_t *count)
+{
+  return c->spliced ? np_splice_in(fd, p, eof, count) : np_pull(fd, b, eof, count);
+}
+
+/* One direction's output: the buffer first (the bytes a spliced
+ * connection still had there when it began relaying come before anything
+ * read since), then the pipe. */
+static int np_flow_out(struct np_conn *c, int fd, struct np_buf *b, struct np_pipe *p,
+                       uint64_t *count)
+{
+  int r = np_push(fd, b, count);
+  if (r < 0 || !c->spliced || np_pending(b))
+    return r;
+  int s = np_splice_out(fd, p, count);
+  return s < 0 ? -1 : r | s;
+}
+
 static void np_relay(struct np_engine *e, struct np_conn *c)
 {
   /* A few rounds per wake-up, not until quiet: one busy pair must not
    * starve the other connections of the loop. */
   for (int round = 0; round < 4; round++) {
     int progress = 0, r;
-    if ((r = np_pull(c->client.fd, &c->to_up, &c->client_eof, NULL)) < 0) {
+    if ((r = np_flow_in(c, c->client.fd, &c->to_up, &c->pipe_up, &c->client_eof, NULL)) < 0) {
       np_cut(e, c, "client connection failed");
       return;
     }
     progress |= r;
-    if ((r = np_push(c->up.fd, &c->to_up, &c->bytes_up)) < 0) {
+    if ((r = np_flow_out(c, c->up.fd, &c->to_up, &c->pipe_up, &c->bytes_up)) < 0) {
       np_cut(e, c, "destination connection failed");
       return;
     }
     progress |= r;
     /* Half-close travels on: a client that is done sending (shutdown)
-     * still reads the answer, and the destination sees end of file. */
-    if (c->client_eof && !np_pending(&c->to_up) && !c->up_shut) {
+     * still reads the answer, and the destination sees end of file once
+     * everything before it (buffer and pipe) was delivered. */
+    if (c->client_eof && !np_holds(c, &c->to_up, &c->pipe_up) && !c->up_shut) {
       shutdown(c->up.fd, SHUT_WR);
       c->up_shut = 1;
     }
-    if ((r = np_pull(c->up.fd, &c->to_client, &c->up_eof, &c->bytes_down)) < 0) {
+    if ((r = np_flow_in(c, c->up.fd, &c->to_client, &c->pipe_down, &c->up_eof, &c->bytes_down)) <
+        0) {
       np_cut(e, c, "destination connection failed");
       return;
     }
     progress |= r;
-    if ((r = np_push(c->client.fd, &c->to_client, NULL)) < 0) {
+    if ((r = np_flow_out(c, c->client.fd, &c->to_client, &c->pipe_down, NULL)) < 0) {
       np_cut(e, c, "client connection failed");
       return;
     }
     progress |= r;
-    if (c->up_eof && !np_pending(&c->to_client) && !c->client_shut) {
+    if (c->up_eof && !np_holds(c, &c->to_client, &c->pipe_down) && !c->client_shut) {
       shutdown(c->client.fd, SHUT_WR);
       c->client_shut = 1;
     }
@@ -493,6 +705,7 @@ static void np_start_relay(struct np_engine *e, struct np_conn *c)
     return;
   }
   c->state = NP_ST_RELAY;
+  np_pipes_open(e, c);
   np_set_deadline(e, c, np_now_ms() + e->lim.idle_ms);
   np_relay(e, c);
 }
@@ -549,6 +762,9 @@ static void np_dial_next(struct np_engine *e, struct np_conn *c)
     uint64_t now = np_now_ms(), left = c->n_addrs - c->next_addr + 1;
     uint64_t remaining = c->handshake_end > now ? c->handshake_end - now : 0;
     np_set_deadline(e, c, left > 1 ? now + remaining / left : c->handshake_end);
+    /* A near destination (loopback, the local network) has often answered
+     * already: look now rather than after another turn of the loop. */
+    np_dial_done(e, c);
     return;
   }
   char why[448];
@@ -601,6 +817,12 @@ static void np_start_resolve(struct np_engine *e, struct np_conn *c)
   /* The client is not read while its destination is judged; a client
    * that hangs up is still seen (EPOLLHUP). */
   np_watch_set(e, &c->client, 0);
+  /* A literal address the policy's ranges or the address classes decide
+   * is checked here: no thread round trip on the set-up path. */
+  if (np_resolver_try_inline(e->policy, job)) {
+    np_resolved(e, job);
+    return;
+  }
   e->jobs_out++;
   np_resolver_submit(e->resolver, job);
 }
@@ -779,7 +1001,8 @@ static void np_accept(struct np_engine *e, struct np_watch *l)
                                .host = "",
                                .dialled = "",
                                .basis = "limit",
-                               .refusal = "too many connections" };
+                               .refusal = "too many connections",
+                               .relay = "" };
         e->cb.record(e->cb.ctx, &r);
       }
       continue;
@@ -793,8 +1016,8 @@ static void np_accept(struct np_engine *e, struct np_watch *l)
     c->to_up = (struct np_buf){ mem + e->lim.head_max, 0, 0, e->lim.buffer_size };
     c->to_client =
         (struct np_buf){ mem + e->lim.head_max + e->lim.buffer_size, 0, 0, e->lim.buffer_size };
-    c->client = (struct np_end){ NP_WATCH_CLIENT, fd, EPOLLIN, c };
-    c->up = (struct np_end){ NP_WATCH_UPSTREAM, -1, 0, c };
+    c->client = (struct np_end){ NP_WATCH_CLIENT, fd, EPOLLIN, c, 0 };
+    c->up = (struct np_end){ NP_WATCH_UPSTREAM, -1, 0, c, 0 };
     c->start_ms = np_now_ms();
     struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &c->client };
     if (epoll_ctl(e->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
@@ -803,6 +1026,9 @@ static void np_accept(struct np_engine *e, struct np_watch *l)
     }
     /* Slowloris: the whole request must arrive within the handshake limit. */
     np_set_deadline(e, c, c->start_ms + e->lim.handshake_ms);
+    /* The request is usually there already (TCP_DEFER_ACCEPT): read it
+     * now rather than after another turn of the loop. */
+    np_read_head(e, c);
   }
 }
 
@@ -968,12 +1194,17 @@ static void np_end_event(struct np_engine *e, struct np_end *end, uint32_t event
     np_relay(e, c);
     if (c->gen != gen || c->state != NP_ST_RELAY)
       return;
-    /* A hang-up or error on an end that is no longer read would be
-     * reported again and again: the connection is over. */
+    /* A hang-up or error on an end that is not read now (read to its end
+     * of file, or no room for its bytes) would be reported again and
+     * again. It is not the end of the connection: what this end sent may
+     * still be on its way to the other, and its unread bytes wait for
+     * room. It is parked; writing to it again, if ever, fails and cuts;
+     * the idle limit bounds the rest. */
     int eof = is_client ? c->client_eof : c->up_eof;
     struct np_buf *in = is_client ? &c->to_up : &c->to_client;
-    if ((events & (EPOLLHUP | EPOLLERR)) && (eof || !np_room(in)))
-      np_cut(e, c, is_client ? "client hung up" : "destination hung up");
+    struct np_pipe *pipe_in = is_client ? &c->pipe_up : &c->pipe_down;
+    if ((events & (EPOLLHUP | EPOLLERR)) && (eof || !np_can_take(c, in, pipe_in)))
+      np_park(e, end);
     return;
   }
   case NP_ST_REFUSE:
@@ -1057,6 +1288,23 @@ static void np_close_fds(const int *fds, size_t n)
       close(fds[i]);
 }
 
+/* How many connections may splice at once. A spliced connection holds 6
+ * descriptors (2 sockets, 2 pipes), a copied one 2. The pipes get only what
+ * the limit leaves after 2 per connection and a margin for the engine and
+ * its caller, so pipes never take the descriptor a new connection's accept
+ * or dial needs; the connections beyond the budget are copied. */
+static unsigned np_splice_budget(unsigned max_connections)
+{
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+    return 0;
+  if (rl.rlim_cur == RLIM_INFINITY)
+    return max_connections;
+  rlim_t reserve = 2 * (rlim_t)max_connections + NP_FD_MARGIN;
+  rlim_t budget = rl.rlim_cur > reserve ? (rl.rlim_cur - reserve) / 4 : 0;
+  return budget < max_connections ? (unsigned)budget : max_connections;
+}
+
 int np_engine_create(const struct np_engine_config *cfg, struct np_engine **out, char *err,
                      size_t errlen)
 {
@@ -1106,6 +1354,7 @@ int np_engine_create(const struct np_engine_config *cfg, struct np_engine **out,
     e->listeners[i].fd = is_http ? cfg->http_fds[i] : cfg->socks_fds[i - cfg->n_http];
   }
   e->n_listeners = cfg->n_http + cfg->n_socks;
+  e->splice_budget = np_splice_budget(l->max_connections);
   e->epfd = epoll_create1(EPOLL_CLOEXEC);
   e->wake.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (e->epfd < 0 || e->wake.fd < 0) {
@@ -1133,6 +1382,12 @@ int np_engine_create(const struct np_engine_config *cfg, struct np_engine **out,
       snprintf(err, errlen, "network proxy: descriptor %d: %s", fd, strerror(errno));
       goto fail;
     }
+    /* Accepted only once the client's first bytes arrived (both protocols
+     * speak first): a connection that sends nothing waits in the kernel,
+     * not in a slot, and the request is read at once. Not TCP (a unix
+     * socket): no matter. */
+    int defer = (int)((l->handshake_ms + 999) / 1000);
+    setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &defer, sizeof defer);
     struct epoll_event lev = { .events = EPOLLIN, .data.ptr = &e->listeners[i] };
     if (epoll_ctl(e->epfd, EPOLL_CTL_ADD, fd, &lev) != 0) {
       snprintf(err, errlen, "network proxy: epoll: %s", strerror(errno));
@@ -1166,6 +1421,8 @@ void np_engine_destroy(struct np_engine *e)
     close(e->epfd);
   if (e->wake.fd >= 0)
     close(e->wake.fd);
+  while (e->n_pooled > 0)
+    np_pipe_close(&e->pipe_pool[--e->n_pooled]);
   while (e->answers) {
     struct np_answer *next = e->answers->next;
     free(e->answers);

@@ -2,7 +2,9 @@
  * already-bound listening sockets (HTTP proxy and SOCKS5), judges every
  * destination by name against a compiled np_policy, resolves once in a
  * worker thread, drops addresses it must not dial, dials only what it
- * checked, and relays bytes with fixed buffers on one epoll loop.
+ * checked, and relays bytes on one epoll loop: spliced through a pipe per
+ * direction, or copied through fixed buffers where a connection cannot
+ * have pipes (docs/network-proxy.md "Relaying").
  *
  * Decisions leave through callbacks: `ask` for a destination the policy
  * leaves to a person (answered later, from any thread, by np_engine_answer;
@@ -27,6 +29,10 @@ struct np_limits {
   unsigned idle_ms;         /* a relayed connection with no byte either way */
   unsigned ask_ms;          /* an unanswered ask is a deny */
   unsigned resolver_threads;
+  /* 1: relay every connection through the buffers (recv/send) instead of
+   * splice(2); for measurements and tests. 0 (the default): splice where
+   * the descriptor budget allows (docs/network-proxy.md "Relaying"). */
+  int relay_copy;
 };
 
 void np_limits_default(struct np_limits *limits);
@@ -59,6 +65,7 @@ struct np_record {
   uint64_t bytes_up;    /* client to destination */
   uint64_t bytes_down;  /* destination to client */
   uint64_t duration_ms; /* accept to close */
+  const char *relay;    /* "splice", "copy", or "" when it never relayed */
 };
 
 /* Resolves a name in a worker thread, filling up to NP_ADDRS_MAX
@@ -86,7 +93,12 @@ struct np_engine_config {
 
 struct np_engine;
 
-/* 0, or -1 with the reason in err (fds are closed either way on failure). */
+/* 0, or -1 with the reason in err (fds are closed either way on failure).
+ * Descriptors: a connection holds 2 sockets, and 4 more for its pipes when
+ * it is spliced; the engine splices as many connections as RLIMIT_NOFILE
+ * (read here) leaves room for after 2 per max_connections and a margin of
+ * 64, and copies the rest. A caller that wants every connection spliced
+ * raises the soft limit (to the hard one) before calling this. */
 int np_engine_create(const struct np_engine_config *config, struct np_engine **out, char *err,
                      size_t errlen);
 /* Serves until np_engine_stop; 0, or -1 with errno when the loop fails. */

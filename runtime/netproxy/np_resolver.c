@@ -106,6 +106,45 @@ static void np_set_port(struct sockaddr_storage *sa, uint16_t port)
     ((struct sockaddr_in6 *)(void *)sa)->sin6_port = htons(port);
 }
 
+/* A literal address as the job's one address (port not set). */
+static void np_literal_addr(struct np_resolve_job *job)
+{
+  memset(&job->addrs[0], 0, sizeof job->addrs[0]);
+  if (job->host.kind == NP_HOST_IPV4) {
+    struct sockaddr_in *sin = (struct sockaddr_in *)(void *)&job->addrs[0];
+    sin->sin_family = AF_INET;
+    memcpy(&sin->sin_addr, job->host.addr, 4);
+  } else {
+    struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)(void *)&job->addrs[0];
+    sin6->sin6_family = AF_INET6;
+    memcpy(&sin6->sin6_addr, job->host.addr, 16);
+  }
+}
+
+static void np_finish_job(const struct np_policy *policy, struct np_resolve_job *job, size_t n)
+{
+  job->n = np_resolver_filter(policy, job->addrs, n, job->why, sizeof job->why);
+  for (size_t i = 0; i < job->n; i++)
+    np_set_port(&job->addrs[i], job->port);
+}
+
+int np_resolver_try_inline(const struct np_policy *policy, struct np_resolve_job *job)
+{
+  if (job->host.kind == NP_HOST_NAME)
+    return 0;
+  np_literal_addr(job);
+  int family;
+  const uint8_t *bytes = np_sa_bytes(&job->addrs[0], &family);
+  const char *range = NULL;
+  /* Decided by the policy's ranges or the address classes alone: the same
+   * check np_resolver_filter makes, without the host's interface list
+   * (getifaddrs), which only a worker reads. */
+  if (!np_policy_local_allowed(policy, family, bytes, &range) && !np_addr_special(family, bytes))
+    return 0;
+  np_finish_job(policy, job, 1);
+  return 1;
+}
+
 static void np_run_job(struct np_resolver *r, struct np_resolve_job *job)
 {
   size_t n = 0;
@@ -122,21 +161,10 @@ static void np_run_job(struct np_resolver *r, struct np_resolve_job *job)
     n = (size_t)got > NP_ADDRS_MAX ? NP_ADDRS_MAX : (size_t)got;
   } else {
     /* A literal address is judged exactly like a resolved one. */
-    memset(&job->addrs[0], 0, sizeof job->addrs[0]);
-    if (job->host.kind == NP_HOST_IPV4) {
-      struct sockaddr_in *sin = (struct sockaddr_in *)(void *)&job->addrs[0];
-      sin->sin_family = AF_INET;
-      memcpy(&sin->sin_addr, job->host.addr, 4);
-    } else {
-      struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)(void *)&job->addrs[0];
-      sin6->sin6_family = AF_INET6;
-      memcpy(&sin6->sin6_addr, job->host.addr, 16);
-    }
+    np_literal_addr(job);
     n = 1;
   }
-  job->n = np_resolver_filter(r->policy, job->addrs, n, job->why, sizeof job->why);
-  for (size_t i = 0; i < job->n; i++)
-    np_set_port(&job->addrs[i], job->port);
+  np_finish_job(r->policy, job, n);
 }
 
 static void *np_worker(void *arg)
@@ -205,8 +233,10 @@ void np_resolver_submit(struct np_resolver *r, struct np_resolve_job *job)
   pthread_mutex_lock(&r->lock);
   *r->todo_tail = job;
   r->todo_tail = &job->next;
-  pthread_cond_signal(&r->wake);
   pthread_mutex_unlock(&r->lock);
+  /* After the unlock: the woken worker does not find the lock still held
+   * (one futex round trip less on every connection's set-up). */
+  pthread_cond_signal(&r->wake);
 }
 
 struct np_resolve_job *np_resolver_take_done(struct np_resolver *r)

@@ -29,6 +29,11 @@ struct np_resolver;
  * eventfd notify_fd. 0, or -1 with errno. */
 int np_resolver_start(struct np_resolver **out, unsigned threads, const struct np_policy *policy,
                       np_resolve_fn resolve, void *ctx, int notify_fd);
+/* Fills a job whose host is a literal address on the caller's thread when
+ * its check needs no system call (a local range of the policy covers it,
+ * or its class refuses it): 1, done as a worker would have done it; 0, a
+ * name or an address to compare with the host's interfaces: submit it. */
+int np_resolver_try_inline(const struct np_policy *policy, struct np_resolve_job *job);
 /* Queues a job (the resolver owns it until np_resolver_take_done). */
 void np_resolver_submit(struct np_resolver *r, struct np_resolve_job *job);
 /* One finished job, or NULL. */

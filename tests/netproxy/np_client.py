@@ -10,8 +10,17 @@ half-close through a tunnel. Every one talks only to 127.0.0.1.
   np_client.py many PORT TARGET_PORT N         -> N CONNECT tunnels open at once
   np_client.py halfclose PORT COUNT_PORT        -> "got N" after shutdown(SHUT_WR)
   np_client.py idle PORT COUNT_PORT             -> "closed" once the proxy cuts an idle tunnel
+  np_client.py bulkup PORT HASH_PORT N          -> "intact N" when the N bytes sent arrived unchanged
+  np_client.py bulkdown PORT SOURCE_PORT N K [PAUSE_MS]
+                                                -> "intact N, then sent K" when the N bytes the
+                                                   destination sent arrived unchanged, and K bytes
+                                                   went after its end of file (to a destination
+                                                   that pauses PAUSE_MS before reading them)
+  np_client.py abort PORT SOURCE_PORT N         -> "reset" after reading 1 MiB of N and resetting
 """
 import asyncio
+import hashlib
+import random
 import socket
 import struct
 import sys
@@ -122,50 +131,113 @@ async def many_main(port, target, n):
         print("first failure: %s" % bad[0])
 
 
-def halfclose(port, count_port):
+def bulk_bytes(n, seed):
+    """The bytes both ends of a large transfer agree on (np_origin.py too)."""
+    return random.Random(seed).randbytes(n)
+
+
+def tunnel_to(port, target):
+    """A CONNECT tunnel to 127.0.0.1:target, or None when refused."""
     s = connect(port)
-    s.sendall(b"CONNECT 127.0.0.1:%d HTTP/1.1\r\n\r\n" % count_port)
+    s.sendall(b"CONNECT 127.0.0.1:%d HTTP/1.1\r\n\r\n" % target)
     head = b""
     while b"\r\n\r\n" not in head:
         chunk = s.recv(1)
         if not chunk:
-            print("closed before the tunnel")
-            return
+            return None
         head += chunk
-    if not head.startswith(b"HTTP/1.1 200"):
-        print(head.split(b"\r\n")[0].decode())
+    return s if head.startswith(b"HTTP/1.1 200") else None
+
+
+def read_to_eof(s):
+    data = b""
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            return data
+        data += chunk
+
+
+def halfclose(port, count_port):
+    s = tunnel_to(port, count_port)
+    if not s:
+        print("no tunnel")
         return
     s.sendall(b"y" * 100000)
     s.shutdown(socket.SHUT_WR)  # the count server answers only at end of file
-    data = b""
-    while True:
-        chunk = s.recv(4096)
-        if not chunk:
-            break
-        data += chunk
-    print(data.decode().strip())
+    print(read_to_eof(s).decode().strip())
 
 
 def idle(port, count_port):
-    s = connect(port)
-    s.sendall(b"CONNECT 127.0.0.1:%d HTTP/1.1\r\n\r\n" % count_port)
-    head = b""
-    while b"\r\n\r\n" not in head:
-        chunk = s.recv(1)
-        if not chunk:
-            print("closed before the tunnel")
-            return
-        head += chunk
+    s = tunnel_to(port, count_port)
+    if not s:
+        print("no tunnel")
+        return
     # Send nothing: the count server waits for end of file, so only the
     # proxy's idle limit ends this tunnel.
     try:
-        while s.recv(4096):
-            pass
+        read_to_eof(s)
         print("closed")
     except ConnectionResetError:
         print("closed")
     except socket.timeout:
         print("still open after the hang limit")
+
+
+def bulkup(port, hash_port, n):
+    s = tunnel_to(port, hash_port)
+    if not s:
+        print("no tunnel")
+        return
+    data = bulk_bytes(n, 7)
+    s.sendall(data)
+    s.shutdown(socket.SHUT_WR)
+    answer = read_to_eof(s)
+    want = b"got %d %s" % (n, hashlib.sha256(data).hexdigest().encode())
+    print("intact %d" % n if answer.strip() == want else "changed: %r" % answer[:200])
+
+
+def bulkdown(port, source_port, n, k, pause_ms=None):
+    s = tunnel_to(port, source_port)
+    if not s:
+        print("no tunnel")
+        return
+    s.sendall(b"%d 11\n" % n if pause_ms is None else b"%d 11 %d\n" % (n, pause_ms))
+    digest = hashlib.sha256()
+    got = 0
+    while True:
+        chunk = s.recv(1 << 20)
+        if not chunk:
+            break  # the destination's end of file: this side may still send
+        got += len(chunk)
+        digest.update(chunk)
+    if got != n or digest.digest() != hashlib.sha256(bulk_bytes(n, 11)).digest():
+        print("changed: %d bytes" % got)
+        return
+    s.sendall(b"z" * k)
+    s.shutdown(socket.SHUT_WR)
+    while s.recv(4096):
+        pass
+    print("intact %d, then sent %d" % (n, k))
+
+
+def abort(port, source_port, n):
+    s = tunnel_to(port, source_port)
+    if not s:
+        print("no tunnel")
+        return
+    s.sendall(b"%d 13\n" % n)
+    got = 0
+    while got < 1 << 20:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        got += len(chunk)
+    # A reset, not a close: whatever the proxy still holds for this client
+    # (in its pipe) can never be delivered.
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    s.close()
+    print("reset")
 
 
 def main():
@@ -182,6 +254,12 @@ def main():
         halfclose(int(sys.argv[2]), int(sys.argv[3]))
     elif what == "idle":
         idle(int(sys.argv[2]), int(sys.argv[3]))
+    elif what == "bulkup":
+        bulkup(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
+    elif what == "abort":
+        abort(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
+    elif what == "bulkdown":
+        bulkdown(*(int(x) for x in sys.argv[2:7]))
     else:
         sys.exit("unknown client " + what)
 

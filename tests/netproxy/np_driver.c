@@ -7,8 +7,12 @@
  *   np_driver --ports-file F [--allow P]... [--deny P]... [--local CIDR]...
  *             [--rest deny|ask] [--ask allow|deny|hang] [--hosts FILE]
  *             [--records FILE] [--max-conns N] [--handshake-ms N]
- *             [--idle-ms N] [--ask-ms N] [--buffer BYTES]
- * Writes "HTTP_PORT SOCKS_PORT" to F once listening; runs until SIGTERM. */
+ *             [--idle-ms N] [--ask-ms N] [--buffer BYTES] [--relay splice|copy]
+ *             [--nofile keep|raise]
+ * Writes "HTTP_PORT SOCKS_PORT" to F once listening; runs until SIGTERM.
+ * Like sbx, it raises its soft descriptor limit to the hard one before the
+ * engine sizes its splice budget (np_proxy.h); --nofile keep leaves it, so
+ * a test can make connections fall back to copying. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -19,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "np_proxy.h"
@@ -43,10 +48,10 @@ static void on_signal(int sig)
 
 static void usage(void)
 {
-  fprintf(stderr,
-          "usage: np_driver --ports-file F [--allow P] [--deny P] [--local CIDR] "
-          "[--rest deny|ask] [--ask allow|deny|hang] [--hosts FILE] [--records FILE] "
-          "[--max-conns N] [--handshake-ms N] [--idle-ms N] [--ask-ms N] [--buffer BYTES]\n");
+  fprintf(stderr, "usage: np_driver --ports-file F [--allow P] [--deny P] [--local CIDR] "
+                  "[--rest deny|ask] [--ask allow|deny|hang] [--hosts FILE] [--records FILE] "
+                  "[--max-conns N] [--handshake-ms N] [--idle-ms N] [--ask-ms N] [--buffer BYTES] "
+                  "[--relay splice|copy] [--nofile keep|raise]\n");
   exit(2);
 }
 
@@ -103,11 +108,11 @@ static void on_record(void *ctx, const struct np_record *r)
     return;
   fprintf(records,
           "record proto=%s host=%s port=%u dialled=%s allowed=%d basis=\"%s\" refusal=\"%s\" "
-          "up=%llu down=%llu ms=%llu\n",
+          "up=%llu down=%llu ms=%llu relay=%s\n",
           np_protocol_name(r->protocol), r->host[0] ? r->host : "-", r->port,
           r->dialled[0] ? r->dialled : "-", r->allowed, r->basis, r->refusal ? r->refusal : "",
           (unsigned long long)r->bytes_up, (unsigned long long)r->bytes_down,
-          (unsigned long long)r->duration_ms);
+          (unsigned long long)r->duration_ms, r->relay[0] ? r->relay : "-");
   fflush(records);
 }
 
@@ -166,6 +171,7 @@ int main(int argc, char **argv)
   struct np_limits limits;
   np_limits_default(&limits);
   const char *ports_file = NULL, *records_file = NULL, *ask_mode = NULL;
+  int raise_nofile = 1;
   for (int i = 1; i < argc; i++) {
     const char *opt = argv[i];
     if (i + 1 >= argc)
@@ -198,11 +204,20 @@ int main(int argc, char **argv)
       limits.buffer_size = number(val);
     else if (!strcmp(opt, "--ask-ms"))
       limits.ask_ms = number(val);
+    else if (!strcmp(opt, "--relay") && (!strcmp(val, "splice") || !strcmp(val, "copy")))
+      limits.relay_copy = !strcmp(val, "copy");
+    else if (!strcmp(opt, "--nofile") && (!strcmp(val, "keep") || !strcmp(val, "raise")))
+      raise_nofile = !strcmp(val, "raise");
     else
       usage();
   }
   if (!ports_file)
     usage();
+  struct rlimit nofile;
+  if (raise_nofile && getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+    nofile.rlim_cur = nofile.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &nofile);
+  }
   char err[512];
   struct np_policy *policy;
   if (np_policy_compile(&spec, &policy, err, sizeof err) != 0) {
