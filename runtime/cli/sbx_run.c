@@ -220,6 +220,12 @@ static void sbx_run_record_result(struct sbx_audit_record *rec, const struct sbx
 
 int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
 {
+  return sbx_run_observed(t, o, NULL);
+}
+
+int sbx_run_observed(const struct sbx_tables *t, const struct sbx_opts *o,
+                     const struct sbx_run_observer *obs)
+{
   const struct cs_profile *p = NULL;
   enum sbx_profile_source src = SBX_PROFILE_FROM_DEFAULT;
   struct sbx_audit audit = { .fd = -1 };
@@ -363,6 +369,10 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
       goto record;
     }
     appr_open = true;
+    if (obs && obs->approval) {
+      appr.observe = obs->approval;
+      appr.observe_ctx = obs->ctx;
+    }
     appr.unotify.workspace = workspace; /* bound at the same path in the view */
     appr.unotify.run_id = o->run_id;
     appr.unotify.cwd = cwd;
@@ -524,6 +534,12 @@ record:
   rec.n_denials = n_den;
   if (sbx_audit_append(&audit, &rec, sbx_diag()) != 0)
     code = SBX_EXIT_FAILURE;
+  if (obs && obs->finished) {
+    /* Told while every string the record points to still lives. */
+    struct sbx_run_outcome out = { .rec = &rec, .code = code };
+    rec.sbx_exit = code;
+    obs->finished(obs->ctx, &out);
+  }
   if (admit_open)
     sbx_admit_close(&adm);
   if (appr_open)
