@@ -138,22 +138,24 @@ static int sbx_run_kept_exposed(const struct cs_profile *p, const char *workspac
  * the rule named, before anything ran (confinement checks them again).
  * Why not drop it and run: the caller asked for the variable and would
  * get a run that behaves differently from what it asked, silently. */
-static int sbx_run_env_refused(const struct sbx_opts *o, char *why, size_t why_size,
-                               const char **what)
+static int sbx_run_env_refused(const struct sbx_opts *o, char *why, size_t why_size, char *what,
+                               size_t what_size)
 {
   for (int i = 0; i < o->n_set_env; i++) {
     const char *eq = strchr(o->set_env[i], '=');
     size_t len = (size_t)(eq - o->set_env[i]);
     if (sbx_env_refusal(o->set_env[i], len, why, why_size) != 0) {
       fprintf(sbx_diag(), "sbx: error: --env %.*s: refused by %s\n", (int)len, o->set_env[i], why);
-      *what = o->set_env[i];
+      /* The name only: the value of a refused variable may be the very
+       * secret the rule keeps out (AWS_SECRET_ACCESS_KEY=...). */
+      snprintf(what, what_size, "%.*s", (int)len, o->set_env[i]);
       return -EPERM;
     }
   }
   for (int i = 0; i < o->n_pass_env; i++)
     if (sbx_env_refusal(o->pass_env[i], strlen(o->pass_env[i]), why, why_size) != 0) {
       fprintf(sbx_diag(), "sbx: error: --pass-env %s: refused by %s\n", o->pass_env[i], why);
-      *what = o->pass_env[i];
+      snprintf(what, what_size, "%s", o->pass_env[i]);
       return -EPERM;
     }
   return 0;
@@ -245,7 +247,7 @@ int sbx_run_observed(const struct sbx_tables *t, const struct sbx_opts *o,
   char profile_error[128];
   char serve_sock[PATH_MAX], serve_dir[PATH_MAX];
   char cwd[PATH_MAX], env_why[192], extra[PATH_MAX];
-  const char *env_what = NULL;
+  char env_what[160];
   const char *env_passed[SBX_OPT_ENV_MAX + 1] = { NULL },
                                            *env_unset[SBX_OPT_ENV_MAX + 1] = { NULL };
   size_t n_passed = 0, n_unset = 0;
@@ -329,7 +331,7 @@ int sbx_run_observed(const struct sbx_tables *t, const struct sbx_opts *o,
     goto record;
   }
   rec.workspace = workspace;
-  if (sbx_run_env_refused(o, env_why, sizeof env_why, &env_what) != 0) {
+  if (sbx_run_env_refused(o, env_why, sizeof env_why, env_what, sizeof env_what) != 0) {
     rec.error = "environment variable refused by an env rule";
     den[n_den].layer = sbx_layer_name(SBX_LAYER_ENV);
     den[n_den].rule = env_why;
