@@ -248,6 +248,7 @@ int sbx_run_observed(const struct sbx_tables *t, const struct sbx_opts *o,
   char serve_sock[PATH_MAX], serve_dir[PATH_MAX];
   char cwd[PATH_MAX], env_why[192], extra[PATH_MAX];
   char env_what[160];
+  const char *env_kept[SBX_OPT_ENV_MAX + 1];
   const char *env_passed[SBX_OPT_ENV_MAX + 1] = { NULL },
                                            *env_unset[SBX_OPT_ENV_MAX + 1] = { NULL };
   size_t n_passed = 0, n_unset = 0;
@@ -333,6 +334,19 @@ int sbx_run_observed(const struct sbx_tables *t, const struct sbx_opts *o,
   rec.workspace = workspace;
   if (sbx_run_env_refused(o, env_why, sizeof env_why, env_what, sizeof env_what) != 0) {
     rec.error = "environment variable refused by an env rule";
+    /* The record's settings keep the values of the names that passed
+     * only: a refused name's value may be the secret the rule keeps out
+     * (the denial names it, without its value). */
+    for (int i = 0, k = 0; i <= o->n_set_env; i++) {
+      const char *eq = i < o->n_set_env ? strchr(o->set_env[i], '=') : NULL;
+      char why[192];
+      if (i == o->n_set_env)
+        env_kept[k] = NULL;
+      else if (eq &&
+               sbx_env_refusal(o->set_env[i], (size_t)(eq - o->set_env[i]), why, sizeof why) == 0)
+        env_kept[k++] = o->set_env[i];
+    }
+    rec.env_set = env_kept;
     den[n_den].layer = sbx_layer_name(SBX_LAYER_ENV);
     den[n_den].rule = env_why;
     /* The name only: a refused --env's value may be the secret itself. */

@@ -269,8 +269,9 @@ int sbx_exec_request_parse(const char *text, size_t len, struct sbx_exec_request
     return sbx_exec_fail(e, "request_too_large", NULL, "request larger than %u bytes",
                          SBX_EXEC_REQUEST_MAX);
   /* Duplicate keys are refused: {"argv":["ls"],"argv":["rm",...]} must not
-   * mean whichever a reader keeps. */
-  r->root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+   * mean whichever a reader keeps. Any JSON value is decoded, so that a
+   * bare string ("ls -l") is told it is not a request object. */
+  r->root = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
   if (!r->root)
     return sbx_exec_fail(e, "invalid_json", NULL, "%d:%d: %s", je.line, je.column, je.text);
   if (!json_is_object(r->root))
