@@ -160,7 +160,9 @@ void sbx_cli_usage(FILE *out)
           "  126    the command was found but could not be executed\n"
           "  127    the command was not found\n"
           "  128+N  the command was ended by signal N (e.g. 137 for SIGKILL)\n"
-          "  check, explain, --help and --version exit 0, or 125 on error.\n");
+          "  check, explain, --help and --version exit 0, or 125 on error.\n"
+          "  exec exits 0 with a result (the statuses above are its sbx_exit), 2 for a\n"
+          "  refused request (nothing ran), 125 when it cannot answer.\n");
 }
 
 int sbx_cli_parse_seconds(const char *s, uint64_t *ms)
