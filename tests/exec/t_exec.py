@@ -314,6 +314,37 @@ if r.get("sbx_exit") != 125 or os.path.exists(marker) or "hunter2" in json.dumps
 else:
     print("ok: env rule refuses, the value appears nowhere")
 
+# A child left running, holding stdout, ends with the sandbox: the result
+# does not wait for it (its sleep is 30 s; the run's limit is 20 s).
+r = sbx_exec({"argv": ["python3", "-c", "import os, time\nif os.fork() == 0:\n    time.sleep(30)\n"
+                       "print('parent')"], "timeout": 20000})[1]
+if r.get("exit_code") != 0 or r.get("stdout", {}).get("data") != "parent\n" or r.get("timed_out") \
+        or r.get("durations", {}).get("total_ms", 99999) > 15000:
+    fail("a child left holding stdout: %s" % r)
+else:
+    print("ok: a child left holding stdout does not hold the result")
+
+# Warm: the same streams through a running `sbx serve` (it is handed
+# descriptors 0..2, which are the pipes while the run lasts).
+serve = subprocess.Popen([SBX, "serve", "--idle", "60"], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+sock = os.path.join(os.environ["SBX_STATE_DIR"], "serve-%d" % os.getuid(), "serve.sock")
+for _ in range(200):
+    if os.path.exists(sock):
+        break
+    subprocess.run(["sleep", "0.05"])
+if os.path.exists(sock):
+    r = sbx_exec({"argv": ["python3", "-c", "import sys; print(sys.stdin.read()[::-1]); "
+                           "print('e', file=sys.stderr)"], "stdin": {"text": "abc"}})[1]
+    if r.get("start_path") != "warm":
+        fail("warm: did not start warm: %s" % r)
+    else:
+        check_golden("warm streams", r, golden(stdout=b"cba\n", stderr=b"e\n"))
+else:
+    print("note: sbx serve did not start here; the warm case is left out")
+serve.terminate()
+serve.wait()
+
 shutil.rmtree(tmp)
 if fails:
     print("%d failure(s)" % fails)
