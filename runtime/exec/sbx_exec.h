@@ -63,8 +63,8 @@ struct sbx_exec_request {
   size_t output_limit;
 };
 
-/* Parses and validates one request of len bytes. 0 and *req filled (free
- * with sbx_exec_request_free), or -EINVAL and *e filled. */
+/* Parses and validates one request of len bytes. 0 and *req filled, or
+ * -EINVAL and *e filled; free *req with sbx_exec_request_free either way. */
 int sbx_exec_request_parse(const char *text, size_t len, struct sbx_exec_request *req,
                            struct sbx_exec_error *e);
 void sbx_exec_request_free(struct sbx_exec_request *req);

@@ -93,7 +93,8 @@ static json_t *sbx_exec_signal(int sig)
 }
 
 /* The denial strings come from kernel records and the profile; one not
- * in UTF-8 (a path's bytes) is kept as the audit log keeps it. */
+ * in UTF-8 (a path's bytes) is replaced by a marker here (JSON strings are
+ * UTF-8), while the audit record keeps its bytes. */
 static json_t *sbx_exec_text_lossy(const char *s)
 {
   json_t *v;

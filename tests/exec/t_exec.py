@@ -314,6 +314,40 @@ if r.get("sbx_exit") != 125 or os.path.exists(marker) or "hunter2" in json.dumps
 else:
     print("ok: env rule refuses, the value appears nowhere")
 
+# policy: a user's file with --policy's trust checks. Outside the
+# workspace it is used (the record names it); inside, where the command
+# could have written it, it is refused: a result and a not-run record.
+POLICY = """include <profiles.pol>;
+
+profile mine extends strict {
+  summary = "strict, from a user's file";
+}
+"""
+os.mkdir(os.path.join(tmp, "pol"), 0o755)
+outside = os.path.join(tmp, "pol", "mine.pol")
+inside = os.path.join(ws, "mine.pol")
+for dst in (outside, inside):
+    with open(dst, "w") as f:
+        f.write(POLICY)
+    os.chmod(dst, 0o644)
+open(log, "w").close()
+r = sbx_exec({"argv": ["echo", "mine"], "policy": outside, "profile": "mine"})[1]
+rec = records()
+if r.get("stdout", {}).get("data") != "mine\n" or len(rec) != 1 or \
+        rec[0].get("policy_file") != os.path.realpath(outside):
+    fail("policy outside the workspace: %s, records %s" % (r, rec))
+else:
+    print("ok: a trusted policy is used and recorded")
+open(log, "w").close()
+r = sbx_exec({"argv": TOUCH, "policy": inside, "profile": "mine"})[1]
+rec = records()
+if r.get("outcome") != "not_run" or r.get("sbx_exit") != 125 or os.path.exists(marker) or \
+        "lies inside the workspace" not in r.get("message", "") or len(rec) != 1 or \
+        rec[0]["result"]["outcome"] != "not-run":
+    fail("policy inside the workspace: %s, records %s" % (r, rec))
+else:
+    print("ok: a policy the command could write is refused, recorded, nothing ran")
+
 # A child left running, holding stdout, ends with the sandbox: the result
 # does not wait for it (its sleep is 30 s; the run's limit is 20 s).
 r = sbx_exec({"argv": ["python3", "-c", "import os, time\nif os.fork() == 0:\n    time.sleep(30)\n"
