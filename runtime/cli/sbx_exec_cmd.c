@@ -137,12 +137,16 @@ static int sbx_exec_answer(const json_t *o)
   return 0;
 }
 
+/* The error object; exit 2 for a refused request, 125 when sbx exec
+ * itself could not go on (`internal`: the request was not at fault). */
 static int sbx_exec_refuse(const struct sbx_exec_error *e)
 {
   json_t *o = sbx_exec_error_object(e);
   int r = sbx_exec_answer(o);
   json_decref(o);
-  return r != 0 ? r : SBX_EXEC_EXIT_BAD_REQUEST;
+  if (r != 0 || strcmp(e->code, "internal") == 0)
+    return SBX_EXIT_FAILURE;
+  return SBX_EXEC_EXIT_BAD_REQUEST;
 }
 
 int sbx_exec_cmd(const struct sbx_tables *tp, const struct sbx_opts *op)
