@@ -26,6 +26,8 @@ static void sbx_approve_record(void *ctx, const struct cs_approval_request *req,
   json_t *o, *argv;
   char *text = NULL;
 
+  if (a->observe)
+    a->observe(a->observe_ctx, req, d);
   if (!a->audit || a->audit->fd < 0)
     return;
   clock_gettime(CLOCK_REALTIME, &now);

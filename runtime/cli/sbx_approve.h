@@ -44,6 +44,12 @@ struct sbx_approve {
    * from which a delete command's relative arguments are resolved for the
    * approver; NULL: the workspace. */
   const char *cwd;
+  /* Told every decision as it is recorded (sbx exec's result lists them,
+   * docs/exec-api.md); may be called from the supervisor's or the proxy's
+   * thread. NULL: nobody. Set after sbx_approve_begin. */
+  void (*observe)(void *ctx, const struct cs_approval_request *req,
+                  const struct cs_approval_decision *d);
+  void *observe_ctx;
 };
 
 /* Sets up the manager for one run (nothing is asked yet). */

@@ -74,6 +74,7 @@ void sbx_cli_usage(FILE *out)
           "       sbx explain [--policy FILE.pol [--workspace DIR]] [--profile NAME] [--bpf]\n"
           "       sbx approvals [--approval-store FILE] list | revoke ID | clear\n"
           "       sbx serve [--idle SECONDS] [-v]\n"
+          "       sbx exec [HOST OPTIONS] < REQUEST.json   (docs/exec-api.md)\n"
           "       sbx --help | --version\n"
           "\n"
           "Runs CMD confined by a security profile, after the compiled scheduler\n"
@@ -159,7 +160,9 @@ void sbx_cli_usage(FILE *out)
           "  126    the command was found but could not be executed\n"
           "  127    the command was not found\n"
           "  128+N  the command was ended by signal N (e.g. 137 for SIGKILL)\n"
-          "  check, explain, --help and --version exit 0, or 125 on error.\n");
+          "  check, explain, --help and --version exit 0, or 125 on error.\n"
+          "  exec exits 0 with a result (the statuses above are its sbx_exit), 2 for a\n"
+          "  refused request (nothing ran), 125 when it cannot answer.\n");
 }
 
 int sbx_cli_parse_seconds(const char *s, uint64_t *ms)
@@ -439,6 +442,8 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
     o->cmd = SBX_CMD_EXPLAIN;
   else if (strcmp(sub, "serve") == 0)
     o->cmd = SBX_CMD_SERVE;
+  else if (strcmp(sub, "exec") == 0)
+    o->cmd = SBX_CMD_EXEC;
   else if (strcmp(sub, "approvals") == 0) {
     /* Parsed by sbx_approvals_cmd (runtime/cli/sbx_approve.c). */
     o->cmd = SBX_CMD_APPROVALS;
@@ -447,7 +452,8 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
     return 0;
   } else {
     fprintf(err,
-            "sbx: error: unknown command '%s' (expected run, check, explain, serve or approvals)\n",
+            "sbx: error: unknown command '%s' (expected run, exec, check, explain, serve or "
+            "approvals)\n",
             sub);
     return -EINVAL;
   }
@@ -510,6 +516,29 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
     }
     if (optind < argc) {
       fprintf(err, "sbx: error: %s: unexpected argument '%s'\n", sub, argv[optind]);
+      return -EINVAL;
+    }
+    return 0;
+  case SBX_CMD_EXEC:
+    /* What the run is comes from the request; who approves, where the
+     * record goes and the workspace are the host's, never the request's
+     * (docs/exec-api.md): an option that would say the same twice is
+     * refused, so it cannot silently lose to the other. */
+    if (o->profile || o->tier || o->has_timeout || o->n_set_env || o->n_pass_env || o->cwd ||
+        o->run_id || o->has_diag_fd || o->add_path || o->policy || o->bpf || o->json ||
+        o->idle_ms) {
+      fprintf(err, "sbx: error: exec: the run's settings come from the request; only --workspace, "
+                   "--audit, --approver, --approval-timeout, --approval-store, --no-wait, "
+                   "--wait-timeout, --model, --cold and -v are accepted\n");
+      return -EINVAL;
+    }
+    if (o->no_wait && o->has_wait_timeout) {
+      fprintf(err, "sbx: error: exec: --no-wait and --wait-timeout contradict each other\n");
+      return -EINVAL;
+    }
+    if (optind < argc) {
+      fprintf(err, "sbx: error: exec: unexpected argument '%s' (the request is read from stdin)\n",
+              argv[optind]);
       return -EINVAL;
     }
     return 0;

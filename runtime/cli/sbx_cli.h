@@ -23,6 +23,7 @@ enum sbx_command {
   SBX_CMD_VERSION,
   SBX_CMD_APPROVALS, /* sbx approvals list|revoke ID|clear (runtime/cli/sbx_approve.c) */
   SBX_CMD_SERVE,     /* sbx serve: the warm-start server (runtime/warm/sbx_serve.c) */
+  SBX_CMD_EXEC,      /* sbx exec: a JSON request on stdin (docs/exec-api.md) */
 };
 
 struct sbx_opts {

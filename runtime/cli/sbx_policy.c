@@ -2,6 +2,7 @@
 #include "sbx_policy.h"
 
 #include <errno.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -10,6 +11,9 @@
 #include "pol.h"
 #include "profile_build.h"
 #include "sbx_exposed.h"
+#include "sbx_profile.h"
+#include "sbx_run.h"
+#include "sbx_run_common.h"
 #include "sbx_trust.h"
 
 /* The front end's largest file (POL_MAX_FILE_BYTES, docs/pol-language.md). */
@@ -106,5 +110,43 @@ int sbx_policy_check_exposed(const struct sbx_user_policy *up, const struct cs_p
     if (inside)
       return -EPERM;
   }
+  return 0;
+}
+
+/* --policy: the user's profiles replace the linked ones for this run or
+ * explanation, after the file and its includes passed the trust checks
+ * and compiled; refused (exit 125) before anything else happens. */
+int sbx_policy_apply(struct sbx_tables *t, const struct sbx_opts *o, struct sbx_user_policy *up,
+                     FILE *err)
+{
+  char ws[PATH_MAX];
+  if (sbx_run_workspace(o->workspace, ws, sizeof ws, err) != 0)
+    return SBX_EXIT_FAILURE;
+  if (sbx_policy_load(up, o->policy, ws, err) != 0)
+    return SBX_EXIT_FAILURE;
+  t->profiles = sbx_policy_table(up, &t->n_profiles);
+  t->policy_file = up->path;
+  /* The profile this run gets, chosen as sbx_run will choose it: none of
+   * the policy's files may lie where it lets the command write. An
+   * unknown name is left to sbx_run, which reports and records it. */
+  const struct cs_profile *p = NULL;
+  enum sbx_profile_source src;
+  FILE *quiet = fopen("/dev/null", "we");
+  int found = quiet && sbx_profile_select(t->profiles, t->n_profiles, o->profile,
+                                          getenv(SBX_PROFILE_ENV), &p, &src, quiet) == 0;
+  if (quiet)
+    fclose(quiet);
+  const char *home = getenv("HOME");
+  if (!home || home[0] != '/') {
+    struct passwd *pw = getpwuid(getuid());
+    home = pw ? pw->pw_dir : NULL;
+  }
+  /* A writable --add-path is one more place the command writes. */
+  char extra[PATH_MAX];
+  bool has_extra = o->add_path && o->add_rw && o->add_path_len < sizeof extra;
+  if (has_extra)
+    snprintf(extra, sizeof extra, "%.*s", (int)o->add_path_len, o->add_path);
+  if (found && sbx_policy_check_exposed(up, p, ws, home, has_extra ? extra : NULL, err) != 0)
+    return SBX_EXIT_FAILURE;
   return 0;
 }

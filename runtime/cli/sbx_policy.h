@@ -37,4 +37,14 @@ void sbx_policy_free(struct sbx_user_policy *up);
 int sbx_policy_check_exposed(const struct sbx_user_policy *up, const struct cs_profile *p,
                              const char *workspace, const char *home, const char *extra, FILE *err);
 
+struct sbx_tables;
+struct sbx_opts;
+/* --policy (o->policy) for sbx run, explain and exec: the user's profiles
+ * replace t's, after the file and its includes passed the trust checks
+ * and compiled, and none of its files lies where the profile the run
+ * gets lets the command write. 0, or SBX_EXIT_FAILURE with the reason on
+ * err (the caller then marks t refused: the run is recorded, nothing runs). */
+int sbx_policy_apply(struct sbx_tables *t, const struct sbx_opts *o, struct sbx_user_policy *up,
+                     FILE *err);
+
 #endif

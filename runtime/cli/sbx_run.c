@@ -138,22 +138,24 @@ static int sbx_run_kept_exposed(const struct cs_profile *p, const char *workspac
  * the rule named, before anything ran (confinement checks them again).
  * Why not drop it and run: the caller asked for the variable and would
  * get a run that behaves differently from what it asked, silently. */
-static int sbx_run_env_refused(const struct sbx_opts *o, char *why, size_t why_size,
-                               const char **what)
+static int sbx_run_env_refused(const struct sbx_opts *o, char *why, size_t why_size, char *what,
+                               size_t what_size)
 {
   for (int i = 0; i < o->n_set_env; i++) {
     const char *eq = strchr(o->set_env[i], '=');
     size_t len = (size_t)(eq - o->set_env[i]);
     if (sbx_env_refusal(o->set_env[i], len, why, why_size) != 0) {
       fprintf(sbx_diag(), "sbx: error: --env %.*s: refused by %s\n", (int)len, o->set_env[i], why);
-      *what = o->set_env[i];
+      /* The name only: the value of a refused variable may be the very
+       * secret the rule keeps out (AWS_SECRET_ACCESS_KEY=...). */
+      snprintf(what, what_size, "%.*s", (int)len, o->set_env[i]);
       return -EPERM;
     }
   }
   for (int i = 0; i < o->n_pass_env; i++)
     if (sbx_env_refusal(o->pass_env[i], strlen(o->pass_env[i]), why, why_size) != 0) {
       fprintf(sbx_diag(), "sbx: error: --pass-env %s: refused by %s\n", o->pass_env[i], why);
-      *what = o->pass_env[i];
+      snprintf(what, what_size, "%s", o->pass_env[i]);
       return -EPERM;
     }
   return 0;
@@ -220,6 +222,12 @@ static void sbx_run_record_result(struct sbx_audit_record *rec, const struct sbx
 
 int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
 {
+  return sbx_run_observed(t, o, NULL);
+}
+
+int sbx_run_observed(const struct sbx_tables *t, const struct sbx_opts *o,
+                     const struct sbx_run_observer *obs)
+{
   const struct cs_profile *p = NULL;
   enum sbx_profile_source src = SBX_PROFILE_FROM_DEFAULT;
   struct sbx_audit audit = { .fd = -1 };
@@ -239,7 +247,8 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
   char profile_error[128];
   char serve_sock[PATH_MAX], serve_dir[PATH_MAX];
   char cwd[PATH_MAX], env_why[192], extra[PATH_MAX];
-  const char *env_what = NULL;
+  char env_what[160];
+  const char *env_kept[SBX_OPT_ENV_MAX + 1];
   const char *env_passed[SBX_OPT_ENV_MAX + 1] = { NULL },
                                            *env_unset[SBX_OPT_ENV_MAX + 1] = { NULL };
   size_t n_passed = 0, n_unset = 0;
@@ -323,8 +332,21 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
     goto record;
   }
   rec.workspace = workspace;
-  if (sbx_run_env_refused(o, env_why, sizeof env_why, &env_what) != 0) {
+  if (sbx_run_env_refused(o, env_why, sizeof env_why, env_what, sizeof env_what) != 0) {
     rec.error = "environment variable refused by an env rule";
+    /* The record's settings keep the values of the names that passed
+     * only: a refused name's value may be the secret the rule keeps out
+     * (the denial names it, without its value). */
+    for (int i = 0, k = 0; i <= o->n_set_env; i++) {
+      const char *eq = i < o->n_set_env ? strchr(o->set_env[i], '=') : NULL;
+      char why[192];
+      if (i == o->n_set_env)
+        env_kept[k] = NULL;
+      else if (eq &&
+               sbx_env_refusal(o->set_env[i], (size_t)(eq - o->set_env[i]), why, sizeof why) == 0)
+        env_kept[k++] = o->set_env[i];
+    }
+    rec.env_set = env_kept;
     den[n_den].layer = sbx_layer_name(SBX_LAYER_ENV);
     den[n_den].rule = env_why;
     /* The name only: a refused --env's value may be the secret itself. */
@@ -363,6 +385,10 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
       goto record;
     }
     appr_open = true;
+    if (obs && obs->approval) {
+      appr.observe = obs->approval;
+      appr.observe_ctx = obs->ctx;
+    }
     appr.unotify.workspace = workspace; /* bound at the same path in the view */
     appr.unotify.run_id = o->run_id;
     appr.unotify.cwd = cwd;
@@ -524,6 +550,12 @@ record:
   rec.n_denials = n_den;
   if (sbx_audit_append(&audit, &rec, sbx_diag()) != 0)
     code = SBX_EXIT_FAILURE;
+  if (obs && obs->finished) {
+    /* Told while every string the record points to still lives. */
+    struct sbx_run_outcome out = { .rec = &rec, .code = code };
+    rec.sbx_exit = code;
+    obs->finished(obs->ctx, &out);
+  }
   if (admit_open)
     sbx_admit_close(&adm);
   if (appr_open)

@@ -25,7 +25,38 @@ struct sbx_tables {
   const char *refused;
 };
 
+struct sbx_audit_record;
+struct cs_approval_request;
+struct cs_approval_decision;
+
+/* What one run came to, as its audit record says it (the record exactly
+ * as appended, valid only during the call it is handed to) and sbx's exit
+ * status. */
+struct sbx_run_outcome {
+  const struct sbx_audit_record *rec;
+  int code;
+};
+
+/* Who watches a run besides the audit log (sbx exec, docs/exec-api.md):
+ * each approval decision as it is made (any thread), and the outcome once
+ * the record is appended. Any member may be NULL. */
+struct sbx_run_observer {
+  void (*approval)(void *ctx, const struct cs_approval_request *req,
+                   const struct cs_approval_decision *d);
+  void (*finished)(void *ctx, const struct sbx_run_outcome *out);
+  void *ctx;
+};
+
+/* The one run of `sbx run` and `sbx exec`: every check, admission,
+ * approvals, confinement and the audit record, in that order; returns
+ * sbx's exit status. obs may be NULL (sbx run). A run that fails before
+ * its audit log is open makes no record and tells obs nothing. */
+int sbx_run_observed(const struct sbx_tables *t, const struct sbx_opts *o,
+                     const struct sbx_run_observer *obs);
 int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o);
+/* `sbx exec`: one JSON request on stdin, one JSON result on stdout
+ * (sbx_exec_cmd.c, docs/exec-api.md). */
+int sbx_exec_cmd(const struct sbx_tables *t, const struct sbx_opts *o);
 int sbx_check(const struct sbx_tables *t, const struct sbx_opts *o);
 int sbx_explain_cmd(const struct sbx_tables *t, const struct sbx_opts *o);
 /* `sbx serve` on this user's socket (docs/sbx.md, "Warm start"). */

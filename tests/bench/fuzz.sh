@@ -6,20 +6,23 @@
 # directory, crashes to $build/fuzz-artifacts/ (replay one with
 # $build/tests/fuzz/fuzz_pol_replay FILE).
 # Usage: tests/bench/fuzz.sh [SECONDS] [BUILD_DIR]
+# FUZZ_HARNESSES="exec" (any of tests/fuzz's: pol pnet gitcfg nphttp
+# npsocks exec) picks others than the two front ends.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-60}
 build=${2:-build-fuzz}
+harnesses=${FUZZ_HARNESSES:-pol pnet}
 flags="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all"
 cmake -S . -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCS_FUZZ=ON \
       -DCMAKE_C_FLAGS="$flags" >/dev/null
-cmake --build "$build" -j2 --target fuzz_pol fuzz_pnet >/dev/null
+cmake --build "$build" -j2 --target $(printf 'fuzz_%s ' $harnesses) >/dev/null
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 mkdir -p "$build/fuzz-artifacts"
 echo "# $(date -u +%Y-%m-%dT%H:%MZ) $(uname -srm) $(clang --version | head -1)"
 status=0
-for h in pol pnet; do
+for h in $harnesses; do
   mkdir -p "$scratch/$h"
   seeds=$(ls tests/fuzz/corpus/$h | wc -l)
   log="$scratch/$h.log"

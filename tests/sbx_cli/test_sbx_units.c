@@ -267,6 +267,15 @@ START_TEST(cli_errors)
     { 4, { "sbx", "explain", "--model", "m.pnet" }, "explain: only --profile and --bpf" },
     { 4, { "sbx", "explain", "--workspace", "/" }, "explain: only --profile and --bpf" },
     { 4, { "sbx", "serve", "--policy", "p.pol" }, "serve: only --idle and -v" },
+    /* exec: the run's settings come from the request, never twice. */
+    { 4,
+      { "sbx", "exec", "--profile", "strict" },
+      "exec: the run's settings come from the request" },
+    { 4, { "sbx", "exec", "--env", "A=1" }, "exec: the run's settings come from the request" },
+    { 4, { "sbx", "exec", "--timeout", "2" }, "exec: the run's settings come from the request" },
+    { 4, { "sbx", "exec", "--policy", "p.pol" }, "exec: the run's settings come from the request" },
+    { 3, { "sbx", "exec", "ls" }, "exec: unexpected argument 'ls'" },
+    { 5, { "sbx", "exec", "--no-wait", "--wait-timeout", "1" }, "contradict each other" },
   };
 
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -278,6 +287,23 @@ START_TEST(cli_errors)
                   cases[i].needle);
     ck_assert_msg(strncmp(msg, "sbx: error: ", 12) == 0, "case %zu: '%s'", i, msg);
   }
+}
+END_TEST
+
+START_TEST(cli_exec_options)
+{
+  struct sbx_opts o;
+  char msg[512] = "";
+  char *exec[] = { "sbx",        "exec", "--workspace", "/w",     "--audit", "/a.log",
+                   "--approver", "none", "--model",     "m.pnet", "--cold",  NULL };
+  ck_assert_int_eq(parse(&o, msg, sizeof(msg), 11, exec), 0);
+  ck_assert_int_eq(o.cmd, SBX_CMD_EXEC);
+  ck_assert_str_eq(o.workspace, "/w");
+  ck_assert_str_eq(o.audit_path, "/a.log");
+  ck_assert_str_eq(o.approver, "none");
+  ck_assert_str_eq(o.model, "m.pnet");
+  ck_assert(o.cold);
+  ck_assert_ptr_null(o.cmd_argv);
 }
 END_TEST
 
@@ -753,6 +779,7 @@ int main(int argc, char **argv)
   tcase_add_test(tc, cli_approvals);
   tcase_add_test(tc, cli_errors);
   tcase_add_test(tc, cli_policy_and_model);
+  tcase_add_test(tc, cli_exec_options);
   tcase_add_test(tc, cli_help_lists_every_exit_code);
   tcase_add_test(tc, cli_seconds);
   tcase_add_test(tc, profile_precedence);
