@@ -20,8 +20,9 @@ bool platform_path_within(const char *inner, const char *outer)
   size_t n = strlen(outer);
   while (n > 1 && outer[n - 1] == '/')
     n--;
+  /* ${WORKSPACE} and ~ expand to absolute paths, so "/" covers them too. */
   if (n == 1 && outer[0] == '/')
-    return inner[0] == '/';
+    return true;
   return strncmp(inner, outer, n) == 0 && (inner[n] == '\0' || inner[n] == '/');
 }
 

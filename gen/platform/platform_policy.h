@@ -13,8 +13,9 @@
 #include "pol_profile.h"
 
 /* Whether `inner` is `outer` or below it, component-wise ("/usr" covers
- * "/usr/bin", not "/usrx"; "/" covers every absolute path). Both as
- * written in the policy, so "${WORKSPACE}" and "~" are plain prefixes. */
+ * "/usr/bin", not "/usrx"; "/" covers every path, the workspace and
+ * the home included). Both as written in the policy, so "${WORKSPACE}"
+ * and "~" are otherwise plain prefixes. */
 bool platform_path_within(const char *inner, const char *outer);
 
 /* Whether some allowed path rule with every bit of `access` covers path,
