@@ -5,7 +5,8 @@
  * confines it. The Pod runs as a non-root user with a read-only root file
  * system, no capabilities, no privilege escalation, the profile's OCI
  * seccomp filter as a Localhost profile (and the legacy annotations, which
- * podman 4.3's `kube play` reads), its memory limit and its wall-clock
+ * podman 4.3's `kube play` reads; it resolves only a file directly in its
+ * profile root, hence one flat name), its memory limit and its wall-clock
  * deadline; the workspace is a volume, read-only unless the profile
  * writes it. A profile without network gets a NetworkPolicy that denies
  * all egress and ingress; a proxied one may reach only the egress proxy
@@ -86,7 +87,7 @@ static void k8s_banner(FILE *out, const struct platform_input *in, const char *l
   fprintf(out,
           "#\n# The seccomp profile, on every node under the kubelet's seccomp directory\n"
           "# (podman kube play: --seccomp-profile-root DIR):\n"
-          "#   pnetc --emit oci --profile %s -o DIR/commander-sandbox/%s.json POLICY.pol\n"
+          "#   pnetc --emit oci --profile %s -o DIR/commander-sandbox-%s.json POLICY.pol\n"
           "# Replace the image and the command; the workspace is the claim\n"
           "# commander-workspace. What this manifest does not enforce: docs/platforms.md.\n",
           label, label);
@@ -96,7 +97,7 @@ static void k8s_seccomp_ref(FILE *out, const char *indent, const char *label)
 {
   fprintf(out,
           "%sseccompProfile:\n%s  type: Localhost\n%s  localhostProfile: "
-          "commander-sandbox/%s.json\n",
+          "commander-sandbox-%s.json\n",
           indent, indent, indent, label);
 }
 
@@ -118,9 +119,9 @@ static void k8s_pod(FILE *out, const struct pol_profile *p, const char *label)
           "apiVersion: v1\nkind: Pod\nmetadata:\n  name: commander-%s\n  labels:\n"
           "    app.kubernetes.io/managed-by: pnetc\n    commander-sandbox/profile: %s\n"
           "  annotations:\n"
-          "    seccomp.security.alpha.kubernetes.io/pod: localhost/commander-sandbox/%s.json\n"
+          "    seccomp.security.alpha.kubernetes.io/pod: localhost/commander-sandbox-%s.json\n"
           "    container.seccomp.security.alpha.kubernetes.io/job: "
-          "localhost/commander-sandbox/%s.json\n",
+          "localhost/commander-sandbox-%s.json\n",
           label, label, label, label);
   fprintf(out,
           "spec:\n  restartPolicy: Never\n  activeDeadlineSeconds: %llu\n"

@@ -28,7 +28,7 @@ command -v runc >/dev/null || skip "runc is not installed (.ci/deps.sh installs 
 [ "$(id -u)" = 0 ] || skip "podman runs here as root only (no subordinate uid range)"
 
 rm -rf "$work"
-mkdir -p "$work/seccomp/commander-sandbox" "$work/image" "$work/run" "$work/cwd" || fail "mkdir $work"
+mkdir -p "$work/seccomp" "$work/image" "$work/run" "$work/cwd" || fail "mkdir $work"
 # crun fails on this machine's hybrid cgroup layout; runc with cgroupfs
 # works. default_ulimits = [] keeps podman from raising limits the
 # machine refuses. The image's own program is the pod's infra process,
@@ -73,10 +73,11 @@ out=$(podman run --rm --network none localhost/commander-sandbox-job:latest /k8s
 [ "$out" = "inet: made" ] || fail "without a profile, socket(AF_INET) should be made: $out"
 
 # run_pod PROFILE MODE: plays the profile's manifest with the probe in
-# MODE as its command; prints the container's output, returns its status.
+# MODE as its command; sets out (the container's output) and rc (its
+# status). Runs in this shell, so a fail() in it ends the test.
 run_pod() {
   local profile=$1 mode=$2 manifest=$work/$1.yaml
-  "$pnetc" --emit oci --profile "$profile" -o "$work/seccomp/commander-sandbox/$profile.json" \
+  "$pnetc" --emit oci --profile "$profile" -o "$work/seccomp/commander-sandbox-$profile.json" \
     "$policy" || fail "pnetc --emit oci --profile $profile"
   "$pnetc" --emit k8s --profile "$profile" -o "$work/$profile.gen.yaml" "$policy" 2>/dev/null ||
     fail "pnetc --emit k8s --profile $profile"
@@ -87,36 +88,33 @@ run_pod() {
   podman pod rm -f -t 0 "commander-$profile" >/dev/null 2>&1
   podman kube play --network none --seccomp-profile-root "$work/seccomp" "$manifest" \
     >"$work/play.out" 2>&1 || fail "podman kube play $profile: $(cat "$work/play.out")"
-  local rc
   rc=$(podman wait "commander-$profile-job") || fail "podman wait commander-$profile-job"
-  podman logs "commander-$profile-job" 2>&1
-  # What podman applied: the seccomp profile must be ours, from the file.
-  podman inspect "commander-$profile-job" --format '{{.HostConfig.SecurityOpt}}' >"$work/secopt"
-  grep -q "seccomp=$work/seccomp/commander-sandbox/$profile.json\|no-new-privileges" "$work/secopt" ||
-    fail "podman did not apply the profile's options: $(cat "$work/secopt")"
+  out=$(podman logs "commander-$profile-job" 2>&1)
+  # What podman made of the manifest: no capabilities, no privilege
+  # escalation (the seccomp filter is shown by the probes themselves:
+  # podman 4.3 does not list a kube profile among the options).
+  podman inspect "commander-$profile-job" \
+    --format '{{.EffectiveCaps}} {{.HostConfig.SecurityOpt}}' >"$work/secopt" 2>&1
+  [ "$(cat "$work/secopt")" = "[] [no-new-privileges]" ] ||
+    fail "podman did not drop every capability and privilege escalation: $(cat "$work/secopt")"
   podman pod rm -f -t 0 "commander-$profile" >/dev/null 2>&1
-  return "$rc"
 }
 
-out=$(run_pod strict inet)
-rc=$?
+run_pod strict inet
 echo "strict, inet: $out (exit $rc)"
 [ "$rc" = 1 ] && [[ "$out" == *"refused: Operation not permitted"* ]] ||
   fail "strict must refuse socket(AF_INET) with EPERM inside the pod"
 
-out=$(run_pod strict basic)
-rc=$?
+run_pod strict basic
 echo "strict, basic: $out (exit $rc)"
 [ "$rc" = 0 ] && [[ "$out" == *"uid 65534 gid 65534"* ]] ||
   fail "strict must let an ordinary command run, as uid 65534"
 
-out=$(run_pod strict rootfs)
-rc=$?
+run_pod strict rootfs
 echo "strict, rootfs: $out (exit $rc)"
 [ "$rc" = 0 ] && [[ "$out" == *"Read-only file system"* ]] || fail "the root file system must be read-only"
 
-out=$(run_pod standard inet)
-rc=$?
+run_pod standard inet
 echo "standard, inet (control): $out (exit $rc)"
 [ "$rc" = 0 ] && [ "$out" = "inet: made" ] ||
   fail "standard allows socket(AF_INET): the same probe must succeed there"
