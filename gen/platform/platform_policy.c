@@ -8,8 +8,7 @@
 #include "platform_emit.h"
 
 /* Kept equal to runtime/plan/sbx_plan_shells.c's list (gen/ may not
- * include runtime/plan); tests/platform checks that the SBPL output names
- * every one of them. */
+ * include runtime/plan); test platform_shell_list compares the copies. */
 const char *const platform_shell_names[] = { "sh",      "bash",  "dash",   "rbash", "zsh",
                                              "ksh",     "ksh93", "mksh",   "pdksh", "ash",
                                              "yash",    "posh",  "csh",    "tcsh",  "fish",
