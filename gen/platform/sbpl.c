@@ -187,17 +187,20 @@ static void sbpl_banner(FILE *out, const struct platform_input *in)
   fputs(";;\n;; Run (WORKSPACE and HOME must be real paths: Seatbelt matches after\n"
         ";; resolving symbolic links, so a path through a link matches nothing):\n;;\n",
         out);
-  if (p->allow_network && p->net_mode == CS_NET_PROXY)
-    fputs(";;   HTTPS_PROXY=http://localhost:PORT HTTP_PROXY=http://localhost:PORT \\\n"
-          ";;   sandbox-exec -D WORKSPACE=\"$(pwd -P)\" -D HOME=\"$(cd ~ && pwd -P)\" \\\n"
-          ";;     -D PROXY_PORT=PORT -f PROFILE.sb COMMAND [ARG...]\n;;\n"
-          ";; PORT is a local proxy that enforces the profile's network rules by\n"
+  bool proxied = p->allow_network && p->net_mode == CS_NET_PROXY;
+  if (proxied)
+    fputs(";;   HTTPS_PROXY=http://localhost:PORT HTTP_PROXY=http://localhost:PORT \\\n", out);
+  fputs(";;   sandbox-exec -D WORKSPACE=\"$(pwd -P)\" -D HOME=\"$(cd ~ && pwd -P)\" \\\n;;     ",
+        out);
+  if (proxied)
+    fputs("-D PROXY_PORT=PORT ", out);
+  fputs("-f ", out);
+  sbpl_comment(out, p->name);
+  fputs(".sb COMMAND [ARG...]\n", out);
+  if (proxied)
+    fputs(";;\n;; PORT is a local proxy that enforces the profile's network rules by\n"
           ";; name (the rules are listed below); Seatbelt lets the command reach\n"
           ";; that port on localhost and nothing else.\n",
-          out);
-  else
-    fputs(";;   sandbox-exec -D WORKSPACE=\"$(pwd -P)\" -D HOME=\"$(cd ~ && pwd -P)\" \\\n"
-          ";;     -f PROFILE.sb COMMAND [ARG...]\n",
           out);
   fprintf(out,
           ";;\n;; Not expressed by Seatbelt (docs/platforms.md): the system-call filter\n"
