@@ -28,7 +28,8 @@ int main(void)
   expect(platform_path_within("${WORKSPACE}", "/"), "/ covers the workspace");
   expect(platform_path_within("~/.ssh", "/"), "/ covers the home");
   expect(platform_path_within("${WORKSPACE}/a/b", "${WORKSPACE}"), "the workspace covers below it");
-  expect(!platform_path_within("${WORKSPACE}x", "${WORKSPACE}"), "no prefix match on the workspace");
+  expect(!platform_path_within("${WORKSPACE}x", "${WORKSPACE}"),
+         "no prefix match on the workspace");
   expect(!platform_path_within("/usr", "${WORKSPACE}"), "the workspace is not known to hold /usr");
 
   struct pol_path_rule allowed[] = {
@@ -39,8 +40,12 @@ int main(void)
     { .path = "${WORKSPACE}/secrets", .access = CS_PATH_READ | CS_PATH_WRITE | CS_PATH_EXEC },
     { .path = "/usr/local", .access = CS_PATH_WRITE },
   };
-  struct pol_profile p = { .name = "hand", .allowed = allowed, .n_allowed = 2, .denied = denied,
-                           .n_denied = 2, .allow_file_delete = true };
+  struct pol_profile p = { .name = "hand",
+                           .allowed = allowed,
+                           .n_allowed = 2,
+                           .denied = denied,
+                           .n_denied = 2,
+                           .allow_file_delete = true };
   expect(platform_grants(&p, "${WORKSPACE}/src", CS_PATH_WRITE), "writes in the workspace");
   expect(!platform_grants(&p, "${WORKSPACE}/src", CS_PATH_EXEC), "no execution granted there");
   expect(!platform_grants(&p, "${WORKSPACE}/secrets/k", CS_PATH_READ), "denied wins inside");
