@@ -45,6 +45,9 @@ static const char pnetc_usage[] =
     "                          bpf      raw seccomp filter bytes (policies)\n"
     "                          disasm   annotated filter disassembly (policies)\n"
     "                          oci      OCI/Docker seccomp JSON (policies)\n"
+    "                          sbpl     macOS Seatbelt profile (policies)\n"
+    "                          wsb      Windows Sandbox configuration (policies)\n"
+    "                          k8s      Kubernetes Pod + NetworkPolicy (policies)\n"
     "      --profile=NAME    the profile of a policy to compile\n"
     "      --library=DIR     where include <NAME>; looks (policies; default: the\n"
     "                        installed share/commander-sandbox/pol)\n"
@@ -94,8 +97,10 @@ static const char *const pnetc_emit_names[] = {
   [PNETC_EMIT_JSON] = "json",       [PNETC_EMIT_DOT] = "dot",
   [PNETC_EMIT_PROMELA] = "promela", [PNETC_EMIT_BPF] = "bpf",
   [PNETC_EMIT_DISASM] = "disasm",   [PNETC_EMIT_OCI] = "oci",
+  [PNETC_EMIT_SBPL] = "sbpl",       [PNETC_EMIT_WSB] = "wsb",
+  [PNETC_EMIT_K8S] = "k8s",
 };
-_Static_assert(sizeof pnetc_emit_names / sizeof pnetc_emit_names[0] == PNETC_EMIT_OCI + 1,
+_Static_assert(sizeof pnetc_emit_names / sizeof pnetc_emit_names[0] == PNETC_EMIT_K8S + 1,
                "one name per enum pnetc_emit value");
 
 static int pnetc_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -181,7 +186,8 @@ int main(int argc, char **argv)
     case OPT_EMIT:
       if (pnetc_parse_emit(optarg, &opts.emit) != 0)
         return pnetc_usage_error(
-            "unknown --emit kind '%s' (c, json, dot, promela, bpf, disasm, oci)", optarg);
+            "unknown --emit kind '%s' (c, json, dot, promela, bpf, disasm, oci, sbpl, wsb, k8s)",
+            optarg);
       break;
     case OPT_PROFILE:
       opts.profile = optarg;

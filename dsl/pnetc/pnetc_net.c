@@ -230,10 +230,13 @@ static int pnetc_net_check_emit(const struct pnetc_options *o)
   case PNETC_EMIT_BPF:
   case PNETC_EMIT_DISASM:
   case PNETC_EMIT_OCI:
+  case PNETC_EMIT_SBPL:
+  case PNETC_EMIT_WSB:
+  case PNETC_EMIT_K8S:
     break;
   }
   fprintf(stderr,
-          "pnetc: error: %s: --emit bpf, disasm and oci apply to policies (.pol, .json), "
+          "pnetc: error: %s: --emit bpf, disasm, oci, sbpl, wsb and k8s apply to policies, "
           "not to nets\nTry 'pnetc --help' for more information.\n",
           o->input);
   return -EINVAL;

@@ -15,6 +15,9 @@ enum pnetc_emit {
   PNETC_EMIT_BPF,    /* raw filter bytes, host byte order */
   PNETC_EMIT_DISASM, /* annotated disassembly + pseudo-code */
   PNETC_EMIT_OCI,    /* OCI/Docker seccomp JSON */
+  PNETC_EMIT_SBPL,   /* macOS Seatbelt profile (gen/platform) */
+  PNETC_EMIT_WSB,    /* Windows Sandbox configuration */
+  PNETC_EMIT_K8S,    /* Kubernetes Pod and NetworkPolicy */
 };
 
 enum pnetc_input_kind { PNETC_INPUT_PNET, PNETC_INPUT_PNML, PNETC_INPUT_POL, PNETC_INPUT_OCI };

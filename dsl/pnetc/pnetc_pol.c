@@ -5,6 +5,7 @@
  *   pnetc --emit bpf --profile NAME [-o F]   raw sock_filter bytes, host byte order
  *   pnetc --emit disasm --profile NAME       annotated disassembly + pseudo-code
  *   pnetc --emit oci --profile NAME          OCI/Docker seccomp JSON
+ *   pnetc --emit sbpl|wsb|k8s --profile NAME  Seatbelt, Windows Sandbox, Kubernetes
  *
  * Order of work: load and check the policy (exit 2 with file:line:col
  * diagnostics), lower and compile every profile that is asked for (a
@@ -29,6 +30,7 @@
 #include "pol.h"
 
 #include "emit_oci.h"
+#include "platform_emit.h"
 
 #ifndef CS_VERSION
 #define CS_VERSION "unknown"
@@ -101,6 +103,22 @@ done:
   return rc;
 }
 
+/* Whether the rule set has an OCI export, which is written nowhere:
+ * oci_export_ruleset refuses (with its message) what runc would weaken. */
+static int pnetc_pol_oci_exportable(const struct sc_ruleset *rs)
+{
+  char *text = NULL;
+  size_t len = 0;
+  FILE *sink = open_memstream(&text, &len);
+  if (!sink)
+    return -ENOMEM;
+  int rc = oci_export_ruleset(sink, rs);
+  if (fclose(sink) != 0 && rc == 0)
+    rc = -ENOMEM;
+  free(text);
+  return rc;
+}
+
 static int pnetc_pol_check_emit(const struct pnetc_options *o)
 {
   switch (o->emit) {
@@ -109,7 +127,7 @@ static int pnetc_pol_check_emit(const struct pnetc_options *o)
     if (o->profile && !o->check_only) {
       fprintf(stderr,
               "pnetc: error: %s: the C tables hold every profile; --profile applies to --emit bpf, "
-              "disasm and oci\n",
+              "disasm, oci, sbpl, wsb and k8s\n",
               o->input);
       return -EINVAL;
     }
@@ -117,8 +135,12 @@ static int pnetc_pol_check_emit(const struct pnetc_options *o)
   case PNETC_EMIT_BPF:
   case PNETC_EMIT_DISASM:
   case PNETC_EMIT_OCI:
+  case PNETC_EMIT_SBPL:
+  case PNETC_EMIT_WSB:
+  case PNETC_EMIT_K8S:
     if (!o->profile) {
-      fprintf(stderr, "pnetc: error: %s: --emit bpf, disasm and oci need --profile NAME\n",
+      fprintf(stderr,
+              "pnetc: error: %s: --emit bpf, disasm, oci, sbpl, wsb and k8s need --profile NAME\n",
               o->input);
       return -EINVAL;
     }
@@ -258,6 +280,7 @@ int pnetc_run_policy(const struct pnetc_options *o)
       target = out_file_absolute(o->input);
     }
     const struct pnetc_pol_unit *u = &units[0];
+    const struct platform_input platform = { u->profile, o->input, PNETC_POL_GENERATOR };
     switch (o->emit) {
     case PNETC_EMIT_BPF:
       if (fwrite(u->prog.insns, sizeof *u->prog.insns, u->prog.len, out) != u->prog.len &&
@@ -272,6 +295,18 @@ int pnetc_run_policy(const struct pnetc_options *o)
       break;
     case PNETC_EMIT_OCI:
       rc = oci_export_ruleset(out, &u->rs);
+      break;
+    case PNETC_EMIT_SBPL:
+      rc = emit_sbpl(out, &platform);
+      break;
+    case PNETC_EMIT_WSB:
+      rc = emit_wsb(out, &platform);
+      break;
+    case PNETC_EMIT_K8S:
+      /* The manifest names the profile's OCI export as its seccomp
+       * profile: one that cannot be exported must not get a manifest. */
+      if ((rc = pnetc_pol_oci_exportable(&u->rs)) == 0)
+        rc = emit_k8s(out, &platform);
       break;
     default:
       rc = -EINVAL;
