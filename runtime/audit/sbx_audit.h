@@ -80,6 +80,7 @@ struct sbx_audit_record {
   const char *profile_alias;  /* may be NULL */
   const char *profile_source; /* "flag", "env", "default" */
   const char *tier;
+  const char *lane; /* the execution lane; NULL: the model has no lanes */
   char *const *argv;
   int argc;
   const char *workspace;

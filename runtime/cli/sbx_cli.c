@@ -28,6 +28,7 @@ enum {
   OPT_IDLE,
   OPT_ENV,
   OPT_PASS_ENV,
+  OPT_LANE,
   OPT_CWD,
   OPT_WAIT_TIMEOUT,
   OPT_RUN_ID,
@@ -42,6 +43,7 @@ static const struct option sbx_run_options[] = {
   { "profile", required_argument, NULL, OPT_PROFILE },
   { "workspace", required_argument, NULL, OPT_WORKSPACE },
   { "tier", required_argument, NULL, OPT_TIER },
+  { "lane", required_argument, NULL, OPT_LANE },
   { "timeout", required_argument, NULL, OPT_TIMEOUT },
   { "no-wait", no_argument, NULL, OPT_NO_WAIT },
   { "audit", required_argument, NULL, OPT_AUDIT },
@@ -102,6 +104,8 @@ void sbx_cli_usage(FILE *out)
           "  --workspace DIR    the workspace the profile's ${WORKSPACE} rules name\n"
           "                     (default: the current directory)\n"
           "  --tier NAME        the admission tier (default: the profile's default tier)\n"
+          "  --lane NAME        the execution lane (default: interactive); an unknown\n"
+          "                     lane is an error (exit 125)\n"
           "  --timeout SECONDS  lower the profile's maximum execution time; a value above\n"
           "                     it is an error (exit 125), never silently raised\n"
           "  --no-wait          fail at once (exit 125) when admission is refused,\n"
@@ -264,6 +268,9 @@ static int sbx_cli_parse_options(int argc, char *const argv[], struct sbx_opts *
       break;
     case OPT_TIER:
       o->tier = optarg;
+      break;
+    case OPT_LANE:
+      o->lane = optarg;
       break;
     case OPT_TIMEOUT:
       if (sbx_cli_parse_seconds(optarg, &o->timeout_ms) != 0) {
@@ -493,10 +500,10 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
      * who passed them expected them to matter. */
     /* explain --policy checks the file as a run would, so it takes the
      * workspace the run would keep the policy out of. */
-    if ((o->workspace && !(o->cmd == SBX_CMD_EXPLAIN && o->policy)) || o->tier || o->has_timeout ||
-        o->no_wait || o->audit_path || o->approver || o->approval_timeout_ms || o->approval_store ||
-        o->cold || o->verbose || o->idle_ms || o->n_set_env || o->n_pass_env || o->cwd ||
-        o->has_wait_timeout || o->run_id || o->model || o->has_diag_fd || o->add_path ||
+    if ((o->workspace && !(o->cmd == SBX_CMD_EXPLAIN && o->policy)) || o->tier || o->lane ||
+        o->has_timeout || o->no_wait || o->audit_path || o->approver || o->approval_timeout_ms ||
+        o->approval_store || o->cold || o->verbose || o->idle_ms || o->n_set_env || o->n_pass_env ||
+        o->cwd || o->has_wait_timeout || o->run_id || o->model || o->has_diag_fd || o->add_path ||
         (o->cmd == SBX_CMD_CHECK && (o->profile || o->bpf || o->policy)) ||
         (o->cmd == SBX_CMD_EXPLAIN && o->json)) {
       if (o->cmd == SBX_CMD_CHECK)
@@ -514,10 +521,10 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
     }
     return 0;
   case SBX_CMD_SERVE:
-    if (o->profile || o->workspace || o->tier || o->has_timeout || o->no_wait || o->audit_path ||
-        o->approver || o->approval_timeout_ms || o->approval_store || o->bpf || o->json ||
-        o->cold || o->n_set_env || o->n_pass_env || o->cwd || o->has_wait_timeout || o->run_id ||
-        o->has_diag_fd || o->add_path || o->policy || o->model) {
+    if (o->profile || o->workspace || o->tier || o->lane || o->has_timeout || o->no_wait ||
+        o->audit_path || o->approver || o->approval_timeout_ms || o->approval_store || o->bpf ||
+        o->json || o->cold || o->n_set_env || o->n_pass_env || o->cwd || o->has_wait_timeout ||
+        o->run_id || o->has_diag_fd || o->add_path || o->policy || o->model) {
       fprintf(err, "sbx: error: serve: only --idle and -v are accepted\n");
       return -EINVAL;
     }

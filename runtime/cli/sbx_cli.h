@@ -30,6 +30,7 @@ struct sbx_opts {
   const char *profile;   /* --profile; NULL: COMMANDER_SECURITY_PROFILE, else strict */
   const char *workspace; /* --workspace; NULL: the current directory */
   const char *tier;      /* --tier; NULL: the profile's default tier */
+  const char *lane;      /* --lane; NULL: SBX_DEFAULT_LANE (sbx_admit.h) */
   bool has_timeout;
   uint64_t timeout_ms;    /* --timeout, converted; may only lower the profile's limit */
   bool no_wait;           /* --no-wait: a refused admission fails at once */

@@ -425,7 +425,11 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o)
     goto record;
   }
   admit_open = true;
-  r = sbx_admit_acquire(&adm, rec.tier, o->no_wait, rec.wait_timeout_ms, sbx_diag());
+  /* The record names the lane asked for even when it is refused. */
+  rec.lane = o->lane ? o->lane : SBX_DEFAULT_LANE;
+  r = sbx_admit_acquire(&adm, o->lane, rec.tier, o->no_wait, rec.wait_timeout_ms, sbx_diag());
+  if (r == 0)
+    rec.lane = adm.lane;
   rec.admission_wait_ms = adm.wait_ms;
   rec.wait_noticed = adm.wait_noticed;
   rec.wait_timed_out = adm.wait_timed_out;

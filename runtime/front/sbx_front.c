@@ -133,7 +133,7 @@ static int sbx_front_run(const struct sbx_tables *t, const struct sbx_opts *o,
   memset(&adm, 0, sizeof adm);
   if (sbx_admit_open(&adm, t->model, stderr) != 0)
     return SBX_EXIT_FAILURE;
-  if (sbx_admit_acquire(&adm, tier, o->no_wait, 0, stderr) != 0) {
+  if (sbx_admit_acquire(&adm, o->lane, tier, o->no_wait, 0, stderr) != 0) {
     sbx_admit_close(&adm);
     return SBX_EXIT_FAILURE;
   }

@@ -19,11 +19,11 @@
 
 extern const struct cs_model_table cs_model_default;
 
-static int admission_index(const struct cs_model_table *t, const char *tier)
+static int admission_index(const struct cs_model_table *t, const char *lane, const char *tier)
 {
   char name[256];
 
-  snprintf(name, sizeof(name), "admit_%s", tier);
+  snprintf(name, sizeof(name), "admit_%s_%s", lane, tier);
   for (uint32_t i = 0; i < t->n_transitions; i++)
     if (strcmp(t->transition_names[i], name) == 0 &&
         t->transition_kinds[i] == CS_TRANSITION_ADMISSION)
@@ -31,15 +31,15 @@ static int admission_index(const struct cs_model_table *t, const char *tier)
   return -ENOENT;
 }
 
-static int capacity(const char *tier)
+static int capacity(const char *lane, const char *tier)
 {
   const struct cs_model_table *t = &cs_model_default;
-  int adm = admission_index(t, tier);
+  int adm = admission_index(t, lane, tier);
   int32_t s = (int32_t)t->initial_state;
   int n = 0;
 
   if (adm < 0) {
-    fprintf(stderr, "sbx_slots: no admission admit_%s\n", tier);
+    fprintf(stderr, "sbx_slots: no admission admit_%s_%s\n", lane, tier);
     return 2;
   }
   for (;;) {
@@ -74,7 +74,7 @@ static int check(const char *path)
   return state == cs_model_default.initial_state && holders == 0 && waiters == 0 ? 0 : 1;
 }
 
-static int hold(const char *path, const char *tier)
+static int hold(const char *path, const char *lane, const char *tier)
 {
   struct cs_shared_sched *sh = NULL;
   struct cs_shared_ticket tk;
@@ -87,7 +87,7 @@ static int hold(const char *path, const char *tier)
   }
   {
     char name[256];
-    snprintf(name, sizeof(name), "admit_%s", tier);
+    snprintf(name, sizeof(name), "admit_%s_%s", lane, tier);
     adm = cs_shared_lookup_admission(sh, name);
   }
   if (adm < 0 || cs_shared_admit(sh, (uint32_t)adm, NULL, &tk) != 0) {
@@ -105,12 +105,14 @@ int main(int argc, char **argv)
 {
   if (argc == 2 && strcmp(argv[1], "model") == 0)
     return printf("%s\n", cs_model_default.model_name) > 0 ? 0 : 2;
-  if (argc == 3 && strcmp(argv[1], "capacity") == 0)
-    return capacity(argv[2]);
+  /* LANE defaults to sbx's default lane, as `sbx run` without --lane. */
+  if ((argc == 3 || argc == 4) && strcmp(argv[1], "capacity") == 0)
+    return capacity(argc == 4 ? argv[3] : "interactive", argv[2]);
   if (argc == 3 && strcmp(argv[1], "check") == 0)
     return check(argv[2]);
-  if (argc == 4 && strcmp(argv[1], "hold") == 0)
-    return hold(argv[2], argv[3]);
-  fprintf(stderr, "usage: sbx_slots model | capacity TIER | check FILE | hold FILE TIER\n");
+  if ((argc == 4 || argc == 5) && strcmp(argv[1], "hold") == 0)
+    return hold(argv[2], argc == 5 ? argv[4] : "interactive", argv[3]);
+  fprintf(stderr, "usage: sbx_slots model | capacity TIER [LANE] | check FILE | "
+                  "hold FILE TIER [LANE]\n");
   return 2;
 }
