@@ -26,6 +26,7 @@
 #include "out_file.h"
 #include "pnetc_exit.h"
 #include "pnetc_options.h"
+#include "pnetc_routes.h"
 #include "pol.h"
 
 #include "emit_oci.h"
@@ -182,6 +183,11 @@ int pnetc_run_policy(const struct pnetc_options *o)
   rc = pol_load_with(o->input, &lo, &pol);
   if (rc)
     goto fail; /* diagnostics were printed */
+  /* A route that names a tier or lane the scheduler lacks would be
+   * refused at every run: refuse it here, at its line. */
+  rc = pnetc_routes_check(pol, o->model);
+  if (rc)
+    goto fail;
 
   /* Which profiles to compile: all for the tables, one for the others. */
   size_t nprof = pol_profile_count(pol);
@@ -288,14 +294,19 @@ commit:
     rc = -ENOMEM;
     goto fail;
   }
-  deps = malloc((pol_file_count(pol) ? pol_file_count(pol) : 1) * sizeof *deps);
+  deps = malloc((pol_file_count(pol) + 1) * sizeof *deps);
   if (!deps) {
     rc = -ENOMEM;
     goto fail;
   }
+  size_t ndeps = 0;
   for (size_t i = 0; i < pol_file_count(pol); i++)
-    deps[i] = pol_file_path(pol, i);
-  rc = out_file_commit_group(files, nfiles, o->depfile, target, deps, pol_file_count(pol));
+    deps[ndeps++] = pol_file_path(pol, i);
+  /* The routes were checked against the model: a changed model must
+   * check them again. */
+  if (o->model)
+    deps[ndeps++] = o->model;
+  rc = out_file_commit_group(files, nfiles, o->depfile, target, deps, ndeps);
   nfiles = 0;
   if (rc) {
     exit_code = pnetc_exit_for(rc); /* out_file named the file and the reason */
