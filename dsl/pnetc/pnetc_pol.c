@@ -23,6 +23,7 @@
 #include "bpf_gen.h"
 #include "c_text.h"
 #include "emit_c_pol.h"
+#include "emit_c_routes.h"
 #include "out_file.h"
 #include "pnetc_exit.h"
 #include "pnetc_options.h"
@@ -248,8 +249,12 @@ int pnetc_run_policy(const struct pnetc_options *o)
     rc = emit_c_pol_source(out_file_stream(files[0]), &sources, compiled, nunits, h_name,
                            PNETC_POL_GENERATOR);
     if (rc == 0)
+      rc = emit_c_routes_source(out_file_stream(files[0]),
+                                pol_route_count(pol) ? pol_route_at(pol, 0) : NULL,
+                                pol_route_count(pol));
+    if (rc == 0)
       rc = emit_c_pol_header(out_file_stream(files[1]), &sources, compiled, nunits,
-                             PNETC_POL_GENERATOR);
+                             pol_route_count(pol), PNETC_POL_GENERATOR);
     if (rc)
       goto fail;
     target = out_file_absolute(c_path);

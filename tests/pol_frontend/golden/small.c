@@ -742,3 +742,7 @@ const struct cs_profile *cs_profile_find(const char *name_or_alias) {
   }
   return NULL;
 }
+/* ---- Routes (docs/pol-language.md, "Routes") ---- */
+const struct cs_route *const cs_routes = NULL;
+const uint32_t cs_routes_count = CS_ROUTES_COUNT;
+
