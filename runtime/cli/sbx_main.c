@@ -91,6 +91,8 @@ int main(int argc, char *argv[])
     .profiles = SBX_PROFILES,
     .n_profiles = SBX_N_PROFILES,
     .model = &SBX_MODEL,
+    .routes = SBX_ROUTES,
+    .n_routes = SBX_N_ROUTES,
   };
 
   if (sbx_std_fds() != 0)
