@@ -255,17 +255,17 @@ START_TEST(cli_errors)
     { 5, { "sbx", "run", "--timeout", "1.2345", "ls" }, "at most 3 decimals" },
     { 3, { "sbx", "check", "--no-wait" }, "check: only --json is accepted" },
     { 3, { "sbx", "run", "--json" }, "run: --json belongs to check" },
-    { 4, { "sbx", "explain", "--json", "x" }, "explain: only --profile and --bpf" },
+    { 4, { "sbx", "explain", "--json", "x" }, "explain: only --profile, --bpf and --routes" },
     { 4, { "sbx", "check", "--profile", "x" }, "check: only --json" },
     { 3, { "sbx", "explain", "extra" }, "unexpected argument 'extra'" },
-    { 4, { "sbx", "explain", "--tier", "v8" }, "explain: only --profile and --bpf" },
+    { 4, { "sbx", "explain", "--tier", "v8" }, "explain: only --profile, --bpf and --routes" },
     { 4, { "sbx", "run", "--bpf", "ls" }, "run: --bpf belongs to explain" },
     /* A user's policy or model: only where it means something. */
     { 4, { "sbx", "run", "--policy", "", "ls" }, "--policy: empty file name" },
     { 4, { "sbx", "run", "--model", "", "ls" }, "--model: empty file name" },
     { 4, { "sbx", "check", "--policy", "p.pol" }, "check: only --json" },
-    { 4, { "sbx", "explain", "--model", "m.pnet" }, "explain: only --profile and --bpf" },
-    { 4, { "sbx", "explain", "--workspace", "/" }, "explain: only --profile and --bpf" },
+    { 4, { "sbx", "explain", "--model", "m.pnet" }, "explain: only --profile, --bpf and --routes" },
+    { 4, { "sbx", "explain", "--workspace", "/" }, "explain: only --profile, --bpf and --routes" },
     { 4, { "sbx", "serve", "--policy", "p.pol" }, "serve: only --idle and -v" },
   };
 
