@@ -32,7 +32,7 @@ const struct cs_profile *cs_profile_find(const char *name_or_alias);
 /* The policy's routes in declaration order; the first that matches a request
  * wins, and a request none matches takes the default route (local, the
  * profile's default tier, lane interactive). NULL when there are none. */
-#define CS_ROUTES_COUNT 0u
+#define CS_ROUTES_COUNT 2u
 extern const struct cs_route *const cs_routes;
 extern const uint32_t cs_routes_count;
 
