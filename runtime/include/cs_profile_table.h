@@ -179,7 +179,11 @@ struct cs_route {
 /* The layout is part of the table format: a change must bump
  * CS_PROFILE_TABLE_VERSION, and this catches one that does not. */
 #if UINTPTR_MAX == UINT64_MAX
+#ifdef __cplusplus
+static_assert(sizeof(struct cs_route) == 80, "struct cs_route changed: bump the table version");
+#else
 _Static_assert(sizeof(struct cs_route) == 80, "struct cs_route changed: bump the table version");
+#endif
 #endif
 
 /* What the generated tables promise (gen/emit_c_pol.c, maintained by the
