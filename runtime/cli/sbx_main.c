@@ -15,6 +15,7 @@
 #include "sbx_policy.h"
 #include "sbx_profile.h"
 #include "sbx_confine.h"
+#include "sbx_route.h"
 #include "sbx_run.h"
 #include "sbx_run_common.h"
 #include "sbx_tables.h"
@@ -32,6 +33,9 @@ static int sbx_main_user_policy(struct sbx_tables *t, const struct sbx_opts *o,
     return SBX_EXIT_FAILURE;
   t->profiles = sbx_policy_table(up, &t->n_profiles);
   t->policy_file = up->path;
+  /* Its routes replace the linked ones with its profiles: the linked
+   * routes name the linked profiles. */
+  t->routes = sbx_policy_routes(up, &t->n_routes);
   /* The profile this run gets, chosen as sbx_run will choose it: none of
    * the policy's files may lie where it lets the command write. An
    * unknown name is left to sbx_run, which reports and records it. */
@@ -124,6 +128,17 @@ int main(int argc, char *argv[])
       t.model_file = model.path;
       t.model_state_name = model.state_name;
     }
+  }
+  /* A user's routes were compiled without the model this run admits
+   * through: a tier or lane it lacks is refused before anything runs. */
+  if (o.policy && !t.refused && t.n_routes &&
+      sbx_route_check_model(t.routes, t.n_routes, t.model, stderr) != 0) {
+    if (o.cmd != SBX_CMD_RUN) {
+      sbx_policy_free(&policy);
+      sbx_model_free(&model);
+      return SBX_EXIT_FAILURE;
+    }
+    t.refused = "policy refused (--policy): a route names a tier or lane the model lacks";
   }
   int code = sbx_main_dispatch(&t, &o);
   sbx_policy_free(&policy);

@@ -79,6 +79,11 @@ const struct cs_profile *sbx_policy_table(const struct sbx_user_policy *up, size
   return profile_set_table(up->set, n);
 }
 
+const struct cs_route *sbx_policy_routes(const struct sbx_user_policy *up, size_t *n)
+{
+  return profile_set_routes(up->set, n);
+}
+
 void sbx_policy_free(struct sbx_user_policy *up)
 {
   profile_set_free(up->set);

@@ -3,6 +3,7 @@
  * request to the same backend, tier and lane. */
 #include "sbx_route.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <string.h>
 #include <strings.h>
@@ -62,6 +63,30 @@ const char *sbx_route_lane(const struct sbx_route_choice *c, const char *asked)
   if (asked)
     return asked;
   return c->route ? c->route->lane : NULL;
+}
+
+static bool sbx_route_place(const struct cs_model_table *t, const char *name, const char *suffix)
+{
+  size_t n = strlen(name);
+  for (uint32_t p = 0; p < t->n_places; p++)
+    if (strncmp(t->place_names[p], name, n) == 0 && strcmp(t->place_names[p] + n, suffix) == 0)
+      return true;
+  return false;
+}
+
+int sbx_route_check_model(const struct cs_route *routes, size_t n, const struct cs_model_table *t,
+                          FILE *err)
+{
+  for (size_t i = 0; routes && i < n; i++) {
+    const struct cs_route *r = &routes[i];
+    bool tier = sbx_route_place(t, r->tier, "_slots"), lane = sbx_route_place(t, r->lane, "_lane");
+    if (tier && lane)
+      continue;
+    fprintf(err, "sbx: error: %s: route '%s' names %s '%s', which model '%s' does not have\n",
+            r->origin, r->name, tier ? "lane" : "tier", tier ? r->lane : r->tier, t->model_name);
+    return -ENOENT;
+  }
+  return 0;
 }
 
 void sbx_route_list(FILE *out, const struct cs_route *routes, size_t n)

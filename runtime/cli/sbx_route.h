@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "cs_model_table.h"
 #include "cs_profile_table.h"
 
 struct sbx_route_request {
@@ -35,6 +36,12 @@ void sbx_route_choose(const struct cs_route *routes, size_t n, const struct sbx_
 const char *sbx_route_tier(const struct sbx_route_choice *c, const char *asked,
                            const char *profile_tier);
 const char *sbx_route_lane(const struct sbx_route_choice *c, const char *asked);
+/* Whether every route's tier ("<tier>_slots") and lane ("<lane>_lane")
+ * is a place of the model the runs are admitted through: 0, or -ENOENT
+ * after a message on err naming the first route that is not (for a
+ * user's policy, which pnetc did not check against this model). */
+int sbx_route_check_model(const struct cs_route *routes, size_t n, const struct cs_model_table *t,
+                          FILE *err);
 /* `sbx explain --routes`: every route, then the default. */
 void sbx_route_list(FILE *out, const struct cs_route *routes, size_t n);
 
