@@ -66,13 +66,22 @@ static int pnetc_pol_compile(struct pnetc_pol_unit *u)
   return rc;
 }
 
-static void pnetc_pol_summary(FILE *out, const struct pnetc_pol_unit *u, size_t n)
+static void pnetc_pol_summary(FILE *out, const struct pol_policy *pol,
+                              const struct pnetc_pol_unit *u, size_t n)
 {
   for (size_t i = 0; i < n; i++) {
     const struct pol_profile *p = u[i].profile;
     fprintf(out, "profile %s%s%s%s: %zu rules, default %s, filter %u instructions, tier %s\n",
             p->name, p->alias ? " (" : "", p->alias ? p->alias : "", p->alias ? ")" : "", p->nrules,
             p->default_text, u[i].prog.len, p->tier);
+  }
+  /* The routes, in the order they are tried (docs/pol-language.md). */
+  for (size_t i = 0; i < pol_route_count(pol); i++) {
+    const struct pol_route *r = pol_route_at(pol, i);
+    fprintf(out,
+            "route %s: kind %s, profile %s, %zu label%s, host %s -> backend %s, tier %s, lane %s\n",
+            r->name, r->kind ? r->kind : "any", r->profile ? r->profile : "any", r->n_labels,
+            r->n_labels == 1 ? "" : "s", r->host ? r->host : "any", r->backend, r->tier, r->lane);
   }
 }
 
@@ -224,7 +233,7 @@ int pnetc_run_policy(const struct pnetc_options *o)
       if ((rc = pnetc_pol_json(stdout, o->input, units, nunits)) != 0)
         goto fail;
     } else if (!o->quiet) {
-      pnetc_pol_summary(stdout, units, nunits);
+      pnetc_pol_summary(stdout, pol, units, nunits);
     }
     target = out_file_absolute(o->input);
     goto commit;
@@ -318,7 +327,7 @@ commit:
     goto cleanup;
   }
   if ((o->emit == PNETC_EMIT_DEFAULT || o->emit == PNETC_EMIT_C) && !o->check_only && !o->quiet) {
-    pnetc_pol_summary(stdout, units, nunits);
+    pnetc_pol_summary(stdout, pol, units, nunits);
     printf("wrote %s and %s\n", c_path, h_path);
   }
   exit_code = PNETC_EXIT_OK;
