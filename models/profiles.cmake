@@ -10,8 +10,12 @@ set(cs_profiles_out ${CMAKE_CURRENT_BINARY_DIR}/pnetc_cs_profiles)
 file(MAKE_DIRECTORY ${cs_profiles_out})
 add_custom_command(
   OUTPUT ${cs_profiles_out}/profiles.c ${cs_profiles_out}/profiles.h
-  COMMAND pnetc -q -o ${cs_profiles_out} --depfile ${cs_profiles_out}/profiles.d models/profiles.pol
-  DEPENDS ${CS_SOURCE_ROOT}/models/profiles.pol ${CS_SOURCE_ROOT}/models/stdlib/syscalls.pol pnetc
+  # --model: the routes may name only tiers and lanes of the scheduler sbx
+  # is built with.
+  COMMAND pnetc -q -o ${cs_profiles_out} --depfile ${cs_profiles_out}/profiles.d --model models/default.pnet
+          models/profiles.pol
+  DEPENDS ${CS_SOURCE_ROOT}/models/profiles.pol ${CS_SOURCE_ROOT}/models/stdlib/syscalls.pol
+          ${CS_SOURCE_ROOT}/models/default.pnet pnetc
   DEPFILE ${cs_profiles_out}/profiles.d
   # From the source root, like the net models: the tables record the
   # policy's own file names, never the checkout's location.

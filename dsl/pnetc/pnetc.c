@@ -51,6 +51,8 @@ static const char pnetc_usage[] =
     "      --profile=NAME    the profile of a policy to compile\n"
     "      --library=DIR     where include <NAME>; looks (policies; default: the\n"
     "                        installed share/commander-sandbox/pol)\n"
+    "      --model=FILE.pnet the scheduler model a policy's routes name tiers and\n"
+    "                        lanes of (policies; default: models/default.pnet's)\n"
     "      --max-states=N    stop the analysis after N states (exit 3)\n"
     "      --depfile=FILE    also write a Make-style list of every file read\n"
     "  -q, --quiet           no summary on standard output\n"
@@ -74,6 +76,7 @@ enum {
   OPT_MAX_STATES,
   OPT_DEPFILE,
   OPT_LIBRARY,
+  OPT_MODEL,
 };
 
 static const struct option pnetc_long_options[] = {
@@ -85,6 +88,7 @@ static const struct option pnetc_long_options[] = {
   { "max-states", required_argument, NULL, OPT_MAX_STATES },
   { "depfile", required_argument, NULL, OPT_DEPFILE },
   { "library", required_argument, NULL, OPT_LIBRARY },
+  { "model", required_argument, NULL, OPT_MODEL },
   { "quiet", no_argument, NULL, 'q' },
   { "help", no_argument, NULL, 'h' },
   { "version", no_argument, NULL, 'V' },
@@ -201,6 +205,9 @@ int main(int argc, char **argv)
       break;
     case OPT_LIBRARY:
       opts.library = optarg;
+      break;
+    case OPT_MODEL:
+      opts.model = optarg;
       break;
     case 'q':
       opts.quiet = true;

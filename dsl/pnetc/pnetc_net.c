@@ -213,11 +213,11 @@ static char *pnetc_net_join(const char *dir, const char *name, const char *ext)
 static int pnetc_net_check_emit(const struct pnetc_options *o)
 {
   /* An option that would be ignored is an error: the user meant something. */
-  if (o->profile) {
+  if (o->profile || o->model) {
     fprintf(stderr,
-            "pnetc: error: %s: --profile applies to policies (.pol), not to nets\n"
+            "pnetc: error: %s: --%s applies to policies (.pol), not to nets\n"
             "Try 'pnetc --help' for more information.\n",
-            o->input);
+            o->input, o->profile ? "profile" : "model");
     return -EINVAL;
   }
   switch (o->emit) {

@@ -30,6 +30,7 @@ struct pnetc_options {
   const char *depfile;     /* --depfile FILE: Make-style list of files read */
   const char *profile;     /* --profile NAME (policies) */
   const char *library;     /* --library DIR: include <NAME>; (policies); NULL: the default */
+  const char *model;       /* --model FILE.pnet: the tiers and lanes routes may name (policies) */
   enum pnetc_emit emit;
   bool check_only;     /* --check: analysis, no files written */
   bool json;           /* --json: the report as one JSON object on stdout */

@@ -24,9 +24,11 @@
 #include "bpf_gen.h"
 #include "c_text.h"
 #include "emit_c_pol.h"
+#include "emit_c_routes.h"
 #include "out_file.h"
 #include "pnetc_exit.h"
 #include "pnetc_options.h"
+#include "pnetc_routes.h"
 #include "pol.h"
 
 #include "emit_oci.h"
@@ -66,13 +68,22 @@ static int pnetc_pol_compile(struct pnetc_pol_unit *u)
   return rc;
 }
 
-static void pnetc_pol_summary(FILE *out, const struct pnetc_pol_unit *u, size_t n)
+static void pnetc_pol_summary(FILE *out, const struct pol_policy *pol,
+                              const struct pnetc_pol_unit *u, size_t n)
 {
   for (size_t i = 0; i < n; i++) {
     const struct pol_profile *p = u[i].profile;
     fprintf(out, "profile %s%s%s%s: %zu rules, default %s, filter %u instructions, tier %s\n",
             p->name, p->alias ? " (" : "", p->alias ? p->alias : "", p->alias ? ")" : "", p->nrules,
             p->default_text, u[i].prog.len, p->tier);
+  }
+  /* The routes, in the order they are tried (docs/pol-language.md). */
+  for (size_t i = 0; i < pol_route_count(pol); i++) {
+    const struct pol_route *r = pol_route_at(pol, i);
+    fprintf(out,
+            "route %s: kind %s, profile %s, %zu label%s, host %s -> backend %s, tier %s, lane %s\n",
+            r->name, r->kind ? r->kind : "any", r->profile ? r->profile : "any", r->n_labels,
+            r->n_labels == 1 ? "" : "s", r->host ? r->host : "any", r->backend, r->tier, r->lane);
   }
 }
 
@@ -204,6 +215,11 @@ int pnetc_run_policy(const struct pnetc_options *o)
   rc = pol_load_with(o->input, &lo, &pol);
   if (rc)
     goto fail; /* diagnostics were printed */
+  /* A route that names a tier or lane the scheduler lacks would be
+   * refused at every run: refuse it here, at its line. */
+  rc = pnetc_routes_check(pol, o->model);
+  if (rc)
+    goto fail;
 
   /* Which profiles to compile: all for the tables, one for the others. */
   size_t nprof = pol_profile_count(pol);
@@ -239,7 +255,7 @@ int pnetc_run_policy(const struct pnetc_options *o)
       if ((rc = pnetc_pol_json(stdout, o->input, units, nunits)) != 0)
         goto fail;
     } else if (!o->quiet) {
-      pnetc_pol_summary(stdout, units, nunits);
+      pnetc_pol_summary(stdout, pol, units, nunits);
     }
     target = out_file_absolute(o->input);
     goto commit;
@@ -264,8 +280,12 @@ int pnetc_run_policy(const struct pnetc_options *o)
     rc = emit_c_pol_source(out_file_stream(files[0]), &sources, compiled, nunits, h_name,
                            PNETC_POL_GENERATOR);
     if (rc == 0)
+      rc = emit_c_routes_source(out_file_stream(files[0]),
+                                pol_route_count(pol) ? pol_route_at(pol, 0) : NULL,
+                                pol_route_count(pol));
+    if (rc == 0)
       rc = emit_c_pol_header(out_file_stream(files[1]), &sources, compiled, nunits,
-                             PNETC_POL_GENERATOR);
+                             pol_route_count(pol), PNETC_POL_GENERATOR);
     if (rc)
       goto fail;
     target = out_file_absolute(c_path);
@@ -323,21 +343,26 @@ commit:
     rc = -ENOMEM;
     goto fail;
   }
-  deps = malloc((pol_file_count(pol) ? pol_file_count(pol) : 1) * sizeof *deps);
+  deps = malloc((pol_file_count(pol) + 1) * sizeof *deps);
   if (!deps) {
     rc = -ENOMEM;
     goto fail;
   }
+  size_t ndeps = 0;
   for (size_t i = 0; i < pol_file_count(pol); i++)
-    deps[i] = pol_file_path(pol, i);
-  rc = out_file_commit_group(files, nfiles, o->depfile, target, deps, pol_file_count(pol));
+    deps[ndeps++] = pol_file_path(pol, i);
+  /* The routes were checked against the model: a changed model must
+   * check them again. */
+  if (o->model)
+    deps[ndeps++] = o->model;
+  rc = out_file_commit_group(files, nfiles, o->depfile, target, deps, ndeps);
   nfiles = 0;
   if (rc) {
     exit_code = pnetc_exit_for(rc); /* out_file named the file and the reason */
     goto cleanup;
   }
   if ((o->emit == PNETC_EMIT_DEFAULT || o->emit == PNETC_EMIT_C) && !o->check_only && !o->quiet) {
-    pnetc_pol_summary(stdout, units, nunits);
+    pnetc_pol_summary(stdout, pol, units, nunits);
     printf("wrote %s and %s\n", c_path, h_path);
   }
   exit_code = PNETC_EXIT_OK;

@@ -22,6 +22,7 @@
 
 #include "diag.h"
 #include "pol_profile.h"
+#include "pol_route.h"
 #include "sc_rules.h"
 
 /* The scheduler tiers of models/default.pnet a profile may name. */
@@ -63,6 +64,25 @@ size_t pol_profile_count(const struct pol_policy *pol);
 const struct pol_profile *pol_profile_at(const struct pol_policy *pol, size_t i);
 /* By name or alias; NULL when neither matches. */
 const struct pol_profile *pol_profile_find(const struct pol_policy *pol, const char *name);
+
+/* Routes in declaration order (docs/pol-language.md, "Routes"). */
+size_t pol_route_count(const struct pol_policy *pol);
+const struct pol_route *pol_route_at(const struct pol_policy *pol, size_t i);
+
+/* The names a route may use for its tier and lane: those of the scheduler
+ * model the policy is compiled against (pnetc --model), or of the
+ * project's models/default.pnet when none is named. */
+struct pol_route_model {
+  const char *name; /* for messages: "models/default.pnet" */
+  const char *const *tiers;
+  size_t n_tiers;
+  const char *const *lanes;
+  size_t n_lanes;
+};
+/* The lanes of models/default.pnet, for a policy compiled without a model. */
+#define POL_LANES "interactive, background, subagent"
+/* -EINVAL after an error at each route's tier or lane that m lacks. */
+int pol_routes_check_model(const struct pol_policy *pol, const struct pol_route_model *m);
 
 /* Every file read, the main one first (for --depfile). */
 size_t pol_file_count(const struct pol_policy *pol);

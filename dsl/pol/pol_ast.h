@@ -171,7 +171,15 @@ struct pol_profile_decl {
   struct diag_loc loc;
 };
 
-enum pol_decl_kind { POL_DECL_INCLUDE, POL_DECL_CONST, POL_DECL_GROUP, POL_DECL_PROFILE };
+/* A route (`route NAME { ... }`) is kept as a profile declaration without
+ * alias or parent: a name and a body of settings (dsl/pol/pol_route.c). */
+enum pol_decl_kind {
+  POL_DECL_INCLUDE,
+  POL_DECL_CONST,
+  POL_DECL_GROUP,
+  POL_DECL_PROFILE,
+  POL_DECL_ROUTE
+};
 
 struct pol_decl {
   enum pol_decl_kind kind;

@@ -110,7 +110,14 @@ struct pol_policy {
   size_t ndeltas;
   struct pol_profile *profiles;
   size_t nprofiles;
+  struct pol_route *routes; /* declaration order */
+  size_t nroutes;
 };
+
+/* pol_route.c: the routes, after the profiles they name are resolved. */
+#define POL_MAX_ROUTES 64
+int pol_resolve_routes(struct pol_policy *pol);
+void pol_routes_free(struct pol_policy *pol);
 
 /* pol_resolve.c: names, inheritance, validation. Errors are printed;
  * returns 0, -EINVAL or -ENOMEM (as do the stage functions below). */

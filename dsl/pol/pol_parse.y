@@ -154,7 +154,7 @@ static void list_error(const struct diag_loc *loc, int rc) {
   struct pol_decl *decl;
 }
 
-%token INCLUDE "include" CONST "const" GROUP_KW "group" PROFILE "profile" ALIAS "alias"
+%token INCLUDE "include" CONST "const" GROUP_KW "group" PROFILE "profile" ROUTE "route" ALIAS "alias"
 %token EXTENDS "extends" SYSCALLS "syscalls" DEFAULT "default" IF "if" APPROVE "approve"
 %token ALLOWED_PATHS "allowedPaths" DENIED_PATHS "deniedPaths" RULE "rule"
 %token ANDAND "&&" OROR "||" EQ "==" NE "!=" LT "<" LE "<=" GT ">" GE ">=" PLUSEQ "+="
@@ -259,6 +259,21 @@ decl
       p->body = *$6;
       free($6);
     }
+  | ROUTE IDENT '{' items '}' {
+      /* Settings only (kind, profile, labels, host, backend, tier, lane),
+       * checked in dsl/pol/pol_route.c. */
+      $$ = calloc(1, sizeof *$$);
+      struct pol_profile_decl *p = calloc(1, sizeof *p);
+      if (!$$ || !p) { free($$); free(p); free($2); items_del($4); OOM(@1); }
+      $$->kind = POL_DECL_ROUTE;
+      $$->loc = L(st, &@1);
+      $$->profile = p;
+      p->loc = L(st, &@1);
+      p->name.text = $2;
+      p->name.loc = L(st, &@2);
+      p->body = *$4;
+      free($4);
+    }
   ;
 
 /* `alias NAME` then `extends NAME`, each optional, in that order. */
@@ -299,6 +314,20 @@ item
       $$->kind = POL_ITEM_PROP;
       $$->loc = L(st, &@1);
       $$->prop.key.text = $1;
+      $$->prop.key.loc = L(st, &@1);
+      $$->prop.kind = POL_PROP_IDENT;
+      $$->prop.text = $3;
+      $$->prop.value_loc = L(st, &@3);
+    }
+  | PROFILE '=' IDENT ';' {
+      /* `profile = NAME;`: a route's match on the requested profile
+       * (`profile` is a keyword, so it has its own rule). */
+      $$ = calloc(1, sizeof *$$);
+      char *key = strdup("profile");
+      if (!$$ || !key) { free($$); free(key); free($3); OOM(@1); }
+      $$->kind = POL_ITEM_PROP;
+      $$->loc = L(st, &@1);
+      $$->prop.key.text = key;
       $$->prop.key.loc = L(st, &@1);
       $$->prop.kind = POL_PROP_IDENT;
       $$->prop.text = $3;

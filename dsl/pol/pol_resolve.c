@@ -329,6 +329,8 @@ int pol_resolve(struct pol_policy *pol)
     rc = pol_resolve_groups(pol);
   if (rc == 0)
     rc = pol_resolve_profiles(pol);
+  if (rc == 0)
+    rc = pol_resolve_routes(pol);
   if (rc == -ENOMEM)
     pol_oom();
   return rc;
@@ -359,6 +361,7 @@ static void pol_profile_release(struct pol_profile *p)
 
 void pol_resolve_free(struct pol_policy *pol)
 {
+  pol_routes_free(pol);
   for (size_t i = 0; i < pol->nprofiles; i++)
     pol_profile_release(&pol->profiles[i]);
   free(pol->profiles);

@@ -2,6 +2,7 @@
  * the how-to-read paragraphs it writes, so an auditor holding only
  * profiles.c can read it. */
 #include "emit_c_pol.h"
+#include "emit_c_routes.h"
 
 #include "c_text.h"
 
@@ -87,7 +88,8 @@ static void ecp_banner(FILE *out, const struct emit_pol_sources *src, const char
 }
 
 int emit_c_pol_header(FILE *out, const struct emit_pol_sources *src,
-                      const struct emit_pol_compiled *c, size_t n, const char *generator)
+                      const struct emit_pol_compiled *c, size_t n, size_t n_routes,
+                      const char *generator)
 {
   char **up = ecp_idents(c, n, true);
   if (!up)
@@ -111,9 +113,10 @@ int emit_c_pol_header(FILE *out, const struct emit_pol_sources *src,
         "extern const uint32_t cs_profiles_count;\n\n"
         "/* The profile named name_or_alias (\"standard\" or \"WORKSPACE_WRITE\"); NULL when\n"
         " * no profile has that name: callers must refuse to run then (fail closed). */\n"
-        "const struct cs_profile *cs_profile_find(const char *name_or_alias);\n\n"
-        "#endif\n",
+        "const struct cs_profile *cs_profile_find(const char *name_or_alias);\n\n",
         out);
+  emit_c_routes_header(out, n_routes);
+  fputs("#endif\n", out);
   int rc = text_stream_status(out);
   ecp_idents_free(up, n);
   return rc;

@@ -41,9 +41,11 @@ struct emit_pol_sources {
 char *emit_c_pol_note_action(const struct pol_rule *r);
 
 /* header_name: how profiles.c includes profiles.h; generator: "pnetc 0.1.0"
- * for the banner. */
+ * for the banner; n_routes: how many routes profiles.c defines
+ * (emit_c_routes.h, written after the profiles). */
 int emit_c_pol_header(FILE *out, const struct emit_pol_sources *src,
-                      const struct emit_pol_compiled *c, size_t n, const char *generator);
+                      const struct emit_pol_compiled *c, size_t n, size_t n_routes,
+                      const char *generator);
 int emit_c_pol_source(FILE *out, const struct emit_pol_sources *src,
                       const struct emit_pol_compiled *c, size_t n, const char *header_name,
                       const char *generator);

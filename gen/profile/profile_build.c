@@ -38,6 +38,10 @@ struct profile_set {
   struct cs_profile *table;
   struct profile_unit *units;
   size_t n;
+  /* The policy's routes as pnetc writes them (cs_routes), pointing into
+   * the policy's own strings. */
+  struct cs_route *routes;
+  size_t n_routes;
 };
 
 static void profile_unit_free(struct profile_unit *u)
@@ -66,6 +70,7 @@ void profile_set_free(struct profile_set *s)
     profile_unit_free(&s->units[i]);
   free(s->units);
   free(s->table);
+  free(s->routes);
   pol_policy_free(s->pol);
   free(s);
 }
@@ -278,6 +283,25 @@ int profile_set_load(const char *path, const struct pol_load_options *lo, struct
     if ((rc = profile_build_one(pol_profile_at(s->pol, i), &s->units[i], &s->table[i])) != 0)
       goto fail;
   }
+  s->n_routes = pol_route_count(s->pol);
+  if (s->n_routes) {
+    rc = -ENOMEM;
+    if (!(s->routes = calloc(s->n_routes, sizeof *s->routes)))
+      goto fail;
+    for (size_t i = 0; i < s->n_routes; i++) {
+      const struct pol_route *r = pol_route_at(s->pol, i);
+      s->routes[i] = (struct cs_route){ .name = r->name,
+                                        .origin = r->origin,
+                                        .kind = r->kind,
+                                        .profile = r->profile,
+                                        .labels = (const char *const *)r->labels,
+                                        .n_labels = (uint32_t)r->n_labels,
+                                        .host = r->host,
+                                        .backend = r->backend,
+                                        .tier = r->tier,
+                                        .lane = r->lane };
+    }
+  }
   *out = s;
   return 0;
 fail:
@@ -292,6 +316,12 @@ const struct cs_profile *profile_set_table(const struct profile_set *s, size_t *
 {
   *n = s->n;
   return s->table;
+}
+
+const struct cs_route *profile_set_routes(const struct profile_set *s, size_t *n)
+{
+  *n = s->n_routes;
+  return s->routes;
 }
 
 size_t profile_set_file_count(const struct profile_set *s)

@@ -36,6 +36,11 @@ void profile_set_free(struct profile_set *s);
  * until profile_set_free. */
 const struct cs_profile *profile_set_table(const struct profile_set *s, size_t *n);
 
+/* The policy's routes as cs_routes[] (NULL with 0 when it has none);
+ * valid until profile_set_free. Their tiers and lanes are not checked
+ * here: the caller checks them against the model it admits through. */
+const struct cs_route *profile_set_routes(const struct profile_set *s, size_t *n);
+
 /* Every file read (the main one first), as opened. */
 size_t profile_set_file_count(const struct profile_set *s);
 const char *profile_set_file(const struct profile_set *s, size_t i);

@@ -267,6 +267,9 @@ static json_t *sbx_audit_build(const struct sbx_audit_record *r, bool shorten, i
   if (r->policy_file)
     sbx_set_str(o, "policy_file", r->policy_file, max, bad);
   sbx_set_str(o, "tier", r->tier, max, bad);
+  sbx_set_str(o, "lane", r->lane, max, bad);
+  sbx_set_str(o, "route", r->route, max, bad);
+  sbx_set_str(o, "backend", r->backend, max, bad);
   /* Which start-up path confined the run: the layers are the same, the
    * auditor may still want to know (docs/sbx.md, "Warm start"). */
   if (r->start_path)

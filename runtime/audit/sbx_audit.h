@@ -80,6 +80,9 @@ struct sbx_audit_record {
   const char *profile_alias;  /* may be NULL */
   const char *profile_source; /* "flag", "env", "default" */
   const char *tier;
+  const char *lane;    /* the execution lane; NULL: the model has no lanes */
+  const char *route;   /* the route taken ("default" when none matched); NULL: not chosen */
+  const char *backend; /* the route's backend */
   char *const *argv;
   int argc;
   const char *workspace;

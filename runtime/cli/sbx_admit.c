@@ -146,28 +146,129 @@ static void sbx_admit_why(FILE *out, const struct cs_model_table *t, uint32_t s,
   }
 }
 
-static void sbx_admit_list_tiers(FILE *err, const struct cs_model_table *t)
+static bool sbx_admit_ends_with(const char *name, const char *suffix)
 {
-  const char *sep = "";
+  size_t n = strlen(name), k = strlen(suffix);
+  return n > k && strcmp(name + n - k, suffix) == 0;
+}
+
+bool sbx_admit_has_lanes(const struct cs_model_table *t)
+{
+  for (uint32_t p = 0; p < t->n_places; p++)
+    if (sbx_admit_ends_with(t->place_names[p], "_lane"))
+      return true;
+  return false;
+}
+
+bool sbx_admit_lane_known(const struct cs_model_table *t, const char *lane)
+{
+  size_t n = strlen(lane);
+  for (uint32_t p = 0; p < t->n_places; p++)
+    if (strncmp(t->place_names[p], lane, n) == 0 && strcmp(t->place_names[p] + n, "_lane") == 0)
+      return true;
+  return false;
+}
+
+/* The admissions of one lane ("admit_<lane>_"), or of a model without
+ * lanes ("admit_"): what follows the prefix is the tier. */
+static const char *sbx_admit_tier_of(const struct cs_model_table *t, uint32_t i, const char *lane)
+{
+  const char *name = t->transition_names[i];
+  size_t n;
+
+  if (t->transition_kinds[i] != CS_TRANSITION_ADMISSION || strncmp(name, "admit_", 6) != 0)
+    return NULL;
+  name += 6;
+  if (!lane)
+    return name;
+  n = strlen(lane);
+  return strncmp(name, lane, n) == 0 && name[n] == '_' ? name + n + 1 : NULL;
+}
+
+static void sbx_admit_list_tiers(FILE *err, const struct cs_model_table *t, const char *lane)
+{
+  const char *sep = "", *tier;
 
   fprintf(err, "sbx: note: tiers of model '%s':", t->model_name);
   for (uint32_t i = 0; i < t->n_transitions; i++) {
-    if (t->transition_kinds[i] != CS_TRANSITION_ADMISSION ||
-        strncmp(t->transition_names[i], "admit_", 6) != 0)
+    if (!(tier = sbx_admit_tier_of(t, i, lane)))
       continue;
-    fprintf(err, "%s %s", sep, t->transition_names[i] + 6);
+    fprintf(err, "%s %s", sep, tier);
     sep = ",";
   }
   fprintf(err, "\n");
+}
+
+static void sbx_admit_list_lanes(FILE *err, const struct cs_model_table *t)
+{
+  const char *sep = "";
+
+  fprintf(err, "sbx: note: lanes of model '%s':", t->model_name);
+  for (uint32_t p = 0; p < t->n_places; p++) {
+    const char *name = t->place_names[p];
+    if (!sbx_admit_ends_with(name, "_lane"))
+      continue;
+    fprintf(err, "%s %.*s", sep, (int)(strlen(name) - 5), name);
+    sep = ",";
+  }
+  fprintf(err, "\n");
+}
+
+/* What admission adm waits for in state s, from the marking: each input
+ * place short of tokens, named as a lane slot ("<lane>_lane"), a tier
+ * slot ("<tier>_slots") or by its name, with how many of its slots are in
+ * use; or earlier runs, when the resources are there but runs queued
+ * before this one go first, or the table refuses the firing. Why from the
+ * marking: a caller with no terminal (an agent host, CI) must be able to
+ * tell a full lane from a full tier, and only the marking knows which. */
+static void sbx_admit_waits_for(FILE *out, const struct cs_model_table *t, uint32_t s, uint32_t adm)
+{
+  const char *sep = "";
+  bool short_of = false;
+
+  if (s >= t->n_states) {
+    fprintf(out, "an admission state out of range");
+    return;
+  }
+  for (uint32_t a = t->pre_start[adm]; a < t->pre_start[adm + 1]; a++) {
+    uint32_t place = t->pre_arcs[a].place;
+    const char *name = t->place_names[place];
+    for (uint32_t c = 0; c < t->n_tracked; c++) {
+      uint32_t have = t->markings[(size_t)s * t->n_tracked + c];
+      int64_t all = t->place_initial[place];
+      if (t->tracked_places[c] != place || have >= t->pre_arcs[a].weight)
+        continue;
+      if (sbx_admit_ends_with(name, "_lane"))
+        fprintf(out, "%sa slot of lane %.*s", sep, (int)(strlen(name) - 5), name);
+      else if (sbx_admit_ends_with(name, "_slots"))
+        fprintf(out, "%sa slot of tier %.*s", sep, (int)(strlen(name) - 6), name);
+      else
+        fprintf(out, "%stokens in %s", sep, name);
+      if (all > 0 && (uint64_t)all >= have)
+        fprintf(out, " (%" PRIu64 " of %" PRId64 " in use)", (uint64_t)all - have, all);
+      sep = " and ";
+      short_of = true;
+    }
+  }
+  if (!short_of)
+    fprintf(out, "earlier runs (the resources are free, but runs queued before it go first "
+                 "or the table refuses the firing now)");
 }
 
 /* The tier's slots as "3 of 4 slots in use, 2 earlier runs waiting". */
 static void sbx_admit_slots(FILE *out, const struct sbx_admit *a,
                             const struct cs_shared_wait_info *info)
 {
-  fprintf(out, "%" PRIu32 " of %" PRIu32 " slots in use, %" PRIu32 " earlier run%s waiting",
-          info->in_use, sbx_admit_capacity(a->table, a->admission), info->ahead,
-          info->ahead == 1 ? "" : "s");
+  sbx_admit_waits_for(out, a->table, info->state, a->admission);
+  fprintf(out, ", %" PRIu32 " earlier run%s waiting", info->ahead, info->ahead == 1 ? "" : "s");
+}
+
+/* "lane interactive, tier v8" or "tier v8" for a model without lanes. */
+static void sbx_admit_what(FILE *out, const struct sbx_admit *a)
+{
+  if (a->lane)
+    fprintf(out, "lane %s, ", a->lane);
+  fprintf(out, "tier %s", a->tier);
 }
 
 /* cs_shared_wait_notice: once, when the wait passes SBX_ADMIT_NOTICE_MS.
@@ -177,32 +278,60 @@ static void sbx_admit_notice(void *ctx, const struct cs_shared_wait_info *info)
 {
   struct sbx_admit *a = ctx;
 
-  fprintf(a->err, "sbx: waiting for admission: tier %s, ", a->tier);
+  fprintf(a->err, "sbx: waiting for admission: ");
+  sbx_admit_what(a->err, a);
+  fprintf(a->err, ": waits for ");
   sbx_admit_slots(a->err, a, info);
   fprintf(a->err, " (model '%s')\n", a->table->model_name);
   fflush(a->err);
   a->wait_noticed = true;
 }
 
-int sbx_admit_acquire(struct sbx_admit *a, const char *tier, bool no_wait, uint64_t wait_timeout_ms,
-                      FILE *err)
+int sbx_admit_acquire(struct sbx_admit *a, const char *lane, const char *tier, bool no_wait,
+                      uint64_t wait_timeout_ms, FILE *err)
 {
   const struct cs_model_table *t = a->table;
+  bool lanes = sbx_admit_has_lanes(t);
   char name[256];
   uint64_t t0;
-  int adm, r;
+  int adm, r, n;
 
-  if (!tier || !*tier || (size_t)snprintf(name, sizeof(name), "admit_%s", tier) >= sizeof(name)) {
-    fprintf(err, "sbx: error: admission: empty or too long tier name\n");
+  if (!lane)
+    lane = SBX_DEFAULT_LANE;
+  if (!tier || !*tier || !*lane) {
+    fprintf(err, "sbx: error: admission: empty lane or tier name\n");
+    return -EINVAL;
+  }
+  /* An unknown lane is an error, never a fallback to another lane: the
+   * lane is the concurrency the caller asked to be limited by. */
+  if (lanes && !sbx_admit_lane_known(t, lane)) {
+    fprintf(err, "sbx: error: admission: model '%s' has no lane '%s'\n", t->model_name, lane);
+    sbx_admit_list_lanes(err, t);
+    return -ENOENT;
+  }
+  if (!lanes && strcmp(lane, SBX_DEFAULT_LANE) != 0) {
+    fprintf(err,
+            "sbx: error: admission: model '%s' has no lanes (no place <lane>_lane); lane '%s' "
+            "cannot be honoured\n",
+            t->model_name, lane);
+    return -ENOENT;
+  }
+  a->lane = lanes ? lane : NULL;
+  n = lanes ? snprintf(name, sizeof(name), "admit_%s_%s", lane, tier)
+            : snprintf(name, sizeof(name), "admit_%s", tier);
+  if (n < 0 || (size_t)n >= sizeof(name)) {
+    fprintf(err, "sbx: error: admission: too long lane or tier name\n");
     return -EINVAL;
   }
   adm = cs_shared_lookup_admission(a->sh, name);
   if (adm < 0) {
-    fprintf(err, "sbx: error: admission: model '%s' has no tier '%s' (no admission %s)\n",
-            t->model_name, tier, name);
-    sbx_admit_list_tiers(err, t);
+    fprintf(err, "sbx: error: admission: model '%s' has no tier '%s'%s%s (no admission %s)\n",
+            t->model_name, tier, lanes ? " in lane " : "", lanes ? lane : "", name);
+    sbx_admit_list_tiers(err, t, a->lane);
     return -ENOENT;
   }
+  a->tier = tier;
+  a->admission = (uint32_t)adm;
   t0 = sbx_now_ms();
   if (no_wait) {
     r = cs_shared_try_admit(a->sh, (uint32_t)adm, &a->ticket);
@@ -217,8 +346,6 @@ int sbx_admit_acquire(struct sbx_admit *a, const char *tier, bool no_wait, uint6
                                             .fn = sbx_admit_notice,
                                             .ctx = a };
     struct timespec deadline;
-    a->tier = tier;
-    a->admission = (uint32_t)adm;
     a->err = err;
     if (wait_timeout_ms) {
       clock_gettime(CLOCK_MONOTONIC, &deadline);
@@ -238,10 +365,10 @@ int sbx_admit_acquire(struct sbx_admit *a, const char *tier, bool no_wait, uint6
     /* Our waiter record is gone: every waiter left counts as ahead. */
     cs_shared_tier_info(a->sh, (uint32_t)adm, UINT64_MAX, &info);
     a->wait_timed_out = true;
-    fprintf(err,
-            "sbx: error: admission: no slot of tier %s within --wait-timeout (%" PRIu64
-            ".%03" PRIu64 " s): ",
-            tier, wait_timeout_ms / 1000, wait_timeout_ms % 1000);
+    fprintf(err, "sbx: error: admission: ");
+    sbx_admit_what(err, a);
+    fprintf(err, ": not admitted within --wait-timeout (%" PRIu64 ".%03" PRIu64 " s): waits for ",
+            wait_timeout_ms / 1000, wait_timeout_ms % 1000);
     sbx_admit_slots(err, a, &info);
     fprintf(err, " (model '%s'); nothing ran\n", t->model_name);
     return r;
@@ -328,12 +455,28 @@ void sbx_admit_describe(FILE *out, const struct cs_model_table *t)
 
   fprintf(out, "Admission (model '%s' from %s, %" PRIu32 " safe states):\n", t->model_name,
           t->source_path ? t->source_path : "?", t->n_states);
-  for (uint32_t i = 0; i < t->n_transitions; i++) {
-    if (t->transition_kinds[i] != CS_TRANSITION_ADMISSION ||
-        strncmp(t->transition_names[i], "admit_", 6) != 0)
-      continue;
-    fprintf(out, "  tier %-12s %" PRIu32 " at once\n", t->transition_names[i] + 6,
-            sbx_admit_capacity(t, i));
+  if (sbx_admit_has_lanes(t)) {
+    /* Each lane's width is its place's initial tokens; each tier's slots
+     * what one lane's admissions of it reach, bounded by the lane. */
+    for (uint32_t p = 0; p < t->n_places; p++) {
+      const char *name = t->place_names[p];
+      if (sbx_admit_ends_with(name, "_lane"))
+        fprintf(out, "  lane %-12.*s %" PRId64 " at once%s\n", (int)(strlen(name) - 5), name,
+                t->place_initial[p],
+                strcmp(name, SBX_DEFAULT_LANE "_lane") == 0 ? " (default)" : "");
+    }
+    for (uint32_t p = 0; p < t->n_places; p++) {
+      const char *name = t->place_names[p];
+      if (sbx_admit_ends_with(name, "_slots"))
+        fprintf(out, "  tier %-12.*s %" PRId64 " at once\n", (int)(strlen(name) - 6), name,
+                t->place_initial[p]);
+    }
+  } else {
+    for (uint32_t i = 0; i < t->n_transitions; i++) {
+      const char *tier = sbx_admit_tier_of(t, i, NULL);
+      if (tier)
+        fprintf(out, "  tier %-12s %" PRIu32 " at once\n", tier, sbx_admit_capacity(t, i));
+    }
   }
   if (sbx_admit_state_dir(dir, sizeof(dir)) != 0) {
     fprintf(out, "  state: no location (set %s or XDG_RUNTIME_DIR); sbx run will refuse\n",

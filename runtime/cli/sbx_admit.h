@@ -3,7 +3,9 @@
  * Every sbx on the machine (or sharing SBX_STATE_DIR) opens the same
  * cross-process admission state for the compiled default model
  * (cs_shared_*, runtime/include/commander.h): <dir>/<model>.state. A run asks for
- * the admission transition "admit_<tier>"; when the table refuses it (the
+ * the admission transition "admit_<lane>_<tier>" of a model with lanes (a
+ * place "<lane>_lane" per lane, docs/pnet-language.md "Lanes"), or
+ * "admit_<tier>" of one without; when the table refuses it (the
  * firing would leave the safe set), the run waits in FIFO order, or with
  * --no-wait fails at once naming the model, the admission and the marking.
  * The ticket is completed when the command is gone; if sbx dies first
@@ -11,7 +13,7 @@
  * and the slot returns (commander.h, section 3).
  *
  * Returns: 0, or a negative errno from commander.h's list (-EAGAIN
- * refused with no_wait, -ENOENT unknown tier, -ESTALE state file of another
+ * refused with no_wait, -ENOENT unknown lane or tier, -ESTALE state file of another
  * model, ...) or from mkdir(2)/open(2), after a message on `err`. */
 #ifndef CS_RUNTIME_SBX_ADMIT_H
 #define CS_RUNTIME_SBX_ADMIT_H
@@ -25,6 +27,11 @@
 
 #define SBX_STATE_DIR_ENV "SBX_STATE_DIR"
 #define SBX_STATE_DIR_ROOT "/run/commander-sandbox"
+/* Whether the model has lane `lane` (a place "<lane>_lane"). */
+bool sbx_admit_lane_known(const struct cs_model_table *t, const char *lane);
+
+/* The lane of a run that names none: the agent's own tool calls. */
+#define SBX_DEFAULT_LANE "interactive"
 
 struct sbx_admit {
   const struct cs_model_table *table;
@@ -35,6 +42,7 @@ struct sbx_admit {
   char path[4096];  /* the shared state file */
   /* The wait made visible (docs/sbx.md, "Admission"): */
   const char *tier;    /* the tier asked for */
+  const char *lane;    /* the lane asked for; NULL: the model has no lanes */
   uint32_t admission;  /* its transition */
   bool wait_noticed;   /* the one-line notice was written on err */
   bool wait_timed_out; /* --wait-timeout passed before a slot was free */
@@ -50,12 +58,19 @@ int sbx_admit_open(struct sbx_admit *a, const struct cs_model_table *table, FILE
  * (--model) gets a name of its own, so no other model shares its state. */
 int sbx_admit_open_named(struct sbx_admit *a, const struct cs_model_table *table,
                          const char *state_name, FILE *err);
-/* Admits tier (admit_<tier>); waits in FIFO order unless no_wait, at most
- * wait_timeout_ms when non-zero (-ETIMEDOUT then, after a message naming
- * the tier and its slots). A wait longer than SBX_ADMIT_NOTICE_MS is
- * announced once on err (tier, slots in use, runs ahead). */
-int sbx_admit_acquire(struct sbx_admit *a, const char *tier, bool no_wait, uint64_t wait_timeout_ms,
-                      FILE *err);
+/* Admits (lane, tier): admit_<lane>_<tier>, or admit_<tier> when the
+ * model has no lanes (lane NULL or SBX_DEFAULT_LANE). lane NULL means
+ * SBX_DEFAULT_LANE; a lane the model does not have is -ENOENT, never a
+ * fallback. Waits in FIFO order unless no_wait, at most wait_timeout_ms
+ * when non-zero (-ETIMEDOUT then, after a message naming the lane, the
+ * tier and what is short). A wait longer than SBX_ADMIT_NOTICE_MS is
+ * announced once on err: what the run waits for (a lane slot, a tier
+ * slot or earlier runs), with the slots in use. a->lane is the lane taken
+ * (NULL for a model without lanes). */
+int sbx_admit_acquire(struct sbx_admit *a, const char *lane, const char *tier, bool no_wait,
+                      uint64_t wait_timeout_ms, FILE *err);
+/* Whether the model has lanes: a place named "<lane>_lane". */
+bool sbx_admit_has_lanes(const struct cs_model_table *t);
 /* Ties the held slot to the run's pid 1 (cs_shared_guard): a SIGKILLed
  * sbx's slot then returns only once its sandbox is gone. 0 when nothing is
  * held. */

@@ -24,12 +24,33 @@ json_t *sbx_admit_describe_json(const struct cs_model_table *t)
   bad |=
       json_object_set_new(o, "source", t->source_path ? json_string(t->source_path) : json_null());
   bad |= json_object_set_new(o, "safe_states", json_integer(t->n_states));
-  for (uint32_t i = 0; i < t->n_transitions; i++) {
-    if (t->transition_kinds[i] != CS_TRANSITION_ADMISSION ||
-        strncmp(t->transition_names[i], "admit_", 6) != 0)
-      continue;
-    bad |= json_array_append_new(tiers, json_pack("{s:s, s:I}", "name", t->transition_names[i] + 6,
-                                                  "slots", (json_int_t)sbx_admit_capacity(t, i)));
+  if (sbx_admit_has_lanes(t)) {
+    /* A model with lanes: its tiers are the "<tier>_slots" places, its
+     * lanes the "<lane>_lane" places, each with its initial tokens. */
+    json_t *lanes = json_array();
+    bad |= !lanes;
+    for (uint32_t p = 0; lanes && p < t->n_places; p++) {
+      const char *name = t->place_names[p];
+      size_t n = strlen(name);
+      if (n > 6 && strcmp(name + n - 6, "_slots") == 0)
+        bad |= json_array_append_new(tiers, json_pack("{s:s#, s:I}", "name", name, n - 6, "slots",
+                                                      (json_int_t)t->place_initial[p]));
+      else if (n > 5 && strcmp(name + n - 5, "_lane") == 0)
+        bad |=
+            json_array_append_new(lanes, json_pack("{s:s#, s:I, s:b}", "name", name, n - 5, "slots",
+                                                   (json_int_t)t->place_initial[p], "default",
+                                                   strcmp(name, SBX_DEFAULT_LANE "_lane") == 0));
+    }
+    bad |= json_object_set_new(o, "lanes", lanes);
+  } else {
+    for (uint32_t i = 0; i < t->n_transitions; i++) {
+      if (t->transition_kinds[i] != CS_TRANSITION_ADMISSION ||
+          strncmp(t->transition_names[i], "admit_", 6) != 0)
+        continue;
+      bad |=
+          json_array_append_new(tiers, json_pack("{s:s, s:I}", "name", t->transition_names[i] + 6,
+                                                 "slots", (json_int_t)sbx_admit_capacity(t, i)));
+    }
   }
   if (sbx_admit_state_dir(dir, sizeof(dir)) != 0) {
     bad |= json_object_set_new(st, "path", json_null());

@@ -11,6 +11,7 @@
 #include "sbx_denial.h"
 #include "sbx_explain.h"
 #include "sbx_profile.h"
+#include "sbx_route.h"
 #include "sbx_run.h"
 
 static const char *sbx_check_cgroup_name(enum sbx_cgroup_mode m)
@@ -142,6 +143,15 @@ int sbx_explain_cmd(const struct sbx_tables *t, const struct sbx_opts *o)
   const struct cs_profile *p = NULL;
   enum sbx_profile_source src;
 
+  if (o->routes) {
+    /* The routes alone: they do not depend on a profile. */
+    sbx_route_list(stdout, t->routes, t->n_routes);
+    if (fflush(stdout) != 0) {
+      fprintf(stderr, "sbx: error: explain: writing the output: %s\n", strerror(errno));
+      return SBX_EXIT_FAILURE;
+    }
+    return 0;
+  }
   if (sbx_profile_select(t->profiles, t->n_profiles, o->profile, getenv(SBX_PROFILE_ENV), &p, &src,
                          stderr) != 0)
     return SBX_EXIT_FAILURE;

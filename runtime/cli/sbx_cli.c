@@ -28,6 +28,9 @@ enum {
   OPT_IDLE,
   OPT_ENV,
   OPT_PASS_ENV,
+  OPT_LANE,
+  OPT_LABEL,
+  OPT_ROUTES,
   OPT_CWD,
   OPT_WAIT_TIMEOUT,
   OPT_RUN_ID,
@@ -42,6 +45,9 @@ static const struct option sbx_run_options[] = {
   { "profile", required_argument, NULL, OPT_PROFILE },
   { "workspace", required_argument, NULL, OPT_WORKSPACE },
   { "tier", required_argument, NULL, OPT_TIER },
+  { "lane", required_argument, NULL, OPT_LANE },
+  { "label", required_argument, NULL, OPT_LABEL },
+  { "routes", no_argument, NULL, OPT_ROUTES },
   { "timeout", required_argument, NULL, OPT_TIMEOUT },
   { "no-wait", no_argument, NULL, OPT_NO_WAIT },
   { "audit", required_argument, NULL, OPT_AUDIT },
@@ -103,6 +109,10 @@ void sbx_cli_usage(FILE *out)
           "  --workspace DIR    the workspace the profile's ${WORKSPACE} rules name\n"
           "                     (default: the current directory)\n"
           "  --tier NAME        the admission tier (default: the profile's default tier)\n"
+          "  --lane NAME        the execution lane (default: the route's, else\n"
+          "                     interactive); an unknown lane is an error (exit 125)\n"
+          "  --label NAME       a label the host attaches to the request (repeatable,\n"
+          "                     e.g. untrusted); the routes match on it\n"
           "  --timeout SECONDS  lower the profile's maximum execution time; a value above\n"
           "                     it is an error (exit 125), never silently raised\n"
           "  --no-wait          fail at once (exit 125) when admission is refused,\n"
@@ -267,6 +277,24 @@ static int sbx_cli_parse_options(int argc, char *const argv[], struct sbx_opts *
       break;
     case OPT_TIER:
       o->tier = optarg;
+      break;
+    case OPT_LANE:
+      o->lane = optarg;
+      break;
+    case OPT_LABEL:
+      /* A label selects a route, which picks a tier and lane: an empty
+       * one could only be a mistake. */
+      if (!*optarg || o->n_labels >= SBX_OPT_LABEL_MAX) {
+        if (*optarg)
+          fprintf(err, "sbx: error: --label: at most %d labels\n", SBX_OPT_LABEL_MAX);
+        else
+          fprintf(err, "sbx: error: --label: empty label\n");
+        return -EINVAL;
+      }
+      o->labels[o->n_labels++] = optarg;
+      break;
+    case OPT_ROUTES:
+      o->routes = true;
       break;
     case OPT_TIMEOUT:
       if (sbx_cli_parse_seconds(optarg, &o->timeout_ms) != 0) {
@@ -472,14 +500,15 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
 
   switch (o->cmd) {
   case SBX_CMD_RUN:
-    if (o->bpf || o->json || o->idle_ms) {
+    if (o->bpf || o->json || o->idle_ms || o->routes) {
       fprintf(err, "sbx: error: run: %s belongs to %s\n",
-              o->bpf    ? "--bpf"
-              : o->json ? "--json"
-                        : "--idle",
-              o->bpf    ? "explain"
-              : o->json ? "check"
-                        : "serve");
+              o->bpf      ? "--bpf"
+              : o->routes ? "--routes"
+              : o->json   ? "--json"
+                          : "--idle",
+              o->bpf || o->routes ? "explain"
+              : o->json           ? "check"
+                                  : "serve");
       return -EINVAL;
     }
     if (o->no_wait && o->has_wait_timeout) {
@@ -499,18 +528,19 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
      * who passed them expected them to matter. */
     /* explain --policy checks the file as a run would, so it takes the
      * workspace the run would keep the policy out of. */
-    if ((o->workspace && !(o->cmd == SBX_CMD_EXPLAIN && o->policy)) || o->tier || o->has_timeout ||
-        o->no_wait || o->audit_path || o->approver || o->approval_timeout_ms || o->approval_store ||
-        o->cold || o->verbose || o->idle_ms || o->n_set_env || o->n_pass_env || o->cwd ||
-        o->has_wait_timeout || o->run_id || o->model || o->has_diag_fd || o->add_path ||
-        (o->cmd == SBX_CMD_CHECK && (o->profile || o->bpf || o->policy)) ||
+    if ((o->workspace && !(o->cmd == SBX_CMD_EXPLAIN && o->policy)) || o->tier || o->lane ||
+        o->has_timeout || o->no_wait || o->audit_path || o->approver || o->approval_timeout_ms ||
+        o->approval_store || o->cold || o->verbose || o->idle_ms || o->n_set_env || o->n_pass_env ||
+        o->cwd || o->has_wait_timeout || o->run_id || o->model || o->has_diag_fd || o->add_path ||
+        o->n_labels ||
+        (o->cmd == SBX_CMD_CHECK && (o->profile || o->bpf || o->policy || o->routes)) ||
         (o->cmd == SBX_CMD_EXPLAIN && o->json)) {
       if (o->cmd == SBX_CMD_CHECK)
         fprintf(err, "sbx: error: %s: only --json is accepted\n", sub);
       else
         fprintf(err,
-                "sbx: error: %s: only --profile and --bpf are accepted, and --policy FILE "
-                "(with it, --workspace DIR)\n",
+                "sbx: error: %s: only --profile, --bpf and --routes are accepted, and --policy "
+                "FILE (with it, --workspace DIR)\n",
                 sub);
       return -EINVAL;
     }
@@ -543,10 +573,11 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
     }
     return 0;
   case SBX_CMD_SERVE:
-    if (o->profile || o->workspace || o->tier || o->has_timeout || o->no_wait || o->audit_path ||
-        o->approver || o->approval_timeout_ms || o->approval_store || o->bpf || o->json ||
-        o->cold || o->n_set_env || o->n_pass_env || o->cwd || o->has_wait_timeout || o->run_id ||
-        o->has_diag_fd || o->add_path || o->policy || o->model) {
+    if (o->profile || o->workspace || o->tier || o->lane || o->has_timeout || o->no_wait ||
+        o->audit_path || o->approver || o->approval_timeout_ms || o->approval_store || o->bpf ||
+        o->json || o->cold || o->n_set_env || o->n_pass_env || o->cwd || o->has_wait_timeout ||
+        o->run_id || o->has_diag_fd || o->add_path || o->policy || o->model || o->n_labels ||
+        o->routes) {
       fprintf(err, "sbx: error: serve: only --idle and -v are accepted\n");
       return -EINVAL;
     }

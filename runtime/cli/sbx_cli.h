@@ -12,6 +12,8 @@
 
 /* The most --env (and, separately, --pass-env) options one run takes. */
 #define SBX_OPT_ENV_MAX 64
+/* --label: at most this many per run. */
+#define SBX_OPT_LABEL_MAX 16
 /* The longest --run-id. */
 #define SBX_RUN_ID_MAX 128
 
@@ -31,6 +33,7 @@ struct sbx_opts {
   const char *profile;   /* --profile; NULL: COMMANDER_SECURITY_PROFILE, else strict */
   const char *workspace; /* --workspace; NULL: the current directory */
   const char *tier;      /* --tier; NULL: the profile's default tier */
+  const char *lane;      /* --lane; NULL: SBX_DEFAULT_LANE (sbx_admit.h) */
   bool has_timeout;
   uint64_t timeout_ms;    /* --timeout, converted; may only lower the profile's limit */
   bool no_wait;           /* --no-wait: a refused admission fails at once */
@@ -71,6 +74,10 @@ struct sbx_opts {
   /* A user's own rules (docs/sbx.md, "Your own policies and models"). */
   const char *policy; /* --policy FILE.pol: profiles from this file, not the linked ones */
   const char *model;  /* --model FILE.pnet: admission through this model */
+  /* Routes (docs/sbx.md, "Routes"). */
+  const char *labels[SBX_OPT_LABEL_MAX + 1]; /* run --label NAME, in order */
+  int n_labels;
+  bool routes; /* explain --routes: list the routes */
 };
 
 /* Parses argv (argv[0] is sbx itself). On success fills *o; the command's

@@ -19,6 +19,7 @@
 
 #include "sbx_audit.h"
 #include "sbx_diag.h"
+#include "sbx_admit.h"
 #include "sbx_exec.h"
 #include "sbx_policy.h"
 #include "sbx_request.h"
@@ -51,7 +52,7 @@ static void sbx_exec_on_approval(void *ctx, const struct cs_approval_request *re
 static void sbx_exec_on_finished(void *ctx, const struct sbx_run_outcome *out)
 {
   struct sbx_exec_run *x = ctx;
-  x->result = sbx_exec_result_from_record(out->rec, x->req->lane, x->req->backend);
+  x->result = sbx_exec_result_from_record(out->rec);
   x->admission_ms = out->rec->admission_wait_ms;
   x->run_ms = out->rec->duration_ms;
 }
@@ -106,6 +107,13 @@ static int sbx_exec_options(const struct sbx_exec_request *req, struct sbx_opts 
   o->tier = req->tier;
   o->run_id = req->run_id;
   o->policy = req->policy;
+  o->lane = req->lane;
+  if (req->n_labels > SBX_OPT_LABEL_MAX)
+    return -E2BIG;
+  for (size_t i = 0; i < req->n_labels; i++)
+    o->labels[i] = req->labels[i];
+  o->n_labels = (int)req->n_labels;
+  o->labels[req->n_labels] = NULL;
   o->has_timeout = req->has_timeout;
   o->timeout_ms = req->timeout_ms;
   if (req->n_env > SBX_OPT_ENV_MAX)
@@ -189,7 +197,17 @@ int sbx_exec_cmd(const struct sbx_tables *tp, const struct sbx_opts *op)
     goto out_nothing;
   }
   if (sbx_exec_options(&req, &o, diag) != 0) {
-    snprintf(e.message, sizeof e.message, "env: too many variables");
+    snprintf(e.message, sizeof e.message, "env or labels: too many");
+    code = sbx_exec_refuse(&e);
+    goto out;
+  }
+  /* A lane the scheduler model does not have is the request's fault:
+   * refused before anything runs, as an unknown field would be. */
+  if (req.lane && !sbx_admit_lane_known(t.model, req.lane)) {
+    e.code = "unknown_lane";
+    snprintf(e.field, sizeof e.field, "lane");
+    snprintf(e.message, sizeof e.message, "unknown lane '%.64s' (sbx check lists the model's)",
+             req.lane);
     code = sbx_exec_refuse(&e);
     goto out;
   }
@@ -219,7 +237,7 @@ int sbx_exec_cmd(const struct sbx_tables *tp, const struct sbx_opts *op)
   sbx_exec_capture_finish(&cap);
   msg_len = sbx_exec_messages(diag, msg, SBX_EXEC_MESSAGE_MAX);
   if (!x.result)
-    x.result = sbx_exec_result_unrecorded(code, req.lane, req.backend);
+    x.result = sbx_exec_result_unrecorded(code);
   d.total_ms = sbx_exec_clock_ms() - t0;
   d.admission_ms = x.admission_ms;
   d.run_ms = x.run_ms;

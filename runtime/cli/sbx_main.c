@@ -14,6 +14,7 @@
 #include "sbx_policy.h"
 #include "sbx_profile.h"
 #include "sbx_confine.h"
+#include "sbx_route.h"
 #include "sbx_run.h"
 #include "sbx_run_common.h"
 #include "sbx_tables.h"
@@ -54,6 +55,8 @@ int main(int argc, char *argv[])
     .profiles = SBX_PROFILES,
     .n_profiles = SBX_N_PROFILES,
     .model = &SBX_MODEL,
+    .routes = SBX_ROUTES,
+    .n_routes = SBX_N_ROUTES,
   };
 
   if (sbx_std_fds() != 0)
@@ -85,6 +88,17 @@ int main(int argc, char *argv[])
       t.model_file = model.path;
       t.model_state_name = model.state_name;
     }
+  }
+  /* A user's routes were compiled without the model this run admits
+   * through: a tier or lane it lacks is refused before anything runs. */
+  if (o.policy && !t.refused && t.n_routes &&
+      sbx_route_check_model(t.routes, t.n_routes, t.model, stderr) != 0) {
+    if (o.cmd != SBX_CMD_RUN) {
+      sbx_policy_free(&policy);
+      sbx_model_free(&model);
+      return SBX_EXIT_FAILURE;
+    }
+    t.refused = "policy refused (--policy): a route names a tier or lane the model lacks";
   }
   int code = sbx_main_dispatch(&t, &o);
   sbx_policy_free(&policy);

@@ -83,6 +83,11 @@ const struct cs_profile *sbx_policy_table(const struct sbx_user_policy *up, size
   return profile_set_table(up->set, n);
 }
 
+const struct cs_route *sbx_policy_routes(const struct sbx_user_policy *up, size_t *n)
+{
+  return profile_set_routes(up->set, n);
+}
+
 void sbx_policy_free(struct sbx_user_policy *up)
 {
   profile_set_free(up->set);
@@ -126,6 +131,9 @@ int sbx_policy_apply(struct sbx_tables *t, const struct sbx_opts *o, struct sbx_
     return SBX_EXIT_FAILURE;
   t->profiles = sbx_policy_table(up, &t->n_profiles);
   t->policy_file = up->path;
+  /* Its routes replace the linked ones with its profiles: the linked
+   * routes name the linked profiles. */
+  t->routes = sbx_policy_routes(up, &t->n_routes);
   /* The profile this run gets, chosen as sbx_run will choose it: none of
    * the policy's files may lie where it lets the command write. An
    * unknown name is left to sbx_run, which reports and records it. */

@@ -28,6 +28,8 @@ struct sbx_user_policy {
 /* workspace: resolved; no file may lie in it. */
 int sbx_policy_load(struct sbx_user_policy *up, const char *file, const char *workspace, FILE *err);
 const struct cs_profile *sbx_policy_table(const struct sbx_user_policy *up, size_t *n);
+/* The policy's own routes (cs_route), NULL with 0 when it has none. */
+const struct cs_route *sbx_policy_routes(const struct sbx_user_policy *up, size_t *n);
 void sbx_policy_free(struct sbx_user_policy *up);
 
 /* Refuses (-EPERM) when a file of the policy lies where profile p's

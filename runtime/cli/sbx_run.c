@@ -20,6 +20,7 @@
 
 #include "cs_version.h"
 #include "sbx_admit.h"
+#include "sbx_route.h"
 #include "sbx_approve.h"
 #include "sbx_audit.h"
 #include "sbx_run_net.h"
@@ -232,6 +233,8 @@ int sbx_run_observed(const struct sbx_tables *t, const struct sbx_opts *o,
   enum sbx_profile_source src = SBX_PROFILE_FROM_DEFAULT;
   struct sbx_audit audit = { .fd = -1 };
   struct sbx_admit adm;
+  struct sbx_route_choice route = { NULL, "default", "local" };
+  const char *lane = NULL;
   struct sbx_audit_record rec;
   struct sbx_run_request req;
   struct sbx_run_result res;
@@ -315,7 +318,22 @@ int sbx_run_observed(const struct sbx_tables *t, const struct sbx_opts *o,
   rec.profile_alias = p->alias;
   rec.profile_source = sbx_profile_source_name(src);
   rec.limits = &p->limits;
-  rec.tier = o->tier ? o->tier : p->default_tier;
+  /* The route: what this request is (a command, its profile, the host's
+   * labels) decides the backend, tier and lane; --tier and --lane win. */
+  {
+    struct sbx_route_request rq = {
+      .kind = "command", .profile = p->name, .labels = o->labels, .n_labels = (size_t)o->n_labels
+    };
+    sbx_route_choose(t->routes, t->n_routes, &rq, &route);
+  }
+  rec.route = route.name;
+  rec.backend = route.backend;
+  rec.tier = sbx_route_tier(&route, o->tier, p->default_tier);
+  lane = sbx_route_lane(&route, o->lane);
+  /* Named with the route, so a run refused before admission (an approval,
+   * the environment) still says which lane it would have taken. */
+  if (sbx_admit_has_lanes(t->model))
+    rec.lane = lane ? lane : SBX_DEFAULT_LANE;
   rec.home_read_only = p->home_read_only;
   rec.n_home_read_only = p->n_home_read_only;
   rec.home_persistent = p->home_persistent;
@@ -371,6 +389,16 @@ int sbx_run_observed(const struct sbx_tables *t, const struct sbx_opts *o,
   if (!rec.tier) {
     fprintf(sbx_diag(), "sbx: error: profile '%s' has no default tier; pass --tier\n", p->name);
     rec.error = "no tier";
+    goto record;
+  }
+  /* Only the local backend exists in this build: a route to another is
+   * refused, never run here instead (the policy asked for that isolation). */
+  if (strcmp(route.backend, "local") != 0) {
+    fprintf(sbx_diag(),
+            "sbx: error: route '%s' sends this run to backend '%s', which this sbx does not "
+            "have (only local); nothing ran\n",
+            route.name, route.backend);
+    rec.error = "backend not available";
     goto record;
   }
 
@@ -451,7 +479,11 @@ int sbx_run_observed(const struct sbx_tables *t, const struct sbx_opts *o,
     goto record;
   }
   admit_open = true;
-  r = sbx_admit_acquire(&adm, rec.tier, o->no_wait, rec.wait_timeout_ms, sbx_diag());
+  /* The record names the lane asked for even when it is refused. */
+  rec.lane = lane ? lane : SBX_DEFAULT_LANE;
+  r = sbx_admit_acquire(&adm, lane, rec.tier, o->no_wait, rec.wait_timeout_ms, sbx_diag());
+  if (r == 0)
+    rec.lane = adm.lane;
   rec.admission_wait_ms = adm.wait_ms;
   rec.wait_noticed = adm.wait_noticed;
   rec.wait_timed_out = adm.wait_timed_out;

@@ -15,6 +15,10 @@ struct sbx_tables {
   const struct cs_profile *profiles;
   size_t n_profiles;
   const struct cs_model_table *model;
+  /* The linked policy's routes (cs_routes); NULL with 0: every run takes
+   * the default route. */
+  const struct cs_route *routes;
+  size_t n_routes;
   /* Set when the profiles or the model come from a user's file (--policy,
    * --model, resolved paths): explain and the audit record name it. */
   const char *policy_file;

@@ -16,5 +16,7 @@
 #define SBX_PROFILES cs_profiles
 #define SBX_N_PROFILES cs_profiles_count
 #define SBX_MODEL cs_model_default
+#define SBX_ROUTES cs_routes
+#define SBX_N_ROUTES cs_routes_count
 
 #endif

@@ -30,6 +30,7 @@
 #define SBX_EXEC_ARGV_MAX 4096
 #define SBX_EXEC_ENV_MAX 64     /* as many as --env takes */
 #define SBX_EXEC_RUN_ID_MAX 128 /* as --run-id */
+#define SBX_EXEC_LABELS_MAX 16  /* as many as --label takes */
 /* The longest timeout a request may name, as --timeout (30 days). */
 #define SBX_EXEC_TIMEOUT_MAX_MS (30ull * 24 * 3600 * 1000)
 
@@ -59,7 +60,12 @@ struct sbx_exec_request {
   bool has_timeout;
   uint64_t timeout_ms;
   const char *profile, *policy, *tier, *run_id;
-  const char *lane, *backend;
+  const char *lane;    /* NULL: the route's (sbx run --lane) */
+  const char *backend; /* NULL: the route's; else "local" (the one that runs) */
+  /* Labels the host attaches (sbx run --label), which routes match on;
+   * NULL-terminated, owned here; NULL: none. */
+  const char **labels;
+  size_t n_labels;
   size_t output_limit;
 };
 
@@ -117,11 +123,10 @@ void sbx_exec_approvals_free(struct sbx_exec_approvals *a);
 /* The result's fields that come from the run's audit record (the same
  * outcome, denials and network summary as the record): a new object, or
  * NULL when out of memory. */
-json_t *sbx_exec_result_from_record(const struct sbx_audit_record *rec, const char *lane,
-                                    const char *backend);
+json_t *sbx_exec_result_from_record(const struct sbx_audit_record *rec);
 /* A result for a run that ended before any record was made (the audit
  * log could not be opened): sbx_exit only, and the message. */
-json_t *sbx_exec_result_unrecorded(int sbx_exit, const char *lane, const char *backend);
+json_t *sbx_exec_result_unrecorded(int sbx_exit);
 /* Completes a result: streams, approvals, durations, sbx's messages. */
 struct sbx_exec_durations {
   uint64_t total_ms, admission_ms, run_ms;

@@ -89,6 +89,30 @@ static int sbx_exec_argv(json_t *v, struct sbx_exec_request *r, struct sbx_exec_
   return 0;
 }
 
+/* labels: an array of non-empty strings, as --label takes them. */
+static int sbx_exec_labels(json_t *v, struct sbx_exec_request *r, struct sbx_exec_error *e)
+{
+  size_t n;
+  if (!json_is_array(v))
+    return sbx_exec_wrong_type(e, "labels", "an array of strings");
+  n = json_array_size(v);
+  if (n > SBX_EXEC_LABELS_MAX)
+    return sbx_exec_fail(e, "invalid_value", "labels", "labels: more than %d", SBX_EXEC_LABELS_MAX);
+  r->labels = calloc(n + 1, sizeof *r->labels);
+  if (!r->labels)
+    return sbx_exec_fail(e, "internal", NULL, "out of memory");
+  for (size_t i = 0; i < n; i++) {
+    json_t *a = json_array_get(v, i);
+    if (!json_is_string(a))
+      return sbx_exec_fail(e, "wrong_type", "labels", "labels[%zu]: expected a string", i);
+    if (!json_string_value(a)[0])
+      return sbx_exec_fail(e, "invalid_value", "labels", "labels[%zu]: empty label", i);
+    r->labels[i] = json_string_value(a);
+  }
+  r->n_labels = n;
+  return 0;
+}
+
 /* The syntax of a name only; which names may enter a sandbox is decided
  * by the run, with the env rules --env is held to (sbx_env_rules.c), so
  * the two interfaces can never differ on it. */
@@ -232,22 +256,25 @@ static int sbx_exec_field(const char *key, json_t *v, struct sbx_exec_request *r
                            "run_id: expected 1 to %d of A-Z a-z 0-9 . _ : -", SBX_EXEC_RUN_ID_MAX);
     return 0;
   }
+  /* The lane is checked against the scheduler model by the caller, which
+   * has it (an unknown lane is refused there, before anything runs). */
+  if (strcmp(key, "lane") == 0)
+    return sbx_exec_text(v, key, &r->lane, e);
+  if (strcmp(key, "labels") == 0)
+    return sbx_exec_labels(v, r, e);
   /* Only what exists is accepted: a run asked for elsewhere must not
-   * quietly run here, on this host. */
-  if (strcmp(key, "lane") == 0) {
-    if (sbx_exec_text(v, key, &r->lane, e) != 0)
-      return -EINVAL;
-    if (strcmp(r->lane, "default") != 0)
-      return sbx_exec_fail(e, "unknown_lane", key, "unknown lane '%.64s' (only \"default\")",
-                           r->lane);
-    return 0;
-  }
+   * quietly run here, on this host. container and ssh are the router's
+   * names for backends this sbx cannot run yet. */
   if (strcmp(key, "backend") == 0) {
     if (sbx_exec_text(v, key, &r->backend, e) != 0)
       return -EINVAL;
-    if (strcmp(r->backend, "local") != 0)
-      return sbx_exec_fail(e, "unknown_backend", key, "unknown backend '%.64s' (only \"local\")",
+    if (strcmp(r->backend, "container") == 0 || strcmp(r->backend, "ssh") == 0)
+      return sbx_exec_fail(e, "backend_unavailable", key,
+                           "backend '%s' is not available in this sbx (only \"local\" runs)",
                            r->backend);
+    if (strcmp(r->backend, "local") != 0)
+      return sbx_exec_fail(e, "unknown_backend", key,
+                           "unknown backend '%.64s' (local, container, ssh)", r->backend);
     return 0;
   }
   return sbx_exec_fail(e, "unknown_field", key, "unknown field '%.64s'", key);
@@ -262,8 +289,6 @@ int sbx_exec_request_parse(const char *text, size_t len, struct sbx_exec_request
 
   memset(r, 0, sizeof *r);
   memset(e, 0, sizeof *e);
-  r->lane = "default";
-  r->backend = "local";
   r->output_limit = SBX_EXEC_OUTPUT_DEFAULT;
   if (len > SBX_EXEC_REQUEST_MAX)
     return sbx_exec_fail(e, "request_too_large", NULL, "request larger than %u bytes",
@@ -292,6 +317,7 @@ void sbx_exec_request_free(struct sbx_exec_request *r)
     free((char *)r->env[i]);
   free(r->env);
   free(r->argv);
+  free(r->labels);
   free(r->stdin_data);
   json_decref(r->root);
   memset(r, 0, sizeof *r);

@@ -104,18 +104,17 @@ static json_t *sbx_exec_text_lossy(const char *s)
   return v ? v : json_string("<not UTF-8>");
 }
 
-static void sbx_exec_common(json_t *o, const char *lane, const char *backend, bool *bad)
+/* The route, backend and lane the run took, as its audit record names
+ * them (null: not chosen, the run was refused before its route). */
+static void sbx_exec_common(json_t *o, const struct sbx_audit_record *rec, bool *bad)
 {
   sbx_put(o, "version", json_integer(SBX_EXEC_PROTOCOL), bad);
-  /* Only these exist yet (docs/exec-api.md): a request naming another was
-   * refused before this point. */
-  sbx_put(o, "route", json_string("default"), bad);
-  sbx_put(o, "backend", json_string(backend ? backend : "local"), bad);
-  sbx_put(o, "lane", json_string(lane ? lane : "default"), bad);
+  sbx_put(o, "route", rec ? sbx_exec_text_lossy(rec->route) : json_null(), bad);
+  sbx_put(o, "backend", rec ? sbx_exec_text_lossy(rec->backend) : json_null(), bad);
+  sbx_put(o, "lane", rec ? sbx_exec_text_lossy(rec->lane) : json_null(), bad);
 }
 
-json_t *sbx_exec_result_from_record(const struct sbx_audit_record *rec, const char *lane,
-                                    const char *backend)
+json_t *sbx_exec_result_from_record(const struct sbx_audit_record *rec)
 {
   json_t *o = json_object(), *den = json_array(), *adm = json_object();
   bool bad = !o || !den || !adm;
@@ -126,7 +125,7 @@ json_t *sbx_exec_result_from_record(const struct sbx_audit_record *rec, const ch
     json_decref(adm);
     return NULL;
   }
-  sbx_exec_common(o, lane, backend, &bad);
+  sbx_exec_common(o, rec, &bad);
   sbx_put(o, "outcome", json_string(sbx_exec_outcome_name(rec->outcome)), &bad);
   sbx_put(o, "exit_code",
           rec->outcome == SBX_AUDIT_EXITED ? json_integer(rec->status) : json_null(), &bad);
@@ -176,13 +175,13 @@ json_t *sbx_exec_result_from_record(const struct sbx_audit_record *rec, const ch
   return o;
 }
 
-json_t *sbx_exec_result_unrecorded(int sbx_exit, const char *lane, const char *backend)
+json_t *sbx_exec_result_unrecorded(int sbx_exit)
 {
   json_t *o = json_object();
   bool bad = !o;
   if (bad)
     return NULL;
-  sbx_exec_common(o, lane, backend, &bad);
+  sbx_exec_common(o, NULL, &bad);
   sbx_put(o, "outcome", json_string("not_run"), &bad);
   sbx_put(o, "exit_code", json_null(), &bad);
   sbx_put(o, "signal", json_null(), &bad);

@@ -36,6 +36,7 @@
 #include "sbx_cli.h"
 #include "sbx_sandbox.h"
 #include "sbx_profile.h"
+#include "sbx_route.h"
 #include "sbx_run.h"
 #include "sbx_run_common.h"
 #include "sbx_signal.h"
@@ -111,14 +112,23 @@ static int sbx_front_run(const struct sbx_tables *t, const struct sbx_opts *o,
   struct sbx_run_request req;
   struct sbx_admit adm;
   char workspace[PATH_MAX], serve_sock[PATH_MAX], serve_dir[PATH_MAX], interrupted[96];
-  const char *tier = o->tier ? o->tier : p->default_tier;
+  /* The route exactly as the full sbx picks it (sbx_route.c, shared):
+   * both executables admit a request into the same tier and lane. */
+  struct sbx_route_request rq = {
+    .kind = "command", .profile = p->name, .labels = o->labels, .n_labels = (size_t)o->n_labels
+  };
+  struct sbx_route_choice route;
+  sbx_route_choose(t->routes, t->n_routes, &rq, &route);
+  const char *tier = sbx_route_tier(&route, o->tier, p->default_tier);
+  const char *lane = sbx_route_lane(&route, o->lane);
   uint64_t timeout_ms = 0;
   struct stat st;
   int code, r;
 
   /* A check the full sbx would fail with a message (and a record) is
    * left to it: here it only decides to hand over. */
-  if (!tier || sbx_run_workspace(o->workspace, workspace, sizeof workspace, quiet) != 0 ||
+  if (!tier || strcmp(route.backend, "local") != 0 ||
+      sbx_run_workspace(o->workspace, workspace, sizeof workspace, quiet) != 0 ||
       sbx_profile_timeout(p, o->has_timeout, o->timeout_ms, &timeout_ms, quiet) != 0 ||
       sbx_run_serve_socket(serve_sock, sizeof serve_sock, serve_dir, sizeof serve_dir) != 0 ||
       stat(serve_sock, &st) != 0 || !S_ISSOCK(st.st_mode))
@@ -133,7 +143,7 @@ static int sbx_front_run(const struct sbx_tables *t, const struct sbx_opts *o,
   memset(&adm, 0, sizeof adm);
   if (sbx_admit_open(&adm, t->model, stderr) != 0)
     return SBX_EXIT_FAILURE;
-  if (sbx_admit_acquire(&adm, tier, o->no_wait, 0, stderr) != 0) {
+  if (sbx_admit_acquire(&adm, lane, tier, o->no_wait, 0, stderr) != 0) {
     sbx_admit_close(&adm);
     return SBX_EXIT_FAILURE;
   }
@@ -166,7 +176,9 @@ int main(int argc, char *argv[])
 {
   struct sbx_tables t = { .profiles = SBX_PROFILES,
                           .n_profiles = SBX_N_PROFILES,
-                          .model = &SBX_MODEL };
+                          .model = &SBX_MODEL,
+                          .routes = SBX_ROUTES,
+                          .n_routes = SBX_N_ROUTES };
   enum sbx_profile_source src;
   const struct cs_profile *p = NULL;
   const char *declined = NULL, *warm = getenv("SBX_WARM");

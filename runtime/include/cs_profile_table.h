@@ -10,7 +10,7 @@
 
 #include "cs_approval_ops.h"
 
-#define CS_PROFILE_TABLE_VERSION 3
+#define CS_PROFILE_TABLE_VERSION 4
 
 enum cs_shell_policy {
   CS_SHELL_NONE = 0,      /* no shell may be executed, not even inside the sandbox */
@@ -159,6 +159,33 @@ struct cs_profile {
   uint32_t n_net_local;
 };
 
+/* A route (version 4; docs/pol-language.md, "Routes"): the requests it
+ * matches (a NULL condition, or no labels, matches any) and where they
+ * go. Routes are tried in order and the first match wins; a request no
+ * route matches takes the default route: backend "local", the profile's
+ * default tier, lane "interactive". */
+struct cs_route {
+  const char *name;
+  const char *origin;        /* "profiles.pol:120:1" */
+  const char *kind;          /* "command", "javascript", "wasm"; NULL: any */
+  const char *profile;       /* a profile's name (never an alias); NULL: any */
+  const char *const *labels; /* every one must be attached; NULL when n_labels is 0 */
+  uint32_t n_labels;
+  const char *host;    /* the target host, lower case; NULL: any */
+  const char *backend; /* "local", "container" or "ssh" */
+  const char *tier;    /* a tier of the scheduler model pnetc checked it against */
+  const char *lane;    /* a lane of that model */
+};
+/* The layout is part of the table format: a change must bump
+ * CS_PROFILE_TABLE_VERSION, and this catches one that does not. */
+#if UINTPTR_MAX == UINT64_MAX
+#ifdef __cplusplus
+static_assert(sizeof(struct cs_route) == 80, "struct cs_route changed: bump the table version");
+#else
+_Static_assert(sizeof(struct cs_route) == 80, "struct cs_route changed: bump the table version");
+#endif
+#endif
+
 /* What the generated tables promise (gen/emit_c_pol.c, maintained by the
  * policy compiler; changes to this header stay additive, and each one is
  * announced here for the sbx side):
@@ -200,6 +227,13 @@ struct cs_profile {
  *   CS_NET_PROXY only with allow_network; patterns and ranges as
  *   docs/network-proxy.md ("Matching") defines them, each checked by
  *   pnetc. Tables of version 2 read as zero: direct network.
+ * - cs_routes / cs_routes_count (version 4): profiles.h declares
+ *   `extern const struct cs_route *const cs_routes` (NULL when the policy
+ *   has no route) and `extern const uint32_t cs_routes_count`, in
+ *   declaration order. Each route names a backend, tier and lane; pnetc
+ *   refused every route whose tier or lane the model lacks and every one
+ *   an earlier route shadows completely. Tables of version 3 have none:
+ *   every request takes the default route.
  * - origin strings are "file:line:col" relative to the policy's
  *   directory, and for notes end in "(profile NAME)" naming the profile
  *   whose statement wrote the rule (a parent's, for inherited rules). */

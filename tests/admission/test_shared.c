@@ -331,9 +331,20 @@ static const struct {
   const char *tier;
   int slots;
 } tiers[] = { { "v8", 10 }, { "seccomp", 4 }, { "wasm", 2 }, { "tee", 1 } };
+static const char *const lanes[] = { "interactive", "background", "subagent" };
 
-/* A child that admits `tier`, says so on fd, and then holds it forever. */
-static pid_t spawn_holder(int fd, const char *tier, bool hold_forever)
+/* Every lane slot of models/default.pnet (interactive 6, background 2,
+ * subagent 2), over every tier: 10 runs hold the whole model. */
+static const struct {
+  const char *lane, *tier;
+} full[] = { { "interactive", "v8" },      { "interactive", "v8" },
+             { "interactive", "v8" },      { "interactive", "v8" },
+             { "interactive", "seccomp" }, { "interactive", "seccomp" },
+             { "background", "seccomp" },  { "background", "seccomp" },
+             { "subagent", "wasm" },       { "subagent", "tee" } };
+
+/* A child that admits (lane, tier), says so on fd, and then holds it forever. */
+static pid_t spawn_holder(int fd, const char *lane, const char *tier, bool hold_forever)
 {
   pid_t pid = fork();
   if (pid != 0)
@@ -342,7 +353,7 @@ static pid_t spawn_holder(int fd, const char *tier, bool hold_forever)
   struct cs_shared_ticket tk;
   struct timespec dl;
   char name[64];
-  snprintf(name, sizeof name, "admit_%s", tier);
+  snprintf(name, sizeof name, "admit_%s_%s", lane, tier);
   int a = cs_shared_lookup_admission(sh, name);
   test_deadline_in(&dl, 30000);
   if (a < 0 || cs_shared_admit(sh, (uint32_t)a, &dl, &tk) != 0)
@@ -363,21 +374,20 @@ static pid_t spawn_holder(int fd, const char *tier, bool hold_forever)
 START_TEST(shared_sigkill_returns_slots)
 {
   struct cs_shared_sched *sh = open_or_die(&cs_model_default);
-  pid_t holders[17], waiters[8];
+  pid_t holders[sizeof full / sizeof *full], waiters[8];
   int nh = 0, nw = 0, fds[2], status;
   char buf[32];
 
   ck_assert_int_eq(pipe(fds), 0);
-  for (size_t i = 0; i < sizeof tiers / sizeof *tiers; i++)
-    for (int k = 0; k < tiers[i].slots; k++)
-      holders[nh++] = spawn_holder(fds[1], tiers[i].tier, true);
+  for (size_t i = 0; i < sizeof full / sizeof *full; i++)
+    holders[nh++] = spawn_holder(fds[1], full[i].lane, full[i].tier, true);
   for (int got = 0; got < nh;)
     got +=
         (int)read(fds[0], buf, (size_t)(nh - got) < sizeof buf ? (size_t)(nh - got) : sizeof buf);
-  ck_assert_int_eq(cs_shared_holders(sh), 17);
-  int ntiers = (int)(sizeof tiers / sizeof *tiers);
+  ck_assert_int_eq(cs_shared_holders(sh), 10);
+  int ntiers = (int)(sizeof tiers / sizeof *tiers), nlanes = (int)(sizeof lanes / sizeof *lanes);
   for (int i = 0; i < 8; i++)
-    waiters[nw++] = spawn_holder(fds[1], tiers[i % ntiers].tier, false);
+    waiters[nw++] = spawn_holder(fds[1], lanes[i % nlanes], tiers[i % ntiers].tier, false);
   for (int spin = 0; cs_shared_waiters(sh) != 8; spin++) {
     ck_assert_int_lt(spin, 20000);
     usleep(500);
@@ -417,7 +427,8 @@ static void churn(unsigned seed)
     struct cs_shared_ticket tk;
     char name[64];
     seed = seed * 1103515245u + 12345u;
-    snprintf(name, sizeof name, "admit_%s", tiers[(seed >> 16) % 4].tier);
+    snprintf(name, sizeof name, "admit_%s_%s", lanes[(seed >> 8) % 3],
+             tiers[(seed >> 16) % 4].tier);
     int a = cs_shared_lookup_admission(sh, name);
     test_deadline_in(&dl, 30000);
     if (cs_shared_admit(sh, (uint32_t)a, &dl, &tk) != 0)
@@ -452,8 +463,9 @@ START_TEST(shared_random_kills)
     w[i] = fork();
     if (w[i] == 0)
       churn(seed);
-    /* Never more holders than slots, whatever was killed where. */
-    ck_assert_int_le(cs_shared_holders(sh), 17);
+    /* Never more holders than lane slots (10, fewer than the 17 tier
+     * slots), whatever was killed where. */
+    ck_assert_int_le(cs_shared_holders(sh), 10);
   }
   for (int i = 0; i < WORKERS; i++) {
     kill(w[i], SIGKILL);

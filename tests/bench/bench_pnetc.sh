@@ -6,9 +6,10 @@
 #
 #   bash tests/bench/bench_pnetc.sh build
 #
-# Models: models/default.pnet (330 markings) and the same net with its
-# tiers scaled to {v8: 40, seccomp: 20, wasm: 10, tee: 5}
-# (41*21*11*6 = 56 826 markings).
+# Models: models/default.pnet (10 017 markings: lanes 6, 2, 2 over tiers
+# 10, 4, 2, 1) and the same net with its tiers scaled to
+# {v8: 40, seccomp: 20, wasm: 10, tee: 5} (45 860 markings; the lanes
+# bound the runs).
 set -euo pipefail
 build=$(realpath "${1:-build}")
 src=$(cd "$(dirname "$0")/../.." && pwd)

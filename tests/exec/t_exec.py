@@ -94,7 +94,7 @@ def golden(profile="strict", tier="seccomp", exit_code=0, outcome="exited", sign
            sbx_exit=None, stdout=b"", stderr=b"", denials=(), approvals=(), error=None,
            message="", run_id=None, admitted=True, start_path="cold", network=None):
     g = {
-        "version": 1, "route": "default", "backend": "local", "lane": "default",
+        "version": 1, "route": "default", "backend": "local", "lane": "interactive",
         "outcome": outcome, "exit_code": exit_code, "signal": signal,
         "timed_out": outcome == "timed_out",
         "sbx_exit": sbx_exit if sbx_exit is not None else (exit_code or 0),

@@ -84,7 +84,8 @@ static void test_parse_full(void)
   static const char req[] =
       "{\"version\":1,\"argv\":[\"cat\",\"-n\"],\"cwd\":\"sub\",\"env\":{\"A\":\"1\",\"B_2\":\"x=y\"},"
       "\"stdin\":{\"base64\":\"aGk=\"},\"timeout\":1500,\"profile\":\"standard\",\"policy\":\"p.pol\","
-      "\"tier\":\"t\",\"lane\":\"default\",\"backend\":\"local\",\"output_limit\":4096,"
+      "\"tier\":\"t\",\"lane\":\"background\",\"labels\":[\"untrusted\",\"ci\"],"
+      "\"backend\":\"local\",\"output_limit\":4096,"
       "\"run_id\":\"r-1.2:3\"}";
   struct sbx_exec_request r;
   struct sbx_exec_error e;
@@ -104,12 +105,16 @@ static void test_parse_full(void)
               strcmp(r.tier, "t") == 0 && strcmp(r.run_id, "r-1.2:3") == 0,
           "strings");
     CHECK(r.output_limit == 4096, "output_limit");
+    CHECK(strcmp(r.lane, "background") == 0 && strcmp(r.backend, "local") == 0, "lane, backend");
+    CHECK(r.n_labels == 2 && strcmp(r.labels[0], "untrusted") == 0 &&
+              strcmp(r.labels[1], "ci") == 0 && !r.labels[2],
+          "labels");
   }
   sbx_exec_request_free(&r);
   rc = sbx_exec_request_parse("{\"argv\":[\"x\"]}", 14, &r, &e);
   CHECK(rc == 0 && r.output_limit == SBX_EXEC_OUTPUT_DEFAULT && !r.has_timeout && !r.stdin_data &&
-            strcmp(r.lane, "default") == 0 && strcmp(r.backend, "local") == 0,
-        "defaults");
+            !r.lane && !r.backend && !r.labels,
+        "defaults: the route decides lane and backend");
   sbx_exec_request_free(&r);
 }
 
@@ -136,7 +141,10 @@ static void test_parse_errors(void)
     { "{\"argv\":[\"x\"],\"stdin\":{\"text\":1}}", "wrong_type", "stdin.text" },
     { "{\"argv\":[\"x\"],\"stdin\":{\"base64\":\"@@@@\"}}", "invalid_value", "stdin.base64" },
     { "{\"argv\":[\"x\"],\"version\":0}", "unsupported_version", "version" },
-    { "{\"argv\":[\"x\"],\"lane\":\"fast\"}", "unknown_lane", "lane" },
+    { "{\"argv\":[\"x\"],\"lane\":7}", "wrong_type", "lane" },
+    { "{\"argv\":[\"x\"],\"labels\":\"untrusted\"}", "wrong_type", "labels" },
+    { "{\"argv\":[\"x\"],\"labels\":[\"\"]}", "invalid_value", "labels" },
+    { "{\"argv\":[\"x\"],\"backend\":\"ssh\"}", "backend_unavailable", "backend" },
     { "{\"argv\":[\"x\"],\"backend\":\"vm\"}", "unknown_backend", "backend" },
     { "{\"argv\":[\"x\"],\"run_id\":\"a/b\"}", "invalid_value", "run_id" },
     { "{\"argv\":[\"x\"],\"cwd\":\"\"}", "invalid_value", "cwd" },

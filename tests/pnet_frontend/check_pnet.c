@@ -105,57 +105,79 @@ START_TEST(default_model)
   struct pn_net *net = pnet_parse_file(MODEL("models/default.pnet"));
   ck_assert_ptr_nonnull(net);
   ck_assert_str_eq(net->name, "default");
-  static const char *const places[] = { "pending",        "v8_slots",     "seccomp_slots",
-                                        "wasm_slots",     "tee_slots",    "executing",
-                                        "completed",      "executing_v8", "executing_seccomp",
-                                        "executing_wasm", "executing_tee" };
-  static const int64_t capacity[] = { PN_UNBOUNDED, 10, 4, 2, 1, PN_UNBOUNDED,
-                                      PN_UNBOUNDED, 10, 4, 2, 1 };
-  static const int64_t initial[] = { 0, 10, 4, 2, 1, 0, 0, 0, 0, 0, 0 };
-  ck_assert_uint_eq(net->nplaces, 11);
-  for (uint32_t i = 0; i < 11; i++) {
+  static const char *const places[] = { "pending",         "v8_slots",      "seccomp_slots",
+                                        "wasm_slots",      "tee_slots",     "interactive_lane",
+                                        "background_lane", "subagent_lane", "executing",
+                                        "completed",       "executing_v8",  "executing_seccomp",
+                                        "executing_wasm",  "executing_tee" };
+  static const int64_t capacity[] = { PN_UNBOUNDED, 10,           4,  2, 1, 6, 2, 2,
+                                      PN_UNBOUNDED, PN_UNBOUNDED, 10, 4, 2, 1 };
+  static const int64_t initial[] = { 0, 10, 4, 2, 1, 6, 2, 2, 0, 0, 0, 0, 0, 0 };
+  static const char *const tiers[] = { "v8", "seccomp", "wasm", "tee" };
+  static const char *const lanes[] = { "interactive", "background", "subagent" };
+  static const int64_t widths[] = { 6, 2, 2 };
+  /* 14 named above, then one executing_<lane>_<tier> per pair. */
+  ck_assert_uint_eq(net->nplaces, 14 + 3 * 4);
+  for (uint32_t i = 0; i < 14; i++) {
     ck_assert_str_eq(net->places[i].name, places[i]);
     ck_assert_int_eq(net->places[i].capacity, capacity[i]);
     ck_assert_int_eq(net->places[i].initial, initial[i]);
   }
+  for (uint32_t l = 0; l < 3; l++)
+    for (uint32_t i = 0; i < 4; i++) {
+      char name[64];
+      snprintf(name, sizeof name, "executing_%s_%s", lanes[l], tiers[i]);
+      ck_assert_str_eq(net->places[14 + 4 * l + i].name, name);
+      ck_assert_int_eq(net->places[14 + 4 * l + i].capacity, widths[l]);
+    }
   ck_assert_int_eq(net->places[0].role, PN_PLACE_SOURCE);
-  ck_assert_int_eq(net->places[6].role, PN_PLACE_SINK);
-  ck_assert_int_eq(net->places[5].role, PN_PLACE_TRACKED);
+  ck_assert_int_eq(net->places[9].role, PN_PLACE_SINK);
+  ck_assert_int_eq(net->places[8].role, PN_PLACE_TRACKED);
 
-  static const char *const tiers[] = { "v8", "seccomp", "wasm", "tee" };
-  ck_assert_uint_eq(net->ntransitions, 8);
-  for (uint32_t i = 0; i < 4; i++) {
-    char admit[64], complete[64], slots[64], exec[64];
-    snprintf(admit, sizeof admit, "admit_%s", tiers[i]);
-    snprintf(complete, sizeof complete, "complete_%s", tiers[i]);
-    snprintf(slots, sizeof slots, "%s_slots", tiers[i]);
-    snprintf(exec, sizeof exec, "executing_%s", tiers[i]);
-    const struct pn_transition *a = &net->transitions[2 * i], *c = &net->transitions[2 * i + 1];
-    ck_assert_str_eq(a->name, admit);
-    ck_assert_str_eq(c->name, complete);
-    ck_assert_int_eq(a->kind, PN_ADMISSION);
-    ck_assert_int_eq(c->kind, PN_PROGRESS);
-    ck_assert_int_eq(a->completion, (int32_t)(2 * i + 1));
-    ck_assert_int_eq(c->completion, -1);
-    ck_assert_uint_eq(a->npre, 2);
-    ck_assert_uint_eq(weight(net, a->pre, a->npre, "pending"), 1);
-    ck_assert_uint_eq(weight(net, a->pre, a->npre, slots), 1);
-    ck_assert_uint_eq(a->npost, 2);
-    ck_assert_uint_eq(weight(net, a->post, a->npost, "executing"), 1);
-    ck_assert_uint_eq(weight(net, a->post, a->npost, exec), 1);
-    ck_assert_uint_eq(c->npost, 2);
-    ck_assert_uint_eq(weight(net, c->post, c->npost, "completed"), 1);
-    ck_assert_uint_eq(weight(net, c->post, c->npost, slots), 1);
-    assert_arcs_sorted(a);
-    assert_arcs_sorted(c);
-  }
+  /* admit_<lane>_<tier> takes a lane slot and a tier slot in one firing;
+   * complete_<lane>_<tier> gives both back. */
+  ck_assert_uint_eq(net->ntransitions, 24);
+  for (uint32_t l = 0; l < 3; l++)
+    for (uint32_t i = 0; i < 4; i++) {
+      char admit[64], complete[64], slots[64], exec[64], pair[64], lane[64];
+      uint32_t k = 2 * (4 * l + i);
+      snprintf(admit, sizeof admit, "admit_%s_%s", lanes[l], tiers[i]);
+      snprintf(complete, sizeof complete, "complete_%s_%s", lanes[l], tiers[i]);
+      snprintf(slots, sizeof slots, "%s_slots", tiers[i]);
+      snprintf(lane, sizeof lane, "%s_lane", lanes[l]);
+      snprintf(exec, sizeof exec, "executing_%s", tiers[i]);
+      snprintf(pair, sizeof pair, "executing_%s_%s", lanes[l], tiers[i]);
+      const struct pn_transition *a = &net->transitions[k], *c = &net->transitions[k + 1];
+      ck_assert_str_eq(a->name, admit);
+      ck_assert_str_eq(c->name, complete);
+      ck_assert_int_eq(a->kind, PN_ADMISSION);
+      ck_assert_int_eq(c->kind, PN_PROGRESS);
+      ck_assert_int_eq(a->completion, (int32_t)(k + 1));
+      ck_assert_int_eq(c->completion, -1);
+      ck_assert_uint_eq(a->npre, 3);
+      ck_assert_uint_eq(weight(net, a->pre, a->npre, "pending"), 1);
+      ck_assert_uint_eq(weight(net, a->pre, a->npre, slots), 1);
+      ck_assert_uint_eq(weight(net, a->pre, a->npre, lane), 1);
+      ck_assert_uint_eq(a->npost, 3);
+      ck_assert_uint_eq(weight(net, a->post, a->npost, "executing"), 1);
+      ck_assert_uint_eq(weight(net, a->post, a->npost, exec), 1);
+      ck_assert_uint_eq(weight(net, a->post, a->npost, pair), 1);
+      ck_assert_uint_eq(c->npost, 3);
+      ck_assert_uint_eq(weight(net, c->post, c->npost, "completed"), 1);
+      ck_assert_uint_eq(weight(net, c->post, c->npost, slots), 1);
+      ck_assert_uint_eq(weight(net, c->post, c->npost, lane), 1);
+      assert_arcs_sorted(a);
+      assert_arcs_sorted(c);
+    }
 
-  /* Implicit capacity first, then the source order. */
-  ck_assert_uint_eq(net->nassertions, 8);
+  /* Implicit capacity first, then the source order: 4 tier invariants,
+   * the total, 3 lane invariants, 4 tier-by-lane invariants, no deadlock,
+   * 5 reachability assertions. */
+  ck_assert_uint_eq(net->nassertions, 19);
   ck_assert_int_eq(net->assertions[0].kind, PN_ASSERT_CAPACITY);
   ck_assert(net->assertions[0].implicit);
   ck_assert_uint_eq(net->assertions[0].nconstraints, 0);
-  for (uint32_t i = 1; i <= 5; i++) {
+  for (uint32_t i = 1; i <= 12; i++) {
     ck_assert_int_eq(net->assertions[i].kind, PN_ASSERT_INVARIANT);
     ck_assert(!net->assertions[i].implicit);
   }
@@ -173,9 +195,13 @@ START_TEST(default_model)
   ck_assert_int_eq(sum->terms[0].coef, 1);
   ck_assert_int_eq(sum->terms[1].coef, -1);
   ck_assert_int_eq(sum->constant, 0);
-  ck_assert_int_eq(net->assertions[6].kind, PN_ASSERT_NO_DEADLOCK);
-  ck_assert_int_eq(net->assertions[7].kind, PN_ASSERT_REACHABLE);
-  ck_assert_int_eq(net->assertions[7].constraints[0].constant, 17);
+  ck_assert_int_eq(net->assertions[6].constraints[0].constant, 6); /* interactive lane */
+  ck_assert_uint_eq(net->assertions[6].constraints[0].nterms, 5);
+  ck_assert_int_eq(net->assertions[13].kind, PN_ASSERT_NO_DEADLOCK);
+  ck_assert_int_eq(net->assertions[14].kind, PN_ASSERT_REACHABLE);
+  ck_assert_int_eq(net->assertions[14].constraints[0].constant, 10); /* every lane slot */
+  for (uint32_t i = 15; i < 19; i++)
+    ck_assert_int_eq(net->assertions[i].kind, PN_ASSERT_REACHABLE);
 
   ck_assert_uint_eq(net->nsources, 1);
   ck_assert_str_eq(net->sources[0]->path, MODEL("models/default.pnet"));

@@ -56,9 +56,10 @@ START_TEST(test_header)
 }
 END_TEST
 
-/* models/default.pnet: each tier's slots place runs 0..slots independently
- * of the others (its executing_<tier> is determined by the invariant), so
- * the reachable markings are (10+1)(4+1)(2+1)(1+1) = 330, all in S. */
+/* models/default.pnet: a marking is the runs of each (lane, tier) pair,
+ * within each lane's width (6, 2, 2) and each tier's slots (10, 4, 2, 1):
+ * 10017 such matrices (counted independently by
+ * tests/analysis/lanes_check.py), all in S. */
 START_TEST(test_state_count)
 {
 #ifdef CS_CHECK_EXPECT_STATES

@@ -142,6 +142,24 @@ START_TEST(test_seed_profiles_equal_linked_tables)
   ck_assert_uint_eq(n, cs_profiles_count);
   for (size_t i = 0; i < n; i++)
     profiles_equal(&tab[i], &cs_profiles[i]);
+  /* The routes too: sbx --policy routes a run as the linked table would. */
+  const struct cs_route *routes = profile_set_routes(s, &n);
+  ck_assert_uint_eq(n, cs_routes_count);
+  ck_assert_uint_gt(n, 0);
+  for (size_t i = 0; i < n; i++) {
+    const struct cs_route *a = &routes[i], *b = &cs_routes[i];
+    str_eq("route name", a->name, b->name);
+    str_eq("route origin", a->origin, b->origin);
+    str_eq("route kind", a->kind, b->kind);
+    str_eq("route profile", a->profile, b->profile);
+    str_eq("route host", a->host, b->host);
+    str_eq("route backend", a->backend, b->backend);
+    str_eq("route tier", a->tier, b->tier);
+    str_eq("route lane", a->lane, b->lane);
+    ck_assert_uint_eq(a->n_labels, b->n_labels);
+    for (uint32_t l = 0; l < a->n_labels; l++)
+      str_eq("route label", a->labels[l], b->labels[l]);
+  }
   profile_set_free(s);
 }
 END_TEST

@@ -19,11 +19,11 @@
 
 extern const struct cs_model_table cs_model_default;
 
-static int admission_index(const struct cs_model_table *t, const char *tier)
+static int admission_index(const struct cs_model_table *t, const char *lane, const char *tier)
 {
   char name[256];
 
-  snprintf(name, sizeof(name), "admit_%s", tier);
+  snprintf(name, sizeof(name), "admit_%s_%s", lane, tier);
   for (uint32_t i = 0; i < t->n_transitions; i++)
     if (strcmp(t->transition_names[i], name) == 0 &&
         t->transition_kinds[i] == CS_TRANSITION_ADMISSION)
@@ -31,23 +31,36 @@ static int admission_index(const struct cs_model_table *t, const char *tier)
   return -ENOENT;
 }
 
-static int capacity(const char *tier)
+/* Admissions of (lane, tier) fired one after the other from state *s. */
+static int walk(const struct cs_model_table *t, int adm, int32_t *s)
 {
+  int n = 0;
+  for (;;) {
+    int32_t next = t->next_state[(size_t)*s * t->n_transitions + (size_t)adm];
+    if (next < 0 || ++n > 1000000)
+      return n;
+    *s = next;
+  }
+}
+
+/* How many runs of tier fit at once: in one lane, or (lane NULL) through
+ * every lane of the model in turn, the tier's slots as a whole. */
+static int capacity(const char *lane, const char *tier)
+{
+  static const char *const lanes[] = { "interactive", "background", "subagent" };
   const struct cs_model_table *t = &cs_model_default;
-  int adm = admission_index(t, tier);
   int32_t s = (int32_t)t->initial_state;
   int n = 0;
 
-  if (adm < 0) {
-    fprintf(stderr, "sbx_slots: no admission admit_%s\n", tier);
-    return 2;
-  }
-  for (;;) {
-    int32_t next = t->next_state[(size_t)s * t->n_transitions + (size_t)adm];
-    if (next < 0)
-      break;
-    s = next;
-    if (++n > 1000000)
+  for (size_t l = 0; l < sizeof lanes / sizeof *lanes; l++) {
+    const char *one = lane ? lane : lanes[l];
+    int adm = admission_index(t, one, tier);
+    if (adm < 0) {
+      fprintf(stderr, "sbx_slots: no admission admit_%s_%s\n", one, tier);
+      return 2;
+    }
+    n += walk(t, adm, &s);
+    if (lane)
       break;
   }
   printf("%d\n", n);
@@ -74,7 +87,7 @@ static int check(const char *path)
   return state == cs_model_default.initial_state && holders == 0 && waiters == 0 ? 0 : 1;
 }
 
-static int hold(const char *path, const char *tier)
+static int hold(const char *path, const char *lane, const char *tier)
 {
   struct cs_shared_sched *sh = NULL;
   struct cs_shared_ticket tk;
@@ -87,7 +100,7 @@ static int hold(const char *path, const char *tier)
   }
   {
     char name[256];
-    snprintf(name, sizeof(name), "admit_%s", tier);
+    snprintf(name, sizeof(name), "admit_%s_%s", lane, tier);
     adm = cs_shared_lookup_admission(sh, name);
   }
   if (adm < 0 || cs_shared_admit(sh, (uint32_t)adm, NULL, &tk) != 0) {
@@ -105,12 +118,15 @@ int main(int argc, char **argv)
 {
   if (argc == 2 && strcmp(argv[1], "model") == 0)
     return printf("%s\n", cs_model_default.model_name) > 0 ? 0 : 2;
-  if (argc == 3 && strcmp(argv[1], "capacity") == 0)
-    return capacity(argv[2]);
+  /* capacity without LANE: the tier over every lane; hold's LANE defaults
+   * to sbx's default lane, as `sbx run` without --lane. */
+  if ((argc == 3 || argc == 4) && strcmp(argv[1], "capacity") == 0)
+    return capacity(argc == 4 ? argv[3] : NULL, argv[2]);
   if (argc == 3 && strcmp(argv[1], "check") == 0)
     return check(argv[2]);
-  if (argc == 4 && strcmp(argv[1], "hold") == 0)
-    return hold(argv[2], argv[3]);
-  fprintf(stderr, "usage: sbx_slots model | capacity TIER | check FILE | hold FILE TIER\n");
+  if ((argc == 4 || argc == 5) && strcmp(argv[1], "hold") == 0)
+    return hold(argv[2], argc == 5 ? argv[4] : "interactive", argv[3]);
+  fprintf(stderr, "usage: sbx_slots model | capacity TIER [LANE] | check FILE | "
+                  "hold FILE TIER [LANE]\n");
   return 2;
 }

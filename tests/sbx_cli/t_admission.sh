@@ -29,7 +29,7 @@ wait_for holders "$cap" && pass "$cap runs admitted" || fail "holders $(holders)
 
 run_sbx run --tier "$tier" --no-wait -- true
 expect_rc 125 "--no-wait with every slot taken"
-expect_err "admission refused \(--no-wait\): model '[^']+' \(.*\), transition admit_$tier, state [0-9]+ \[.*=" \
+expect_err "admission refused \(--no-wait\): model '[^']+' \(.*\), transition admit_interactive_$tier, state [0-9]+ \[.*=" \
   "message names model, admission and marking"
 expect_err "(disabled: too few tokens in ${tier}_slots \\(0, needs 1\\)|refuses it: firing it would leave the safe set)" \
   "message says why, from the table"

@@ -31,11 +31,11 @@ rm -f "$WS/marker"
 # standard: a command that ran would leave the marker.
 run_sbx run --audit "$LOG" --profile standard --tier "$tier" --wait-timeout 1.5 -- touch "$WS/marker"
 expect_rc 125 "--wait-timeout with every slot held"
-expect_err "^sbx: waiting for admission: tier $tier, $cap of $cap slots in use, 0 earlier runs waiting" \
-  "the wait is announced with tier, slots and runs ahead"
+expect_err "^sbx: waiting for admission: lane interactive, tier $tier: waits for a slot of tier $tier \($cap of $cap in use\), 0 earlier runs waiting" \
+  "the wait is announced with lane, tier, what it waits for, slots and runs ahead"
 [[ $(grep -c "waiting for admission" <<<"$ERR") == 1 ]] && pass "announced once" || fail "announced $(grep -c "waiting for admission" <<<"$ERR") times"
-expect_err "no slot of tier $tier within --wait-timeout \(1\.500 s\): $cap of $cap slots in use.*nothing ran" \
-  "the timeout names the tier and the slots"
+expect_err "lane interactive, tier $tier: not admitted within --wait-timeout \(1\.500 s\): waits for a slot of tier $tier \($cap of $cap in use\).*nothing ran" \
+  "the timeout names the lane, the tier and the slots"
 [[ ! -e $WS/marker ]] && pass "nothing ran" || fail "the command ran without a slot"
 [[ $(audit_field "$LOG" "(r['admission']['admitted'], r['admission']['wait_noticed'], r['admission']['timed_out'], r['admission']['wait_ms'] >= 1000, r['denials'][0]['action'])") == "(False, True, True, True, 'timed out')" ]] &&
   pass "record: the wait, the notice, the timeout" || fail "record: $(tail -1 "$LOG")"
@@ -46,14 +46,14 @@ first=$!
 wait_for waiters 1 || fail "the first waiter did not queue"
 run_sbx run --tier "$tier" --wait-timeout 1.2 -- true
 expect_rc 125 "second waiter times out"
-expect_err "waiting for admission: tier $tier, $cap of $cap slots in use, 1 earlier run waiting" \
+expect_err "waiting for admission: lane interactive, tier $tier: waits for a slot of tier $tier \($cap of $cap in use\), 1 earlier run waiting" \
   "the second waiter counts the run ahead of it"
 
 # A slot comes free: the first waiter, which announced its wait, runs.
 kill -KILL "${hold[0]}"; wait "${hold[0]}" 2>/dev/null
 wait "$first"; rc=$?
 ((rc == 0)) && pass "the waiting run ran once a slot came free" || fail "first waiter: exit $rc"
-grep -q "waiting for admission: tier $tier" "$T/first.err" && pass "it had announced its wait" ||
+grep -q "waiting for admission: lane interactive, tier $tier" "$T/first.err" && pass "it had announced its wait" ||
   fail "first waiter said nothing: $(cat "$T/first.err")"
 
 kill -KILL "${hold[@]}" 2>/dev/null; wait 2>/dev/null

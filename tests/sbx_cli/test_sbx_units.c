@@ -17,6 +17,7 @@
 #include "sbx_confine.h"
 #include "sbx_explain.h"
 #include "sbx_profile.h"
+#include "sbx_route.h"
 
 static const char *golden_dir;
 
@@ -255,17 +256,17 @@ START_TEST(cli_errors)
     { 5, { "sbx", "run", "--timeout", "1.2345", "ls" }, "at most 3 decimals" },
     { 3, { "sbx", "check", "--no-wait" }, "check: only --json is accepted" },
     { 3, { "sbx", "run", "--json" }, "run: --json belongs to check" },
-    { 4, { "sbx", "explain", "--json", "x" }, "explain: only --profile and --bpf" },
+    { 4, { "sbx", "explain", "--json", "x" }, "explain: only --profile, --bpf and --routes" },
     { 4, { "sbx", "check", "--profile", "x" }, "check: only --json" },
     { 3, { "sbx", "explain", "extra" }, "unexpected argument 'extra'" },
-    { 4, { "sbx", "explain", "--tier", "v8" }, "explain: only --profile and --bpf" },
+    { 4, { "sbx", "explain", "--tier", "v8" }, "explain: only --profile, --bpf and --routes" },
     { 4, { "sbx", "run", "--bpf", "ls" }, "run: --bpf belongs to explain" },
     /* A user's policy or model: only where it means something. */
     { 4, { "sbx", "run", "--policy", "", "ls" }, "--policy: empty file name" },
     { 4, { "sbx", "run", "--model", "", "ls" }, "--model: empty file name" },
     { 4, { "sbx", "check", "--policy", "p.pol" }, "check: only --json" },
-    { 4, { "sbx", "explain", "--model", "m.pnet" }, "explain: only --profile and --bpf" },
-    { 4, { "sbx", "explain", "--workspace", "/" }, "explain: only --profile and --bpf" },
+    { 4, { "sbx", "explain", "--model", "m.pnet" }, "explain: only --profile, --bpf and --routes" },
+    { 4, { "sbx", "explain", "--workspace", "/" }, "explain: only --profile, --bpf and --routes" },
     { 4, { "sbx", "serve", "--policy", "p.pol" }, "serve: only --idle and -v" },
     /* exec: the run's settings come from the request, never twice. */
     { 4,
@@ -762,6 +763,87 @@ START_TEST(audit_rfc3339)
 }
 END_TEST
 
+/* Routes: every condition must hold, labels all present, hosts without
+ * case, the first match wins, none is the default route; --tier and
+ * --lane win over the route's. */
+START_TEST(route_first_match_and_default)
+{
+  static const char *const two[] = { "untrusted", "ci" };
+  static const struct cs_route routes[] = {
+    { .name = "both",
+      .origin = "t:1:1",
+      .kind = "command",
+      .labels = two,
+      .n_labels = 2,
+      .backend = "local",
+      .tier = "tee",
+      .lane = "background" },
+    { .name = "host",
+      .origin = "t:2:1",
+      .host = "build.example",
+      .backend = "ssh",
+      .tier = "seccomp",
+      .lane = "interactive" },
+    { .name = "strict",
+      .origin = "t:3:1",
+      .kind = "command",
+      .profile = "strict",
+      .backend = "local",
+      .tier = "wasm",
+      .lane = "subagent" },
+    { .name = "one",
+      .origin = "t:4:1",
+      .labels = two,
+      .n_labels = 1,
+      .backend = "container",
+      .tier = "v8",
+      .lane = "interactive" },
+  };
+  const char *ci_untrusted[] = { "ci", "untrusted" }, *untrusted[] = { "untrusted" };
+  struct sbx_route_request rq = { .kind = "command", .profile = "standard" };
+  struct sbx_route_choice c;
+
+  sbx_route_choose(routes, 4, &rq, &c);
+  ck_assert_ptr_null(c.route);
+  ck_assert_str_eq(c.name, "default");
+  ck_assert_str_eq(c.backend, "local");
+  ck_assert_str_eq(sbx_route_tier(&c, NULL, "seccomp"), "seccomp");
+  ck_assert_ptr_null(sbx_route_lane(&c, NULL));
+
+  rq.labels = ci_untrusted;
+  rq.n_labels = 2;
+  sbx_route_choose(routes, 4, &rq, &c);
+  ck_assert_str_eq(c.name, "both");
+  ck_assert_str_eq(sbx_route_tier(&c, NULL, "seccomp"), "tee");
+  ck_assert_str_eq(sbx_route_lane(&c, NULL), "background");
+  ck_assert_str_eq(sbx_route_tier(&c, "v8", "seccomp"), "v8");
+  ck_assert_str_eq(sbx_route_lane(&c, "interactive"), "interactive");
+
+  /* One of the two labels: not "both" (all must be there), but "one". */
+  rq.labels = untrusted;
+  rq.n_labels = 1;
+  sbx_route_choose(routes, 4, &rq, &c);
+  ck_assert_str_eq(c.name, "one");
+  ck_assert_str_eq(c.backend, "container");
+
+  rq.host = "BUILD.Example";
+  sbx_route_choose(routes, 4, &rq, &c);
+  ck_assert_str_eq(c.name, "host");
+
+  rq.host = NULL;
+  rq.labels = NULL;
+  rq.n_labels = 0;
+  rq.profile = "strict";
+  sbx_route_choose(routes, 4, &rq, &c);
+  ck_assert_str_eq(c.name, "strict");
+  rq.kind = "javascript";
+  sbx_route_choose(routes, 4, &rq, &c);
+  ck_assert_str_eq(c.name, "default");
+  sbx_route_choose(NULL, 0, &rq, &c);
+  ck_assert_str_eq(c.name, "default");
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
   Suite *s = suite_create("sbx_units");
@@ -793,6 +875,7 @@ int main(int argc, char **argv)
   tcase_add_test(tc, audit_unusable_logs_refused);
   tcase_add_test(tc, audit_concurrent_appends_never_interleave);
   tcase_add_test(tc, audit_rfc3339);
+  tcase_add_test(tc, route_first_match_and_default);
   suite_add_tcase(s, tc);
   sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

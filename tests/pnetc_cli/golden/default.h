@@ -16,34 +16,65 @@ enum cs_model_default_place {
   CS_MODEL_DEFAULT_P_SECCOMP_SLOTS = 2, /* seccomp_slots (tracked) */
   CS_MODEL_DEFAULT_P_WASM_SLOTS = 3, /* wasm_slots (tracked) */
   CS_MODEL_DEFAULT_P_TEE_SLOTS = 4, /* tee_slots (tracked) */
-  CS_MODEL_DEFAULT_P_EXECUTING = 5, /* executing (tracked) */
-  CS_MODEL_DEFAULT_P_COMPLETED = 6, /* completed (sink) */
-  CS_MODEL_DEFAULT_P_EXECUTING_V8 = 7, /* executing_v8 (tracked) */
-  CS_MODEL_DEFAULT_P_EXECUTING_SECCOMP = 8, /* executing_seccomp (tracked) */
-  CS_MODEL_DEFAULT_P_EXECUTING_WASM = 9, /* executing_wasm (tracked) */
-  CS_MODEL_DEFAULT_P_EXECUTING_TEE = 10, /* executing_tee (tracked) */
-  CS_MODEL_DEFAULT_N_PLACES = 11
+  CS_MODEL_DEFAULT_P_INTERACTIVE_LANE = 5, /* interactive_lane (tracked) */
+  CS_MODEL_DEFAULT_P_BACKGROUND_LANE = 6, /* background_lane (tracked) */
+  CS_MODEL_DEFAULT_P_SUBAGENT_LANE = 7, /* subagent_lane (tracked) */
+  CS_MODEL_DEFAULT_P_EXECUTING = 8, /* executing (tracked) */
+  CS_MODEL_DEFAULT_P_COMPLETED = 9, /* completed (sink) */
+  CS_MODEL_DEFAULT_P_EXECUTING_V8 = 10, /* executing_v8 (tracked) */
+  CS_MODEL_DEFAULT_P_EXECUTING_SECCOMP = 11, /* executing_seccomp (tracked) */
+  CS_MODEL_DEFAULT_P_EXECUTING_WASM = 12, /* executing_wasm (tracked) */
+  CS_MODEL_DEFAULT_P_EXECUTING_TEE = 13, /* executing_tee (tracked) */
+  CS_MODEL_DEFAULT_P_EXECUTING_INTERACTIVE_V8 = 14, /* executing_interactive_v8 (tracked) */
+  CS_MODEL_DEFAULT_P_EXECUTING_INTERACTIVE_SECCOMP = 15, /* executing_interactive_seccomp (tracked) */
+  CS_MODEL_DEFAULT_P_EXECUTING_INTERACTIVE_WASM = 16, /* executing_interactive_wasm (tracked) */
+  CS_MODEL_DEFAULT_P_EXECUTING_INTERACTIVE_TEE = 17, /* executing_interactive_tee (tracked) */
+  CS_MODEL_DEFAULT_P_EXECUTING_BACKGROUND_V8 = 18, /* executing_background_v8 (tracked) */
+  CS_MODEL_DEFAULT_P_EXECUTING_BACKGROUND_SECCOMP = 19, /* executing_background_seccomp (tracked) */
+  CS_MODEL_DEFAULT_P_EXECUTING_BACKGROUND_WASM = 20, /* executing_background_wasm (tracked) */
+  CS_MODEL_DEFAULT_P_EXECUTING_BACKGROUND_TEE = 21, /* executing_background_tee (tracked) */
+  CS_MODEL_DEFAULT_P_EXECUTING_SUBAGENT_V8 = 22, /* executing_subagent_v8 (tracked) */
+  CS_MODEL_DEFAULT_P_EXECUTING_SUBAGENT_SECCOMP = 23, /* executing_subagent_seccomp (tracked) */
+  CS_MODEL_DEFAULT_P_EXECUTING_SUBAGENT_WASM = 24, /* executing_subagent_wasm (tracked) */
+  CS_MODEL_DEFAULT_P_EXECUTING_SUBAGENT_TEE = 25, /* executing_subagent_tee (tracked) */
+  CS_MODEL_DEFAULT_N_PLACES = 26
 };
 
 /* Transitions in declaration order: the columns of next_state and the index
  * of every per-transition table. [cs-table:cs_model_default_transition] */
 enum cs_model_default_transition {
-  CS_MODEL_DEFAULT_T_ADMIT_V8 = 0, /* admit_v8 (admission) */
-  CS_MODEL_DEFAULT_T_COMPLETE_V8 = 1, /* complete_v8 (progress) */
-  CS_MODEL_DEFAULT_T_ADMIT_SECCOMP = 2, /* admit_seccomp (admission) */
-  CS_MODEL_DEFAULT_T_COMPLETE_SECCOMP = 3, /* complete_seccomp (progress) */
-  CS_MODEL_DEFAULT_T_ADMIT_WASM = 4, /* admit_wasm (admission) */
-  CS_MODEL_DEFAULT_T_COMPLETE_WASM = 5, /* complete_wasm (progress) */
-  CS_MODEL_DEFAULT_T_ADMIT_TEE = 6, /* admit_tee (admission) */
-  CS_MODEL_DEFAULT_T_COMPLETE_TEE = 7, /* complete_tee (progress) */
-  CS_MODEL_DEFAULT_N_TRANSITIONS = 8
+  CS_MODEL_DEFAULT_T_ADMIT_INTERACTIVE_V8 = 0, /* admit_interactive_v8 (admission) */
+  CS_MODEL_DEFAULT_T_COMPLETE_INTERACTIVE_V8 = 1, /* complete_interactive_v8 (progress) */
+  CS_MODEL_DEFAULT_T_ADMIT_INTERACTIVE_SECCOMP = 2, /* admit_interactive_seccomp (admission) */
+  CS_MODEL_DEFAULT_T_COMPLETE_INTERACTIVE_SECCOMP = 3, /* complete_interactive_seccomp (progress) */
+  CS_MODEL_DEFAULT_T_ADMIT_INTERACTIVE_WASM = 4, /* admit_interactive_wasm (admission) */
+  CS_MODEL_DEFAULT_T_COMPLETE_INTERACTIVE_WASM = 5, /* complete_interactive_wasm (progress) */
+  CS_MODEL_DEFAULT_T_ADMIT_INTERACTIVE_TEE = 6, /* admit_interactive_tee (admission) */
+  CS_MODEL_DEFAULT_T_COMPLETE_INTERACTIVE_TEE = 7, /* complete_interactive_tee (progress) */
+  CS_MODEL_DEFAULT_T_ADMIT_BACKGROUND_V8 = 8, /* admit_background_v8 (admission) */
+  CS_MODEL_DEFAULT_T_COMPLETE_BACKGROUND_V8 = 9, /* complete_background_v8 (progress) */
+  CS_MODEL_DEFAULT_T_ADMIT_BACKGROUND_SECCOMP = 10, /* admit_background_seccomp (admission) */
+  CS_MODEL_DEFAULT_T_COMPLETE_BACKGROUND_SECCOMP = 11, /* complete_background_seccomp (progress) */
+  CS_MODEL_DEFAULT_T_ADMIT_BACKGROUND_WASM = 12, /* admit_background_wasm (admission) */
+  CS_MODEL_DEFAULT_T_COMPLETE_BACKGROUND_WASM = 13, /* complete_background_wasm (progress) */
+  CS_MODEL_DEFAULT_T_ADMIT_BACKGROUND_TEE = 14, /* admit_background_tee (admission) */
+  CS_MODEL_DEFAULT_T_COMPLETE_BACKGROUND_TEE = 15, /* complete_background_tee (progress) */
+  CS_MODEL_DEFAULT_T_ADMIT_SUBAGENT_V8 = 16, /* admit_subagent_v8 (admission) */
+  CS_MODEL_DEFAULT_T_COMPLETE_SUBAGENT_V8 = 17, /* complete_subagent_v8 (progress) */
+  CS_MODEL_DEFAULT_T_ADMIT_SUBAGENT_SECCOMP = 18, /* admit_subagent_seccomp (admission) */
+  CS_MODEL_DEFAULT_T_COMPLETE_SUBAGENT_SECCOMP = 19, /* complete_subagent_seccomp (progress) */
+  CS_MODEL_DEFAULT_T_ADMIT_SUBAGENT_WASM = 20, /* admit_subagent_wasm (admission) */
+  CS_MODEL_DEFAULT_T_COMPLETE_SUBAGENT_WASM = 21, /* complete_subagent_wasm (progress) */
+  CS_MODEL_DEFAULT_T_ADMIT_SUBAGENT_TEE = 22, /* admit_subagent_tee (admission) */
+  CS_MODEL_DEFAULT_T_COMPLETE_SUBAGENT_TEE = 23, /* complete_subagent_tee (progress) */
+  CS_MODEL_DEFAULT_N_TRANSITIONS = 24
 };
 
 /* Sizes of the safe set S: rows of the marking and next_state tables, and
  * tracked places (columns of a marking). */
 enum {
-  CS_MODEL_DEFAULT_N_STATES = 330,
-  CS_MODEL_DEFAULT_N_TRACKED = 9
+  CS_MODEL_DEFAULT_N_STATES = 10017,
+  CS_MODEL_DEFAULT_N_TRACKED = 24
 };
 
 extern const struct cs_model_table cs_model_default;

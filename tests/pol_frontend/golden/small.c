@@ -742,3 +742,30 @@ const struct cs_profile *cs_profile_find(const char *name_or_alias) {
   }
   return NULL;
 }
+/* ---- Routes (docs/pol-language.md, "Routes") ---- */
+static const char *const cs_route_0_labels[] = { "untrusted", "ci" };
+static const struct cs_route cs_routes_table[] = {
+  { .name = "flagged",
+    .origin = "small.pol:72:1",
+    .kind = "command",
+    .profile = "base",
+    .labels = cs_route_0_labels,
+    .n_labels = 2u,
+    .host = "build.example",
+    .backend = "local",
+    .tier = "wasm",
+    .lane = "background" },
+  { .name = "rest",
+    .origin = "small.pol:74:1",
+    .kind = NULL,
+    .profile = NULL,
+    .labels = NULL,
+    .n_labels = 0,
+    .host = NULL,
+    .backend = "local",
+    .tier = "seccomp",
+    .lane = "interactive" },
+};
+const struct cs_route *const cs_routes = cs_routes_table;
+const uint32_t cs_routes_count = CS_ROUTES_COUNT;
+

@@ -9,7 +9,7 @@
 
 /* The layout this file was generated for; a runtime built against another
  * cs_profile_table.h refuses to compile. */
-_Static_assert(CS_PROFILE_TABLE_VERSION == 3, "profiles.h: regenerate with this pnetc");
+_Static_assert(CS_PROFILE_TABLE_VERSION == 4, "profiles.h: regenerate with this pnetc");
 
 #define CS_PROFILES_COUNT 4u
 
@@ -28,5 +28,12 @@ extern const uint32_t cs_profiles_count;
 /* The profile named name_or_alias ("standard" or "WORKSPACE_WRITE"); NULL when
  * no profile has that name: callers must refuse to run then (fail closed). */
 const struct cs_profile *cs_profile_find(const char *name_or_alias);
+
+/* The policy's routes in declaration order; the first that matches a request
+ * wins, and a request none matches takes the default route (local, the
+ * profile's default tier, lane interactive). NULL when there are none. */
+#define CS_ROUTES_COUNT 2u
+extern const struct cs_route *const cs_routes;
+extern const uint32_t cs_routes_count;
 
 #endif
