@@ -1,6 +1,8 @@
 /* tee_realm: the prepared JavaScript realm (see tee_realm.h). */
 #include "tee_realm.h"
 
+#include <stdint.h>
+
 static void *tee_realm_alloc(void *udata, duk_size_t size)
 {
   return tee_arena_alloc(udata, size);
@@ -25,13 +27,21 @@ duk_context *tee_realm_create(struct tee_arena *arena, duk_fatal_function fatal)
  * and prototypes, so nothing reachable from the global object is left
  * writable; symbols too when the engine has Reflect.ownKeys. */
 static const char tee_realm_lockdown[] =
-    "function (g) {\n"
-    "  delete g.Date;\n"
-    "  delete g.Math.random;\n"
-    "  delete g.Duktape;\n"
-    "  delete g.print;\n"
-    "  delete g.alert;\n"
-    "  delete g.require;\n"
+    "function (g, extra) {\n"
+    "  var keep = ['globalThis', 'NaN', 'Infinity', 'undefined', 'Object', 'Function', 'Array',\n"
+    "    'String', 'Boolean', 'Number', 'RegExp', 'Error', 'EvalError', 'RangeError',\n"
+    "    'ReferenceError', 'SyntaxError', 'TypeError', 'URIError', 'Math', 'JSON', 'Proxy',\n"
+    "    'Reflect', 'Symbol', 'ArrayBuffer', 'DataView', 'Int8Array', 'Uint8Array',\n"
+    "    'Uint8ClampedArray', 'Int16Array', 'Uint16Array', 'Int32Array', 'Uint32Array',\n"
+    "    'Float32Array', 'Float64Array', 'parseInt', 'parseFloat', 'TextEncoder', 'TextDecoder',\n"
+    "    'eval', 'isNaN', 'isFinite', 'decodeURI', 'decodeURIComponent', 'encodeURI',\n"
+    "    'encodeURIComponent', 'escape', 'unescape'];\n"
+    "  if (typeof extra === 'string') keep.push(extra);\n"
+    "  var names = Object.getOwnPropertyNames(g);\n"
+    "  for (var n = 0; n < names.length; n++)\n"
+    "    if (keep.indexOf(names[n]) < 0 && !delete g[names[n]])\n"
+    "      throw new Error('cannot remove ' + names[n]);\n"
+    "  if (!delete g.Math.random) throw new Error('cannot remove Math.random');\n"
     "  var seen = [];\n"
     "  var keysOf = (typeof Reflect === 'object' && Reflect.ownKeys) ? Reflect.ownKeys\n"
     "                                                                : Object.getOwnPropertyNames;\n"
@@ -49,23 +59,29 @@ static const char tee_realm_lockdown[] =
     "    harden(Object.getPrototypeOf(o));\n"
     "  }\n"
     "  harden(g);\n"
-    "  if (!Object.isFrozen(g) || typeof g.Date !== 'undefined' || g.Math.random !== undefined)\n"
+    "  if (!Object.isFrozen(g) || Object.getOwnPropertyNames(g).length > keep.length ||\n"
+    "      g.Math.random !== undefined)\n"
     "    throw new Error('lockdown incomplete');\n"
     "}";
 
 static duk_ret_t tee_realm_lockdown_safe(duk_context *ctx, void *udata)
 {
-  (void)udata;
+  const char *extra = udata;
+
   duk_push_string(ctx, "lockdown");
   duk_compile_string_filename(ctx, DUK_COMPILE_FUNCTION, tee_realm_lockdown);
   duk_push_global_object(ctx);
-  duk_call(ctx, 1);
+  if (extra)
+    duk_push_string(ctx, extra);
+  else
+    duk_push_undefined(ctx);
+  duk_call(ctx, 2);
   return 0;
 }
 
-int tee_realm_prepare(duk_context *ctx)
+int tee_realm_prepare(duk_context *ctx, const char *extra_global)
 {
-  int rc = duk_safe_call(ctx, tee_realm_lockdown_safe, NULL, 0, 1);
+  int rc = duk_safe_call(ctx, tee_realm_lockdown_safe, (void *)(uintptr_t)extra_global, 0, 1);
   duk_pop(ctx);
   return rc == DUK_EXEC_SUCCESS ? 0 : -1;
 }

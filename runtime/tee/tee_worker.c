@@ -156,6 +156,7 @@ static void tee_worker_fatal(void *udata, const char *msg)
 }
 
 #ifdef TEE_WORKER_TEST_HOOKS
+#define TEE_WORKER_EXTRA_GLOBAL "__syscall"
 /* __syscall(nr, a, b, c): what a hole in the engine would let code do;
  * the escape tests call it (docs/tiers.md, "How it is tested"). */
 static duk_ret_t tee_worker_syscall(duk_context *ctx)
@@ -167,6 +168,8 @@ static duk_ret_t tee_worker_syscall(duk_context *ctx)
   duk_push_number(ctx, (double)syscall(nr, a, b, c));
   return 1;
 }
+#else
+#define TEE_WORKER_EXTRA_GLOBAL NULL
 #endif
 
 static int tee_worker_setup(const struct tee_worker_opts *o)
@@ -195,7 +198,7 @@ static int tee_worker_setup(const struct tee_worker_opts *o)
     duk_put_global_string(tee_w.ctx, "__syscall");
   }
 #endif
-  if (tee_realm_prepare(tee_w.ctx) != 0)
+  if (tee_realm_prepare(tee_w.ctx, TEE_WORKER_EXTRA_GLOBAL) != 0)
     return -1;
   /* A set-up allocation that failed means too small a heap: refuse now
    * rather than fail the first request. */
@@ -315,8 +318,9 @@ static void tee_worker_answer(duk_context *ctx, int rc, size_t *len)
     (void)tee_worker_put(&pos, cap, "{\"ok\":false,\"error\":", 20);
     (void)tee_worker_put(&pos, cap, text, n);
   }
-  duk_pop(ctx);
+  /* Counted with the result still held: the heap the evaluation left. */
   (void)tee_worker_put_heap(&pos, cap);
+  duk_pop(ctx);
   if (retire)
     (void)tee_worker_put(&pos, cap, ",\"retire\":true", 14);
   (void)tee_worker_put(&pos, cap, "}", 1);
