@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/seccomp.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,6 +179,10 @@ static int tee_worker_setup(const struct tee_worker_opts *o)
   unsigned char *region;
 
   if (tee_worker_close_fds() != 0 || tee_worker_limits(o) != 0)
+    return -1;
+  /* A worker in an endless loop reads nothing, so it would not see its
+   * caller go: it dies with it instead. */
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
     return -1;
   tee_w.fd = TEE_WORKER_CHANNEL_FD;
   tee_w.max_message = o->max_message;

@@ -5,7 +5,8 @@
  *
  *   1. closes every other descriptor (close_range(2));
  *   2. sets hard limits: RLIMIT_CPU, no core files, no file size, no
- *      descriptors beyond the channel, no processes;
+ *      descriptors beyond the channel, no processes; and death by
+ *      SIGKILL with its caller (PR_SET_PDEATHSIG);
  *   3. maps its whole heap (the arena, tee_arena.h) and the two message
  *      buffers, creates the engine on the arena and prepares the realm
  *      (tee_realm.h), then caps RLIMIT_AS just above what is mapped;
