@@ -323,10 +323,10 @@ int sbx_eval_cmd(const struct sbx_tables *t, int argc, char *const argv[])
     r = cs_tee_eval(pool, js, input, 0, &res);
   if (r != 0) {
     fprintf(stderr, "sbx: error: eval: %s\n",
-            r == -EINVAL  ? "the input is not JSON, or the code is not UTF-8"
+            r == -EINVAL  ? "the code is not UTF-8, or the input is empty"
             : r == -E2BIG ? "the request is over the message size limit"
                           : strerror(-r));
-    rec.error = r == -EINVAL ? "input not JSON" : r == -E2BIG ? "request too large" : "eval failed";
+    rec.error = r == -EINVAL ? "code not UTF-8 or empty input" : r == -E2BIG ? "request too large" : "eval failed";
     goto record;
   }
   ev.status = cs_tee_status_name(res.status);

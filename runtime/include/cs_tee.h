@@ -87,8 +87,11 @@ struct cs_tee_pool;
 int cs_tee_pool_open(struct cs_tee_pool **out, const struct cs_tee_config *cfg);
 /* Evaluates `code`, the source of one JavaScript function expression
  * ("function (input) { ... }"), called with `input_json` parsed (NULL:
- * undefined). Returns 0 with *res filled (the evaluation's own failure is
- * res->status, never a return value), or -EINVAL / -E2BIG / -ENOMEM. */
+ * undefined). The input is parsed by the worker, confined: input that is
+ * not JSON is a CS_TEE_JS_ERROR (SyntaxError). Returns 0 with *res filled
+ * (the evaluation's own failure is res->status, never a return value), or
+ * -EINVAL (no code, code not UTF-8, an empty input string), -E2BIG
+ * (request over max_message), -ENOMEM. */
 int cs_tee_eval(struct cs_tee_pool *p, const char *code, const char *input_json, unsigned flags,
                 struct cs_tee_result *res);
 void cs_tee_result_free(struct cs_tee_result *res);

@@ -240,26 +240,18 @@ static int tee_pool_fail(struct cs_tee_result *res, enum cs_tee_status status, c
   return res->error ? 0 : -ENOMEM;
 }
 
-/* The request as one JSON object, or NULL (-EINVAL input not JSON,
- * -ENOMEM). */
-static char *tee_pool_request(const char *code, const char *input_json, unsigned flags, int *err)
+/* The request's header, {"code":...,"collect":...}, or NULL (-EINVAL
+ * code not UTF-8, -ENOMEM). The input is not in it: it goes as a message
+ * of its own, unparsed here (the worker parses it, confined), so no
+ * input can add to the header. */
+static char *tee_pool_header(const char *code, unsigned flags, int *err)
 {
-  json_error_t e;
-  json_t *input = NULL, *req;
+  json_t *req = json_pack("{s:s, s:b}", "code", code, "collect", (flags & CS_TEE_COLLECT) != 0);
   char *text;
 
   *err = -EINVAL;
-  if (input_json) {
-    input = json_loads(input_json, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &e);
-    if (!input)
-      return NULL;
-  }
-  req = json_pack("{s:s, s:o*, s:b}", "code", code, "input", input, "collect",
-                  (flags & CS_TEE_COLLECT) != 0);
-  if (!req) {
-    /* json_pack fails on code that is not UTF-8, too. */
+  if (!req)
     return NULL;
-  }
   text = json_dumps(req, JSON_COMPACT);
   json_decref(req);
   *err = text ? 0 : -ENOMEM;
@@ -299,12 +291,14 @@ int cs_tee_eval(struct cs_tee_pool *p, const char *code, const char *input_json,
   int r, i;
 
   memset(res, 0, sizeof(*res));
-  if (!p || !code)
+  if (!p || !code || (input_json && !*input_json))
     return -EINVAL;
-  req = tee_pool_request(code, input_json, flags, &r);
+  req = tee_pool_header(code, flags, &r);
   if (!req)
     return r;
-  if (strlen(req) > p->cfg.max_message) {
+  size_t req_len = strlen(req), input_len = input_json ? strlen(input_json) : 0;
+  /* The worker holds header and input in one buffer of the limit. */
+  if (req_len + 1 + input_len > p->cfg.max_message) {
     free(req);
     return -E2BIG;
   }
@@ -320,7 +314,9 @@ int cs_tee_eval(struct cs_tee_pool *p, const char *code, const char *input_json,
   deadline = start + p->cfg.timeout_ms;
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  r = tee_spawn_send(s, req, strlen(req), deadline);
+  r = tee_spawn_send(s, req, req_len, deadline);
+  if (r == 0)
+    r = tee_spawn_send(s, input_json ? input_json : "", input_len, deadline);
   free(req);
   if (r == 0)
     r = tee_spawn_recv(s, p->buf, p->cfg.max_message + 1, deadline, &len);

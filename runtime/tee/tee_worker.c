@@ -248,15 +248,49 @@ static int tee_worker_put_heap(size_t *pos, size_t cap)
 }
 
 struct tee_worker_job {
-  size_t len;
+  size_t len;       /* the header */
+  size_t input_len; /* the input, after the header's NUL; 0: undefined */
   bool collect;
 };
 
-/* [ ] -> [ json-text-or-undefined ]: the request parsed, the function
- * compiled and called, the result encoded. Runs under duk_safe_call, so
- * whatever the code throws becomes the one value left. duk_json_decode
- * and duk_json_encode are the engine's own, not the JSON object the code
- * could have touched. */
+/* [ ] -> [ function ]: the code compiled, or the function compiled from
+ * the same code last time. Why a cache is safe: the function and its
+ * prototype object are frozen, the realm is frozen, and its scope is the
+ * global one, so a call leaves nothing in it for the next. */
+static void tee_worker_function(duk_context *ctx)
+{
+  duk_push_global_stash(ctx);       /* [ code stash ] */
+  duk_get_prop_string(ctx, -1, "src"); /* [ code stash src ] */
+  if (duk_strict_equals(ctx, -1, -3)) {
+    duk_pop(ctx);
+    duk_get_prop_string(ctx, -1, "fn"); /* [ code stash fn ] */
+    duk_remove(ctx, -2);
+    duk_remove(ctx, -2);
+    return;
+  }
+  duk_pop_2(ctx);
+  duk_dup(ctx, -1);
+  duk_push_string(ctx, "eval");
+  duk_compile(ctx, DUK_COMPILE_FUNCTION); /* [ code fn ] */
+  if (duk_get_prop_string(ctx, -1, "prototype") && duk_is_object(ctx, -1))
+    duk_freeze(ctx, -1);
+  duk_pop(ctx);
+  duk_freeze(ctx, -1);
+  duk_push_global_stash(ctx); /* [ code fn stash ] */
+  duk_dup(ctx, -2);
+  duk_put_prop_string(ctx, -2, "fn");
+  duk_dup(ctx, -3);
+  duk_put_prop_string(ctx, -2, "src");
+  duk_pop(ctx);
+  duk_remove(ctx, -2);
+}
+
+/* [ ] -> [ json-text-or-undefined ]: the request's header parsed, the
+ * function compiled (or found) and called on the input, the result
+ * encoded. Runs under duk_safe_call, so whatever the code throws becomes
+ * the one value left. duk_json_decode and duk_json_encode are the
+ * engine's own, not the JSON object the code could have touched. The
+ * input is its own message: no text of it can reach the header. */
 static duk_ret_t tee_worker_eval_safe(duk_context *ctx, void *udata)
 {
   struct tee_worker_job *job = udata;
@@ -269,9 +303,13 @@ static duk_ret_t tee_worker_eval_safe(duk_context *ctx, void *udata)
   duk_pop(ctx);
   if (!duk_get_prop_string(ctx, -1, "code") || !duk_is_string(ctx, -1))
     return duk_error(ctx, DUK_ERR_TYPE_ERROR, "request has no code");
-  duk_push_string(ctx, "eval");
-  duk_compile(ctx, DUK_COMPILE_FUNCTION);
-  duk_get_prop_string(ctx, -2, "input");
+  tee_worker_function(ctx);
+  if (job->input_len) {
+    duk_push_lstring(ctx, tee_w.in + job->len + 1, job->input_len);
+    duk_json_decode(ctx, -1);
+  } else {
+    duk_push_undefined(ctx);
+  }
   duk_call(ctx, 1);
   duk_json_encode(ctx, -1);
   return 1;
@@ -350,6 +388,10 @@ _Noreturn void tee_worker_run(const struct tee_worker_opts *o)
     r = tee_frame_recv(tee_w.fd, tee_w.in, tee_w.max_message + 1, &job.len);
     if (r == -ENODATA)
       tee_worker_exit(0);
+    /* The input follows the header; both share the one limit. */
+    if (r == 0)
+      r = tee_frame_recv(tee_w.fd, tee_w.in + job.len + 1, tee_w.max_message - job.len,
+                         &job.input_len);
     if (r != 0)
       tee_worker_exit(TEE_WORKER_CHANNEL_FAILED);
     r = duk_safe_call(tee_w.ctx, tee_worker_eval_safe, &job, 0, 1);

@@ -15,7 +15,8 @@
  *      other system call is SIGKILL from the kernel;
  *   5. says {"ready":true,"heap":N} on the channel,
  *
- * then answers each request {"code":..., "input":..., "collect":bool} with
+ * then answers each request, two messages: {"code":..., "collect":bool}
+ * and the input's JSON text (empty: undefined), with
  * {"ok":true,"value":...,"heap":N} or {"ok":false,"error":"...","heap":N}
  * (and "retire":true, after which it exits, when its arena ran dry). End
  * of file on the channel ends it. */

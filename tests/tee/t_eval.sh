@@ -37,6 +37,11 @@ grep -q 'RangeError: too big' <<<"$ERR" && pass "the error is named" || fail "er
 run 'function ( {'
 expect 1 "" "a syntax error is exit 1"
 
+# Input that is not JSON is parsed, and refused, in the worker.
+run --input '{bad' 'function (x) { return x; }'
+expect 1 "" "input that is not JSON is the evaluation's error"
+grep -q 'SyntaxError' <<<"$ERR" && pass "a SyntaxError" || fail "bad input: $ERR"
+
 # No clock, no randomness; control: Math is there.
 run 'function () { return [typeof Date, typeof Math.random, typeof performance, typeof Math.max]; }'
 expect 0 '["undefined","undefined","undefined","function"]' "no Date, Math.random or performance"
@@ -58,7 +63,7 @@ expect 0 1048576 "control: 1 MiB in 16 MiB"
 
 # Usage errors are 125, before anything runs.
 for args in "" "--timeout 61 function(){}" "--memory 0 function(){}" "a b" \
-            "--code-file $T/code.js function(){}" "--input {bad function(){}" \
+            "--code-file $T/code.js function(){}" "--input= function(){}" \
             "--code-file $T/none.js"; do
   # shellcheck disable=SC2086
   run $args

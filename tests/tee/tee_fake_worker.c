@@ -30,8 +30,8 @@ static void frame(const char *body, size_t n)
   put(body, n);
 }
 
-/* Reads one request and forgets it. */
-static void drain(void)
+/* Reads one message and forgets it. */
+static void drain_one(void)
 {
   static char buf[1 << 20];
   unsigned char h[4];
@@ -53,6 +53,13 @@ static void drain(void)
 }
 
 /* Blocks until the pool closes the channel (or kills it). */
+/* A request is two messages: the header and the input. */
+static void drain(void)
+{
+  drain_one();
+  drain_one();
+}
+
 static _Noreturn void hang(void)
 {
   char c;

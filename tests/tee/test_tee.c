@@ -178,7 +178,14 @@ START_TEST(eval_errors)
   ck_assert_int_eq(res.worker, first);
   cs_tee_result_free(&res);
   /* What the API refuses before any worker sees it. */
-  ck_assert_int_eq(cs_tee_eval(p, "function () {}", "{bad json", 0, &res), -EINVAL);
+  /* Input that is not JSON fails in the worker, which parses it. */
+  ck_assert_int_eq(eval(p, "function () {}", "{bad json", &res), CS_TEE_JS_ERROR);
+  ck_assert_ptr_nonnull(strstr(res.error, "SyntaxError"));
+  cs_tee_result_free(&res);
+  ck_assert_int_eq(eval(p, "function () {}", "1, \"code\": \"function(){return 9}\"", &res),
+                   CS_TEE_JS_ERROR);
+  cs_tee_result_free(&res);
+  ck_assert_int_eq(cs_tee_eval(p, "function () {}", "", 0, &res), -EINVAL);
   ck_assert_int_eq(cs_tee_eval(p, NULL, NULL, 0, &res), -EINVAL);
   char *big = malloc(2u * 1024u * 1024u);
   memset(big, ' ', 2u * 1024u * 1024u - 1);
@@ -299,6 +306,20 @@ START_TEST(escape_realm_persistence)
   ck_assert_str_eq(res.value, "[\"function\",null,\"function\",\"undefined\"]");
   ck_assert_int_eq(res.worker, w); /* the same worker: the freeze did it, not a new one */
   cs_tee_result_free(&res);
+  /* The compiled function is kept for the same code: it is frozen too,
+   * so the second call finds nothing the first one left on it. */
+  static const char self_counter[] =
+    "function f() { f.n = (f.n || 0) + 1; f.prototype.n = (f.prototype.n || 0) + 1; "
+    "return [f.n, f.prototype.n]; }";
+  for (int i = 0; i < 2; i++) {
+    ck_assert_int_eq(eval(p, self_counter, NULL, &res), CS_TEE_OK);
+    ck_assert_str_eq(res.value, "[null,null]");
+    ck_assert_int_eq(res.worker, w);
+    cs_tee_result_free(&res);
+  }
+  /* Control: the same counter on an object of the call's own counts. */
+  expect_value(p, "function f() { var o = {}; o.n = (o.n || 0) + 1; return [o.n]; }", NULL,
+               "[1]");
   /* In strict code the attempt is an error, not silence. */
   ck_assert_int_eq(
       eval(p, "function () { 'use strict'; Array.prototype.push = null; }", NULL, &res),
