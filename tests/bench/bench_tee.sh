@@ -35,6 +35,7 @@ PY
 # speed shows), one that only looks at the input (the round trip shows).
 # shellcheck disable=SC2034 # both are read through ${!name}
 loop='function (x) { var n = 0, m = 0; for (var i = 0; i < x.items.length; i++) { n += x.items[i].length; if (x.items[i].indexOf("e") >= 0) m++; } return { n: n, m: m }; }'
+# shellcheck disable=SC2034
 look='function (x) { return x.items.length; }'
 bytes=$(wc -c <"$tmp/input.json")
 worker=$(realpath "$build/runtime/sbx-tee-worker")
