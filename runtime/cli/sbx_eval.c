@@ -326,7 +326,9 @@ int sbx_eval_cmd(const struct sbx_tables *t, int argc, char *const argv[])
             r == -EINVAL  ? "the code is not UTF-8, or the input is empty"
             : r == -E2BIG ? "the request is over the message size limit"
                           : strerror(-r));
-    rec.error = r == -EINVAL ? "code not UTF-8 or empty input" : r == -E2BIG ? "request too large" : "eval failed";
+    rec.error = r == -EINVAL  ? "code not UTF-8 or empty input"
+                : r == -E2BIG ? "request too large"
+                              : "eval failed";
     goto record;
   }
   ev.status = cs_tee_status_name(res.status);

@@ -259,7 +259,7 @@ struct tee_worker_job {
  * global one, so a call leaves nothing in it for the next. */
 static void tee_worker_function(duk_context *ctx)
 {
-  duk_push_global_stash(ctx);       /* [ code stash ] */
+  duk_push_global_stash(ctx);          /* [ code stash ] */
   duk_get_prop_string(ctx, -1, "src"); /* [ code stash src ] */
   if (duk_strict_equals(ctx, -1, -3)) {
     duk_pop(ctx);

@@ -309,8 +309,8 @@ START_TEST(escape_realm_persistence)
   /* The compiled function is kept for the same code: it is frozen too,
    * so the second call finds nothing the first one left on it. */
   static const char self_counter[] =
-    "function f() { f.n = (f.n || 0) + 1; f.prototype.n = (f.prototype.n || 0) + 1; "
-    "return [f.n, f.prototype.n]; }";
+      "function f() { f.n = (f.n || 0) + 1; f.prototype.n = (f.prototype.n || 0) + 1; "
+      "return [f.n, f.prototype.n]; }";
   for (int i = 0; i < 2; i++) {
     ck_assert_int_eq(eval(p, self_counter, NULL, &res), CS_TEE_OK);
     ck_assert_str_eq(res.value, "[null,null]");
@@ -318,8 +318,7 @@ START_TEST(escape_realm_persistence)
     cs_tee_result_free(&res);
   }
   /* Control: the same counter on an object of the call's own counts. */
-  expect_value(p, "function f() { var o = {}; o.n = (o.n || 0) + 1; return [o.n]; }", NULL,
-               "[1]");
+  expect_value(p, "function f() { var o = {}; o.n = (o.n || 0) + 1; return [o.n]; }", NULL, "[1]");
   /* In strict code the attempt is an error, not silence. */
   ck_assert_int_eq(
       eval(p, "function () { 'use strict'; Array.prototype.push = null; }", NULL, &res),
