@@ -318,6 +318,10 @@ int cs_tee_eval(struct cs_tee_pool *p, const char *code, const char *input_json,
   if (r == 0)
     r = tee_spawn_send(s, input_json ? input_json : "", input_len, deadline);
   free(req);
+  /* A worker that cannot be written to has ended (or closed its end):
+   * not a reply of any kind. */
+  if (r != 0 && r != -ETIMEDOUT)
+    r = -ENODATA;
   if (r == 0)
     r = tee_spawn_recv(s, p->buf, p->cfg.max_message + 1, deadline, &len);
   clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -148,7 +148,8 @@ static int tee_worker_cap_address_space(void)
 
 static void tee_worker_fatal(void *udata, const char *msg)
 {
-  static const char reply[] = "{\"ok\":false,\"error\":\"fatal engine error\",\"retire\":true}";
+  static const char reply[] =
+      "{\"ok\":false,\"error\":\"fatal engine error\",\"heap\":0,\"retire\":true}";
   (void)udata;
   (void)msg;
   /* The heap is not to be trusted now: a fixed reply, then exit. */

@@ -85,6 +85,8 @@ int main(int argc, char **argv)
   if (strcmp(mode, "silent") == 0)
     hang();
   frame(ready, sizeof ready - 1);
+  if (strcmp(mode, "gone") == 0)
+    fake_exit(0); /* ready, then gone before the request */
   for (;;) {
     drain();
     if (strcmp(mode, "good") == 0 || strcmp(mode, "unconfined") == 0) {

@@ -476,9 +476,12 @@ START_TEST(fake_worker_replies)
     const char *mode;
     enum cs_tee_status want;
   } other[] = {
-    { "--mode=die", CS_TEE_WORKER_DIED },    { "--mode=hang", CS_TEE_TIMEOUT },
+    { "--mode=die", CS_TEE_WORKER_DIED },
+    { "--mode=gone", CS_TEE_WORKER_DIED },
+    /* the request cannot even be written */ { "--mode=hang", CS_TEE_TIMEOUT },
     { "--mode=cut-hang", CS_TEE_TIMEOUT }, /* half a reply, then nothing */
-    { "--mode=no-ready", CS_TEE_NO_WORKER }, { "--mode=silent", CS_TEE_NO_WORKER },
+    { "--mode=no-ready", CS_TEE_NO_WORKER },
+    { "--mode=silent", CS_TEE_NO_WORKER },
   };
   for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
     const char *const extra[] = { other[i].mode, NULL };
