@@ -225,6 +225,10 @@ int tee_spawn_end(struct tee_slot *s, unsigned grace_ms, int *status)
       struct timespec ms = { 0, 1000000 };
       nanosleep(&ms, NULL);
     }
+    /* r == 0: not reaped, so the pid is still the worker's and kill(2)
+     * cannot reach another process. A caller that ignores SIGCHLD gets 0
+     * here too while the worker lives (the test escape_loop_sigchld_ignored),
+     * and -1 (ECHILD) only once it is gone. */
     if (r == 0) {
       kill(s->pid, SIGKILL);
       while ((r = waitpid(s->pid, &st, 0)) < 0 && errno == EINTR)

@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -415,6 +416,36 @@ START_TEST(escape_endless_loop)
 }
 END_TEST
 
+/* A caller that ignores SIGCHLD has its children reaped for it: a worker
+ * past its time must be killed all the same, not left looping. */
+START_TEST(escape_loop_sigchld_ignored)
+{
+  struct cs_tee_pool *p;
+  struct cs_tee_result res;
+  char path[64];
+
+  signal(SIGCHLD, SIG_IGN);
+  p = open_pool("TEE_WORKER", NULL, 300, 0);
+  /* Control: a worker that answered is there. */
+  ck_assert_int_eq(eval(p, "function () { return 1; }", NULL, &res), CS_TEE_OK);
+  snprintf(path, sizeof path, "/proc/%d", (int)res.worker);
+  ck_assert_int_eq(access(path, F_OK), 0);
+  cs_tee_result_free(&res);
+  ck_assert_int_eq(eval(p, "function () { for (;;) {} }", NULL, &res), CS_TEE_TIMEOUT);
+  snprintf(path, sizeof path, "/proc/%d", (int)res.worker);
+  cs_tee_result_free(&res);
+  int gone = 0;
+  for (int i = 0; i < 200 && !gone; i++) {
+    gone = access(path, F_OK) != 0;
+    if (!gone)
+      usleep(10000);
+  }
+  ck_assert_msg(gone, "%s still exists after the timeout", path);
+  cs_tee_pool_close(p);
+  signal(SIGCHLD, SIG_DFL);
+}
+END_TEST
+
 START_TEST(escape_memory_bomb)
 {
   struct cs_tee_pool *p = open_pool("TEE_WORKER", NULL, 20000, 16u * 1024u * 1024u);
@@ -619,6 +650,7 @@ static Suite *tee_suite(void)
   tcase_add_test(t, escape_unconfined_worker);
   tcase_add_test(t, escape_worker_holds_nothing);
   tcase_add_test(t, escape_endless_loop);
+  tcase_add_test(t, escape_loop_sigchld_ignored);
   tcase_add_test(t, escape_memory_bomb);
   tcase_add_test(t, fake_worker_replies);
   tcase_add_test(t, thousand_evaluations);
