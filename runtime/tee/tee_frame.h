@@ -3,8 +3,10 @@
  * bytes of JSON. Both sides refuse a length over their limit before
  * reading the body, so a lying peer costs at most the header.
  *
- * Only read(2) and write(2) are used: the worker calls these functions
- * inside seccomp strict mode. */
+ * Only write(2) is used: the worker calls these functions inside seccomp
+ * strict mode. The readers are the worker's own (tee_worker.c, one
+ * request in as few reads as it takes) and the pool's (tee_spawn.c, with
+ * a deadline). */
 #ifndef CS_RUNTIME_TEE_FRAME_H
 #define CS_RUNTIME_TEE_FRAME_H
 
@@ -20,15 +22,6 @@ void tee_frame_put_length(unsigned char header[TEE_FRAME_HEADER], uint32_t lengt
 /* Writes all of buf (retrying short writes and EINTR). 0 or -errno
  * (-EPIPE: the peer is gone). */
 int tee_frame_write_all(int fd, const void *buf, size_t len);
-/* Reads exactly len bytes. 0, -EPIPE on end of file before len bytes (a
- * cut-off message), or -errno. */
-int tee_frame_read_all(int fd, void *buf, size_t len);
-
-/* Blocking read of one message into buf (capacity cap, NUL added, so at
- * most cap - 1 bytes of body): *len its length. 0, -EMSGSIZE over the
- * limit (the body is not read), -EPIPE end of file (0 bytes: *len = 0
- * and -ENODATA instead, the peer closed between messages), or -errno. */
-int tee_frame_recv(int fd, char *buf, size_t cap, size_t *len);
 /* Header and body in one write when they fit a 64 KiB stack buffer. */
 int tee_frame_send(int fd, const char *body, size_t len);
 

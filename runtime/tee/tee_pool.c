@@ -2,6 +2,7 @@
  * them (cs_tee.h, docs/tiers.md). */
 #include "cs_tee.h"
 
+#include "tee_frame.h"
 #include "tee_reply.h"
 #include "tee_spawn.h"
 
@@ -88,6 +89,12 @@ static int tee_pool_config(struct cs_tee_config *c, const struct cs_tee_config *
   return 0;
 }
 
+/* A reply's header, body (max_message) and NUL. */
+static size_t tee_pool_buf_size(const struct cs_tee_pool *p)
+{
+  return TEE_FRAME_HEADER + p->cfg.max_message + 1;
+}
+
 /* Starts a worker in slot i (not yet checked ready). */
 static int tee_pool_start(struct cs_tee_pool *p, unsigned i)
 {
@@ -112,6 +119,7 @@ static int tee_pool_replace(struct cs_tee_pool *p, unsigned i, unsigned grace_ms
 static int tee_pool_ready(struct cs_tee_pool *p, unsigned i, const char **why)
 {
   struct tee_slot *s = &p->slots[i];
+  char *body;
   size_t len;
   int r;
 
@@ -121,12 +129,12 @@ static int tee_pool_ready(struct cs_tee_pool *p, unsigned i, const char **why)
     *why = "the worker could not be started";
     return -1;
   }
-  r = tee_spawn_recv(s, p->buf, p->cfg.max_message + 1, tee_now_ms() + p->cfg.start_timeout_ms,
+  r = tee_spawn_recv(s, p->buf, tee_pool_buf_size(p), tee_now_ms() + p->cfg.start_timeout_ms, &body,
                      &len);
   if (r != 0)
     *why = r == -ETIMEDOUT ? "the worker did not get ready in time"
                            : "the worker ended before it was ready";
-  else if (tee_reply_parse_ready(p->buf, len, why) != 0)
+  else if (tee_reply_parse_ready(body, len, why) != 0)
     r = -1;
   /* Its word is not enough: the kernel must say it is in strict mode. */
   else if (!tee_spawn_is_strict(s->pid)) {
@@ -174,7 +182,7 @@ int cs_tee_pool_open(struct cs_tee_pool **out, const struct cs_tee_config *cfg)
     extra++;
   p->argv = calloc(5 + extra, sizeof(char *));
   p->slots = calloc(p->cfg.workers, sizeof(struct tee_slot));
-  p->buf = malloc(p->cfg.max_message + 1);
+  p->buf = malloc(tee_pool_buf_size(p));
   if (!p->argv || !p->slots || !p->buf) {
     tee_pool_free(p);
     return -ENOMEM;
@@ -286,7 +294,8 @@ int cs_tee_eval(struct cs_tee_pool *p, const char *code, const char *input_json,
   struct tee_reply reply;
   const char *why = "";
   uint64_t start, deadline;
-  size_t len;
+  size_t len = 0;
+  char *body = NULL;
   char *req;
   int r, i;
 
@@ -314,16 +323,16 @@ int cs_tee_eval(struct cs_tee_pool *p, const char *code, const char *input_json,
   deadline = start + p->cfg.timeout_ms;
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  r = tee_spawn_send(s, req, req_len, deadline);
-  if (r == 0)
-    r = tee_spawn_send(s, input_json ? input_json : "", input_len, deadline);
+  const char *const bodies[2] = { req, input_json ? input_json : "" };
+  const size_t lens[2] = { req_len, input_len };
+  r = tee_spawn_send(s, bodies, lens, 2, deadline);
   free(req);
   /* A worker that cannot be written to has ended (or closed its end):
    * not a reply of any kind. */
   if (r != 0 && r != -ETIMEDOUT)
     r = -ENODATA;
   if (r == 0)
-    r = tee_spawn_recv(s, p->buf, p->cfg.max_message + 1, deadline, &len);
+    r = tee_spawn_recv(s, p->buf, tee_pool_buf_size(p), deadline, &body, &len);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   res->duration_us =
       (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000u + (uint64_t)((t1.tv_nsec - t0.tv_nsec) / 1000);
@@ -334,9 +343,10 @@ int cs_tee_eval(struct cs_tee_pool *p, const char *code, const char *input_json,
     res->signal = tee_pool_replace(p, (unsigned)i, 0, NULL);
     return tee_pool_fail(res, CS_TEE_TIMEOUT, "evaluation timed out", "");
   }
-  if (r == -EMSGSIZE) {
+  if (r == -EMSGSIZE || r == -EPROTO) {
     res->signal = tee_pool_replace(p, (unsigned)i, 0, NULL);
-    return tee_pool_fail(res, CS_TEE_BAD_REPLY, "bad reply: ", "over the size limit");
+    return tee_pool_fail(res, CS_TEE_BAD_REPLY, "bad reply: ",
+                         r == -EPROTO ? "more than one message" : "over the size limit");
   }
   if (r == -EPIPE) {
     res->signal = tee_pool_replace(p, (unsigned)i, TEE_POOL_EXIT_GRACE_MS, NULL);
@@ -354,7 +364,7 @@ int cs_tee_eval(struct cs_tee_pool *p, const char *code, const char *input_json,
     strncat(what, " before it answered", sizeof what - strlen(what) - 1);
     return tee_pool_fail(res, CS_TEE_WORKER_DIED, "the worker ", what);
   }
-  if (tee_reply_parse(p->buf, len, &reply, &why) != 0) {
+  if (tee_reply_parse(body, len, &reply, &why) != 0) {
     /* A worker that says anything malformed is not believed again. */
     res->signal = tee_pool_replace(p, (unsigned)i, 0, NULL);
     return tee_pool_fail(res, CS_TEE_BAD_REPLY, "bad reply: ", why);

@@ -10,7 +10,9 @@
 #include <spawn.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -103,91 +105,103 @@ static int tee_spawn_wait(int fd, short events, uint64_t deadline)
   }
 }
 
-/* -ENODATA: end of file before the first byte; -EPIPE: after it. */
-static int tee_spawn_read_exact(int fd, void *buf, size_t len, uint64_t deadline)
+int tee_spawn_recv(const struct tee_slot *s, char *raw, size_t cap, uint64_t deadline, char **body,
+                   size_t *len)
 {
-  unsigned char *p = buf;
-  bool any = false;
+  size_t got = 0, need = TEE_FRAME_HEADER;
+  uint32_t length = 0;
 
-  while (len > 0) {
-    ssize_t n = read(fd, p, len);
+  *body = NULL;
+  *len = 0;
+  if (cap < TEE_FRAME_HEADER + 1)
+    return -EMSGSIZE;
+  /* As many bytes as have come, in as few reads as they take: each system
+   * call is a microsecond or more on a virtual machine. */
+  for (;;) {
+    ssize_t n = read(s->fd, raw + got, cap - 1 - got);
     if (n > 0) {
-      p += n;
-      len -= (size_t)n;
-      any = true;
+      got += (size_t)n;
+      if (need == TEE_FRAME_HEADER && got >= TEE_FRAME_HEADER) {
+        length = tee_frame_length((unsigned char *)raw);
+        /* Refused on the header: a worker may claim 4 GiB. */
+        if (length > cap - 1 - TEE_FRAME_HEADER)
+          return -EMSGSIZE;
+        need = TEE_FRAME_HEADER + length;
+      }
+      if (got >= need)
+        break;
+      if (got == cap - 1)
+        return -EMSGSIZE;
       continue;
     }
     if (n == 0)
-      return any ? -EPIPE : -ENODATA;
+      return got == 0 ? -ENODATA : -EPIPE;
     if (errno == EINTR)
       continue;
     if (errno != EAGAIN)
       return -errno;
-    int r = tee_spawn_wait(fd, POLLIN, deadline);
+    int r = tee_spawn_wait(s->fd, POLLIN, deadline);
     if (r != 0)
       return r;
   }
-  return 0;
-}
-
-int tee_spawn_recv(const struct tee_slot *s, char *buf, size_t cap, uint64_t deadline, size_t *len)
-{
-  unsigned char header[TEE_FRAME_HEADER];
-  uint32_t length;
-  int r;
-
-  *len = 0;
-  r = tee_spawn_read_exact(s->fd, header, sizeof header, deadline);
-  if (r != 0)
-    return r;
-  length = tee_frame_length(header);
-  /* Refused before a byte of the body is read: a worker may claim 4 GiB. */
-  if (cap == 0 || length > cap - 1)
-    return -EMSGSIZE;
-  r = tee_spawn_read_exact(s->fd, buf, length, deadline);
-  if (r == -ENODATA)
-    r = length ? -EPIPE : 0; /* the header came: the body is cut off */
-  if (r != 0)
-    return r;
-  buf[length] = '\0';
+  /* One reply per request: bytes beyond it are an answer to a question
+   * not asked yet. */
+  if (got > need)
+    return -EPROTO;
+  raw[need] = '\0';
+  *body = raw + TEE_FRAME_HEADER;
   *len = length;
   return 0;
 }
 
-static int tee_spawn_write_exact(int fd, const void *buf, size_t len, uint64_t deadline)
+int tee_spawn_send(const struct tee_slot *s, const char *const *bodies, const size_t *lens,
+                   size_t n, uint64_t deadline)
 {
-  const unsigned char *p = buf;
+  unsigned char headers[TEE_SPAWN_MAX_PARTS][TEE_FRAME_HEADER];
+  struct iovec iov[2 * TEE_SPAWN_MAX_PARTS];
+  struct msghdr msg = { 0 };
+  size_t k = 0;
 
-  while (len > 0) {
+  if (n > TEE_SPAWN_MAX_PARTS)
+    return -EINVAL;
+  for (size_t i = 0; i < n; i++) {
+    if (lens[i] > UINT32_MAX)
+      return -EMSGSIZE;
+    tee_frame_put_length(headers[i], (uint32_t)lens[i]);
+    iov[k++] = (struct iovec){ headers[i], TEE_FRAME_HEADER };
+    if (lens[i])
+      iov[k++] = (struct iovec){ (void *)(uintptr_t)bodies[i], lens[i] };
+  }
+  msg.msg_iov = iov;
+  msg.msg_iovlen = k;
+  /* Every message of a request in one system call where the socket takes
+   * it; the rest as it drains. */
+  while (msg.msg_iovlen > 0) {
     /* MSG_NOSIGNAL: a dead worker is an answer, not a SIGPIPE for the
      * caller. */
-    ssize_t n = send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
-    if (n > 0) {
-      p += n;
-      len -= (size_t)n;
+    ssize_t w = sendmsg(s->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w < 0 && errno != EAGAIN)
+      return -errno;
+    if (w < 0) {
+      int r = tee_spawn_wait(s->fd, POLLOUT, deadline);
+      if (r != 0)
+        return r;
       continue;
     }
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0 && errno != EAGAIN)
-      return -errno;
-    int r = tee_spawn_wait(fd, POLLOUT, deadline);
-    if (r != 0)
-      return r;
+    size_t done = (size_t)w;
+    while (msg.msg_iovlen > 0 && done >= msg.msg_iov[0].iov_len) {
+      done -= msg.msg_iov[0].iov_len;
+      msg.msg_iov++;
+      msg.msg_iovlen--;
+    }
+    if (msg.msg_iovlen > 0) {
+      msg.msg_iov[0].iov_base = (char *)msg.msg_iov[0].iov_base + done;
+      msg.msg_iov[0].iov_len -= done;
+    }
   }
   return 0;
-}
-
-int tee_spawn_send(const struct tee_slot *s, const char *body, size_t len, uint64_t deadline)
-{
-  unsigned char header[TEE_FRAME_HEADER];
-  int r;
-
-  if (len > UINT32_MAX)
-    return -EMSGSIZE;
-  tee_frame_put_length(header, (uint32_t)len);
-  r = tee_spawn_write_exact(s->fd, header, sizeof header, deadline);
-  return r != 0 ? r : tee_spawn_write_exact(s->fd, body, len, deadline);
 }
 
 bool tee_spawn_is_strict(pid_t pid)

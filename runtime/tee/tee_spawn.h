@@ -22,13 +22,20 @@ uint64_t tee_now_ms(void);
 /* Starts argv[0] with argv and an empty environment, its channel on
  * descriptor 3, /dev/null on 0-2. 0 or -errno. */
 int tee_spawn_start(struct tee_slot *s, char *const argv[]);
-/* Reads one message within deadline (CLOCK_MONOTONIC ms) into buf
- * (capacity cap, NUL-terminated). 0, -ETIMEDOUT, -EMSGSIZE (over cap - 1),
- * -ENODATA (end of file before the first byte), -EPIPE (end of file
- * within a message: cut off), or -errno. */
-int tee_spawn_recv(const struct tee_slot *s, char *buf, size_t cap, uint64_t deadline, size_t *len);
-/* Writes one message within deadline. 0, -ETIMEDOUT, -EPIPE or -errno. */
-int tee_spawn_send(const struct tee_slot *s, const char *body, size_t len, uint64_t deadline);
+/* Reads one message within deadline (CLOCK_MONOTONIC ms) into raw
+ * (capacity cap: the header, the body and a NUL); *body points at the
+ * body in raw. 0, -ETIMEDOUT, -EMSGSIZE (over the capacity), -ENODATA
+ * (end of file before the first byte), -EPIPE (end of file within the
+ * message: cut off), -EPROTO (more bytes than the message), or -errno. */
+int tee_spawn_recv(const struct tee_slot *s, char *raw, size_t cap, uint64_t deadline, char **body,
+                   size_t *len);
+/* The most messages one tee_spawn_send() writes. */
+#define TEE_SPAWN_MAX_PARTS 2
+/* Writes n messages (bodies[i], lens[i] bytes; a length of 0 is an empty
+ * message) within deadline, in one system call when the socket takes them.
+ * 0, -ETIMEDOUT, -EPIPE or -errno. */
+int tee_spawn_send(const struct tee_slot *s, const char *const *bodies, const size_t *lens,
+                   size_t n, uint64_t deadline);
 /* Whether the kernel has the worker in seccomp strict mode
  * (/proc/PID/status "Seccomp: 1"): the pool trusts no worker's word for
  * it. */

@@ -32,7 +32,7 @@
 
 struct tee_worker {
   int fd;
-  char *in;  /* request buffer, max_message + 1 */
+  char *in;  /* the request as read: two headers and max_message */
   char *out; /* reply buffer, max_message */
   size_t max_message;
   struct tee_arena arena;
@@ -176,7 +176,8 @@ static duk_ret_t tee_worker_syscall(duk_context *ctx)
 
 static int tee_worker_setup(const struct tee_worker_opts *o)
 {
-  size_t io = o->max_message + 1 + o->max_message;
+  /* The request with its two headers, and the reply. */
+  size_t io = o->max_message + 2 * TEE_FRAME_HEADER + o->max_message;
   unsigned char *region;
 
   if (tee_worker_close_fds() != 0 || tee_worker_limits(o) != 0)
@@ -193,7 +194,7 @@ static int tee_worker_setup(const struct tee_worker_opts *o)
   if (region == MAP_FAILED)
     return -1;
   tee_w.in = (char *)region;
-  tee_w.out = (char *)region + o->max_message + 1;
+  tee_w.out = (char *)region + o->max_message + 2 * TEE_FRAME_HEADER;
   tee_arena_init(&tee_w.arena, region + io, o->heap_bytes);
   tee_w.ctx = tee_realm_create(&tee_w.arena, tee_worker_fatal);
   if (!tee_w.ctx)
@@ -249,10 +250,55 @@ static int tee_worker_put_heap(size_t *pos, size_t cap)
 }
 
 struct tee_worker_job {
-  size_t len;       /* the header */
-  size_t input_len; /* the input, after the header's NUL; 0: undefined */
+  const char *header; /* in tee_w.in */
+  size_t len;
+  const char *input; /* 0 bytes: undefined */
+  size_t input_len;
   bool collect;
 };
+
+/* Reads until at least `need` bytes are in tee_w.in (as many as come, up
+ * to cap). 0, 1 at end of file before any byte, -1 otherwise. */
+static int tee_worker_fill(size_t *got, size_t need, size_t cap)
+{
+  while (*got < need) {
+    ssize_t n = read(tee_w.fd, tee_w.in + *got, cap - *got);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return n == 0 && *got == 0 ? 1 : -1;
+    *got += (size_t)n;
+  }
+  return 0;
+}
+
+/* One request, its two messages, in as few reads as they take. The
+ * header and the input together stay within max_message. 0, 1 at end of
+ * file between requests, -1 on anything else (the parent never sends
+ * ahead, so bytes beyond the request are an error too). */
+static int tee_worker_read_request(struct tee_worker_job *job)
+{
+  size_t cap = tee_w.max_message + 2 * TEE_FRAME_HEADER, got = 0, need;
+  int r = tee_worker_fill(&got, TEE_FRAME_HEADER, cap);
+
+  if (r != 0)
+    return r;
+  job->len = tee_frame_length((unsigned char *)tee_w.in);
+  if (job->len > tee_w.max_message)
+    return -1;
+  need = TEE_FRAME_HEADER + job->len + TEE_FRAME_HEADER;
+  if (tee_worker_fill(&got, need, cap) != 0)
+    return -1;
+  job->input_len = tee_frame_length((unsigned char *)tee_w.in + TEE_FRAME_HEADER + job->len);
+  if (job->input_len > tee_w.max_message - job->len)
+    return -1;
+  need += job->input_len;
+  if (tee_worker_fill(&got, need, cap) != 0 || got != need)
+    return -1;
+  job->header = tee_w.in + TEE_FRAME_HEADER;
+  job->input = job->header + job->len + TEE_FRAME_HEADER;
+  return 0;
+}
 
 /* [ ] -> [ function ]: the code compiled, or the function compiled from
  * the same code last time. Why a cache is safe: the function and its
@@ -296,7 +342,7 @@ static duk_ret_t tee_worker_eval_safe(duk_context *ctx, void *udata)
 {
   struct tee_worker_job *job = udata;
 
-  duk_push_lstring(ctx, tee_w.in, job->len);
+  duk_push_lstring(ctx, job->header, job->len);
   duk_json_decode(ctx, -1);
   if (!duk_is_object(ctx, -1))
     return duk_error(ctx, DUK_ERR_TYPE_ERROR, "request is not an object");
@@ -306,7 +352,7 @@ static duk_ret_t tee_worker_eval_safe(duk_context *ctx, void *udata)
     return duk_error(ctx, DUK_ERR_TYPE_ERROR, "request has no code");
   tee_worker_function(ctx);
   if (job->input_len) {
-    duk_push_lstring(ctx, tee_w.in + job->len + 1, job->input_len);
+    duk_push_lstring(ctx, job->input, job->input_len);
     duk_json_decode(ctx, -1);
   } else {
     duk_push_undefined(ctx);
@@ -386,13 +432,9 @@ _Noreturn void tee_worker_run(const struct tee_worker_opts *o)
     tee_worker_exit(TEE_WORKER_CHANNEL_FAILED);
   for (;;) {
     struct tee_worker_job job = { 0 };
-    r = tee_frame_recv(tee_w.fd, tee_w.in, tee_w.max_message + 1, &job.len);
-    if (r == -ENODATA)
+    r = tee_worker_read_request(&job);
+    if (r == 1)
       tee_worker_exit(0);
-    /* The input follows the header; both share the one limit. */
-    if (r == 0)
-      r = tee_frame_recv(tee_w.fd, tee_w.in + job.len + 1, tee_w.max_message - job.len,
-                         &job.input_len);
     if (r != 0)
       tee_worker_exit(TEE_WORKER_CHANNEL_FAILED);
     r = duk_safe_call(tee_w.ctx, tee_worker_eval_safe, &job, 0, 1);

@@ -118,6 +118,11 @@ int main(int argc, char **argv)
       frame("{\"ok\":true,\"value\":1,\"value\":2,\"heap\":0}", 40);
     } else if (strcmp(mode, "error-not-string") == 0) {
       frame("{\"ok\":false,\"error\":7,\"heap\":0}", 31);
+    } else if (strcmp(mode, "two-replies") == 0) {
+      /* This answer and the next, ahead of the question. */
+      put("\x00\x00\x00\x1e{\"ok\":true,\"value\":1,\"heap\":0}"
+          "\x00\x00\x00\x1e{\"ok\":true,\"value\":2,\"heap\":0}",
+          68);
     } else if (strcmp(mode, "array") == 0) {
       frame("[1,2]", 5);
     } else if (strcmp(mode, "die") == 0) {
