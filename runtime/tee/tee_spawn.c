@@ -116,7 +116,11 @@ int tee_spawn_recv(const struct tee_slot *s, char *raw, size_t cap, uint64_t dea
   if (cap < TEE_FRAME_HEADER + 1)
     return -EMSGSIZE;
   /* As many bytes as have come, in as few reads as they take: each system
-   * call is a microsecond or more on a virtual machine. */
+   * call is a microsecond or more on a virtual machine. The wait comes
+   * first: right after a request the reply is never there yet. */
+  int r = tee_spawn_wait(s->fd, POLLIN, deadline);
+  if (r != 0)
+    return r;
   for (;;) {
     ssize_t n = read(s->fd, raw + got, cap - 1 - got);
     if (n > 0) {
@@ -140,7 +144,7 @@ int tee_spawn_recv(const struct tee_slot *s, char *raw, size_t cap, uint64_t dea
       continue;
     if (errno != EAGAIN)
       return -errno;
-    int r = tee_spawn_wait(s->fd, POLLIN, deadline);
+    r = tee_spawn_wait(s->fd, POLLIN, deadline);
     if (r != 0)
       return r;
   }

@@ -31,17 +31,20 @@ while len(json.dumps(doc, separators=(",", ":"))) < 1000:
     doc["items"].append(items[len(doc["items"])])
 open(sys.argv[1], "w").write(json.dumps(doc, separators=(",", ":")))
 PY
-# Two small functions: one that loops over the items (the interpreter's
-# speed shows), one that only looks at the input (the round trip shows).
+# Three small functions: one that loops over the items (the interpreter's
+# speed shows), one that only looks at the input, and one that ignores it
+# (what is left is the round trip and the input's parse).
 # shellcheck disable=SC2034 # both are read through ${!name}
 loop='function (x) { var n = 0, m = 0; for (var i = 0; i < x.items.length; i++) { n += x.items[i].length; if (x.items[i].indexOf("e") >= 0) m++; } return { n: n, m: m }; }'
 # shellcheck disable=SC2034
 look='function (x) { return x.items.length; }'
+# shellcheck disable=SC2034
+none='function () { return 0; }'
 bytes=$(wc -c <"$tmp/input.json")
 worker=$(realpath "$build/runtime/sbx-tee-worker")
 echo "# $(date -u +%Y-%m-%dT%H:%MZ) $(uname -srm), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo "# node $(node --version); input $bytes bytes; $rounds rounds x $repeats repeats; $spawns spawns"
-for name in loop look; do
+for name in loop look none; do
   code=${!name}
   echo "# function '$name': $code"
   echo "## $name: isolated worker (cs_tee pool, one ready worker)"
