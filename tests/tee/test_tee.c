@@ -219,6 +219,63 @@ START_TEST(eval_result_too_large)
 }
 END_TEST
 
+/* Workers kept ready: each started at open, used in turn; one that dies
+ * is replaced and the others go on. */
+START_TEST(pool_keeps_workers_ready)
+{
+  static const char *const extra[] = { "--test-syscall", NULL };
+  struct cs_tee_config c = { .worker_path = env_path("TEE_WORKER_TEST"),
+                             .extra_args = extra,
+                             .workers = 3,
+                             .timeout_ms = 2000 };
+  struct cs_tee_pool *p;
+  struct cs_tee_result res;
+  struct cs_tee_stats st;
+  pid_t pids[3];
+
+  ck_assert_int_eq(cs_tee_pool_open(&p, &c), 0);
+  cs_tee_pool_stats(p, &st);
+  ck_assert_uint_eq(st.started, 3); /* before any request */
+  for (int i = 0; i < 3; i++) {
+    ck_assert_int_eq(eval(p, "function () { return 1; }", NULL, &res), CS_TEE_OK);
+    pids[i] = res.worker;
+    cs_tee_result_free(&res);
+  }
+  ck_assert_int_ne(pids[0], pids[1]);
+  ck_assert_int_ne(pids[1], pids[2]);
+  ck_assert_int_ne(pids[0], pids[2]);
+  /* The next in turn is the first again; kill it with a system call. */
+  ck_assert_int_eq(eval(p, "function () { return __syscall(39); }", NULL, &res),
+                   CS_TEE_WORKER_DIED);
+  ck_assert_int_eq(res.worker, pids[0]);
+  cs_tee_result_free(&res);
+  /* The other two are the same workers as before. */
+  ck_assert_int_eq(eval(p, "function () { return 2; }", NULL, &res), CS_TEE_OK);
+  ck_assert_int_eq(res.worker, pids[1]);
+  cs_tee_result_free(&res);
+  ck_assert_int_eq(eval(p, "function () { return 3; }", NULL, &res), CS_TEE_OK);
+  ck_assert_int_eq(res.worker, pids[2]);
+  cs_tee_result_free(&res);
+  /* And the first slot has a new one, started when the old one died. */
+  ck_assert_int_eq(eval(p, "function () { return 4; }", NULL, &res), CS_TEE_OK);
+  ck_assert_int_ne(res.worker, pids[0]);
+  cs_tee_result_free(&res);
+  cs_tee_pool_stats(p, &st);
+  ck_assert_uint_eq(st.started, 4);
+  ck_assert_uint_eq(st.replaced, 1);
+  cs_tee_pool_close(p);
+  /* What the configuration refuses. */
+  c.workers = CS_TEE_MAX_WORKERS + 1;
+  ck_assert_int_eq(cs_tee_pool_open(&p, &c), -EINVAL);
+  c.workers = 1;
+  c.timeout_ms = 61000; /* more than the default CPU budget of 60 s */
+  ck_assert_int_eq(cs_tee_pool_open(&p, &c), -EINVAL);
+  c.timeout_ms = 1000;
+  c.worker_path = "sbx-tee-worker"; /* relative: never a search of PATH */
+  ck_assert_int_eq(cs_tee_pool_open(&p, &c), -EINVAL);
+}
+END_TEST
+
 /* ---- escape attempts ---- */
 
 /* Any system call beyond the channel: the worker dies by SIGKILL from the
@@ -641,6 +698,7 @@ static Suite *tee_suite(void)
   tcase_add_test(t, eval_positive);
   tcase_add_test(t, eval_errors);
   tcase_add_test(t, eval_result_too_large);
+  tcase_add_test(t, pool_keeps_workers_ready);
   tcase_add_test(t, escape_syscalls);
   tcase_add_test(t, escape_clock_random);
   tcase_add_test(t, escape_realm_persistence);
