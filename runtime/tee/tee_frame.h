@@ -1,7 +1,8 @@
 /* tee_frame: the isolated worker's message framing (docs/tiers.md,
  * "Messages"). A message is a 4-byte big-endian length, then that many
- * bytes of JSON. Both sides refuse a length over their limit before
- * reading the body, so a lying peer costs at most the header.
+ * bytes of JSON. Both sides refuse a length over their limit as soon as
+ * they have read it and never read more than the limit holds, so a lying
+ * peer costs at most one buffer.
  *
  * Only write(2) is used: the worker calls these functions inside seccomp
  * strict mode. The readers are the worker's own (tee_worker.c, one
