@@ -48,19 +48,20 @@ const char *cs_tee_status_name(enum cs_tee_status s)
   return "?";
 }
 
-/* "--heap=" and 123 make "--heap=123"; with s, s itself. */
-static int tee_pool_arg(struct cs_tee_pool *p, const char *option, unsigned long long v,
-                        const char *s)
+/* One more argument of the worker's command line, copied. */
+static int tee_pool_arg(struct cs_tee_pool *p, const char *s)
+{
+  p->argv[p->argc] = strdup(s);
+  return p->argv[p->argc++] ? 0 : -ENOMEM;
+}
+
+/* "--heap=" and 123 make "--heap=123". */
+static int tee_pool_arg_number(struct cs_tee_pool *p, const char *option, unsigned long long v)
 {
   char tmp[64];
-  const char *a = s;
 
-  if (!s) {
-    snprintf(tmp, sizeof tmp, "%s%llu", option, v);
-    a = tmp;
-  }
-  p->argv[p->argc] = strdup(a);
-  return p->argv[p->argc++] ? 0 : -ENOMEM;
+  snprintf(tmp, sizeof tmp, "%s%llu", option, v);
+  return tee_pool_arg(p, tmp);
 }
 
 static int tee_pool_config(struct cs_tee_config *c, const struct cs_tee_config *in)
@@ -187,12 +188,12 @@ int cs_tee_pool_open(struct cs_tee_pool **out, const struct cs_tee_config *cfg)
     tee_pool_free(p);
     return -ENOMEM;
   }
-  r = tee_pool_arg(p, NULL, 0, p->cfg.worker_path);
-  r = r ? r : tee_pool_arg(p, "--heap=", p->cfg.heap_bytes, NULL);
-  r = r ? r : tee_pool_arg(p, "--cpu=", p->cfg.cpu_seconds, NULL);
-  r = r ? r : tee_pool_arg(p, "--max-message=", p->cfg.max_message, NULL);
+  r = tee_pool_arg(p, p->cfg.worker_path);
+  r = r ? r : tee_pool_arg_number(p, "--heap=", p->cfg.heap_bytes);
+  r = r ? r : tee_pool_arg_number(p, "--cpu=", p->cfg.cpu_seconds);
+  r = r ? r : tee_pool_arg_number(p, "--max-message=", p->cfg.max_message);
   for (size_t i = 0; r == 0 && i < extra; i++)
-    r = tee_pool_arg(p, NULL, 0, cfg->extra_args[i]);
+    r = tee_pool_arg(p, cfg->extra_args[i]);
   p->cfg.worker_path = p->argv[0];
   p->cfg.extra_args = NULL;
   if (r != 0) {
