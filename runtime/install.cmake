@@ -3,7 +3,7 @@
 # its folders, so every installed library is complete; pnetc (dsl/) is
 # defined before runtime/.
 #
-# Installs: pnetc, the policy library (share/commander-sandbox/pol), libcs_runtime.a, libcs_approval.a, libcs_cmdrule.a and
+# Installs: pnetc, the policy library (share/commander-sandbox/pol), libcs_runtime.a, libcs_approval.a, libcs_cmdrule.a, libcs_tee.a and
 # the public runtime headers (runtime/include) under
 # include/commander-sandbox/, a pkg-config file (commander-sandbox.pc) and
 # a CMake package (CommanderSandboxConfig.cmake, its version file, the
@@ -19,8 +19,10 @@ add_library(CommanderSandbox::cs_runtime ALIAS cs_runtime)
 # matcher it uses (-lcs_cmdrule). They are static, so their own
 # dependencies (jansson, threads) are the consumer's to link. Order
 # matters for the pkg-config link line: a library before the ones it uses.
-set(installed_libs cs_runtime cs_approval cs_cmdrule)
-set(pc_libs -lcs_runtime -lcs_approval -lcs_cmdrule)
+# The isolated worker's pool (cs_tee.h, docs/tiers.md) likewise: -lcs_tee,
+# with the worker itself under libexec/commander-sandbox/sbx-tee-worker.
+set(installed_libs cs_runtime cs_approval cs_cmdrule cs_tee)
+set(pc_libs -lcs_runtime -lcs_approval -lcs_cmdrule -lcs_tee)
 
 # What the installed libraries link decides both packages' dependencies.
 set(links)

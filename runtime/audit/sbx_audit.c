@@ -335,6 +335,17 @@ static json_t *sbx_audit_build(const struct sbx_audit_record *r, bool shorten, i
   sbx_set(o, "denials", json_incref(den), bad);
   if (r->network)
     sbx_audit_network(o, r->network, shorten, max, bad);
+  if (r->eval) {
+    json_t *ev = json_object();
+    sbx_set_str(ev, "status", r->eval->status, SIZE_MAX, bad);
+    sbx_set(ev, "heap_bytes", json_integer((json_int_t)r->eval->heap_bytes), bad);
+    sbx_set(ev, "heap_used", json_integer((json_int_t)r->eval->heap_used), bad);
+    sbx_set(ev, "max_message", json_integer((json_int_t)r->eval->max_message), bad);
+    sbx_set(ev, "cpu_seconds", json_integer((json_int_t)r->eval->cpu_seconds), bad);
+    sbx_set(ev, "code_bytes", json_integer((json_int_t)r->eval->code_bytes), bad);
+    sbx_set(ev, "input_bytes", json_integer((json_int_t)r->eval->input_bytes), bad);
+    sbx_set(o, "eval", ev, bad);
+  }
   if (shorten)
     sbx_set(o, "truncated", json_true(), bad);
 done:

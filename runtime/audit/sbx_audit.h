@@ -73,6 +73,16 @@ struct sbx_audit_network {
   size_t n;
 };
 
+/* An `sbx eval` in the isolated worker (docs/audit-log.md, "eval"). */
+struct sbx_audit_eval {
+  const char *status;   /* cs_tee_status_name(): "ok", "js-error", "timeout", ... */
+  uint64_t heap_bytes;  /* the worker's arena: the memory limit */
+  uint64_t heap_used;   /* the arena in use after the evaluation; 0 unknown */
+  uint64_t max_message; /* the size limit of request and reply */
+  uint64_t cpu_seconds; /* the worker's RLIMIT_CPU */
+  uint64_t code_bytes, input_bytes;
+};
+
 struct sbx_audit_record {
   struct timespec start;   /* CLOCK_REALTIME when sbx began the run */
   const char *sbx_version; /* which sbx enforced it; may be NULL */
@@ -124,6 +134,8 @@ struct sbx_audit_record {
   const char *model_file;  /* --model, resolved; NULL: the linked model */
   /* A proxied profile's connections; NULL: the run had no proxy. */
   const struct sbx_audit_network *network;
+  /* An evaluation, not a command; NULL: an `sbx run`. */
+  const struct sbx_audit_eval *eval;
 };
 
 /* path NULL: no log (a->fd = -1), returns 0. */

@@ -79,6 +79,8 @@ void sbx_cli_usage(FILE *out)
           "       sbx check [--json]\n"
           "       sbx explain [--policy FILE.pol [--workspace DIR]] [--profile NAME] [--bpf]\n"
           "       sbx approvals [--approval-store FILE] list | revoke ID | clear\n"
+          "       sbx eval [--input JSON | --input-file FILE] [--timeout SECONDS]\n"
+          "                [--memory MIB] [--no-wait] [--audit FILE] (CODE | --code-file FILE)\n"
           "       sbx serve [--idle SECONDS] [-v]\n"
           "       sbx exec [HOST OPTIONS] < REQUEST.json   (docs/exec-api.md)\n"
           "       sbx --help | --version\n"
@@ -91,6 +93,8 @@ void sbx_cli_usage(FILE *out)
           "  check      list the kernel features present and the profiles they can enforce\n"
           "  explain    say in plain words what a profile enforces\n"
           "  approvals  list, revoke or clear the standing (\"always\") approval grants\n"
+          "  eval       evaluate a JavaScript function on a JSON input in the isolated\n"
+          "             worker (the tee tier; docs/tiers.md)\n"
           "  serve      keep warm templates for this user's runs (root only): `sbx run`\n"
           "             then starts from one when the server answers, else cold, with\n"
           "             the same layers either way (docs/sbx.md, \"Warm start\")\n"
@@ -478,10 +482,16 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
     o->sub_argv = argv + 1;
     o->sub_argc = argc - 1;
     return 0;
+  } else if (strcmp(sub, "eval") == 0) {
+    /* Parsed by sbx_eval_cmd (runtime/cli/sbx_eval.c). */
+    o->cmd = SBX_CMD_EVAL;
+    o->sub_argv = argv + 1;
+    o->sub_argc = argc - 1;
+    return 0;
   } else {
     fprintf(err,
-            "sbx: error: unknown command '%s' (expected run, exec, check, explain, serve or "
-            "approvals)\n",
+            "sbx: error: unknown command '%s' (expected run, exec, eval, check, explain, serve "
+            "or approvals)\n",
             sub);
     return -EINVAL;
   }

@@ -26,6 +26,7 @@ enum sbx_command {
   SBX_CMD_APPROVALS, /* sbx approvals list|revoke ID|clear (runtime/cli/sbx_approve.c) */
   SBX_CMD_SERVE,     /* sbx serve: the warm-start server (runtime/warm/sbx_serve.c) */
   SBX_CMD_EXEC,      /* sbx exec: a JSON request on stdin (docs/exec-api.md) */
+  SBX_CMD_EVAL,      /* sbx eval: JavaScript in the isolated worker (runtime/cli/sbx_eval.c) */
 };
 
 struct sbx_opts {
@@ -50,7 +51,7 @@ struct sbx_opts {
   bool cold;             /* run --cold: never ask a server */
   bool verbose;          /* run/serve -v: say which start-up path ran / log requests */
   uint64_t idle_ms;      /* serve --idle: exit after so long without a client; 0 never */
-  char *const *sub_argv; /* approvals: argv from "approvals" on */
+  char *const *sub_argv; /* approvals, eval: argv from the command's name on */
   int sub_argc;
   /* Per-run settings (docs/sbx.md, "Per-run settings"); NULL-terminated
    * lists pointing into argv. The names are checked against the

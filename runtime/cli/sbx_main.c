@@ -15,6 +15,7 @@
 #include "sbx_profile.h"
 #include "sbx_confine.h"
 #include "sbx_route.h"
+#include "sbx_eval.h"
 #include "sbx_run.h"
 #include "sbx_run_common.h"
 #include "sbx_tables.h"
@@ -42,6 +43,8 @@ static int sbx_main_dispatch(const struct sbx_tables *tp, const struct sbx_opts 
     return sbx_exec_cmd(&t, &o);
   case SBX_CMD_APPROVALS:
     return sbx_approvals_cmd(o.sub_argc, o.sub_argv, stdout, stderr);
+  case SBX_CMD_EVAL:
+    return sbx_eval_cmd(&t, o.sub_argc, o.sub_argv);
   }
   return SBX_EXIT_FAILURE;
 }

@@ -21,6 +21,7 @@
 #include "cs_version.h"
 #include "sbx_admit.h"
 #include "sbx_route.h"
+#include "sbx_admit_record.h"
 #include "sbx_approve.h"
 #include "sbx_audit.h"
 #include "sbx_run_net.h"
@@ -479,26 +480,8 @@ int sbx_run_observed(const struct sbx_tables *t, const struct sbx_opts *o,
     goto record;
   }
   admit_open = true;
-  /* The record names the lane asked for even when it is refused. */
-  rec.lane = lane ? lane : SBX_DEFAULT_LANE;
-  r = sbx_admit_acquire(&adm, lane, rec.tier, o->no_wait, rec.wait_timeout_ms, sbx_diag());
-  if (r == 0)
-    rec.lane = adm.lane;
-  rec.admission_wait_ms = adm.wait_ms;
-  rec.wait_noticed = adm.wait_noticed;
-  rec.wait_timed_out = adm.wait_timed_out;
-  if (r != 0) {
-    rec.error = r == -EAGAIN      ? "admission refused (--no-wait)"
-                : r == -ETIMEDOUT ? "admission wait exceeded --wait-timeout"
-                                  : "admission failed";
-    den[n_den].layer = "admission";
-    den[n_den].rule = t->model->source_path ? t->model->source_path : t->model->model_name;
-    den[n_den].what = rec.tier;
-    den[n_den].action = r == -EAGAIN ? "refused" : r == -ETIMEDOUT ? "timed out" : "failed";
-    n_den++;
+  if (sbx_admit_record(&adm, lane, o->no_wait, &rec, den, &n_den, sbx_diag()) != 0)
     goto record;
-  }
-  rec.admitted = true;
 
   memset(&req, 0, sizeof(req));
   req.profile = p;
