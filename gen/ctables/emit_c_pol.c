@@ -483,7 +483,7 @@ static const char ecp_how_to_read[] =
     " *   pattern as written. The origin is the .pol line and the profile that\n"
     " *   wrote it (a parent's, for an inherited rule).\n"
     " * - the cs_profiles[] entry: shell, network and file policy, resource limits\n"
-    " *   (wall clock, RLIMIT_AS, RLIMIT_CPU, RLIMIT_NPROC, RLIMIT_NOFILE,\n"
+    " *   (wall clock, RLIMIT_DATA, RLIMIT_CPU, RLIMIT_NPROC, RLIMIT_NOFILE,\n"
     " *   RLIMIT_FSIZE), the operations that need approval, the scheduler tier.\n"
     " *\n"
     " * cs_profile_find() selects a profile by its name or its alias. */\n\n";

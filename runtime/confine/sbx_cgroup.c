@@ -1,5 +1,5 @@
 /* sbx_cgroup: optional cgroup limits for one run. rlimits are per process
- * (RLIMIT_AS) or per user (RLIMIT_NPROC, and not enforced at all for uid 0),
+ * (RLIMIT_DATA) or per user (RLIMIT_NPROC, and not enforced at all for uid 0),
  * so a cgroup is what bounds the whole sandbox: pids.max stops a fork bomb
  * even when sbx runs as root, memory.max bounds the sum of all processes.
  *
@@ -114,7 +114,7 @@ static enum sbx_cgroup_mode sbx_cgroup_find(char *dir, size_t len, char *detail,
     if (access(path, W_OK) == 0) {
       snprintf(dir, len, "%s", path);
       snprintf(detail, dlen,
-               "%scgroup v1 pids at %.*s (pids.max only; memory by RLIMIT_AS per process)",
+               "%scgroup v1 pids at %.*s (pids.max only; memory by RLIMIT_DATA per process)",
                v2root ? "cgroup v2 does not delegate memory+pids here; " : "", SBX_DETAIL_PATH_MAX,
                path);
       return SBX_CGROUP_V1;

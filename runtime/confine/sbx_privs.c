@@ -82,12 +82,29 @@ int sbx_rlimits_apply(const struct sbx_plan *plan, struct sbx_fail *f)
  * alone exceed any such limit, could not map one more page ("Failed to
  * mmap" aborts under load). Nothing of the command runs before execve, so
  * the command is limited from its first instruction either way. */
+/* What the limit counts: the memory a process writes. RLIMIT_DATA (its
+ * heap, anonymous and private writable mappings: what a malloc bomb
+ * grows) is the profile's maxMemory. The address space, RLIMIT_AS, gets
+ * SBX_AS_RESERVE_HEADROOM more: runtimes reserve address space they never
+ * touch, and a maxMemory-sized RLIMIT_AS refused them (V8 reserves 10 GiB
+ * of inaccessible guard space per WebAssembly memory, so Node's own fetch,
+ * whose HTTP parser is WebAssembly, failed under every profile with "could
+ * not allocate memory"). The price: shared writable mappings (memfd,
+ * MAP_SHARED), which RLIMIT_DATA does not count, may grow to the headroom;
+ * the run's total is bounded only by a memory cgroup (docs/confinement.md,
+ * "Resource limits"). */
+#define SBX_AS_RESERVE_HEADROOM (64ull << 30)
+
 int sbx_memory_limit_apply(const struct cs_profile *p, struct sbx_fail *f)
 {
-  uint64_t max = p->limits.max_memory_bytes;
+  uint64_t max = p->limits.max_memory_bytes, as;
+  int rc;
   if (max == 0)
     return 0;
-  return sbx_rlimit(RLIMIT_AS, "RLIMIT_AS", max, max, f);
+  as = max > UINT64_MAX - SBX_AS_RESERVE_HEADROOM ? UINT64_MAX : max + SBX_AS_RESERVE_HEADROOM;
+  if ((rc = sbx_rlimit(RLIMIT_DATA, "RLIMIT_DATA", max, max, f)) < 0)
+    return rc;
+  return sbx_rlimit(RLIMIT_AS, "RLIMIT_AS", as, as, f);
 }
 
 int sbx_nnp_apply(struct sbx_fail *f)

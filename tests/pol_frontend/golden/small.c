@@ -35,7 +35,7 @@
  *   pattern as written. The origin is the .pol line and the profile that
  *   wrote it (a parent's, for an inherited rule).
  * - the cs_profiles[] entry: shell, network and file policy, resource limits
- *   (wall clock, RLIMIT_AS, RLIMIT_CPU, RLIMIT_NPROC, RLIMIT_NOFILE,
+ *   (wall clock, RLIMIT_DATA, RLIMIT_CPU, RLIMIT_NPROC, RLIMIT_NOFILE,
  *   RLIMIT_FSIZE), the operations that need approval, the scheduler tier.
  *
  * cs_profile_find() selects a profile by its name or its alias. */
