@@ -147,6 +147,17 @@ static struct node *new_node(enum node_kind k, int l, int c)
   return n;
 }
 
+static void free_node(struct node *n)
+{
+  if (!n)
+    return;
+  for (size_t i = 0; i < n->nkids; i++)
+    free_node(n->kids[i]);
+  free(n->kids);
+  free(n->text);
+  free(n);
+}
+
 /* A quoted literal after its opening quote: backslash escapes one byte. */
 static char *read_quoted(int l, int c)
 {
@@ -391,7 +402,7 @@ int main(int argc, char **argv)
   size_t forms = 0;
   bool deny_default = false, shell_deny = false;
   struct node *form;
-  while ((form = read_form()) != NULL) {
+  for (; (form = read_form()) != NULL; free_node(form)) {
     forms++;
     if (form->kind != N_LIST || !form->nkids || form->kids[0]->kind != N_SYMBOL) {
       error_at(form->line, form->col, "a top-level form must be (allow|deny|version ...)");
