@@ -211,7 +211,7 @@ static bool sbx_exec_run_id_ok(const char *s)
 static int sbx_exec_field(const char *key, json_t *v, struct sbx_exec_request *r,
                           struct sbx_exec_error *e)
 {
-  json_int_t n;
+  json_int_t n = 0;
   if (strcmp(key, "version") == 0) {
     if (!json_is_integer(v))
       return sbx_exec_wrong_type(e, key, "an integer");
