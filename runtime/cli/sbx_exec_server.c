@@ -426,6 +426,10 @@ static void sbx_rpc_finish(struct sbx_rpc_server *s, struct sbx_rpc_proc *p)
   }
   json_object_set_new(params, "status",
                       json_integer(WIFEXITED(p->wstatus) ? WEXITSTATUS(p->wstatus) : 125));
+  /* A terminate that came before the child's sbx set up its handlers
+   * ends it by the signal itself, before any result: said as such. */
+  if (WIFSIGNALED(p->wstatus))
+    json_object_set_new(params, "signal", json_string(strsignal(WTERMSIG(p->wstatus))));
   sbx_rpc_notify(s, "process/exited", params);
   sbx_rpc_close(&p->in_w);
   sbx_rpc_close(&p->out_r);
