@@ -26,6 +26,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,6 +47,9 @@
 #define SBX_RPC_PROCS_MAX 16
 #define SBX_RPC_CHUNK 65536
 #define SBX_RPC_RESULT_MAX (1024u * 1024u)
+/* An approval request line from a child's sbx (its replies are bounded
+ * the same by sbx, docs/approvals.md). */
+#define SBX_RPC_APPROVAL_LINE_MAX (64u * 1024u)
 /* How long a process's streams are drained after its result came: a
  * descriptor a daemonized grandchild keeps is not waited for. */
 #define SBX_RPC_DRAIN_MS 500
@@ -62,6 +69,13 @@ struct sbx_rpc_proc {
   bool reaped;
   int wstatus;
   uint64_t drain_since; /* 0: the result has not ended yet */
+  /* The approver socket this server serves for the child's sbx
+   * (--approver socket:PATH) when the host named no approver: listening,
+   * the one accepted connection, its partial line. -1: none. */
+  int appr_l, appr_c;
+  char appr_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+  char *abuf;
+  size_t alen;
 };
 
 struct sbx_rpc_server {
@@ -70,6 +84,7 @@ struct sbx_rpc_server {
   struct sbx_rpc_proc procs[SBX_RPC_PROCS_MAX];
   json_int_t next_id;
   bool initialized;
+  char dir[PATH_MAX]; /* private (0700): the approver sockets; "" when none */
 };
 
 static uint64_t sbx_rpc_now_ms(void)
@@ -137,7 +152,7 @@ static void sbx_rpc_close(int *fd)
 
 /* The child: its five descriptors put in place, then sbx exec --live
  * with the server's own host options (argv[1..]). */
-static void sbx_rpc_child(const struct sbx_opts *o, int fds[5])
+static void sbx_rpc_child(const struct sbx_opts *o, int fds[5], const char *approver)
 {
   char *argv[64];
   int n = 0;
@@ -155,8 +170,12 @@ static void sbx_rpc_child(const struct sbx_opts *o, int fds[5])
   argv[n++] = "sbx";
   argv[n++] = "exec";
   argv[n++] = "--live";
-  for (int i = 1; i < o->sub_argc && n < 63; i++)
+  for (int i = 1; i < o->sub_argc && n < 61; i++)
     argv[n++] = o->sub_argv[i];
+  if (approver) {
+    argv[n++] = "--approver";
+    argv[n++] = (char *)approver;
+  }
   argv[n] = NULL;
   signal(SIGPIPE, SIG_DFL);
   execv("/proc/self/exe", argv);
@@ -167,7 +186,29 @@ static int sbx_rpc_spawn(struct sbx_rpc_server *s, struct sbx_rpc_proc *p, const
                          size_t req_len, const struct sbx_exec_request *parsed)
 {
   int in[2], out[2], err[2], rq[2], rs[2], fds[5];
+  char spec[sizeof p->appr_path + 8];
+  json_int_t id = s->next_id + 1;
+  int lfd = -1;
   pid_t pid;
+  /* No --approver of the host's: the connection approves. The child's
+   * sbx asks this server on a socket of its own in a 0700 directory, and
+   * only that child's pid is answered (checked when it connects). */
+  p->appr_path[0] = '\0';
+  if (!s->o->approver) {
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    if (snprintf(sa.sun_path, sizeof sa.sun_path, "%s/p%lld.sock", s->dir, (long long)id) >=
+        (int)sizeof sa.sun_path)
+      return -ENAMETOOLONG;
+    lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(lfd, 4) != 0) {
+      int e = -errno;
+      if (lfd >= 0)
+        close(lfd);
+      return e;
+    }
+    snprintf(p->appr_path, sizeof p->appr_path, "%s", sa.sun_path);
+    snprintf(spec, sizeof spec, "socket:%s", sa.sun_path);
+  }
   if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC) ||
       pipe2(rq, O_CLOEXEC) || pipe2(rs, O_CLOEXEC))
     return -errno; /* the descriptors leak only on this rare path, and the
@@ -181,15 +222,22 @@ static int sbx_rpc_spawn(struct sbx_rpc_server *s, struct sbx_rpc_proc *p, const
   if (pid < 0)
     return -errno;
   if (pid == 0)
-    sbx_rpc_child(s->o, fds);
+    sbx_rpc_child(s->o, fds, lfd >= 0 ? spec : NULL);
   close(in[0]);
   close(out[1]);
   close(err[1]);
   close(rq[0]);
   close(rs[1]);
-  memset(p, 0, sizeof *p);
+  {
+    char path[sizeof p->appr_path];
+    memcpy(path, p->appr_path, sizeof path);
+    memset(p, 0, sizeof *p);
+    memcpy(p->appr_path, path, sizeof path);
+  }
+  p->appr_l = lfd;
+  p->appr_c = -1;
   p->used = true;
-  p->id = ++s->next_id;
+  p->id = s->next_id = id;
   p->pid = pid;
   p->in_w = in[1];
   p->out_r = out[0];
@@ -290,6 +338,63 @@ static void sbx_rpc_write(struct sbx_rpc_server *s, json_t *id, json_t *params)
   sbx_rpc_reply(s, id, json_pack("{sI}", "written", (json_int_t)(w < 0 ? 0 : w)));
 }
 
+/* One approval request line from a child's sbx: sent to the client as a
+ * JSON-RPC request of this server's, id "approval-N-K" (N the process, K
+ * sbx's own id), with the request's fields (docs/approvals.md). */
+static void sbx_rpc_approval_ask(struct sbx_rpc_server *s, struct sbx_rpc_proc *p, const char *line,
+                                 size_t len)
+{
+  json_t *req = json_loadb(line, len, JSON_REJECT_DUPLICATES, NULL);
+  json_t *k = json_object_get(req, "id");
+  char rid[64];
+  json_t *m;
+  if (!json_is_object(req) || !json_is_integer(k)) {
+    json_decref(req); /* not sbx's: nothing is asked, sbx times out (deny) */
+    return;
+  }
+  snprintf(rid, sizeof rid, "approval-%lld-%lld", (long long)p->id,
+           (long long)json_integer_value(k));
+  json_object_set_new(req, "approval", json_integer(json_integer_value(k)));
+  json_object_set_new(req, "id", json_integer(p->id));
+  json_object_del(req, "type");
+  m = json_pack("{ss ss so}", "id", rid, "method", "approval/request", "params", req);
+  sbx_rpc_send(s, m);
+}
+
+/* The client's answer to an approval/request: relayed to the child's sbx
+ * as its socket approver's reply. Only the decision, the scope and the
+ * reason are passed on; anything else than a well-formed allow becomes a
+ * deny, and sbx checks the reply again (docs/approvals.md, "Reply"). */
+static void sbx_rpc_approval_answer(struct sbx_rpc_server *s, json_t *msg)
+{
+  long long pid_n, k;
+  int used = 0;
+  const char *rid = json_string_value(json_object_get(msg, "id"));
+  json_t *res = json_object_get(msg, "result");
+  json_t *decision = json_object_get(res, "decision"), *scope = json_object_get(res, "scope");
+  json_t *reason = json_object_get(res, "reason");
+  json_t *reply;
+  struct sbx_rpc_proc *p = NULL;
+  bool allow;
+  if (sscanf(rid, "approval-%lld-%lld%n", &pid_n, &k, &used) != 2 || rid[used] != '\0')
+    return;
+  for (int i = 0; i < SBX_RPC_PROCS_MAX; i++)
+    if (s->procs[i].used && s->procs[i].id == pid_n)
+      p = &s->procs[i];
+  if (!p || p->appr_c < 0)
+    return; /* the run is over or its sbx gave up asking: too late */
+  allow = json_is_string(decision) && strcmp(json_string_value(decision), "allow") == 0;
+  reply = json_pack("{sI ss}", "id", (json_int_t)k, "decision", allow ? "allow" : "deny");
+  if (allow && json_is_string(scope))
+    json_object_set(reply, "scope", scope);
+  if (json_is_string(reason))
+    json_object_set(reply, "reason", reason);
+  else if (!allow && json_object_get(msg, "error"))
+    json_object_set_new(reply, "reason", json_string("the host answered with an error"));
+  sbx_exec_write(p->appr_c, reply);
+  json_decref(reply);
+}
+
 static void sbx_rpc_dispatch(struct sbx_rpc_server *s, json_t *msg)
 {
   json_t *id = json_object_get(msg, "id");
@@ -298,6 +403,10 @@ static void sbx_rpc_dispatch(struct sbx_rpc_server *s, json_t *msg)
   const char *m;
   struct sbx_rpc_proc *p;
 
+  if (json_is_object(msg) && !method && json_is_string(id)) {
+    sbx_rpc_approval_answer(s, msg);
+    return;
+  }
   if (!json_is_object(msg) || !json_is_string(json_object_get(msg, "jsonrpc")) ||
       strcmp(json_string_value(json_object_get(msg, "jsonrpc")), "2.0") != 0 ||
       !json_is_string(method) ||
@@ -315,7 +424,7 @@ static void sbx_rpc_dispatch(struct sbx_rpc_server *s, json_t *msg)
                   json_pack("{si si s{si si si sb}}", "protocolVersion", SBX_RPC_PROTOCOL,
                             "execVersion", SBX_EXEC_PROTOCOL, "capabilities", "maxProcesses",
                             SBX_RPC_PROCS_MAX, "maxLineBytes", (int)SBX_RPC_LINE_MAX, "chunkBytes",
-                            SBX_RPC_CHUNK, "approvals", 0));
+                            SBX_RPC_CHUNK, "approvals", s->o->approver == NULL));
     return;
   }
   if (!s->initialized) {
@@ -404,6 +513,62 @@ static void sbx_rpc_result(struct sbx_rpc_proc *p)
   p->drain_since = sbx_rpc_now_ms();
 }
 
+/* The child's sbx connects to ask: only it is answered. Any other peer
+ * (only the user's own processes can reach the 0700 directory; this is
+ * the second wall) is closed at once. */
+static void sbx_rpc_approver_accept(struct sbx_rpc_proc *p)
+{
+  struct ucred cred;
+  socklen_t len = sizeof cred;
+  int c = accept4(p->appr_l, NULL, NULL, SOCK_CLOEXEC);
+  if (c < 0)
+    return;
+  if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.pid != p->pid ||
+      cred.uid != geteuid()) {
+    close(c);
+    return;
+  }
+  /* sbx reconnects after any failure: the newest connection is the one. */
+  sbx_rpc_close(&p->appr_c);
+  p->appr_c = c;
+  p->alen = 0;
+}
+
+static void sbx_rpc_approver_read(struct sbx_rpc_server *s, struct sbx_rpc_proc *p)
+{
+  char *nl;
+  ssize_t n;
+  if (!p->abuf && !(p->abuf = malloc(SBX_RPC_APPROVAL_LINE_MAX)))
+    return;
+  n = read(p->appr_c, p->abuf + p->alen, SBX_RPC_APPROVAL_LINE_MAX - p->alen);
+  if (n < 0 && errno == EINTR)
+    return;
+  if (n <= 0) {
+    sbx_rpc_close(&p->appr_c);
+    return;
+  }
+  p->alen += (size_t)n;
+  while ((nl = memchr(p->abuf, '\n', p->alen))) {
+    size_t used = (size_t)(nl - p->abuf) + 1;
+    sbx_rpc_approval_ask(s, p, p->abuf, used - 1);
+    memmove(p->abuf, p->abuf + used, p->alen - used);
+    p->alen -= used;
+  }
+  if (p->alen == SBX_RPC_APPROVAL_LINE_MAX) /* no line in 64 KiB: not sbx */
+    sbx_rpc_close(&p->appr_c);
+}
+
+static void sbx_rpc_approver_free(struct sbx_rpc_proc *p)
+{
+  sbx_rpc_close(&p->appr_l);
+  sbx_rpc_close(&p->appr_c);
+  if (p->appr_path[0])
+    unlink(p->appr_path);
+  p->appr_path[0] = '\0';
+  free(p->abuf);
+  p->abuf = NULL;
+}
+
 /* Everything of a process is in: its exited notification, then its slot
  * is free. A result that is missing or unreadable is said, not made up. */
 static void sbx_rpc_finish(struct sbx_rpc_server *s, struct sbx_rpc_proc *p)
@@ -436,6 +601,7 @@ static void sbx_rpc_finish(struct sbx_rpc_server *s, struct sbx_rpc_proc *p)
   sbx_rpc_close(&p->err_r);
   free(p->result);
   p->result = NULL;
+  sbx_rpc_approver_free(p);
   p->used = false;
 }
 
@@ -486,6 +652,7 @@ static void sbx_rpc_kill_all(struct sbx_rpc_server *s)
     sbx_rpc_close(&p->err_r);
     sbx_rpc_close(&p->res_r);
     free(p->result);
+    sbx_rpc_approver_free(p);
     p->used = false;
   }
 }
@@ -498,22 +665,24 @@ static int sbx_rpc_serve(struct sbx_rpc_server *s)
   if (!buf)
     return SBX_EXIT_FAILURE;
   while (open) {
-    struct pollfd pf[1 + 3 * SBX_RPC_PROCS_MAX];
-    struct sbx_rpc_proc *who[1 + 3 * SBX_RPC_PROCS_MAX];
-    int kind[1 + 3 * SBX_RPC_PROCS_MAX];
+    struct pollfd pf[1 + 5 * SBX_RPC_PROCS_MAX];
+    struct sbx_rpc_proc *who[1 + 5 * SBX_RPC_PROCS_MAX];
+    int kind[1 + 5 * SBX_RPC_PROCS_MAX];
     nfds_t n = 0;
     pf[n] = (struct pollfd){ .fd = s->in, .events = POLLIN };
     who[n] = NULL;
     kind[n++] = -1;
     for (int i = 0; i < SBX_RPC_PROCS_MAX; i++) {
       struct sbx_rpc_proc *p = &s->procs[i];
-      int fds[3];
+      int fds[5];
       if (!p->used)
         continue;
       fds[0] = p->out_r;
       fds[1] = p->err_r;
       fds[2] = p->res_r;
-      for (int k = 0; k < 3; k++)
+      fds[3] = p->appr_l;
+      fds[4] = p->appr_c;
+      for (int k = 0; k < 5; k++)
         if (fds[k] >= 0) {
           pf[n] = (struct pollfd){ .fd = fds[k], .events = POLLIN };
           who[n] = p;
@@ -525,7 +694,11 @@ static int sbx_rpc_serve(struct sbx_rpc_server *s)
     for (nfds_t i = 1; i < n; i++) {
       if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
         continue;
-      if (kind[i] == 2)
+      if (kind[i] == 3)
+        sbx_rpc_approver_accept(who[i]);
+      else if (kind[i] == 4)
+        sbx_rpc_approver_read(s, who[i]);
+      else if (kind[i] == 2)
         sbx_rpc_result(who[i]);
       else
         sbx_rpc_output(s, who[i], kind[i]);
@@ -575,7 +748,26 @@ int sbx_exec_server_cmd(const struct sbx_opts *o)
   /* A client gone while a notification is written is a closed
    * connection, seen at the next read, not a crash. */
   signal(SIGPIPE, SIG_IGN);
+  int code;
   for (int i = 0; i < SBX_RPC_PROCS_MAX; i++)
-    s.procs[i].in_w = s.procs[i].out_r = s.procs[i].err_r = s.procs[i].res_r = -1;
-  return sbx_rpc_serve(&s);
+    s.procs[i].in_w = s.procs[i].out_r = s.procs[i].err_r = s.procs[i].res_r = s.procs[i].appr_l =
+        s.procs[i].appr_c = -1;
+  /* The approver sockets' directory: the user's only (mkdtemp makes it
+   * 0700), so no other user can even reach a socket's name. */
+  if (!o->approver) {
+    const char *base = getenv("XDG_RUNTIME_DIR");
+    struct stat st;
+    if (!base || !*base || stat(base, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+        (st.st_mode & 077))
+      base = "/tmp";
+    snprintf(s.dir, sizeof s.dir, "%s/sbx-exec-server.XXXXXX", base);
+    if (!mkdtemp(s.dir)) {
+      fprintf(stderr, "sbx: error: exec-server: the approvals directory: %s\n", strerror(errno));
+      return SBX_EXIT_FAILURE;
+    }
+  }
+  code = sbx_rpc_serve(&s);
+  if (s.dir[0])
+    rmdir(s.dir);
+  return code;
 }

@@ -45,8 +45,8 @@ for k in ("COMMANDER_SECURITY_PROFILE", "SBX_AUDIT_LOG"):
 
 
 class Server:
-    def __init__(self):
-        self.p = subprocess.Popen([SBX, "exec-server", "--workspace", ws, "--approver", "none"],
+    def __init__(self, host=("--approver", "none")):
+        self.p = subprocess.Popen([SBX, "exec-server", "--workspace", ws] + list(host),
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ws)
         self.buf = b""
         self.seen = []  # every message, in order
@@ -213,6 +213,50 @@ for p in many:
 for p in many:
     s.exited(p)
 check(s.close() == 0, "server ends at end of input")
+
+# ---- approvals over the connection ------------------------------------------
+# No --approver: the server asks the client (approval/request) and relays
+# the answer; rm under standard asks (docs/approvals.md).
+victim = os.path.join(ws, "victim")
+
+
+def ask(answer, host=()):
+    open(victim, "w").close()
+    srv = Server(host=("--approval-timeout", "2") + tuple(host))
+    i = srv.call("initialize")
+    pid = srv.start({"argv": ["rm", victim], "profile": "standard", "run_id": "step-1"})
+    q = srv.wait_for(lambda m: m.get("method") == "approval/request", timeout=20)
+    if q is not None and answer is not None:
+        srv.send_raw(json.dumps({"jsonrpc": "2.0", "id": q["id"],
+                                 "result": answer}).encode() + b"\n")
+    ex = srv.exited(pid)
+    srv.close()
+    return i, q, (ex["params"]["result"] or {}) if ex else {}
+
+
+i, q, res = ask({"decision": "allow", "scope": "once", "reason": "host says yes"})
+check(i["result"]["capabilities"]["approvals"] is True, "approvals capability", i)
+qp = q["params"] if q else {}
+check(q and qp.get("operation") == "delete" and qp.get("run_id") == "step-1" and
+      qp.get("path") == os.path.realpath(victim) and
+      isinstance(qp.get("id"), int) and isinstance(qp.get("approval"), int),
+      "approval/request with the request's fields", q)
+check(res.get("exit_code") == 0 and not os.path.exists(victim) and
+      res["approvals"][0]["decision"] == "allow" and
+      res["approvals"][0]["reason"].endswith("host says yes"), "allowed: rm ran", res)
+i, q, res = ask({"decision": "deny", "reason": "host says no"})
+check(q and os.path.exists(victim) and res.get("outcome") == "not_run" and
+      res["approvals"][0]["decision"] == "deny", "denied: rm did not run", res)
+i, q, res = ask(None)
+check(q and os.path.exists(victim) and res.get("outcome") == "not_run",
+      "no answer in time: denied", res)
+i, q, res = ask({"decision": "yes please"})
+check(q and os.path.exists(victim) and res.get("outcome") == "not_run",
+      "a malformed answer: denied", res)
+i, q, res = ask(None, host=("--approver", "none"))
+check(q is None and os.path.exists(victim) and res.get("outcome") == "not_run" and
+      i["result"]["capabilities"]["approvals"] is False,
+      "the host's --approver none: nobody asked, denied", res)
 
 # ---- a closed connection kills its processes (and its control) --------------
 # The workspace is read-only under strict, so the process is found by its
