@@ -39,6 +39,7 @@ enum {
   OPT_POLICY,
   OPT_MODEL,
   OPT_LIVE,
+  OPT_SOCKET,
   OPT_VERBOSE = 'v'
 };
 
@@ -71,6 +72,7 @@ static const struct option sbx_run_options[] = {
   { "policy", required_argument, NULL, OPT_POLICY },
   { "model", required_argument, NULL, OPT_MODEL },
   { "live", no_argument, NULL, OPT_LIVE },
+  { "socket", required_argument, NULL, OPT_SOCKET },
   { NULL, 0, NULL, 0 },
 };
 
@@ -86,7 +88,7 @@ void sbx_cli_usage(FILE *out)
       "                [--memory MIB] [--no-wait] [--audit FILE] (CODE | --code-file FILE)\n"
       "       sbx serve [--idle SECONDS] [-v]\n"
       "       sbx exec [HOST OPTIONS] < REQUEST.json   (docs/exec-api.md)\n"
-      "       sbx exec-server [HOST OPTIONS]           (JSON-RPC on stdio, docs/exec-protocol.md)\n"
+      "       sbx exec-server [--socket PATH] [HOST OPTIONS]  (JSON-RPC, docs/exec-protocol.md)\n"
       "       sbx --help | --version\n"
       "\n"
       "Runs CMD confined by a security profile, after the compiled scheduler\n"
@@ -348,6 +350,9 @@ static int sbx_cli_parse_options(int argc, char *const argv[], struct sbx_opts *
     case OPT_LIVE:
       o->exec_live = true;
       break;
+    case OPT_SOCKET:
+      o->exec_socket = optarg;
+      break;
     case OPT_VERBOSE:
       o->verbose = true;
       break;
@@ -519,8 +524,9 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
 
   switch (o->cmd) {
   case SBX_CMD_RUN:
-    if (o->exec_live) {
-      fprintf(err, "sbx: error: run: --live belongs to exec\n");
+    if (o->exec_live || o->exec_socket) {
+      fprintf(err, "sbx: error: run: %s belongs to %s\n", o->exec_live ? "--live" : "--socket",
+              o->exec_live ? "exec" : "exec-server");
       return -EINVAL;
     }
     if (o->bpf || o->json || o->idle_ms || o->routes) {
@@ -555,7 +561,7 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
         o->has_timeout || o->no_wait || o->audit_path || o->approver || o->approval_timeout_ms ||
         o->approval_store || o->cold || o->verbose || o->idle_ms || o->n_set_env || o->n_pass_env ||
         o->cwd || o->has_wait_timeout || o->run_id || o->model || o->has_diag_fd || o->add_path ||
-        o->n_labels || o->exec_live ||
+        o->n_labels || o->exec_live || o->exec_socket ||
         (o->cmd == SBX_CMD_CHECK && (o->profile || o->bpf || o->policy || o->routes)) ||
         (o->cmd == SBX_CMD_EXPLAIN && o->json)) {
       if (o->cmd == SBX_CMD_CHECK)
@@ -584,6 +590,10 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
     o->sub_argc = argc;
     /* fall through */
   case SBX_CMD_EXEC:
+    if (o->cmd == SBX_CMD_EXEC && o->exec_socket) {
+      fprintf(err, "sbx: error: exec: --socket belongs to exec-server\n");
+      return -EINVAL;
+    }
     /* What the run is comes from the request; who approves, where the
      * record goes and the workspace are the host's, never the request's
      * (docs/exec-api.md): an option that would say the same twice is
@@ -611,7 +621,7 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
         o->audit_path || o->approver || o->approval_timeout_ms || o->approval_store || o->bpf ||
         o->json || o->cold || o->n_set_env || o->n_pass_env || o->cwd || o->has_wait_timeout ||
         o->run_id || o->has_diag_fd || o->add_path || o->policy || o->model || o->n_labels ||
-        o->routes || o->exec_live) {
+        o->routes || o->exec_live || o->exec_socket) {
       fprintf(err, "sbx: error: serve: only --idle and -v are accepted\n");
       return -EINVAL;
     }

@@ -83,6 +83,7 @@ struct sbx_opts {
   /* exec --live: the request on fd 3, the result on fd 4, the command's
    * streams are sbx's own 0..2 (the exec server's child, docs/exec-protocol.md). */
   bool exec_live;
+  const char *exec_socket; /* exec-server --socket PATH: serve there, not on stdio */
 };
 
 /* Parses argv (argv[0] is sbx itself). On success fills *o; the command's

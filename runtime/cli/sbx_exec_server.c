@@ -170,8 +170,16 @@ static void sbx_rpc_child(const struct sbx_opts *o, int fds[5], const char *appr
   argv[n++] = "sbx";
   argv[n++] = "exec";
   argv[n++] = "--live";
-  for (int i = 1; i < o->sub_argc && n < 61; i++)
+  for (int i = 1; i < o->sub_argc && n < 61; i++) {
+    /* --socket is the server's alone: a child serves nothing. */
+    if (strcmp(o->sub_argv[i], "--socket") == 0) {
+      i++;
+      continue;
+    }
+    if (strncmp(o->sub_argv[i], "--socket=", 9) == 0)
+      continue;
     argv[n++] = o->sub_argv[i];
+  }
   if (approver) {
     argv[n++] = "--approver";
     argv[n++] = (char *)approver;
@@ -742,12 +750,111 @@ static int sbx_rpc_serve(struct sbx_rpc_server *s)
   return 0;
 }
 
+static int sbx_rpc_connection(const struct sbx_opts *o, int in, int out);
+
+/* --socket PATH: the directory is the socket's access control, as for
+ * sbx serve (docs/sbx.md): the user's, mode 0700, not a symlink; the
+ * socket made 0600 and every peer's uid checked besides. */
+static int sbx_rpc_listen(const char *path)
+{
+  struct sockaddr_un sa = { .sun_family = AF_UNIX };
+  char dir[PATH_MAX], *slash;
+  struct stat st;
+  mode_t old;
+  int fd, rc;
+  if (strlen(path) >= sizeof sa.sun_path ||
+      snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir) {
+    fprintf(stderr, "sbx: error: exec-server: socket path too long: %s\n", path);
+    return -ENAMETOOLONG;
+  }
+  strcpy(sa.sun_path, path);
+  slash = strrchr(dir, '/');
+  if (!slash)
+    snprintf(dir, sizeof dir, ".");
+  else if (slash == dir)
+    dir[1] = '\0';
+  else
+    *slash = '\0';
+  if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+      (st.st_mode & 0077)) {
+    fprintf(stderr,
+            "sbx: error: exec-server: the socket's directory %s must be a directory of uid %d "
+            "with mode 0700\n",
+            dir, (int)geteuid());
+    return -EPERM;
+  }
+  fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    return -errno;
+  if (connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0) {
+    fprintf(stderr, "sbx: error: exec-server: a server already answers at %s\n", path);
+    close(fd);
+    return -EADDRINUSE;
+  }
+  close(fd);
+  fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    return -errno;
+  unlink(path); /* a stale socket nobody answers on (just checked) */
+  old = umask(0077);
+  rc = bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(fd, 16) < 0 ? -errno : 0;
+  umask(old);
+  if (rc < 0) {
+    fprintf(stderr, "sbx: error: exec-server: %s: %s\n", path, strerror(-rc));
+    close(fd);
+    return rc;
+  }
+  return fd;
+}
+
+/* One process per connection (forked): each has its own processes and
+ * approvals, and one client's end kills only its own runs. */
+static int sbx_rpc_serve_socket(const struct sbx_opts *o)
+{
+  int l = sbx_rpc_listen(o->exec_socket);
+  if (l < 0)
+    return SBX_EXIT_FAILURE;
+  signal(SIGCHLD, SIG_IGN); /* the connections' processes reap themselves */
+  for (;;) {
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+    int c = accept4(l, NULL, NULL, SOCK_CLOEXEC);
+    pid_t pid;
+    if (c < 0) {
+      if (errno == EINTR || errno == ECONNABORTED)
+        continue;
+      break;
+    }
+    /* Only our own uid: anyone else could otherwise run commands as us. */
+    if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.uid != geteuid()) {
+      close(c);
+      continue;
+    }
+    pid = fork();
+    if (pid == 0) {
+      close(l);
+      signal(SIGCHLD, SIG_DFL);
+      _exit(sbx_rpc_connection(o, c, c));
+    }
+    close(c);
+  }
+  close(l);
+  return SBX_EXIT_FAILURE;
+}
+
 int sbx_exec_server_cmd(const struct sbx_opts *o)
 {
-  struct sbx_rpc_server s = { .o = o, .in = STDIN_FILENO, .out = STDOUT_FILENO };
   /* A client gone while a notification is written is a closed
    * connection, seen at the next read, not a crash. */
   signal(SIGPIPE, SIG_IGN);
+  if (o->exec_socket)
+    return sbx_rpc_serve_socket(o);
+  return sbx_rpc_connection(o, STDIN_FILENO, STDOUT_FILENO);
+}
+
+static int sbx_rpc_connection(const struct sbx_opts *o, int in, int out)
+{
+  struct sbx_rpc_server s = { .o = o, .in = in, .out = out };
   int code;
   for (int i = 0; i < SBX_RPC_PROCS_MAX; i++)
     s.procs[i].in_w = s.procs[i].out_r = s.procs[i].err_r = s.procs[i].res_r = s.procs[i].appr_l =

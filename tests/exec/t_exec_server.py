@@ -293,6 +293,57 @@ check(running(), "control: it still runs a second later")
 s.close()
 check(wait_until(lambda: not running(), 10), "a closed connection kills its processes")
 
+# ---- --socket PATH: a unix socket in a directory only the user can enter ---
+import socket  # noqa: E402
+
+sdir = os.path.join(tmp, "sock")
+os.mkdir(sdir, 0o755)
+spath = os.path.join(sdir, "exec.sock")
+bad = subprocess.run([SBX, "exec-server", "--socket", spath, "--approver", "none"],
+                     stderr=subprocess.PIPE, timeout=30)
+check(bad.returncode == 125 and b"mode 0700" in bad.stderr and not os.path.exists(spath),
+      "--socket in a directory others can enter: refused", bad.stderr)
+os.chmod(sdir, 0o700)
+srv = subprocess.Popen([SBX, "exec-server", "--socket", spath, "--workspace", ws,
+                        "--approver", "none"])
+check(wait_until(lambda: os.path.exists(spath), 20), "--socket listens")
+check(os.path.exists(spath) and (os.stat(spath).st_mode & 0o077) == 0, "the socket is 0600 or less")
+
+
+def sock_session(lines):
+    c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    c.connect(spath)
+    f = c.makefile("rwb")
+    for ln in lines:
+        f.write(json.dumps(ln).encode() + b"\n")
+    f.flush()
+    return c, f
+
+
+c1, f1 = sock_session([{"jsonrpc": "2.0", "id": 1, "method": "initialize"},
+                       {"jsonrpc": "2.0", "id": 2, "method": "process/start",
+                        "params": {"argv": ["python3", "-c", "print('via socket')"]}}])
+msgs = []
+while not any(m.get("method") == "process/exited" for m in msgs):
+    line = f1.readline()
+    if not line:
+        break
+    msgs.append(json.loads(line))
+outs = b"".join(base64.b64decode(m["params"]["data"]) for m in msgs
+                if m.get("method") == "process/output")
+check(outs == b"via socket\n", "a run over the socket", msgs)
+f1.close()
+c1.close()
+c2, f2 = sock_session([{"jsonrpc": "2.0", "id": 1, "method": "initialize"},
+                       {"jsonrpc": "2.0", "id": 2, "method": "process/start",
+                        "params": {"argv": ["sleep", MARK]}}])
+check(wait_until(running, 20), "control: a socket connection's process runs while it is open")
+f2.close()
+c2.close()
+check(wait_until(lambda: not running(), 10), "a closed socket connection kills its processes")
+srv.terminate()
+srv.wait(timeout=30)
+
 shutil.rmtree(tmp)
 print("%d failure(s)" % fails)
 sys.exit(1 if fails else 0)
