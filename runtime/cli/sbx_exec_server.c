@@ -46,6 +46,9 @@
 #define SBX_RPC_LINE_MAX (24u * 1024u * 1024u) /* a 16 MiB request, base64 grown */
 #define SBX_RPC_PROCS_MAX 16
 #define SBX_RPC_CHUNK 65536
+/* The most stdin a process/start may carry: what an empty pipe holds
+ * (more goes by process/write, which never blocks the server). */
+#define SBX_RPC_STDIN_MAX 65536u
 #define SBX_RPC_RESULT_MAX (1024u * 1024u)
 /* An approval request line from a child's sbx (its replies are bounded
  * the same by sbx, docs/approvals.md). */
@@ -190,6 +193,8 @@ static void sbx_rpc_child(const struct sbx_opts *o, int fds[5], const char *appr
   _exit(125);
 }
 
+static void sbx_rpc_approver_free(struct sbx_rpc_proc *p);
+
 static int sbx_rpc_spawn(struct sbx_rpc_server *s, struct sbx_rpc_proc *p, const char *req,
                          size_t req_len, const struct sbx_exec_request *parsed)
 {
@@ -264,11 +269,23 @@ static int sbx_rpc_spawn(struct sbx_rpc_server *s, struct sbx_rpc_proc *p, const
     off += (size_t)w;
   }
   close(rq[1]);
-  if (parsed->stdin_len) {
-    if (write(p->in_w, parsed->stdin_data, parsed->stdin_len) != (ssize_t)parsed->stdin_len)
-      sbx_rpc_close(&p->in_w);
-  }
+  /* Never blocking: a command that does not read must not stall the
+   * server. The request's stdin is bounded so that an empty pipe takes it
+   * whole; if this pipe does not (a user past the kernel's pipe-page
+   * limit gets one-page pipes), the run is killed, never fed a cut stdin. */
   fcntl(p->in_w, F_SETFL, O_NONBLOCK);
+  if (parsed->stdin_len &&
+      write(p->in_w, parsed->stdin_data, parsed->stdin_len) != (ssize_t)parsed->stdin_len) {
+    kill(p->pid, SIGKILL);
+    waitpid(p->pid, NULL, 0);
+    sbx_rpc_close(&p->in_w);
+    sbx_rpc_close(&p->out_r);
+    sbx_rpc_close(&p->err_r);
+    sbx_rpc_close(&p->res_r);
+    sbx_rpc_approver_free(p);
+    p->used = false;
+    return -EPIPE;
+  }
   return 0;
 }
 
@@ -297,6 +314,13 @@ static void sbx_rpc_start(struct sbx_rpc_server *s, json_t *id, json_t *params)
     json_t *data = eo ? json_incref(json_object_get(eo, "error")) : NULL;
     json_decref(eo);
     sbx_rpc_error(s, id, RPC_PARAMS, e.message, data);
+    goto out;
+  }
+  if (req.stdin_len > SBX_RPC_STDIN_MAX) {
+    sbx_rpc_error(s, id, RPC_PARAMS,
+                  "stdin: at most 65536 bytes here; write more with process/write",
+                  json_pack("{ss ss ss}", "code", "invalid_value", "message",
+                            "stdin: at most 65536 bytes in process/start", "field", "stdin"));
     goto out;
   }
   for (int i = 0; i < SBX_RPC_PROCS_MAX && !slot; i++)

@@ -195,6 +195,17 @@ check(m and m["error"]["code"] == -32602 and m["error"]["data"]["code"] == "wron
       m["error"]["data"]["field"] == "argv", "bad exec request: -32602 with its error", m)
 m = s.call("process/start", {"argv": ["true"], "timeuot": 5})
 check(m and m["error"]["data"]["code"] == "unknown_field", "unknown field refused", m)
+m = s.call("process/start", {"argv": ["true"],
+                             "stdin": {"base64": base64.b64encode(b"x" * 65537).decode()}})
+check(m and m["error"]["code"] == -32602 and m["error"]["data"]["field"] == "stdin",
+      "stdin above 64 KiB in process/start: refused", m)
+m = s.call("process/start", {"argv": [PY, "-c", "import sys; print(len(sys.stdin.read()))"],
+                             "stdin": {"base64": base64.b64encode(b"x" * 65536).decode()}})
+if m and "result" in m:  # the pipe stays open for process/write until closed
+    s.call("process/closeStdin", {"id": m["result"]["id"]})
+ex = s.exited(m["result"]["id"]) if m and "result" in m else None
+check(ex is not None and s.output(m["result"]["id"], "stdout")[1] == b"65536\n",
+      "control: 64 KiB of stdin in process/start, whole", m)
 m = s.call("process/write", {"id": 99999, "data": "eA=="})
 check(m and m["error"]["code"] == -32602, "unknown process: -32602", m)
 
