@@ -72,6 +72,10 @@ struct sbx_rpc_proc {
   bool reaped;
   int wstatus;
   uint64_t drain_since; /* 0: the result has not ended yet */
+  /* process/terminate asked at this time (0: not): SIGTERM is sent again
+   * until the child ends, since one that came while its sbx was still
+   * setting up its handlers could be lost. */
+  uint64_t terminate_at, last_term;
   /* The approver socket this server serves for the child's sbx
    * (--approver socket:PATH) when the host named no approver: listening,
    * the one accepted connection, its partial line. -1: none. */
@@ -481,8 +485,10 @@ static void sbx_rpc_dispatch(struct sbx_rpc_server *s, json_t *msg)
   }
   if (strcmp(m, "process/closeStdin") == 0)
     sbx_rpc_close(&p->in_w);
-  else if (!p->reaped)
+  else if (!p->reaped) {
     kill(p->pid, SIGTERM); /* sbx's own path: the run is "interrupted" and recorded */
+    p->terminate_at = p->last_term = sbx_rpc_now_ms();
+  }
   sbx_rpc_reply(s, id, json_object());
 }
 
@@ -646,6 +652,14 @@ static void sbx_rpc_reap(struct sbx_rpc_server *s)
       continue;
     if (!p->reaped && waitpid(p->pid, &p->wstatus, WNOHANG) == p->pid)
       p->reaped = true;
+    if (!p->reaped && p->terminate_at) {
+      if (now - p->terminate_at > SBX_RPC_KILL_GRACE_MS)
+        kill(p->pid, SIGKILL); /* terminate means ended, not asked nicely */
+      else if (now - p->last_term >= 200) {
+        kill(p->pid, SIGTERM);
+        p->last_term = now;
+      }
+    }
     if (p->res_r >= 0 || !p->reaped)
       continue;
     if ((p->out_r >= 0 || p->err_r >= 0) && now - p->drain_since < SBX_RPC_DRAIN_MS)
