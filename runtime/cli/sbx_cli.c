@@ -38,6 +38,8 @@ enum {
   OPT_ADD_PATH,
   OPT_POLICY,
   OPT_MODEL,
+  OPT_LIVE,
+  OPT_SOCKET,
   OPT_VERBOSE = 'v'
 };
 
@@ -69,114 +71,118 @@ static const struct option sbx_run_options[] = {
   { "add-path", required_argument, NULL, OPT_ADD_PATH },
   { "policy", required_argument, NULL, OPT_POLICY },
   { "model", required_argument, NULL, OPT_MODEL },
+  { "live", no_argument, NULL, OPT_LIVE },
+  { "socket", required_argument, NULL, OPT_SOCKET },
   { NULL, 0, NULL, 0 },
 };
 
 void sbx_cli_usage(FILE *out)
 {
-  fprintf(out,
-          "Usage: sbx run [OPTIONS] -- CMD [ARG...]\n"
-          "       sbx check [--json]\n"
-          "       sbx explain [--policy FILE.pol [--workspace DIR]] [--profile NAME] [--bpf]\n"
-          "       sbx approvals [--approval-store FILE] list | revoke ID | clear\n"
-          "       sbx eval [--input JSON | --input-file FILE] [--timeout SECONDS]\n"
-          "                [--memory MIB] [--no-wait] [--audit FILE] (CODE | --code-file FILE)\n"
-          "       sbx serve [--idle SECONDS] [-v]\n"
-          "       sbx exec [HOST OPTIONS] < REQUEST.json   (docs/exec-api.md)\n"
-          "       sbx --help | --version\n"
-          "\n"
-          "Runs CMD confined by a security profile, after the compiled scheduler\n"
-          "admitted it (see sbx(1), docs/sbx.md).\n"
-          "\n"
-          "Commands:\n"
-          "  run        run CMD inside the sandbox\n"
-          "  check      list the kernel features present and the profiles they can enforce\n"
-          "  explain    say in plain words what a profile enforces\n"
-          "  approvals  list, revoke or clear the standing (\"always\") approval grants\n"
-          "  eval       evaluate a JavaScript function on a JSON input in the isolated\n"
-          "             worker (the tee tier; docs/tiers.md)\n"
-          "  serve      keep warm templates for this user's runs (root only): `sbx run`\n"
-          "             then starts from one when the server answers, else cold, with\n"
-          "             the same layers either way (docs/sbx.md, \"Warm start\")\n"
-          "\n"
-          "Options of run (explain takes --profile, and --bpf to add the disassembly\n"
-          "of the compiled seccomp filter exactly as the kernel gets it):\n"
-          "  --profile NAME     profile name or alias (READ_ONLY, WORKSPACE_WRITE, ...);\n"
-          "                     default: $COMMANDER_SECURITY_PROFILE, else strict.\n"
-          "                     An unknown name is an error, never a fallback.\n"
-          "  --policy FILE.pol  take the profiles from your own policy file instead of the\n"
-          "                     linked ones; it may include <profiles.pol> (the installed\n"
-          "                     seed profiles) and is refused (exit 125) when another\n"
-          "                     user can write it or it lies in the workspace; cold start\n"
-          "  --model FILE.pnet  admit through your own scheduler model (its own shared\n"
-          "                     state), checked like a policy; cold start\n"
-          "  --workspace DIR    the workspace the profile's ${WORKSPACE} rules name\n"
-          "                     (default: the current directory)\n"
-          "  --tier NAME        the admission tier (default: the profile's default tier)\n"
-          "  --lane NAME        the execution lane (default: the route's, else\n"
-          "                     interactive); an unknown lane is an error (exit 125)\n"
-          "  --label NAME       a label the host attaches to the request (repeatable,\n"
-          "                     e.g. untrusted); the routes match on it\n"
-          "  --timeout SECONDS  lower the profile's maximum execution time; a value above\n"
-          "                     it is an error (exit 125), never silently raised\n"
-          "  --no-wait          fail at once (exit 125) when admission is refused,\n"
-          "                     instead of waiting in FIFO order for a slot\n"
-          "  --wait-timeout SECONDS  wait at most SECONDS for a slot, then exit 125;\n"
-          "                     a wait of more than a second is announced on stderr\n"
-          "  --env NAME=VALUE   set NAME in the command's environment (repeatable)\n"
-          "  --pass-env NAME    pass the caller's NAME through (repeatable); loader\n"
-          "                     variables (LD_*, GLIBC_TUNABLES, ...) and names of\n"
-          "                     tokens, keys and passwords are refused (exit 125)\n"
-          "  --cwd DIR          start in DIR, inside the workspace (relative: to the\n"
-          "                     workspace); default: the current directory when it lies\n"
-          "                     in the workspace, else the workspace root\n"
-          "  --add-path PATH[:ro|:rw]  show one more existing host path, read-only\n"
-          "                     (default) or writable, where the profile's allowExtraPath\n"
-          "                     permits it; denied paths win (once per run)\n"
-          "  --run-id ID        the caller's name for the run ([A-Za-z0-9._:-], at most\n"
-          "                     128), in the audit record and approval requests\n"
-          "  --diag-fd N        write sbx's own messages (refusals, notes, errors of the\n"
-          "                     run) to descriptor N instead of stderr, which then\n"
-          "                     carries only the command's output\n"
-          "  --audit FILE       append one JSON line per run to FILE (default:\n"
-          "                     $SBX_AUDIT_LOG; none when unset); checked before CMD runs\n"
-          "  --approver SPEC    who approves the profile's sensitive operations: tty\n"
-          "                     (default: a prompt on sbx's terminal), exec:PROGRAM,\n"
-          "                     socket:PATH, or none (deny them all); see docs/approvals.md\n"
-          "  --approval-timeout SECONDS  no answer within this is a deny (default 60)\n"
-          "  --approval-store FILE  standing grants (default: $SBX_APPROVAL_STORE, else\n"
-          "                     ~/.config/commander/approvals.json; must be 0600 and yours)\n"
-          "  --cold             never ask a running `sbx serve`; always the cold start\n"
-          "  -v, --verbose      say on stderr which start-up path ran (warm or cold, why), and\n"
-          "                     why refusals could not be named after a failed command\n"
-          "\n"
-          "Options of serve:\n"
-          "  --idle SECONDS     exit after SECONDS without a client (default: never)\n"
-          "  -v, --verbose      one line per request on stderr\n"
-          "  The socket is $SBX_STATE_DIR/serve.sock; the directory must be the user's,\n"
-          "  mode 0700. SIGTERM or SIGINT stops the server and kills its runs.\n"
-          "\n"
-          "Environment:\n"
-          "  COMMANDER_SECURITY_PROFILE  profile when --profile is absent\n"
-          "  SBX_AUDIT_LOG               audit log when --audit is absent\n"
-          "  SBX_APPROVAL_STORE          approval store when --approval-store is absent\n"
-          "  SBX_STATE_DIR               directory of the shared admission state and of\n"
-          "                              the `sbx serve` socket\n"
-          "                              (default: /run/commander-sandbox as root,\n"
-          "                              else $XDG_RUNTIME_DIR/commander-sandbox)\n"
-          "\n"
-          "Exit status:\n"
-          "  N      the command's own exit status\n"
-          "  124    the command ran out of time (profile limit or --timeout)\n"
-          "  125    sbx itself failed or refused: bad usage, unknown profile,\n"
-          "         missing kernel feature, admission refused with --no-wait,\n"
-          "         unusable audit log, command denied by the approval workflow\n"
-          "  126    the command was found but could not be executed\n"
-          "  127    the command was not found\n"
-          "  128+N  the command was ended by signal N (e.g. 137 for SIGKILL)\n"
-          "  check, explain, --help and --version exit 0, or 125 on error.\n"
-          "  exec exits 0 with a result (the statuses above are its sbx_exit), 2 for a\n"
-          "  refused request (nothing ran), 125 when it cannot answer.\n");
+  fprintf(
+      out,
+      "Usage: sbx run [OPTIONS] -- CMD [ARG...]\n"
+      "       sbx check [--json]\n"
+      "       sbx explain [--policy FILE.pol [--workspace DIR]] [--profile NAME] [--bpf]\n"
+      "       sbx approvals [--approval-store FILE] list | revoke ID | clear\n"
+      "       sbx eval [--input JSON | --input-file FILE] [--timeout SECONDS]\n"
+      "                [--memory MIB] [--no-wait] [--audit FILE] (CODE | --code-file FILE)\n"
+      "       sbx serve [--idle SECONDS] [-v]\n"
+      "       sbx exec [HOST OPTIONS] < REQUEST.json   (docs/exec-api.md)\n"
+      "       sbx exec-server [--socket PATH] [HOST OPTIONS]  (JSON-RPC, docs/exec-protocol.md)\n"
+      "       sbx --help | --version\n"
+      "\n"
+      "Runs CMD confined by a security profile, after the compiled scheduler\n"
+      "admitted it (see sbx(1), docs/sbx.md).\n"
+      "\n"
+      "Commands:\n"
+      "  run        run CMD inside the sandbox\n"
+      "  check      list the kernel features present and the profiles they can enforce\n"
+      "  explain    say in plain words what a profile enforces\n"
+      "  approvals  list, revoke or clear the standing (\"always\") approval grants\n"
+      "  eval       evaluate a JavaScript function on a JSON input in the isolated\n"
+      "             worker (the tee tier; docs/tiers.md)\n"
+      "  serve      keep warm templates for this user's runs (root only): `sbx run`\n"
+      "             then starts from one when the server answers, else cold, with\n"
+      "             the same layers either way (docs/sbx.md, \"Warm start\")\n"
+      "\n"
+      "Options of run (explain takes --profile, and --bpf to add the disassembly\n"
+      "of the compiled seccomp filter exactly as the kernel gets it):\n"
+      "  --profile NAME     profile name or alias (READ_ONLY, WORKSPACE_WRITE, ...);\n"
+      "                     default: $COMMANDER_SECURITY_PROFILE, else strict.\n"
+      "                     An unknown name is an error, never a fallback.\n"
+      "  --policy FILE.pol  take the profiles from your own policy file instead of the\n"
+      "                     linked ones; it may include <profiles.pol> (the installed\n"
+      "                     seed profiles) and is refused (exit 125) when another\n"
+      "                     user can write it or it lies in the workspace; cold start\n"
+      "  --model FILE.pnet  admit through your own scheduler model (its own shared\n"
+      "                     state), checked like a policy; cold start\n"
+      "  --workspace DIR    the workspace the profile's ${WORKSPACE} rules name\n"
+      "                     (default: the current directory)\n"
+      "  --tier NAME        the admission tier (default: the profile's default tier)\n"
+      "  --lane NAME        the execution lane (default: the route's, else\n"
+      "                     interactive); an unknown lane is an error (exit 125)\n"
+      "  --label NAME       a label the host attaches to the request (repeatable,\n"
+      "                     e.g. untrusted); the routes match on it\n"
+      "  --timeout SECONDS  lower the profile's maximum execution time; a value above\n"
+      "                     it is an error (exit 125), never silently raised\n"
+      "  --no-wait          fail at once (exit 125) when admission is refused,\n"
+      "                     instead of waiting in FIFO order for a slot\n"
+      "  --wait-timeout SECONDS  wait at most SECONDS for a slot, then exit 125;\n"
+      "                     a wait of more than a second is announced on stderr\n"
+      "  --env NAME=VALUE   set NAME in the command's environment (repeatable)\n"
+      "  --pass-env NAME    pass the caller's NAME through (repeatable); loader\n"
+      "                     variables (LD_*, GLIBC_TUNABLES, ...) and names of\n"
+      "                     tokens, keys and passwords are refused (exit 125)\n"
+      "  --cwd DIR          start in DIR, inside the workspace (relative: to the\n"
+      "                     workspace); default: the current directory when it lies\n"
+      "                     in the workspace, else the workspace root\n"
+      "  --add-path PATH[:ro|:rw]  show one more existing host path, read-only\n"
+      "                     (default) or writable, where the profile's allowExtraPath\n"
+      "                     permits it; denied paths win (once per run)\n"
+      "  --run-id ID        the caller's name for the run ([A-Za-z0-9._:-], at most\n"
+      "                     128), in the audit record and approval requests\n"
+      "  --diag-fd N        write sbx's own messages (refusals, notes, errors of the\n"
+      "                     run) to descriptor N instead of stderr, which then\n"
+      "                     carries only the command's output\n"
+      "  --audit FILE       append one JSON line per run to FILE (default:\n"
+      "                     $SBX_AUDIT_LOG; none when unset); checked before CMD runs\n"
+      "  --approver SPEC    who approves the profile's sensitive operations: tty\n"
+      "                     (default: a prompt on sbx's terminal), exec:PROGRAM,\n"
+      "                     socket:PATH, or none (deny them all); see docs/approvals.md\n"
+      "  --approval-timeout SECONDS  no answer within this is a deny (default 60)\n"
+      "  --approval-store FILE  standing grants (default: $SBX_APPROVAL_STORE, else\n"
+      "                     ~/.config/commander/approvals.json; must be 0600 and yours)\n"
+      "  --cold             never ask a running `sbx serve`; always the cold start\n"
+      "  -v, --verbose      say on stderr which start-up path ran (warm or cold, why), and\n"
+      "                     why refusals could not be named after a failed command\n"
+      "\n"
+      "Options of serve:\n"
+      "  --idle SECONDS     exit after SECONDS without a client (default: never)\n"
+      "  -v, --verbose      one line per request on stderr\n"
+      "  The socket is $SBX_STATE_DIR/serve.sock; the directory must be the user's,\n"
+      "  mode 0700. SIGTERM or SIGINT stops the server and kills its runs.\n"
+      "\n"
+      "Environment:\n"
+      "  COMMANDER_SECURITY_PROFILE  profile when --profile is absent\n"
+      "  SBX_AUDIT_LOG               audit log when --audit is absent\n"
+      "  SBX_APPROVAL_STORE          approval store when --approval-store is absent\n"
+      "  SBX_STATE_DIR               directory of the shared admission state and of\n"
+      "                              the `sbx serve` socket\n"
+      "                              (default: /run/commander-sandbox as root,\n"
+      "                              else $XDG_RUNTIME_DIR/commander-sandbox)\n"
+      "\n"
+      "Exit status:\n"
+      "  N      the command's own exit status\n"
+      "  124    the command ran out of time (profile limit or --timeout)\n"
+      "  125    sbx itself failed or refused: bad usage, unknown profile,\n"
+      "         missing kernel feature, admission refused with --no-wait,\n"
+      "         unusable audit log, command denied by the approval workflow\n"
+      "  126    the command was found but could not be executed\n"
+      "  127    the command was not found\n"
+      "  128+N  the command was ended by signal N (e.g. 137 for SIGKILL)\n"
+      "  check, explain, --help and --version exit 0, or 125 on error.\n"
+      "  exec exits 0 with a result (the statuses above are its sbx_exit), 2 for a\n"
+      "  refused request (nothing ran), 125 when it cannot answer.\n");
 }
 
 int sbx_cli_parse_seconds(const char *s, uint64_t *ms)
@@ -341,6 +347,12 @@ static int sbx_cli_parse_options(int argc, char *const argv[], struct sbx_opts *
     case OPT_COLD:
       o->cold = true;
       break;
+    case OPT_LIVE:
+      o->exec_live = true;
+      break;
+    case OPT_SOCKET:
+      o->exec_socket = optarg;
+      break;
     case OPT_VERBOSE:
       o->verbose = true;
       break;
@@ -476,6 +488,8 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
     o->cmd = SBX_CMD_SERVE;
   else if (strcmp(sub, "exec") == 0)
     o->cmd = SBX_CMD_EXEC;
+  else if (strcmp(sub, "exec-server") == 0)
+    o->cmd = SBX_CMD_EXEC_SERVER;
   else if (strcmp(sub, "approvals") == 0) {
     /* Parsed by sbx_approvals_cmd (runtime/cli/sbx_approve.c). */
     o->cmd = SBX_CMD_APPROVALS;
@@ -490,8 +504,8 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
     return 0;
   } else {
     fprintf(err,
-            "sbx: error: unknown command '%s' (expected run, exec, eval, check, explain, serve "
-            "or approvals)\n",
+            "sbx: error: unknown command '%s' (expected run, exec, exec-server, eval, check, "
+            "explain, serve or approvals)\n",
             sub);
     return -EINVAL;
   }
@@ -510,6 +524,11 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
 
   switch (o->cmd) {
   case SBX_CMD_RUN:
+    if (o->exec_live || o->exec_socket) {
+      fprintf(err, "sbx: error: run: %s belongs to %s\n", o->exec_live ? "--live" : "--socket",
+              o->exec_live ? "exec" : "exec-server");
+      return -EINVAL;
+    }
     if (o->bpf || o->json || o->idle_ms || o->routes) {
       fprintf(err, "sbx: error: run: %s belongs to %s\n",
               o->bpf      ? "--bpf"
@@ -542,7 +561,7 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
         o->has_timeout || o->no_wait || o->audit_path || o->approver || o->approval_timeout_ms ||
         o->approval_store || o->cold || o->verbose || o->idle_ms || o->n_set_env || o->n_pass_env ||
         o->cwd || o->has_wait_timeout || o->run_id || o->model || o->has_diag_fd || o->add_path ||
-        o->n_labels ||
+        o->n_labels || o->exec_live || o->exec_socket ||
         (o->cmd == SBX_CMD_CHECK && (o->profile || o->bpf || o->policy || o->routes)) ||
         (o->cmd == SBX_CMD_EXPLAIN && o->json)) {
       if (o->cmd == SBX_CMD_CHECK)
@@ -559,7 +578,22 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
       return -EINVAL;
     }
     return 0;
+  case SBX_CMD_EXEC_SERVER:
+    /* The server forwards its host options to every child `sbx exec
+     * --live` (docs/exec-protocol.md): the same options as exec, checked
+     * here once so a bad one fails at start, not at the first process. */
+    if (o->exec_live) {
+      fprintf(err, "sbx: error: exec-server: --live is the server's own option for its children\n");
+      return -EINVAL;
+    }
+    o->sub_argv = argv;
+    o->sub_argc = argc;
+    /* fall through */
   case SBX_CMD_EXEC:
+    if (o->cmd == SBX_CMD_EXEC && o->exec_socket) {
+      fprintf(err, "sbx: error: exec: --socket belongs to exec-server\n");
+      return -EINVAL;
+    }
     /* What the run is comes from the request; who approves, where the
      * record goes and the workspace are the host's, never the request's
      * (docs/exec-api.md): an option that would say the same twice is
@@ -587,7 +621,7 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
         o->audit_path || o->approver || o->approval_timeout_ms || o->approval_store || o->bpf ||
         o->json || o->cold || o->n_set_env || o->n_pass_env || o->cwd || o->has_wait_timeout ||
         o->run_id || o->has_diag_fd || o->add_path || o->policy || o->model || o->n_labels ||
-        o->routes) {
+        o->routes || o->exec_live || o->exec_socket) {
       fprintf(err, "sbx: error: serve: only --idle and -v are accepted\n");
       return -EINVAL;
     }

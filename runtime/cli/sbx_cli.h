@@ -23,10 +23,11 @@ enum sbx_command {
   SBX_CMD_EXPLAIN,
   SBX_CMD_HELP,
   SBX_CMD_VERSION,
-  SBX_CMD_APPROVALS, /* sbx approvals list|revoke ID|clear (runtime/cli/sbx_approve.c) */
-  SBX_CMD_SERVE,     /* sbx serve: the warm-start server (runtime/warm/sbx_serve.c) */
-  SBX_CMD_EXEC,      /* sbx exec: a JSON request on stdin (docs/exec-api.md) */
-  SBX_CMD_EVAL,      /* sbx eval: JavaScript in the isolated worker (runtime/cli/sbx_eval.c) */
+  SBX_CMD_APPROVALS,   /* sbx approvals list|revoke ID|clear (runtime/cli/sbx_approve.c) */
+  SBX_CMD_SERVE,       /* sbx serve: the warm-start server (runtime/warm/sbx_serve.c) */
+  SBX_CMD_EXEC,        /* sbx exec: a JSON request on stdin (docs/exec-api.md) */
+  SBX_CMD_EXEC_SERVER, /* sbx exec-server: JSON-RPC 2.0 (docs/exec-protocol.md) */
+  SBX_CMD_EVAL,        /* sbx eval: JavaScript in the isolated worker (runtime/cli/sbx_eval.c) */
 };
 
 struct sbx_opts {
@@ -79,6 +80,10 @@ struct sbx_opts {
   const char *labels[SBX_OPT_LABEL_MAX + 1]; /* run --label NAME, in order */
   int n_labels;
   bool routes; /* explain --routes: list the routes */
+  /* exec --live: the request on fd 3, the result on fd 4, the command's
+   * streams are sbx's own 0..2 (the exec server's child, docs/exec-protocol.md). */
+  bool exec_live;
+  const char *exec_socket; /* exec-server --socket PATH: serve there, not on stdio */
 };
 
 /* Parses argv (argv[0] is sbx itself). On success fills *o; the command's

@@ -136,9 +136,16 @@ static size_t sbx_exec_messages(int diag, char *buf, size_t size)
   return n > 0 ? (size_t)n : 0;
 }
 
+/* Where the request comes from and the result goes: stdin and stdout,
+ * or, live (the exec server's child, docs/exec-protocol.md), fds 3 and 4,
+ * because 0..2 are then the command's own streams, passed through. */
+#define SBX_EXEC_LIVE_REQUEST_FD 3
+#define SBX_EXEC_LIVE_RESULT_FD 4
+static int sbx_exec_result_fd = STDOUT_FILENO;
+
 static int sbx_exec_answer(const json_t *o)
 {
-  if (!o || sbx_exec_write(STDOUT_FILENO, o) != 0) {
+  if (!o || sbx_exec_write(sbx_exec_result_fd, o) != 0) {
     fprintf(stderr, "sbx: error: exec: the result could not be written\n");
     return SBX_EXIT_FAILURE;
   }
@@ -173,7 +180,9 @@ int sbx_exec_cmd(const struct sbx_tables *tp, const struct sbx_opts *op)
   int diag = -1, code, r;
   FILE *diag_f = NULL;
 
-  if ((r = sbx_exec_read_request(STDIN_FILENO, &text, &len)) != 0) {
+  sbx_exec_result_fd = o.exec_live ? SBX_EXEC_LIVE_RESULT_FD : STDOUT_FILENO;
+  if ((r = sbx_exec_read_request(o.exec_live ? SBX_EXEC_LIVE_REQUEST_FD : STDIN_FILENO, &text,
+                                 &len)) != 0) {
     memset(&e, 0, sizeof e);
     e.code = "invalid_json";
     snprintf(e.message, sizeof e.message, "reading the request: %s", strerror(-r));
@@ -223,7 +232,16 @@ int sbx_exec_cmd(const struct sbx_tables *tp, const struct sbx_opts *op)
     t.refused = "policy refused (request's policy)";
   }
   fflush(diag_f);
-  if ((r = sbx_exec_capture_start(&cap, req.stdin_data, req.stdin_len, req.output_limit)) != 0) {
+  /* Live, nothing is captured: the command inherits sbx's 0..2, which
+   * the server reads as they come; the request's stdin bytes were fed by
+   * the server (they are the first of the stream), so the result's
+   * streams are empty. */
+  if (o.exec_live) {
+    static unsigned char nothing[1];
+    memset(&cap, 0, sizeof cap);
+    cap.out.data = cap.err.data = nothing;
+  } else if ((r = sbx_exec_capture_start(&cap, req.stdin_data, req.stdin_len, req.output_limit)) !=
+             0) {
     snprintf(e.message, sizeof e.message, "capturing the command's streams: %s", strerror(-r));
     code = sbx_exec_refuse(&e);
     goto out;
@@ -234,7 +252,8 @@ int sbx_exec_cmd(const struct sbx_tables *tp, const struct sbx_opts *op)
                                           .ctx = &x };
     code = sbx_run_observed(&t, &o, &obs);
   }
-  sbx_exec_capture_finish(&cap);
+  if (!o.exec_live)
+    sbx_exec_capture_finish(&cap);
   msg_len = sbx_exec_messages(diag, msg, SBX_EXEC_MESSAGE_MAX);
   if (!x.result)
     x.result = sbx_exec_result_unrecorded(code);
@@ -247,7 +266,8 @@ int sbx_exec_cmd(const struct sbx_tables *tp, const struct sbx_opts *op)
     code = sbx_exec_answer(x.result) == 0 ? SBX_EXEC_EXIT_RESULT : SBX_EXIT_FAILURE;
   if (code == SBX_EXIT_FAILURE && !x.result)
     fprintf(stderr, "sbx: error: exec: out of memory building the result\n");
-  sbx_exec_capture_free(&cap);
+  if (!o.exec_live)
+    sbx_exec_capture_free(&cap);
 out:
   sbx_policy_free(&up);
 out_nothing:

@@ -41,6 +41,8 @@ static int sbx_main_dispatch(const struct sbx_tables *tp, const struct sbx_opts 
     return sbx_serve_cmd(&t, &o);
   case SBX_CMD_EXEC:
     return sbx_exec_cmd(&t, &o);
+  case SBX_CMD_EXEC_SERVER:
+    return sbx_exec_server_cmd(&o);
   case SBX_CMD_APPROVALS:
     return sbx_approvals_cmd(o.sub_argc, o.sub_argv, stdout, stderr);
   case SBX_CMD_EVAL:

@@ -61,6 +61,9 @@ int sbx_run(const struct sbx_tables *t, const struct sbx_opts *o);
 /* `sbx exec`: one JSON request on stdin, one JSON result on stdout
  * (sbx_exec_cmd.c, docs/exec-api.md). */
 int sbx_exec_cmd(const struct sbx_tables *t, const struct sbx_opts *o);
+/* `sbx exec-server`: JSON-RPC 2.0 on stdio, one `sbx exec --live` child
+ * per process (sbx_exec_server.c, docs/exec-protocol.md). */
+int sbx_exec_server_cmd(const struct sbx_opts *o);
 int sbx_check(const struct sbx_tables *t, const struct sbx_opts *o);
 int sbx_explain_cmd(const struct sbx_tables *t, const struct sbx_opts *o);
 /* `sbx serve` on this user's socket (docs/sbx.md, "Warm start"). */
