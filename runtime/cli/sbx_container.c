@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -137,8 +138,24 @@ static bool ct_under(const char *path, const char *dir)
   return strncmp(path, dir, len) == 0 && (path[len] == '\0' || path[len] == '/');
 }
 
+/* --ulimit=NAME=V:V, V the profile's value (0: none) no higher than
+ * sbx's own hard limit: a process cannot raise it, here or in the local
+ * backend, and once one --ulimit is given podman sets every other one to
+ * a default above what the machine may allow, so each is always given. */
+static void ct_ulimit(struct sbx_ct_argv *a, const char *name, int resource, uint64_t value)
+{
+  struct rlimit rl;
+  unsigned long long v = value;
+
+  if (getrlimit(resource, &rl) == 0 && rl.rlim_max != RLIM_INFINITY &&
+      (!v || v > (unsigned long long)rl.rlim_max))
+    v = (unsigned long long)rl.rlim_max;
+  if (v)
+    ct_add(a, "--ulimit=%s=%llu:%llu", name, v, v);
+}
+
 /* The confinement options: what the profile says, as the engine's flags. */
-static int ct_options(const struct sbx_container_request *rq, const char *seccomp,
+static int ct_options(const struct sbx_container_request *rq, const char *seccomp, bool podman,
                       struct sbx_ct_argv *a, struct sbx_run_result *res)
 {
   const struct cs_profile *p = rq->profile;
@@ -166,23 +183,13 @@ static int ct_options(const struct sbx_container_request *rq, const char *seccom
   }
   /* Processes by the cgroup: RLIMIT_NPROC counts the uid's processes on
    * the whole host, not the run's. */
-  if (l->max_processes) {
+  if (l->max_processes)
     ct_add(a, "--pids-limit=%llu", (unsigned long long)l->max_processes);
-    /* Also as RLIMIT_NPROC, as the local backend sets it: podman adds
-     * its own default (above what this machine allows) for any limit
-     * not given once one --ulimit is. */
-    ct_add(a, "--ulimit=nproc=%llu:%llu", (unsigned long long)l->max_processes,
-           (unsigned long long)l->max_processes);
-  }
-  if (l->max_open_files)
-    ct_add(a, "--ulimit=nofile=%llu:%llu", (unsigned long long)l->max_open_files,
-           (unsigned long long)l->max_open_files);
-  if (l->max_file_size)
-    ct_add(a, "--ulimit=fsize=%llu:%llu", (unsigned long long)l->max_file_size,
-           (unsigned long long)l->max_file_size);
-  if (l->max_cpu_seconds)
-    ct_add(a, "--ulimit=cpu=%llu:%llu", (unsigned long long)l->max_cpu_seconds,
-           (unsigned long long)l->max_cpu_seconds);
+  /* Also as RLIMIT_NPROC, as the local backend sets it. */
+  ct_ulimit(a, "nproc", RLIMIT_NPROC, l->max_processes);
+  ct_ulimit(a, "nofile", RLIMIT_NOFILE, l->max_open_files);
+  ct_ulimit(a, "fsize", RLIMIT_FSIZE, l->max_file_size);
+  ct_ulimit(a, "cpu", RLIMIT_CPU, l->max_cpu_seconds);
   /* The workspace at its own path, read-only unless the profile writes. */
   ct_add(a, "--volume=%s:%s:%s", rq->workspace, rq->workspace, p->allow_file_write ? "rw" : "ro");
   ct_add(a, "--workdir=%s", rq->cwd ? rq->cwd : rq->workspace);
@@ -210,10 +217,17 @@ static int ct_options(const struct sbx_container_request *rq, const char *seccom
               path);
       return -1;
     }
+    /* podman's masks are laid by the runtime after every mount, so one
+     * inside the workspace's mount is never covered by it; they also
+     * hide what the image itself has there. */
+    if (podman) {
+      ct_add(a, "--security-opt=mask=%s", path);
+      continue;
+    }
     if (stat(path, &st) != 0)
       continue; /* nothing of the host's there to hide */
-    /* A directory under an empty read-only tmpfs, a file under the null
-     * device: the name stays, its content is gone. */
+    /* docker has no masks: a directory under an empty read-only tmpfs, a
+     * file under the null device (docker orders mounts by depth). */
     if (S_ISDIR(st.st_mode))
       ct_add(a, "--tmpfs=%s:ro,size=4k,mode=000", path);
     else
@@ -392,7 +406,7 @@ int sbx_container_run(const struct sbx_container_request *rq, struct sbx_run_res
   ct_add(&a, "--rm");
   ct_add(&a, "--interactive");
   ct_add(&a, "--name=%s", name);
-  if (ct_options(rq, seccomp, &a, res) != 0)
+  if (ct_options(rq, seccomp, strstr(engine, "podman") != NULL, &a, res) != 0)
     return 0;
   /* Everything after the image is the command's, options included. */
   ct_add(&a, "%s", image);

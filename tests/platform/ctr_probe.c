@@ -7,6 +7,7 @@
  *   ctr_probe write PATH    creates PATH: "write: ok" or the error
  *   ctr_probe mem MIB       touches MIB MiB: "mem: ok" (or is killed)
  *   ctr_probe sleep S       sleeps S seconds
+ *   ctr_probe cat PATH      copies PATH to stdout
  *   ctr_probe netifs        the interfaces in /proc/net/dev, one a line */
 #include <errno.h>
 #include <fcntl.h>
@@ -107,6 +108,19 @@ int main(int argc, char **argv)
   if (!strcmp(mode, "sleep")) {
     sleep((unsigned)atoi(arg));
     printf("slept\n");
+    return 0;
+  }
+  if (!strcmp(mode, "cat")) {
+    char buf[4096];
+    size_t n;
+    FILE *f = fopen(arg, "r");
+    if (!f) {
+      printf("cat: %s\n", strerror(errno));
+      return 1;
+    }
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+      fwrite(buf, 1, n, stdout);
+    fclose(f);
     return 0;
   }
   if (!strcmp(mode, "netifs"))

@@ -31,7 +31,7 @@ command -v runc >/dev/null || skip "runc is not installed (.ci/deps.sh installs 
 [ "$(id -u)" = 0 ] || skip "podman runs here as root only (no subordinate uid range)"
 
 rm -rf "$work"
-mkdir -p "$work/seccomp" "$work/image" "$work/run" "$work/ws/.ssh" "$work/state" ||
+mkdir -p "$work/home" "$work/seccomp" "$work/image" "$work/run" "$work/ws/.ssh" "$work/state" ||
   fail "mkdir $work"
 # The same private podman as t_k8s_podman.sh (runc and cgroupfs: crun
 # fails on this machine's hybrid cgroup layout).
@@ -63,20 +63,19 @@ for p in strict standard permissive hardened; do
   "$pnetc" --emit oci --profile "$p" -o "$work/seccomp/$p.json" "$policy" ||
     fail "pnetc --emit oci --profile $p"
 done
-# The workspace is HOME too, so the profile's ~/.ssh lies in a mount and
-# must be masked there.
 echo secret >"$work/ws/.ssh/id" && echo public >"$work/ws/readme" || fail "write the workspace"
-export HOME=$work/ws SBX_STATE_DIR=$work/state SBX_CONTAINER_SECCOMP_DIR=$work/seccomp
+export SBX_STATE_DIR=$work/state SBX_CONTAINER_SECCOMP_DIR=$work/seccomp
 export SBX_CONTAINER_IMAGE=localhost/commander-sandbox-ctr:latest
 audit=$work/audit.jsonl
 
 # ct PROFILE ARGS...: sets out and rc.
 ct() {
-  local profile=$1 log=(--audit "$audit")
+  local profile=$1 log=(--audit "$audit") home=${ct_home:-$work/home}
   shift
-  # permissive writes the whole host: sbx refuses a log it could forge.
+  # permissive writes the whole host: sbx refuses a log that the command
+  # could forge.
   [ "$profile" = permissive ] && log=()
-  out=$("$sbx" run --backend container --profile "$profile" --workspace "$work/ws" \
+  out=$(HOME=$home "$sbx" run --backend container --profile "$profile" --workspace "$work/ws" \
     "${log[@]}" "$@" 2>&1)
   rc=$?
   echo "$profile $*: $out (exit $rc)"
@@ -91,9 +90,11 @@ ct strict -- /ctr_probe inet
 ct permissive -- /ctr_probe inet
 [ "$rc" = 0 ] && [ "$out" = "inet: made" ] || fail "permissive allows socket(AF_INET) (control)"
 
-ct strict -- /ctr_probe read "$work/ws/.ssh/id"
+# The workspace as HOME: the profile's ~/.ssh lies in a mount and must be
+# masked there (a writing profile would refuse the approval store there).
+ct_home=$work/ws ct strict -- /ctr_probe read "$work/ws/.ssh/id"
 [ "$rc" = 1 ] || fail "a denied path must not be readable inside"
-ct strict -- /ctr_probe read "$work/ws/readme"
+ct_home=$work/ws ct strict -- /ctr_probe read "$work/ws/readme"
 [ "$rc" = 0 ] && [ "$out" = "read: ok 7 bytes" ] || fail "the workspace must be readable (control)"
 
 ct standard -- /ctr_probe write /outside
