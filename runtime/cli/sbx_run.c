@@ -493,14 +493,19 @@ int sbx_run_observed(const struct sbx_tables *t, const struct sbx_opts *o,
     /* Approvals asked at the system-call layer (deletes, git config,
      * connections) need sbx's own supervisor, which the container does
      * not run under: refused rather than run without them. */
-    if (appr.unotify.ops) {
-      snprintf(res.message, sizeof res.message,
-               "container: profile '%s' asks a person at the system-call layer, which the "
-               "container backend cannot do",
-               p->name);
+    if (appr.unotify.ops || o->add_path) {
+      /* --add-path is not mounted in this first cut: refused, never
+       * dropped (the caller expects the path to be there). */
+      snprintf(
+          res.message, sizeof res.message,
+          o->add_path
+              ? "container: --add-path is not supported by the container backend (profile '%s')"
+              : "container: profile '%s' asks a person at the system-call layer, "
+                "which the container backend cannot do",
+          p->name);
       res.outcome = SBX_OUTCOME_FAILED;
       res.exit_code = SBX_EXIT_FAILURE;
-      res.layer = SBX_LAYER_SECCOMP;
+      res.layer = o->add_path ? SBX_LAYER_REQUEST : SBX_LAYER_SECCOMP;
       r = 0;
     } else {
       struct sbx_container_request cr = { .profile = p,

@@ -11,7 +11,8 @@
 #   permissive, inet        the same call made (the refusal was the profile's)
 #   strict, read ~/.ssh/id  a denied path is empty inside; a file beside it
 #                           in the workspace is read
-#   standard, write /x      the root is read-only; the workspace is written
+#   standard                refused (asks a person at the system-call layer)
+#   permissive, write /x    the root is read-only; the workspace is written
 #   strict, write ws        strict mounts the workspace read-only
 #   hardened, mem 900       512 MiB limit: killed (128+9); mem 64 runs
 #   strict, sleep 30        --timeout 1: 124, and the container is gone
@@ -97,10 +98,14 @@ ct_home=$work/ws ct strict -- /ctr_probe read "$work/ws/.ssh/id"
 ct_home=$work/ws ct strict -- /ctr_probe read "$work/ws/readme"
 [ "$rc" = 0 ] && [ "$out" = "read: ok 7 bytes" ] || fail "the workspace must be readable (control)"
 
-ct standard -- /ctr_probe write /outside
+# standard asks a person before deletes, at the system-call layer the
+# container does not have: refused, nothing runs.
+ct standard -- /ctr_probe write "$work/ws/standard"
+[ "$rc" = 125 ] && [ ! -e "$work/ws/standard" ] || fail "standard's approvals cannot be kept: refused"
+ct permissive -- /ctr_probe write /outside
 [ "$rc" = 1 ] && [[ "$out" == *"Read-only file system"* ]] || fail "writes outside the workspace must fail"
-ct standard -- /ctr_probe write "$work/ws/inside"
-[ "$rc" = 0 ] && [ -f "$work/ws/inside" ] || fail "standard writes the workspace (control)"
+ct permissive -- /ctr_probe write "$work/ws/inside"
+[ "$rc" = 0 ] && [ -f "$work/ws/inside" ] || fail "permissive writes the workspace (control)"
 ct strict -- /ctr_probe write "$work/ws/strict"
 [ "$rc" = 1 ] && [ ! -e "$work/ws/strict" ] || fail "strict mounts the workspace read-only"
 
