@@ -11,13 +11,16 @@ export CONTAINERS_CONF=$work/containers.conf CONTAINERS_STORAGE_CONF=$work/stora
 export SBX_STATE_DIR=$work/state SBX_CONTAINER_SECCOMP_DIR=$work/seccomp HOME=$work/home
 image=localhost/commander-sandbox-ctr:latest
 # The options sbx gives for strict, printed by an engine that only echoes.
-printf '#!/bin/sh\nshift\nfor a; do printf "%%s\\n" "$a"; done\n' >"$work/echo-engine"
-chmod +x "$work/echo-engine"
-mapfile -t opts < <(SBX_CONTAINER_ENGINE=$work/echo-engine "$sbx" run --backend container \
+# Named podman, so that sbx gives podman's options (its masks).
+mkdir -p "$work/echo"
+printf '#!/bin/sh\nshift\nfor a; do printf "%%s\\n" "$a"; done\n' >"$work/echo/podman"
+chmod +x "$work/echo/podman"
+mapfile -t opts < <(SBX_CONTAINER_ENGINE=$work/echo/podman "$sbx" run --backend container \
   --image "$image" --profile strict --workspace "$work/ws" -- /ctr_probe exit 0 |
   awk -v img="$image" '$0 == img { exit } !/^--name=/ { print }')
-plain="podman run ${opts[*]} /ctr_probe exit 0"
-hyperfine -N --warmup 1 --runs "$runs" \
+plain="podman run ${opts[*]} $image /ctr_probe exit 0"
+
+hyperfine --warmup 0 --runs "$runs" \
   -n "podman run (same options)" "$plain" \
   -n "sbx run --backend container" \
   "$sbx run --backend container --image $image --profile strict --workspace $work/ws -- /ctr_probe exit 0"
