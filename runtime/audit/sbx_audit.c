@@ -270,6 +270,9 @@ static json_t *sbx_audit_build(const struct sbx_audit_record *r, bool shorten, i
   sbx_set_str(o, "lane", r->lane, max, bad);
   sbx_set_str(o, "route", r->route, max, bad);
   sbx_set_str(o, "backend", r->backend, max, bad);
+  /* Only a container run has an image: other records keep their shape. */
+  if (r->image)
+    sbx_set_str(o, "image", r->image, max, bad);
   /* Which start-up path confined the run: the layers are the same, the
    * auditor may still want to know (docs/sbx.md, "Warm start"). */
   if (r->start_path)

@@ -93,6 +93,7 @@ struct sbx_audit_record {
   const char *lane;    /* the execution lane; NULL: the model has no lanes */
   const char *route;   /* the route taken ("default" when none matched); NULL: not chosen */
   const char *backend; /* the route's backend */
+  const char *image;   /* the container backend's image; NULL: not a container run */
   char *const *argv;
   int argc;
   const char *workspace;

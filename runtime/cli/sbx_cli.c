@@ -40,6 +40,8 @@ enum {
   OPT_MODEL,
   OPT_LIVE,
   OPT_SOCKET,
+  OPT_BACKEND,
+  OPT_IMAGE,
   OPT_VERBOSE = 'v'
 };
 
@@ -48,6 +50,8 @@ static const struct option sbx_run_options[] = {
   { "workspace", required_argument, NULL, OPT_WORKSPACE },
   { "tier", required_argument, NULL, OPT_TIER },
   { "lane", required_argument, NULL, OPT_LANE },
+  { "backend", required_argument, NULL, OPT_BACKEND },
+  { "image", required_argument, NULL, OPT_IMAGE },
   { "label", required_argument, NULL, OPT_LABEL },
   { "routes", no_argument, NULL, OPT_ROUTES },
   { "timeout", required_argument, NULL, OPT_TIMEOUT },
@@ -119,6 +123,8 @@ void sbx_cli_usage(FILE *out)
       "  --workspace DIR    the workspace the profile's ${WORKSPACE} rules name\n"
       "                     (default: the current directory)\n"
       "  --tier NAME        the admission tier (default: the profile's default tier)\n"
+      "  --backend NAME     local or container (default: the route's backend)\n"
+      "  --image NAME       the container backend's image (default: $SBX_CONTAINER_IMAGE)\n"
       "  --lane NAME        the execution lane (default: the route's, else\n"
       "                     interactive); an unknown lane is an error (exit 125)\n"
       "  --label NAME       a label the host attaches to the request (repeatable,\n"
@@ -290,6 +296,22 @@ static int sbx_cli_parse_options(int argc, char *const argv[], struct sbx_opts *
       break;
     case OPT_LANE:
       o->lane = optarg;
+      break;
+    case OPT_BACKEND:
+      /* Only the names a route may give: anything else is a typo that
+       * must not quietly run on the local backend. */
+      if (strcmp(optarg, "local") != 0 && strcmp(optarg, "container") != 0) {
+        fprintf(err, "sbx: error: --backend %s: expected local or container\n", optarg);
+        return -EINVAL;
+      }
+      o->backend = optarg;
+      break;
+    case OPT_IMAGE:
+      if (!*optarg) {
+        fprintf(err, "sbx: error: --image: empty image name\n");
+        return -EINVAL;
+      }
+      o->image = optarg;
       break;
     case OPT_LABEL:
       /* A label selects a route, which picks a tier and lane: an empty
@@ -561,7 +583,7 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
         o->has_timeout || o->no_wait || o->audit_path || o->approver || o->approval_timeout_ms ||
         o->approval_store || o->cold || o->verbose || o->idle_ms || o->n_set_env || o->n_pass_env ||
         o->cwd || o->has_wait_timeout || o->run_id || o->model || o->has_diag_fd || o->add_path ||
-        o->n_labels || o->exec_live || o->exec_socket ||
+        o->n_labels || o->exec_live || o->exec_socket || o->backend || o->image ||
         (o->cmd == SBX_CMD_CHECK && (o->profile || o->bpf || o->policy || o->routes)) ||
         (o->cmd == SBX_CMD_EXPLAIN && o->json)) {
       if (o->cmd == SBX_CMD_CHECK)
@@ -600,7 +622,7 @@ int sbx_cli_parse(int argc, char *const argv[], struct sbx_opts *o, FILE *err)
      * refused, so it cannot silently lose to the other. */
     if (o->profile || o->tier || o->has_timeout || o->n_set_env || o->n_pass_env || o->cwd ||
         o->run_id || o->has_diag_fd || o->add_path || o->policy || o->bpf || o->json ||
-        o->idle_ms) {
+        o->idle_ms || o->backend || o->image) {
       fprintf(err, "sbx: error: exec: the run's settings come from the request; only --workspace, "
                    "--audit, --approver, --approval-timeout, --approval-store, --no-wait, "
                    "--wait-timeout, --model, --cold and -v are accepted\n");

@@ -36,6 +36,8 @@ struct sbx_opts {
   const char *workspace; /* --workspace; NULL: the current directory */
   const char *tier;      /* --tier; NULL: the profile's default tier */
   const char *lane;      /* --lane; NULL: SBX_DEFAULT_LANE (sbx_admit.h) */
+  const char *backend;   /* --backend local|container; NULL: the route's */
+  const char *image;     /* --image: the container backend's image; NULL: the env's */
   bool has_timeout;
   uint64_t timeout_ms;    /* --timeout, converted; may only lower the profile's limit */
   bool no_wait;           /* --no-wait: a refused admission fails at once */

@@ -118,7 +118,7 @@ void sbx_route_list(FILE *out, const struct cs_route *routes, size_t n)
   }
   fprintf(out,
           "  %-14s otherwise: backend local, the profile's default tier, lane %s\n"
-          "Backends: local runs here; container and ssh are not available in this build "
-          "(a run routed to them is refused).\n",
+          "Backends: local runs here; container runs in podman or docker (docs/sbx.md); ssh "
+          "is not available in this build (a run routed to it is refused).\n",
           "default", SBX_DEFAULT_LANE);
 }

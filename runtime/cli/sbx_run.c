@@ -26,6 +26,7 @@
 #include "sbx_audit.h"
 #include "sbx_run_net.h"
 #include "sbx_confine.h"
+#include "sbx_container.h"
 #include "sbx_denial.h"
 #include "sbx_exposed.h"
 #include "sbx_made.h"
@@ -263,6 +264,7 @@ int sbx_run_observed(const struct sbx_tables *t, const struct sbx_opts *o,
   char made_dir[PATH_MAX];
   bool made_used = false;
   int code = SBX_EXIT_FAILURE;
+  bool container = false;
   int r, rr;
 
   /* Before anything of the run can fail: every message from here on goes
@@ -392,13 +394,17 @@ int sbx_run_observed(const struct sbx_tables *t, const struct sbx_opts *o,
     rec.error = "no tier";
     goto record;
   }
-  /* Only the local backend exists in this build: a route to another is
-   * refused, never run here instead (the policy asked for that isolation). */
-  if (strcmp(route.backend, "local") != 0) {
+  /* --backend wins over the route. Local and container exist; a route
+   * to another is refused, never run here instead (the policy asked for
+   * that isolation). */
+  if (o->backend)
+    rec.backend = o->backend;
+  container = strcmp(rec.backend, "container") == 0;
+  if (!container && strcmp(rec.backend, "local") != 0) {
     fprintf(sbx_diag(),
             "sbx: error: route '%s' sends this run to backend '%s', which this sbx does not "
-            "have (only local); nothing ran\n",
-            route.name, route.backend);
+            "have (local and container only); nothing ran\n",
+            route.name, rec.backend);
     rec.error = "backend not available";
     goto record;
   }
@@ -482,6 +488,42 @@ int sbx_run_observed(const struct sbx_tables *t, const struct sbx_opts *o,
   admit_open = true;
   if (sbx_admit_record(&adm, lane, o->no_wait, &rec, den, &n_den, sbx_diag()) != 0)
     goto record;
+
+  if (container) {
+    /* Approvals asked at the system-call layer (deletes, git config,
+     * connections) need sbx's own supervisor, which the container does
+     * not run under: refused rather than run without them. */
+    if (appr.unotify.ops || o->add_path) {
+      /* --add-path is not mounted in this first cut: refused, never
+       * dropped (the caller expects the path to be there). */
+      snprintf(
+          res.message, sizeof res.message,
+          o->add_path
+              ? "container: --add-path is not supported by the container backend (profile '%s')"
+              : "container: profile '%s' asks a person at the system-call layer, "
+                "which the container backend cannot do",
+          p->name);
+      res.outcome = SBX_OUTCOME_FAILED;
+      res.exit_code = SBX_EXIT_FAILURE;
+      res.layer = o->add_path ? SBX_LAYER_REQUEST : SBX_LAYER_SECCOMP;
+      r = 0;
+    } else {
+      struct sbx_container_request cr = { .profile = p,
+                                          .workspace = workspace,
+                                          .cwd = cwd,
+                                          .argv = o->cmd_argv,
+                                          .image = o->image,
+                                          .timeout_ms = rec.timeout_ms,
+                                          .set_env = o->n_set_env ? o->set_env : NULL,
+                                          .pass_env = o->n_pass_env ? o->pass_env : NULL };
+      r = sbx_container_run(&cr, &res, &rec.image);
+    }
+    code = sbx_run_report(o, r, &res, interrupted, sizeof(interrupted));
+    sbx_run_record_result(&rec, &res, den, &n_den);
+    if (sbx_admit_release(&adm, sbx_diag()) != 0)
+      code = SBX_EXIT_FAILURE;
+    goto record;
+  }
 
   memset(&req, 0, sizeof(req));
   req.profile = p;

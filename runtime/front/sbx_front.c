@@ -127,7 +127,9 @@ static int sbx_front_run(const struct sbx_tables *t, const struct sbx_opts *o,
 
   /* A check the full sbx would fail with a message (and a record) is
    * left to it: here it only decides to hand over. */
-  if (!tier || strcmp(route.backend, "local") != 0 ||
+  /* --backend wins over the route: a container run is never started
+   * here as a local warm one. */
+  if (!tier || strcmp(o->backend ? o->backend : route.backend, "local") != 0 ||
       sbx_run_workspace(o->workspace, workspace, sizeof workspace, quiet) != 0 ||
       sbx_profile_timeout(p, o->has_timeout, o->timeout_ms, &timeout_ms, quiet) != 0 ||
       sbx_run_serve_socket(serve_sock, sizeof serve_sock, serve_dir, sizeof serve_dir) != 0 ||
