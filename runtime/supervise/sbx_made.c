@@ -176,6 +176,16 @@ static const char *sbx_made_ts(const char *p, struct timespec *t)
   return p;
 }
 
+/* Whether the record open at fd begins with `head`, its first line. */
+static bool sbx_made_head_is(int fd, const char *head)
+{
+  size_t n = strlen(head);
+  char *buf = malloc(n);
+  bool same = buf && pread(fd, buf, n, 0) == (ssize_t)n && memcmp(buf, head, n) == 0;
+  free(buf);
+  return same;
+}
+
 /* The spans of a record's text after its first line `head`; lines that
  * are not "FROM TO" with FROM < TO <= now are skipped. Spans that end in
  * the future (a clock set back since, or a hand-edited record) would
@@ -423,6 +433,18 @@ int sbx_made_record(const char *dir, const char *workspace, const struct sbx_mad
   r = -EPERM;
   if (!sbx_made_private(fd, false) || fstat(fd, &st) != 0)
     goto done;
+  /* A record whose first line names another directory is of one that is
+   * gone: two directories never hold one device and inode at once, and a
+   * removed workspace's inode is reused (a test suite's temporary
+   * workspaces met it under load). Appending to it would keep this
+   * workspace's spans unbelieved forever (sbx_made_parse): start over. */
+  if (st.st_size > 0 && !sbx_made_head_is(fd, head)) {
+    if (ftruncate(fd, 0) != 0) {
+      r = -errno;
+      goto done;
+    }
+    st.st_size = 0;
+  }
   if (st.st_size == 0) {
     if ((r = sbx_made_write_all(fd, head, strlen(head))) != 0)
       goto done;

@@ -98,6 +98,38 @@ START_TEST(record_then_load)
 }
 END_TEST
 
+/* A record left by a directory that is gone, whose inode the workspace
+ * now has (temporary workspaces meet this): the next run's span starts
+ * the record over, and is believed. Control: before it, nothing of the
+ * stale record covers anything, as parse_table's "another directory's
+ * record" shows, so the covered span can only be the new one. */
+START_TEST(stale_record_started_over)
+{
+  char text[PATH_MAX + 64];
+  struct sbx_made m = { 0 }, got;
+  struct timespec mid;
+  snprintf(text, sizeof text, "workspace %s-gone\n100.000000000 200.000000000\n", ws);
+  write_record(text, 0600);
+  ck_assert_int_eq(sbx_made_load(dir, ws, &got), 0);
+  ck_assert_uint_eq(got.n, 0);
+  sbx_made_free(&got);
+  ck_assert_int_eq(clock_gettime(CLOCK_REALTIME, &m.run_from), 0);
+  m.run_from_set = true;
+  usleep(20000);
+  ck_assert_int_eq(sbx_made_record(dir, ws, &m), 0);
+  ck_assert_int_eq(sbx_made_load(dir, ws, &got), 0);
+  ck_assert_uint_eq(got.n, 1);
+  mid = m.run_from;
+  mid.tv_nsec += 1000;
+  if (mid.tv_nsec >= 1000000000L) {
+    mid.tv_sec++;
+    mid.tv_nsec -= 1000000000L;
+  }
+  ck_assert(sbx_made_covers(&got, &mid));
+  sbx_made_free(&got);
+}
+END_TEST
+
 /* What the text of a record yields: spans covering `probe`, count. */
 static const struct {
   const char *name;
@@ -272,6 +304,7 @@ int main(void)
   TCase *tc = tcase_create("record");
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, record_then_load);
+  tcase_add_test(tc, stale_record_started_over);
   tcase_add_loop_test(tc, parse_table, 0, (int)(sizeof parse_cases / sizeof parse_cases[0]));
   tcase_add_test(tc, shared_directory_refused);
   tcase_add_test(tc, symlink_record_refused);
